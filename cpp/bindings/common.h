@@ -1,0 +1,53 @@
+// Conversions shared by the binding files: Python str/bytes in, lists and errors out.
+// Everything here runs with the GIL held.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tf::py {
+
+namespace nb = nanobind;
+
+// UTF-8 view of a str, valid while the str lives.  Lone surrogates raise the
+// UnicodeEncodeError Python gives, so callers in Python can repair the text.
+inline std::string_view utf8(nb::handle s) {
+  Py_ssize_t n = 0;
+  const char* p = PyUnicode_AsUTF8AndSize(s.ptr(), &n);
+  if (p == nullptr) throw nb::python_error();
+  return std::string_view(p, static_cast<size_t>(n));
+}
+
+inline std::string_view bytes_view(nb::handle b) {
+  char* p = nullptr;
+  Py_ssize_t n = 0;
+  if (PyBytes_AsStringAndSize(b.ptr(), &p, &n) != 0) throw nb::python_error();
+  return std::string_view(p, static_cast<size_t>(n));
+}
+
+inline nb::object to_list(const std::vector<uint32_t>& ids) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(ids.size()));
+  if (list == nullptr) throw nb::python_error();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    PyObject* v = PyLong_FromUnsignedLong(ids[i]);
+    if (v == nullptr) {
+      Py_DECREF(list);
+      throw nb::python_error();
+    }
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), v);
+  }
+  return nb::steal(list);
+}
+
+inline nb::bytes to_bytes(std::string_view s) { return nb::bytes(s.data(), s.size()); }
+
+// A sequence of ints as token ids; raises KeyError naming an id that cannot be one.
+std::vector<uint32_t> ids_from(nb::handle seq);
+
+[[noreturn]] inline void value_error(const std::string& msg) { throw nb::value_error(msg.c_str()); }
+
+}  // namespace tf::py

@@ -1,0 +1,197 @@
+// Binding of tf::Encoding and tf::SpecialMatcher as tokenforge._native.Encoding / SpecialSet.
+// Converts arguments with the GIL held, releases it around every loop over text.
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings/common.h"
+#include "encoding/encoding.h"
+#include "util/parallel.h"
+
+namespace tf::py {
+
+namespace {
+
+using Pairs = std::vector<std::pair<std::string, uint32_t>>;
+
+Pairs ranks_from_dict(nb::dict d, bool keys_are_str) {
+  Pairs out;
+  out.reserve(d.size());
+  for (auto [k, v] : d) {
+    std::string_view key = keys_are_str ? utf8(k) : bytes_view(k);
+    long long id = nb::cast<long long>(v);
+    if (id < 0 || id >= 0xFFFFFFFFll) value_error("token id out of range: " + std::to_string(id));
+    out.emplace_back(std::string(key), static_cast<uint32_t>(id));
+  }
+  return out;
+}
+
+std::vector<std::string_view> views_of(nb::list texts) {
+  std::vector<std::string_view> views;
+  views.reserve(texts.size());
+  for (nb::handle t : texts) views.push_back(utf8(t));
+  return views;
+}
+
+void check(bool ok, const std::string& error) {
+  if (!ok) value_error(error);
+}
+
+nb::object encode_one(const Encoding& enc, nb::handle text, const SpecialMatcher* allowed) {
+  std::string_view view = utf8(text);
+  std::vector<uint32_t> ids;
+  std::string error;
+  bool ok;
+  {
+    nb::gil_scoped_release release;
+    ids.reserve(view.size() / 3 + 4);
+    ok = allowed ? enc.encode(view, *allowed, &ids, &error) : enc.encode_ordinary(view, &ids, &error);
+  }
+  check(ok, error);
+  return to_list(ids);
+}
+
+nb::list encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher* allowed, int threads) {
+  std::vector<std::string_view> views = views_of(texts);
+  std::vector<std::vector<uint32_t>> results(views.size());
+  std::vector<std::string> errors(views.size());
+  std::vector<uint8_t> ok(views.size(), 1);
+  {
+    nb::gil_scoped_release release;
+    parallel_for(views.size(), threads, [&](size_t i) {
+      results[i].reserve(views[i].size() / 3 + 4);
+      ok[i] = allowed ? enc.encode(views[i], *allowed, &results[i], &errors[i])
+                      : enc.encode_ordinary(views[i], &results[i], &errors[i]);
+    });
+  }
+  nb::list out;
+  for (size_t i = 0; i < views.size(); ++i) {
+    check(ok[i], errors[i]);
+    out.append(to_list(results[i]));
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_encoding(nb::module_& m) {
+  nb::class_<SpecialMatcher>(m, "SpecialSet", "A set of special tokens to match in text (bytes -> id).")
+      .def(nb::init<Pairs>(), nb::arg("specials"))
+      .def("find", [](const SpecialMatcher& s, nb::handle text) -> nb::object {
+        std::string_view v = utf8(text);
+        SpecialMatcher::Match mt;
+        {
+          nb::gil_scoped_release release;
+          mt = s.find(reinterpret_cast<const uint8_t*>(v.data()), v.size(), 0);
+        }
+        if (!mt.found) return nb::none();
+        return nb::make_tuple(mt.id, to_bytes(v.substr(mt.pos, mt.len)));
+      }, nb::arg("text"), "The first special in text as (id, bytes), or None.");
+
+  nb::class_<Encoding>(m, "Encoding", "tf::Encoding: specials, split scanner and byte-level BPE.")
+      .def("__init__", [](Encoding* self, nb::dict ranks, nb::dict specials, int pattern) {
+        Pairs r = ranks_from_dict(ranks, false);
+        Pairs s = ranks_from_dict(specials, true);
+        new (self) Encoding();
+        std::string error;
+        bool ok;
+        {
+          nb::gil_scoped_release release;
+          ok = self->build(std::move(r), std::move(s), pattern, &error);
+        }
+        check(ok, error);
+      }, nb::arg("mergeable_ranks"), nb::arg("special_tokens"), nb::arg("pattern"))
+      .def_prop_ro("has_scanner", &Encoding::has_scanner)
+      .def_prop_ro("max_token_value", &Encoding::max_token_value)
+      .def("encode_ordinary", [](const Encoding& e, nb::handle text) { return encode_one(e, text, nullptr); })
+      .def("encode", [](const Encoding& e, nb::handle text, const SpecialMatcher& allowed) {
+        return encode_one(e, text, &allowed);
+      })
+      .def("encode_ordinary_batch", [](const Encoding& e, nb::list texts, int threads) {
+        return encode_many(e, texts, nullptr, threads);
+      })
+      .def("encode_batch", [](const Encoding& e, nb::list texts, const SpecialMatcher& allowed, int threads) {
+        return encode_many(e, texts, &allowed, threads);
+      })
+      .def("count", [](const Encoding& e, nb::handle text, const SpecialMatcher& allowed) {
+        std::string_view view = utf8(text);
+        size_t n = 0;
+        std::string error;
+        bool ok;
+        {
+          nb::gil_scoped_release release;
+          ok = e.count(view, allowed, &n, &error);
+        }
+        check(ok, error);
+        return n;
+      })
+      .def("encode_to_numpy", [](const Encoding& e, nb::handle text, const SpecialMatcher& allowed) {
+        std::string_view view = utf8(text);
+        auto* ids = new std::vector<uint32_t>();
+        std::string error;
+        bool ok;
+        {
+          nb::gil_scoped_release release;
+          ids->reserve(view.size() / 4 + 4);
+          ok = e.encode(view, allowed, ids, &error);
+          ids->shrink_to_fit();
+        }
+        if (!ok) {
+          delete ids;
+          value_error(error);
+        }
+        nb::capsule owner(ids, [](void* p) noexcept { delete static_cast<std::vector<uint32_t>*>(p); });
+        size_t shape[1] = {ids->size()};
+        return nb::ndarray<nb::numpy, uint32_t, nb::ndim<1>>(ids->data(), 1, shape, owner);
+      })
+      .def("encode_pieces", [](const Encoding& e, nb::list pieces) {
+        std::vector<std::string_view> views;
+        views.reserve(pieces.size());
+        for (nb::handle p : pieces) views.push_back(bytes_view(p));
+        std::vector<uint32_t> ids;
+        std::string error;
+        bool ok;
+        {
+          nb::gil_scoped_release release;
+          ok = e.encode_pieces(views, &ids, &error);
+        }
+        check(ok, error);
+        return to_list(ids);
+      })
+      .def("decode_bytes", [](const Encoding& e, nb::handle tokens) {
+        std::vector<uint32_t> ids = ids_from(tokens);
+        std::string out;
+        long bad;
+        {
+          nb::gil_scoped_release release;
+          bad = e.decode(ids.data(), ids.size(), &out);
+        }
+        if (bad >= 0) {
+          std::string msg = "Invalid token for decoding: " + std::to_string(ids[bad]);
+          PyErr_SetObject(PyExc_KeyError, nb::str(msg.c_str()).ptr());
+          throw nb::python_error();
+        }
+        return to_bytes(out);
+      })
+      .def("token_bytes", [](const Encoding& e, uint32_t id) -> nb::object {
+        std::string_view b;
+        if (!e.token_bytes(id, &b)) return nb::none();
+        return to_bytes(b);
+      })
+      .def("find_token", [](const Encoding& e, nb::bytes b) -> nb::object {
+        uint32_t id = e.model().vocab().find(bytes_view(b));
+        if (id == kNoToken) return nb::none();
+        return nb::int_(id);
+      })
+      .def("token_byte_values", [](const Encoding& e) {
+        const TokenTable& v = e.model().vocab();
+        nb::list out;
+        for (uint32_t id = 0; id < v.id_bound(); ++id) {
+          if (v.has(id)) out.append(to_bytes(v.bytes(id)));
+        }
+        return out;
+      });
+}
+
+}  // namespace tf::py

@@ -1,0 +1,39 @@
+// The native module `tokenforge._native`: one registration call per binding file.
+#include <nanobind/nanobind.h>
+
+#include "bindings/common.h"
+
+namespace nb = nanobind;
+
+namespace tf::py {
+
+void bind_encoding(nb::module_& m);
+
+std::vector<uint32_t> ids_from(nb::handle seq) {
+  nb::object fast = nb::steal(PySequence_Fast(seq.ptr(), "token ids must be a sequence of ints"));
+  if (!fast.is_valid()) throw nb::python_error();
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.ptr());
+  PyObject** items = PySequence_Fast_ITEMS(fast.ptr());
+  std::vector<uint32_t> ids(static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* it = items[i];
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(it, &overflow);
+    if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+    if (overflow != 0 || v < 0 || v >= 0xFFFFFFFFll) {
+      nb::object repr = nb::steal(PyObject_Str(it));
+      std::string msg = "Invalid token for decoding: " + std::string(nb::borrow<nb::str>(repr).c_str());
+      PyErr_SetObject(PyExc_KeyError, nb::str(msg.c_str()).ptr());
+      throw nb::python_error();
+    }
+    ids[static_cast<size_t>(i)] = static_cast<uint32_t>(v);
+  }
+  return ids;
+}
+
+}  // namespace tf::py
+
+NB_MODULE(_native, m) {
+  m.doc() = "tokenforge's native core (C++); use the Python API in `tokenforge` instead.";
+  tf::py::bind_encoding(m);
+}

@@ -1,0 +1,60 @@
+// The cl100k_base split pattern, in tiktoken's current (possessive) spelling
+//   '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s
+// and in the older spelling Llama 3 uses
+//   (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+// They differ only on whitespace that runs to the end of the text: `\s++$` takes all of
+// it, while the older spelling first cuts after its last newline.
+#include "pretokenize/scan_util.h"
+#include "pretokenize/scanner.h"
+
+namespace tf {
+
+using namespace scan;
+
+namespace {
+
+template <bool kWholeTrailingSpace>
+const uint8_t* next_piece_cl100k_family(const uint8_t* p, const uint8_t* end) {
+  if (const uint8_t* c = contraction(p, end)) return c;
+  int len0;
+  CharClass c0 = class_at(p, end, &len0);
+  if (is_letter(c0)) return run(p, end, kLetters);
+  // `[^\r\n\p{L}\p{N}]?\p{L}+`: one non-letter, non-digit, non-newline character may lead a word.
+  if (c0 != kNumber && !is_newline(*p) && p + len0 < end) {
+    int len1;
+    if (is_letter(class_at(p + len0, end, &len1))) return run(p + len0, end, kLetters);
+  }
+  if (c0 == kNumber) return run_max(p, end, kNumbers, 3);
+  // ` ?[^\s\p{L}\p{N}]+[\r\n]*`
+  const uint8_t* q = nullptr;
+  if (in(kOthers, c0)) {
+    q = p;
+  } else if (*p == ' ' && p + 1 < end) {
+    int len1;
+    if (in(kOthers, class_at(p + 1, end, &len1))) q = p + 1;
+  }
+  if (q != nullptr) {
+    q = run(q, end, kOthers);
+    while (q < end && is_newline(*q)) ++q;
+    return q;
+  }
+  // Whitespace.
+  SpaceRun r = space_run(p, end);
+  if (kWholeTrailingSpace && r.end == end) return end;   // \s++$
+  if (r.after_last_newline != nullptr) return r.after_last_newline;  // \s*[\r\n]+
+  if (r.end == end) return end;                           // \s+(?!\S) at the end
+  if (r.count >= 2) return r.last_start;                  // \s+(?!\S)
+  return r.end;                                           // \s
+}
+
+}  // namespace
+
+const uint8_t* next_piece_cl100k(const uint8_t* p, const uint8_t* end) {
+  return next_piece_cl100k_family<true>(p, end);
+}
+
+const uint8_t* next_piece_llama3(const uint8_t* p, const uint8_t* end) {
+  return next_piece_cl100k_family<false>(p, end);
+}
+
+}  // namespace tf

@@ -1,0 +1,84 @@
+// The o200k_base split pattern:
+//   [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//  |[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//  |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+//
+// Call U = [Lu Lt Lm Lo M] ("upper") and W = [Ll Lm Lo M] ("lower").  The regex engine tries
+// each word alternative first with the optional leading character and then without it;
+// this matters because a mark is both a possible leading character and a member of U and W.
+// For `U*W+`, backtracking out of a maximal U-run ends the match after the run's last
+// character that is also in W.
+#include "pretokenize/scan_util.h"
+#include "pretokenize/scanner.h"
+
+namespace tf {
+
+using namespace scan;
+
+namespace {
+
+constexpr ClassSet kUpper = bit(kLu) | bit(kLt) | bit(kLm) | bit(kLo) | bit(kMark);
+constexpr ClassSet kLower = bit(kLl) | bit(kLm) | bit(kLo) | bit(kMark);
+
+const uint8_t* with_contraction(const uint8_t* q, const uint8_t* end) {
+  const uint8_t* c = contraction(q, end);
+  return c != nullptr ? c : q;
+}
+
+// `U*W+` from q, or nullptr.
+const uint8_t* upper_star_lower_plus(const uint8_t* q, const uint8_t* end) {
+  const uint8_t* after_last_lower = nullptr;
+  while (q < end) {
+    int len;
+    CharClass c = class_at(q, end, &len);
+    if (!in(kUpper, c)) {
+      if (in(kLower, c)) return with_contraction(run(q, end, kLower), end);
+      break;
+    }
+    q += len;
+    if (in(kLower, c)) after_last_lower = q;
+  }
+  return after_last_lower != nullptr ? with_contraction(after_last_lower, end) : nullptr;
+}
+
+// `U+W*` from q, or nullptr.
+const uint8_t* upper_plus_lower_star(const uint8_t* q, const uint8_t* end) {
+  const uint8_t* u = run(q, end, kUpper);
+  if (u == q) return nullptr;
+  return with_contraction(run(u, end, kLower), end);
+}
+
+}  // namespace
+
+const uint8_t* next_piece_o200k(const uint8_t* p, const uint8_t* end) {
+  int len0;
+  CharClass c0 = class_at(p, end, &len0);
+  bool may_lead = !is_letter(c0) && c0 != kNumber && !is_newline(*p);
+  const uint8_t* after_lead = p + len0;
+  const uint8_t* m;
+  if (may_lead && (m = upper_star_lower_plus(after_lead, end))) return m;
+  if ((m = upper_star_lower_plus(p, end))) return m;
+  if (may_lead && (m = upper_plus_lower_star(after_lead, end))) return m;
+  if ((m = upper_plus_lower_star(p, end))) return m;
+  if (c0 == kNumber) return run_max(p, end, kNumbers, 3);
+  // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
+  const uint8_t* q = nullptr;
+  if (in(kOthers, c0)) {
+    q = p;
+  } else if (*p == ' ' && p + 1 < end) {
+    int len1;
+    if (in(kOthers, class_at(p + 1, end, &len1))) q = p + 1;
+  }
+  if (q != nullptr) {
+    q = run(q, end, kOthers);
+    while (q < end && (is_newline(*q) || *q == '/')) ++q;
+    return q;
+  }
+  SpaceRun r = space_run(p, end);
+  if (r.after_last_newline != nullptr) return r.after_last_newline;  // \s*[\r\n]+
+  if (r.end == end) return end;                                      // \s+(?!\S)
+  if (r.count >= 2) return r.last_start;
+  return r.end;                                                      // \s+
+}
+
+}  // namespace tf

@@ -1,0 +1,111 @@
+// Small helpers shared by the hand-written split-pattern scanners: read one character's
+// class, and consume runs of characters whose class is in a set.
+#pragma once
+
+#include <cstdint>
+
+#include "unicode/unicode.h"
+
+namespace tf::scan {
+
+// A set of CharClass values as a bit mask.
+using ClassSet = uint16_t;
+constexpr ClassSet bit(CharClass c) { return static_cast<ClassSet>(1u << c); }
+constexpr ClassSet kLetters = bit(kLu) | bit(kLl) | bit(kLt) | bit(kLm) | bit(kLo);
+constexpr ClassSet kNumbers = bit(kNumber);
+constexpr ClassSet kSpaces = bit(kSpace);
+// `[^\s\p{L}\p{N}]`: punctuation, symbols, marks, controls that are not White_Space.
+constexpr ClassSet kOthers = bit(kOther) | bit(kMark);
+
+struct AsciiTable {
+  CharClass cls[128];
+  constexpr AsciiTable() : cls() {
+    for (int c = 0; c < 128; ++c) {
+      CharClass k = kOther;
+      if (c == ' ' || (c >= 9 && c <= 13)) k = kSpace;
+      else if (c >= 'A' && c <= 'Z') k = kLu;
+      else if (c >= 'a' && c <= 'z') k = kLl;
+      else if (c >= '0' && c <= '9') k = kNumber;
+      cls[c] = k;
+    }
+  }
+};
+inline constexpr AsciiTable kAscii{};
+
+// Class of the character at p (p < end); its byte length goes to *len.
+inline CharClass class_at(const uint8_t* p, const uint8_t* end, int* len) {
+  if (*p < 0x80) {
+    *len = 1;
+    return kAscii.cls[*p];
+  }
+  return char_class(decode_utf8(p, end, len));
+}
+
+inline bool in(ClassSet set, CharClass c) { return (set >> c) & 1u; }
+
+// Consumes characters while their class is in `set`; returns the first position that is not.
+inline const uint8_t* run(const uint8_t* p, const uint8_t* end, ClassSet set) {
+  while (p < end) {
+    if (*p < 0x80) {
+      if (!in(set, kAscii.cls[*p])) break;
+      ++p;
+      continue;
+    }
+    int len;
+    if (!in(set, class_at(p, end, &len))) break;
+    p += len;
+  }
+  return p;
+}
+
+// Consumes at most `max` characters whose class is in `set`.
+inline const uint8_t* run_max(const uint8_t* p, const uint8_t* end, ClassSet set, int max) {
+  for (int i = 0; i < max && p < end; ++i) {
+    int len;
+    if (!in(set, class_at(p, end, &len))) break;
+    p += len;
+  }
+  return p;
+}
+
+inline bool is_newline(uint8_t b) { return b == '\r' || b == '\n'; }
+
+// A run of White_Space starting at p (p must be whitespace).  Reports the end of the run,
+// the start of its last character, how many characters it has (capped at 2), and the end
+// of its last '\r' or '\n' (nullptr if it has none).
+struct SpaceRun {
+  const uint8_t* end;
+  const uint8_t* last_start;
+  const uint8_t* after_last_newline;
+  int count;
+};
+
+inline SpaceRun space_run(const uint8_t* p, const uint8_t* end) {
+  SpaceRun r{p, p, nullptr, 0};
+  while (p < end) {
+    int len;
+    if (class_at(p, end, &len) != kSpace) break;
+    if (is_newline(*p)) r.after_last_newline = p + 1;
+    r.last_start = p;
+    if (r.count < 2) ++r.count;
+    p += len;
+  }
+  r.end = p;
+  return r;
+}
+
+// `'s|'t|'re|'ve|'m|'ll|'d` case-insensitively (Unicode simple folding, so U+017F LONG S
+// counts as s), at p.  Returns the end of the contraction, or nullptr.
+inline const uint8_t* contraction(const uint8_t* p, const uint8_t* end) {
+  if (p >= end || *p != '\'' || end - p < 2) return nullptr;
+  uint8_t c1 = p[1] | 0x20;  // ASCII lower case for letters
+  if (c1 == 's' || c1 == 't' || c1 == 'm' || c1 == 'd') return p + 2;
+  if (p[1] == 0xC5 && end - p >= 3 && p[2] == 0xBF) return p + 3;  // U+017F
+  if (end - p >= 3) {
+    uint8_t c2 = p[2] | 0x20;
+    if ((c1 == 'r' && c2 == 'e') || (c1 == 'v' && c2 == 'e') || (c1 == 'l' && c2 == 'l')) return p + 3;
+  }
+  return nullptr;
+}
+
+}  // namespace tf::scan

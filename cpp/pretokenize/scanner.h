@@ -1,0 +1,38 @@
+// Hand-written scanners for the split patterns of the GPT model family.
+//
+// Each scanner returns where the piece that starts at `p` ends, exactly as the regex
+// engine's find-iter would (leftmost-first alternation with backtracking), in one forward
+// pass over the characters: O(length of the piece + one character of look-ahead).
+// Every character of the text falls into some piece with these patterns, so the encoder
+// simply calls the scanner until it reaches the end.
+#pragma once
+
+#include <cstdint>
+
+namespace tf {
+
+enum class SplitPattern : uint8_t {
+  kGpt2 = 0,    // r50k / p50k / GPT-2 / Whisper
+  kCl100k = 1,  // cl100k_base as tiktoken spells it today (possessive, `\s++$`)
+  kLlama3 = 2,  // cl100k's older spelling, used by Llama 3 (no `\s++$`, so it splits differently at the end)
+  kO200k = 3,   // o200k_base
+};
+
+using NextPieceFn = const uint8_t* (*)(const uint8_t* p, const uint8_t* end);
+
+const uint8_t* next_piece_gpt2(const uint8_t* p, const uint8_t* end);
+const uint8_t* next_piece_cl100k(const uint8_t* p, const uint8_t* end);
+const uint8_t* next_piece_llama3(const uint8_t* p, const uint8_t* end);
+const uint8_t* next_piece_o200k(const uint8_t* p, const uint8_t* end);
+
+inline NextPieceFn scanner_for(SplitPattern pattern) {
+  switch (pattern) {
+    case SplitPattern::kGpt2: return next_piece_gpt2;
+    case SplitPattern::kCl100k: return next_piece_cl100k;
+    case SplitPattern::kLlama3: return next_piece_llama3;
+    case SplitPattern::kO200k: return next_piece_o200k;
+  }
+  return next_piece_gpt2;
+}
+
+}  // namespace tf
