@@ -283,8 +283,8 @@ class Encoding:
     # ====================
 
     def token_byte_values(self) -> list[bytes]:
-        """The bytes of every mergeable token, in id order."""
-        return self._core.token_byte_values()
+        """The bytes of every mergeable token, sorted bytewise (as tiktoken returns them)."""
+        return sorted(self._core.token_byte_values())
 
     @property
     def eot_token(self) -> int:
