@@ -2,9 +2,11 @@
 //
 // Ranks are token ids; two adjacent parts may merge when their concatenated bytes are a
 // token, and the merge with the lowest rank is applied first (leftmost on ties) until none
-// applies.  A piece that is itself a token is emitted directly.  Short pieces use the
-// quadratic scan tiktoken uses (fast for the typical 2-20 bytes); long pieces use a heap
+// applies.  A piece that is itself a token is emitted directly.  Short pieces use a
+// quadratic, vectorized scan (fast for the typical 2-60 bytes); long pieces use a heap
 // with lazy deletion over a linked list of parts, O(n log n), so no input is quadratic.
+// Lookups go through a per-thread PieceCache (whole pieces seen before, and a front
+// table for short byte strings).
 // See Sennrich et al. 2016 (BPE) and Radford et al. 2019 (byte-level BPE).
 #pragma once
 
@@ -34,15 +36,18 @@ class ByteLevelBpe {
   PieceCache& cache() const { return thread_cache(instance_); }
 
   // The pieces above this many bytes take the heap path.
-  static constexpr size_t kShortPiece = 96;
+  static constexpr size_t kShortPiece = 256;
 
  private:
-  bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const;
-  bool merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const;
-  uint32_t rank_of(const uint8_t* p, size_t n) const { return vocab_.find(p, n); }
+  bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
+  bool merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
+  // The id of bytes [p, p + n) (n >= 2), or kNoToken; h = hash_bytes(p, n).
+  inline uint32_t lookup_hashed(const uint8_t* p, size_t n, uint64_t h, PieceCache* cache) const;
+  inline uint32_t lookup(const uint8_t* p, size_t n, PieceCache* cache) const;
 
   TokenTable vocab_;
   uint32_t byte_token_[256];
+  std::vector<uint32_t> pair_token_;  // 65536 entries: two bytes b0 | b1 << 8 -> id or kNoToken
   uint64_t instance_ = 0;  // process-unique, names this vocabulary's thread caches
 };
 
