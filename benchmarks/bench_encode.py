@@ -53,8 +53,13 @@ def make_tools(name: str) -> dict:
         def __init__(self, encode, batch):
             self.encode, self.batch = encode, batch
 
+    def fresh_ours():
+        # tokenforge caches pieces per instance: a fresh one each time, like fastokens.
+        enc = tokenforge.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks, special_tokens={})
+        return Tool(enc.encode_ordinary, lambda d: enc.encode_ordinary_batch(d, num_threads=2))
+
     tools = {
-        "tokenforge": lambda: Tool(ours.encode_ordinary, lambda d: ours.encode_ordinary_batch(d, num_threads=2)),
+        "tokenforge": fresh_ours,
         "tiktoken": lambda: Tool(ref.encode_ordinary, lambda d: ref.encode_ordinary_batch(d, num_threads=2)),
     }
     try:

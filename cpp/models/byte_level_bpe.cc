@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 
 #include "util/byte_hash.h"
 
@@ -23,16 +24,18 @@ bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, st
   return true;
 }
 
-// Two-byte strings come from a direct table; strings of up to 8 bytes go through this
+// Two-byte strings come from a direct table; strings of up to 16 bytes go through this
 // thread's small front table (which remembers misses too) before the vocabulary.
 inline uint32_t ByteLevelBpe::lookup_hashed(const uint8_t* p, size_t n, uint64_t h, PieceCache* cache) const {
   if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
-  if (cache == nullptr || n > 8) return vocab_.find_hashed(p, n, h);
+  if (cache == nullptr || n > PieceCache::kFrontMax) return vocab_.find_hashed(p, n, h);
   uint64_t head = load_head(p, n);
+  uint64_t tail = 0;
+  if (n > 8) std::memcpy(&tail, p + n - 8, 8);
   uint32_t id;
-  if (cache->front_find(h, head, n, &id)) return id;
+  if (cache->front_find(h, head, tail, n, &id)) return id;
   id = vocab_.find_hashed(p, n, h);
-  cache->front_insert(h, head, n, id);
+  cache->front_insert(h, head, tail, n, id);
   return id;
 }
 

@@ -37,16 +37,18 @@ class PieceCache {
     }
   }
 
-  // Front table: what the vocabulary answered for a byte string of at most 8 bytes (head =
-  // its bytes as a zero-padded word), a token id or "not a token"; false if not remembered.
-  bool front_find(uint64_t h, uint64_t head, size_t n, uint32_t* id) const {
+  // Front table: what the vocabulary answered for a byte string of at most kFrontMax bytes
+  // (head, tail: its first and last 8 bytes as words, zero padded; together with the
+  // length they spell the string), a token id or "not a token"; false if not remembered.
+  static constexpr size_t kFrontMax = 16;
+  bool front_find(uint64_t h, uint64_t head, uint64_t tail, size_t n, uint32_t* id) const {
     const Front& f = front_[h >> (64 - kFrontBits)];
-    if (f.head != head || f.len != n) return false;
+    if (f.head != head || f.tail != tail || f.len != n) return false;
     *id = f.id;
     return true;
   }
-  void front_insert(uint64_t h, uint64_t head, size_t n, uint32_t id) {
-    front_[h >> (64 - kFrontBits)] = Front{head, static_cast<uint32_t>(n), id};
+  void front_insert(uint64_t h, uint64_t head, uint64_t tail, size_t n, uint32_t id) {
+    front_[h >> (64 - kFrontBits)] = Front{head, tail, static_cast<uint32_t>(n), id};
   }
 
   void insert(const uint8_t* p, size_t n, uint64_t h, const uint32_t* ids, size_t count) {
@@ -93,6 +95,7 @@ class PieceCache {
   };
   struct Front {
     uint64_t head = 0;
+    uint64_t tail = 0;
     uint32_t len = 0;  // 0: empty (pieces are never empty)
     uint32_t id = 0;
   };

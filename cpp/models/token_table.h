@@ -79,7 +79,9 @@ inline uint32_t TokenTable::find_hashed(const uint8_t* p, size_t n, uint64_t h) 
     const Slot& s = slots_[i];
     if (s.len_tag == len_tag(n, h) && s.head == load_head(p, n)) {
       if (n <= 8) return s.id;
-      if (lengths_[s.id] == n && std::memcmp(arena_.data() + starts_[s.id] + 8, p + 8, n - 8) == 0) return s.id;
+      // Below 255 bytes len_tag holds the exact length.
+      if ((n < 255 || lengths_[s.id] == n) && std::memcmp(arena_.data() + starts_[s.id] + 8, p + 8, n - 8) == 0)
+        return s.id;
     }
   }
 }
