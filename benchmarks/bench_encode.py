@@ -138,9 +138,13 @@ def adversarial(names):
         print(f"\n## adversarial, {name}: time per byte / time per byte on English (target <= 4)")
         for label, text in cases.items():
             t = best_of(3, lambda s: ours.encode_ordinary(text)) / len(text.encode())
-            same = ours.encode_ordinary(text) == ref.encode_ordinary(text)
-            tk = best_of(1, lambda s: ref.encode_ordinary(text)) / len(text.encode())
-            print(f"  {label:20} {t / base:6.2f}   (tiktoken {tk / base:7.2f} of our English){'' if same else '  !! differs'}")
+            try:
+                same = ours.encode_ordinary(text) == ref.encode_ordinary(text)
+                tk = best_of(1, lambda s: ref.encode_ordinary(text)) / len(text.encode())
+                peer = f"tiktoken {tk / base:7.2f} of our English"
+            except BaseException as e:  # tiktoken's regex overflows its stack on some of these
+                same, peer = True, f"tiktoken fails: {type(e).__name__}"
+            print(f"  {label:20} {t / base:6.2f}   ({peer}){'' if same else '  !! differs'}")
         t_count = best_of(3, lambda s: ours.count_tokens(english))
         t_enc = best_of(3, lambda s: ours.encode_ordinary(english))
         print(f"  count_tokens speed / encode_ordinary speed on English: {t_enc / t_count:.2f} (target >= 1.2)")

@@ -24,26 +24,6 @@ bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, st
   return true;
 }
 
-// Two-byte strings come from a direct table; strings of up to 16 bytes go through this
-// thread's small front table (which remembers misses too) before the vocabulary.
-inline uint32_t ByteLevelBpe::lookup_hashed(const uint8_t* p, size_t n, uint64_t h, PieceCache* cache) const {
-  if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
-  if (cache == nullptr || n > PieceCache::kFrontMax) return vocab_.find_hashed(p, n, h);
-  uint64_t head = load_head(p, n);
-  uint64_t tail = 0;
-  if (n > 8) std::memcpy(&tail, p + n - 8, 8);
-  uint32_t id;
-  if (cache->front_find(h, head, tail, n, &id)) return id;
-  id = vocab_.find_hashed(p, n, h);
-  cache->front_insert(h, head, tail, n, id);
-  return id;
-}
-
-inline uint32_t ByteLevelBpe::lookup(const uint8_t* p, size_t n, PieceCache* cache) const {
-  if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
-  return lookup_hashed(p, n, hash_bytes(p, n), cache);
-}
-
 bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
   if (n == 1) {
     if (byte_token_[*p] == kNoToken) return false;
@@ -72,13 +52,40 @@ bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t
   return ok;
 }
 
+namespace {
+
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__) && !defined(__clang__)
+#define TF_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TF_VECTOR_CLONES
+#endif
+
+// The smallest value of r[0, n) (n a multiple of 8, padded with kNoToken) and the first
+// index holding it.  Blocks of 8 keep both loops branch-free so they vectorize.
+TF_VECTOR_CLONES
+uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) {
+  uint32_t best = kNoToken;
+  for (size_t i = 0; i < n; ++i) best = r[i] < best ? r[i] : best;
+  if (best == kNoToken) return best;
+  for (size_t b = 0;; b += 8) {
+    uint32_t hit = 0;
+    for (size_t k = 0; k < 8; ++k) hit |= static_cast<uint32_t>(r[b + k] == best) << k;
+    if (hit != 0) {
+      *at = b + static_cast<size_t>(__builtin_ctz(hit));
+      return best;
+    }
+  }
+}
+
+}  // namespace
+
 // tiktoken's merge order with fixed arrays indexed by byte position: rank[i] is the token
 // for the part starting at i joined with the next part (kNoToken when that is not a token
 // or i no longer starts a part).  Each step takes the minimum over all n positions (a
 // branch-free loop the compiler vectorizes), merges the leftmost part having it and
 // refreshes two ranks; nothing is shifted.  O(n^2 / vector width) per piece.
 bool ByteLevelBpe::merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
-  uint32_t rank[kShortPiece];
+  alignas(32) uint32_t rank[kShortPiece];
   uint32_t token[kShortPiece];  // token of the part starting at i
   uint16_t next[kShortPiece];   // start of the following part (n at the end)
   uint16_t prev[kShortPiece];   // start of the preceding part
@@ -88,12 +95,12 @@ bool ByteLevelBpe::merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>
     token[i] = byte_token_[p[i]];
     rank[i] = i + 1 < n ? pair_token_[p[i] | (p[i + 1] << 8)] : kNoToken;
   }
+  const size_t padded = (n + 7) & ~size_t{7};
+  for (size_t i = n; i < padded; ++i) rank[i] = kNoToken;
   while (true) {
-    uint32_t best = kNoToken;
-    for (size_t i = 0; i + 1 < n; ++i) best = rank[i] < best ? rank[i] : best;
-    if (best == kNoToken) break;
     size_t at = 0;
-    while (rank[at] != best) ++at;
+    uint32_t best = leftmost_min(rank, padded, &at);
+    if (best == kNoToken) break;
     // Join the part at `at` with the next one.
     size_t right = next[at];
     size_t after = next[right];
@@ -112,50 +119,6 @@ bool ByteLevelBpe::merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>
     }
   }
   for (size_t i = 0; i < n; i = next[i]) out->push_back(token[i]);
-  return true;
-}
-
-// The same merge order with a min-heap of (rank, left start) and lazy deletion: an entry
-// is live while its left part still starts there and the pair still ends where it did.
-bool ByteLevelBpe::merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
-  struct Entry {
-    uint32_t rank, left, end;
-    bool operator>(const Entry& o) const { return rank != o.rank ? rank > o.rank : left > o.left; }
-  };
-  const uint32_t N = static_cast<uint32_t>(n);
-  std::vector<uint32_t> next(n), prev(n), token(n);
-  std::vector<uint8_t> alive(n, 1);
-  for (uint32_t i = 0; i < N; ++i) {
-    next[i] = i + 1;
-    prev[i] = i == 0 ? 0 : i - 1;
-    token[i] = byte_token_[p[i]];
-  }
-  std::vector<Entry> heap;
-  heap.reserve(n);
-  auto push_pair = [&](uint32_t left) {
-    uint32_t right = next[left];
-    if (right >= N) return;
-    uint32_t end = next[right];
-    uint32_t r = lookup(p + left, end - left, cache);
-    if (r == kNoToken) return;
-    heap.push_back(Entry{r, left, end});
-    std::push_heap(heap.begin(), heap.end(), std::greater<Entry>());
-  };
-  for (uint32_t i = 0; i + 1 < N; ++i) push_pair(i);
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), std::greater<Entry>());
-    Entry e = heap.back();
-    heap.pop_back();
-    uint32_t right = next[e.left];
-    if (!alive[e.left] || right >= N || next[right] != e.end) continue;
-    alive[right] = 0;
-    token[e.left] = e.rank;
-    next[e.left] = e.end;
-    if (e.end < N) prev[e.end] = e.left;
-    push_pair(e.left);
-    if (e.left > 0) push_pair(prev[e.left]);
-  }
-  for (uint32_t i = 0; i < N; i = next[i]) out->push_back(token[i]);
   return true;
 }
 

@@ -3,19 +3,21 @@
 // Ranks are token ids; two adjacent parts may merge when their concatenated bytes are a
 // token, and the merge with the lowest rank is applied first (leftmost on ties) until none
 // applies.  A piece that is itself a token is emitted directly.  Short pieces use a
-// quadratic, vectorized scan (fast for the typical 2-60 bytes); long pieces use a heap
-// with lazy deletion over a linked list of parts, O(n log n), so no input is quadratic.
+// quadratic, vectorized scan (fast for the typical 2-60 bytes); long pieces use a bucket
+// queue over ranks (long_piece_merge.cc), near-linear, so no input is quadratic.
 // Lookups go through a per-thread PieceCache (whole pieces seen before, and a front
 // table for short byte strings).
 // See Sennrich et al. 2016 (BPE) and Radford et al. 2019 (byte-level BPE).
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "models/piece_cache.h"
 #include "models/token_table.h"
+#include "util/byte_hash.h"
 
 namespace tf {
 
@@ -50,5 +52,25 @@ class ByteLevelBpe {
   std::vector<uint32_t> pair_token_;  // 65536 entries: two bytes b0 | b1 << 8 -> id or kNoToken
   uint64_t instance_ = 0;  // process-unique, names this vocabulary's thread caches
 };
+
+// Two-byte strings come from a direct table; strings of up to 16 bytes go through this
+// thread's small front table (which remembers misses too) before the vocabulary.
+inline uint32_t ByteLevelBpe::lookup_hashed(const uint8_t* p, size_t n, uint64_t h, PieceCache* cache) const {
+  if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
+  if (cache == nullptr || n > PieceCache::kFrontMax) return vocab_.find_hashed(p, n, h);
+  uint64_t head = load_head(p, n);
+  uint64_t tail = 0;
+  if (n > 8) std::memcpy(&tail, p + n - 8, 8);
+  uint32_t id;
+  if (cache->front_find(h, head, tail, n, &id)) return id;
+  id = vocab_.find_hashed(p, n, h);
+  cache->front_insert(h, head, tail, n, id);
+  return id;
+}
+
+inline uint32_t ByteLevelBpe::lookup(const uint8_t* p, size_t n, PieceCache* cache) const {
+  if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
+  return lookup_hashed(p, n, hash_bytes(p, n), cache);
+}
 
 }  // namespace tf
