@@ -9,7 +9,6 @@
 // checked lazily: one is live while its left part still starts there and the pair still
 // ends where it did.  About O(n) bucket work plus O(V / 64) bitmap words per piece.
 #include <algorithm>
-#include <unordered_map>
 
 #include "models/byte_level_bpe.h"
 
@@ -84,27 +83,34 @@ class RankSet {
 
 bool ByteLevelBpe::merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
   const uint32_t N = static_cast<uint32_t>(n);
-  std::vector<uint32_t> next(n), prev(n), token(n);
-  std::vector<uint8_t> alive(n, 1);
-  for (uint32_t i = 0; i < N; ++i) {
-    next[i] = i + 1;
-    prev[i] = i == 0 ? 0 : i - 1;
-    token[i] = byte_token_[p[i]];
-  }
+  // One record per part start, so checking a candidate touches one cache line.
+  struct Part {
+    uint32_t next, prev, token;
+  };
+  constexpr uint32_t kDead = 0xFFFFFFFFu;  // in prev: no part starts here any more
+  std::vector<Part> part(n);
+  for (uint32_t i = 0; i < N; ++i) part[i] = Part{i + 1, i == 0 ? 0 : i - 1, byte_token_[p[i]]};
   std::vector<Bucket> buckets;
-  std::unordered_map<uint32_t, uint32_t> bucket_of;  // rank -> index in buckets
+  // rank -> index in buckets; kept per thread across calls, reset entry by entry after use.
+  thread_local std::vector<uint32_t> bucket_of;
+  if (bucket_of.size() < vocab_.id_bound()) bucket_of.assign(vocab_.id_bound(), kNoToken);
+  std::vector<uint32_t> used_ranks;
   RankSet nonempty(vocab_.id_bound());
   uint32_t lowest = kNoToken;  // no non-empty bucket has a smaller rank
 
   auto add_pair = [&](uint32_t left) {
-    uint32_t right = next[left];
+    uint32_t right = part[left].next;
     if (right >= N) return;
-    uint32_t end = next[right];
+    uint32_t end = part[right].next;
     uint32_t r = end - left == 2 ? pair_token_[p[left] | (p[left + 1] << 8)] : lookup(p + left, end - left, cache);
     if (r == kNoToken) return;
-    auto it = bucket_of.try_emplace(r, static_cast<uint32_t>(buckets.size())).first;
-    if (it->second == buckets.size()) buckets.emplace_back();
-    buckets[it->second].add(Candidate{left, end});
+    uint32_t& slot = bucket_of[r];
+    if (slot == kNoToken) {
+      slot = static_cast<uint32_t>(buckets.size());
+      buckets.emplace_back();
+      used_ranks.push_back(r);
+    }
+    buckets[slot].add(Candidate{left, end});
     nonempty.insert(r);
     lowest = std::min(lowest, r);
   };
@@ -117,16 +123,17 @@ bool ByteLevelBpe::merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>*
     Bucket& b = buckets[bucket_of[r]];
     Candidate c = b.take();
     if (b.empty()) nonempty.erase(r);
-    uint32_t right = next[c.left];
-    if (!alive[c.left] || right >= N || next[right] != c.end) continue;  // stale
-    alive[right] = 0;
-    token[c.left] = r;
-    next[c.left] = c.end;
-    if (c.end < N) prev[c.end] = c.left;
+    Part& left = part[c.left];
+    if (left.prev == kDead || left.next >= N || part[left.next].next != c.end) continue;  // stale
+    part[left.next].prev = kDead;
+    left.token = r;
+    left.next = c.end;
+    if (c.end < N) part[c.end].prev = c.left;
     add_pair(c.left);
-    if (c.left > 0) add_pair(prev[c.left]);
+    if (c.left > 0) add_pair(left.prev);
   }
-  for (uint32_t i = 0; i < N; i = next[i]) out->push_back(token[i]);
+  for (uint32_t r : used_ranks) bucket_of[r] = kNoToken;
+  for (uint32_t i = 0; i < N; i = part[i].next) out->push_back(part[i].token);
   return true;
 }
 
