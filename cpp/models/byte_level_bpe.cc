@@ -52,6 +52,19 @@ bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t
   return ok;
 }
 
+size_t ByteLevelBpe::count_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch,
+                                 PieceCache* cache) const {
+  if (n == 1) return byte_token_[*p] != kNoToken ? 1 : 0;
+  uint64_t h = hash_bytes(p, n);
+  if (lookup_hashed(p, n, h, cache) != kNoToken) return 1;
+  if (cache != nullptr) {
+    uint32_t count;
+    if (cache->find(p, n, h, &count) != nullptr) return count;
+  }
+  scratch->clear();
+  return encode_piece(p, n, scratch, cache) ? scratch->size() : 0;
+}
+
 namespace {
 
 #if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__) && !defined(__clang__)

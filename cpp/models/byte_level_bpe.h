@@ -34,6 +34,10 @@ class ByteLevelBpe {
   // this vocabulary's (see cache()).
   bool encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache = nullptr) const;
 
+  // How many ids encode_piece would append, without keeping them (`scratch` is working
+  // memory); 0 if the piece cannot be encoded.
+  size_t count_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch, PieceCache* cache) const;
+
   // This thread's piece cache for this vocabulary.
   PieceCache& cache() const { return thread_cache(instance_); }
 

@@ -99,7 +99,7 @@ class PieceCache {
     uint32_t len = 0;  // 0: empty (pieces are never empty)
     uint32_t id = 0;
   };
-  static constexpr int kFrontBits = 13;
+  static constexpr int kFrontBits = 14;
   std::vector<Front> front_ = std::vector<Front>(size_t{1} << kFrontBits);
   std::vector<Slot> slots_;
   size_t mask_;
