@@ -10,6 +10,19 @@ namespace tf::py {
 void bind_encoding(nb::module_& m);
 void bind_training(nb::module_& m);
 
+PyObject* cached_int(uint32_t v) {
+  static PyObject** cache = new PyObject*[kIntCacheSize]();  // never freed: lives as long as the process
+  if (v >= kIntCacheSize) return PyLong_FromLong(static_cast<long>(v));
+  PyObject* o = cache[v];
+  if (o == nullptr) {
+    o = PyLong_FromLong(static_cast<long>(v));
+    if (o == nullptr) return nullptr;
+    cache[v] = o;
+  }
+  Py_INCREF(o);
+  return o;
+}
+
 std::vector<uint32_t> ids_from(nb::handle seq) {
   nb::object fast = nb::steal(PySequence_Fast(seq.ptr(), "token ids must be a sequence of ints"));
   if (!fast.is_valid()) throw nb::python_error();

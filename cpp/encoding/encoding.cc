@@ -9,19 +9,26 @@ namespace {
 // Sinks receive the ids of each piece: one keeps them, the other only counts.
 struct CollectSink {
   std::vector<uint32_t>* out;
-  bool piece(const ByteLevelBpe& m, const uint8_t* p, size_t n) { return m.encode_piece(p, n, out); }
+  PieceCache* cache;
+  bool piece(const ByteLevelBpe& m, const uint8_t* p, size_t n) { return m.encode_piece(p, n, out, cache); }
   void special(uint32_t id) { out->push_back(id); }
 };
 
+// Counts without keeping: ids go to a small scratch buffer that is emptied as it fills.
 struct CountSink {
-  size_t n = 0;
+  PieceCache* cache;
+  size_t flushed = 0;
   std::vector<uint32_t> scratch;
   bool piece(const ByteLevelBpe& m, const uint8_t* p, size_t len) {
-    size_t c = m.count_piece(p, len, &scratch);
-    n += c;
-    return c > 0;
+    bool ok = m.encode_piece(p, len, &scratch, cache);
+    if (scratch.size() > 4096) {
+      flushed += scratch.size();
+      scratch.clear();
+    }
+    return ok;
   }
-  void special(uint32_t) { ++n; }
+  void special(uint32_t) { ++flushed; }
+  size_t total() const { return flushed + scratch.size(); }
 };
 
 std::string unencodable(const uint8_t* p, size_t n) {
@@ -81,21 +88,21 @@ bool Encoding::encode_with_specials(std::string_view text, const SpecialMatcher&
 }
 
 bool Encoding::encode_ordinary(std::string_view text, std::vector<uint32_t>* out, std::string* error) const {
-  CollectSink sink{out};
+  CollectSink sink{out, &model_.cache()};
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
   return encode_segment(s, s + text.size(), sink, error);
 }
 
 bool Encoding::encode(std::string_view text, const SpecialMatcher& allowed, std::vector<uint32_t>* out,
                       std::string* error) const {
-  CollectSink sink{out};
+  CollectSink sink{out, &model_.cache()};
   return encode_with_specials(text, allowed, sink, error);
 }
 
 bool Encoding::count(std::string_view text, const SpecialMatcher& allowed, size_t* n, std::string* error) const {
-  CountSink sink;
+  CountSink sink{&model_.cache()};
   bool ok = encode_with_specials(text, allowed, sink, error);
-  *n = sink.n;
+  *n = sink.total();
   return ok;
 }
 

@@ -1,10 +1,15 @@
 #include "models/byte_level_bpe.h"
 
 #include <algorithm>
+#include <atomic>
+
+#include "util/byte_hash.h"
 
 namespace tf {
 
 bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, std::string* error) {
+  static std::atomic<uint64_t> instances{0};
+  instance_ = ++instances;
   if (!vocab_.build(std::move(ranks), error)) return false;
   for (int b = 0; b < 256; ++b) {
     uint8_t byte = static_cast<uint8_t>(b);
@@ -13,28 +18,32 @@ bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, st
   return true;
 }
 
-bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const {
+bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
   if (n == 1) {
     if (byte_token_[*p] == kNoToken) return false;
     out->push_back(byte_token_[*p]);
     return true;
   }
-  uint32_t whole = vocab_.find(p, n);
+  uint64_t h = hash_bytes(p, n);
+  uint32_t whole = vocab_.find_hashed(p, n, h);
   if (whole != kNoToken) {
     out->push_back(whole);
     return true;
   }
+  if (cache != nullptr) {
+    uint32_t count;
+    if (const uint32_t* ids = cache->find(p, n, h, &count)) {
+      out->insert(out->end(), ids, ids + count);
+      return true;
+    }
+  }
   for (size_t i = 0; i < n; ++i) {
     if (byte_token_[p[i]] == kNoToken) return false;
   }
-  return n <= kShortPiece ? merge_short(p, n, out) : merge_long(p, n, out);
-}
-
-size_t ByteLevelBpe::count_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch) const {
-  if (n == 1) return byte_token_[*p] != kNoToken ? 1 : 0;
-  if (vocab_.find(p, n) != kNoToken) return 1;
-  scratch->clear();
-  return encode_piece(p, n, scratch) ? scratch->size() : 0;
+  size_t before = out->size();
+  bool ok = n <= kShortPiece ? merge_short(p, n, out) : merge_long(p, n, out);
+  if (ok && cache != nullptr) cache->insert(p, n, h, out->data() + before, out->size() - before);
+  return ok;
 }
 
 // tiktoken's loop: keep the part boundaries and the rank of each adjacent pair; merge the

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "models/piece_cache.h"
 #include "models/token_table.h"
 
 namespace tf {
@@ -25,11 +26,12 @@ class ByteLevelBpe {
   const TokenTable& vocab() const { return vocab_; }
 
   // Appends the ids of piece [p, p + n) to *out.  Returns false if the piece holds a byte
-  // that is not in the vocabulary (nothing is appended then).
-  bool encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const;
+  // that is not in the vocabulary (nothing is appended then).  `cache`, if given, must be
+  // this vocabulary's (see cache()).
+  bool encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache = nullptr) const;
 
-  // Number of tokens encode_piece would append (0 on the same failure).
-  size_t count_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch) const;
+  // This thread's piece cache for this vocabulary.
+  PieceCache& cache() const { return thread_cache(instance_); }
 
   // The pieces above this many bytes take the heap path.
   static constexpr size_t kShortPiece = 96;
@@ -41,6 +43,7 @@ class ByteLevelBpe {
 
   TokenTable vocab_;
   uint32_t byte_token_[256];
+  uint64_t instance_ = 0;  // process-unique, names this vocabulary's thread caches
 };
 
 }  // namespace tf

@@ -1,1 +1,28 @@
-"""tokenforge."""
+"""tokenforge: byte-level BPE, SentencePiece and UBPE tokenizers with a native C++ core.
+
+The byte-level BPE half is a drop-in for tiktoken:
+
+>>> import tokenforge
+>>> ranks = {bytes([b]): b for b in range(256)}
+>>> enc = tokenforge.Encoding("bytes", pat_str=tokenforge.patterns.GPT2, mergeable_ranks=ranks, special_tokens={})
+>>> enc.decode(enc.encode("héllo"))
+'héllo'
+"""
+
+from tokenforge import patterns
+from tokenforge.core import Encoding
+from tokenforge.load import data_gym_to_mergeable_bpe_ranks, dump_tiktoken_bpe, load_tiktoken_bpe
+from tokenforge.registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
+
+__all__ = [
+    "Encoding",
+    "data_gym_to_mergeable_bpe_ranks",
+    "dump_tiktoken_bpe",
+    "encoding_for_model",
+    "encoding_name_for_model",
+    "get_encoding",
+    "list_encoding_names",
+    "load_tiktoken_bpe",
+    "patterns",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,55 @@
+"""Small file helpers shared by every format: atomic writes and hashed reads.
+
+Example:
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> write_atomic(os.path.join(d, "x.txt"), b"hi")
+    >>> open(os.path.join(d, "x.txt"), "rb").read()
+    b'hi'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+    """Writes `data` to `path` through a temporary file in the same folder and a rename,
+    so readers never see a half-written file and a failure leaves any old file intact.
+
+    Raises:
+        OSError: the folder is not writable or the disk is full.
+    """
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def read_checked(path: str | os.PathLike[str], expected_hash: str | None = None) -> bytes:
+    """Reads a whole file and, if `expected_hash` is given, checks its sha256.
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: the hash does not match.
+    """
+    with open(path, "rb") as f:
+        data = f.read()
+    if expected_hash is not None:
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != expected_hash.lower():
+            raise ValueError(f"{os.fspath(path)}: sha256 is {actual}, expected {expected_hash}")
+    return data

@@ -1,0 +1,388 @@
+"""`Encoding`: a byte-level BPE tokenizer with tiktoken's API and ids.
+
+The pipeline is tiktoken's: allowed special tokens cut the text into segments, a split
+pattern cuts each segment into pieces, and each piece is byte-pair merged by rank.
+The native core (``tokenforge._native.Encoding``) runs all of it for the known patterns;
+any other pattern is split here with the `regex` module and merged natively.
+
+What this module leaves to others: file formats (:mod:`tokenforge.load`), the named
+encodings (:mod:`tokenforge.registry`), training (:mod:`tokenforge.training`) and the
+pure-Python oracle (:mod:`tokenforge.reference.bpe`).
+
+Example:
+    >>> ranks = {bytes([b]): b for b in range(256)}
+    >>> ranks[b"ab"] = 256
+    >>> enc = Encoding("tiny", pat_str=patterns.GPT2, mergeable_ranks=ranks, special_tokens={"<|eot|>": 257})
+    >>> enc.encode("ab ab<|eot|>", allowed_special="all")
+    [256, 32, 256, 257]
+    >>> enc.decode([256, 32, 256])
+    'ab ab'
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING, AbstractSet, Literal, NoReturn
+
+from tokenforge import _native, patterns
+
+if TYPE_CHECKING:
+    import numpy as np
+
+_DEFAULT_THREADS = 8
+
+
+class Encoding:
+    """A byte-level BPE encoding, a drop-in for ``tiktoken.Encoding``."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        pat_str: str,
+        mergeable_ranks: dict[bytes, int],
+        special_tokens: dict[str, int],
+        explicit_n_vocab: int | None = None,
+    ) -> None:
+        """Builds an encoding.
+
+        Args:
+            name: a name for repr and pickling.
+            pat_str: the split pattern (the known GPT patterns run natively).
+            mergeable_ranks: token bytes -> rank; the rank is the token id.
+            special_tokens: special token text -> id.
+            explicit_n_vocab: if given, must equal the number of ranks plus specials and
+                one more than the largest id.
+
+        Raises:
+            ValueError: duplicate ids or bytes, a pattern that does not compile, or a
+                vocabulary size that differs from `explicit_n_vocab`.
+        """
+        self.name = name
+        self._pat_str = pat_str
+        self._mergeable_ranks = mergeable_ranks
+        self._special_tokens = special_tokens
+        self.max_token_value = max(max(mergeable_ranks.values(), default=0), max(special_tokens.values(), default=0))
+        if explicit_n_vocab is not None:
+            if len(mergeable_ranks) + len(special_tokens) != explicit_n_vocab:
+                raise ValueError(
+                    f"explicit_n_vocab={explicit_n_vocab} but there are {len(mergeable_ranks)} ranks"
+                    f" and {len(special_tokens)} special tokens"
+                )
+            if self.max_token_value != explicit_n_vocab - 1:
+                raise ValueError(f"explicit_n_vocab={explicit_n_vocab} but the largest id is {self.max_token_value}")
+        scanner = patterns.scanner_for(pat_str)
+        self._regex = None
+        if scanner is None:
+            import regex
+
+            try:
+                self._regex = regex.compile(pat_str)
+            except regex.error as e:
+                raise ValueError(f"split pattern does not compile: {e}") from None
+        self._core = _native.Encoding(mergeable_ranks, special_tokens, -1 if scanner is None else int(scanner))
+        self._special_token_values = frozenset(special_tokens.values())
+
+    def __repr__(self) -> str:
+        return f"<Encoding {self.name!r}>"
+
+    # ====================
+    # Encoding
+    # ====================
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encodes text, treating special tokens as ordinary text.
+
+        >>> import tokenforge
+        >>> tokenforge.Encoding("bytes", pat_str=patterns.GPT2, mergeable_ranks={bytes([b]): b for b in range(256)},
+        ...                     special_tokens={}).encode_ordinary("hi")
+        [104, 105]
+        """
+        if self._regex is not None:
+            return self._encode_by_regex(_clean(text), _NO_SPECIALS)
+        try:
+            return self._core.encode_ordinary(text)
+        except UnicodeEncodeError:
+            return self._core.encode_ordinary(_clean(text))
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[int]:
+        """Encodes text; special tokens are recognised only when allowed.
+
+        Text that spells a disallowed special token raises, as in tiktoken: by default
+        every special token is disallowed.  Pass ``disallowed_special=()`` to encode such
+        text as ordinary text, or ``allowed_special="all"`` to emit the special ids.
+
+        Raises:
+            ValueError: the text contains a disallowed special token.
+        """
+        allowed = self._allowed(allowed_special, disallowed_special, text)
+        if self._regex is not None:
+            return self._encode_by_regex(_clean(text), allowed)
+        try:
+            return self._core.encode(text, allowed)
+        except UnicodeEncodeError:
+            return self._core.encode(_clean(text), allowed)
+
+    def count_tokens(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
+        disallowed_special: Literal["all"] | Collection[str] = (),
+    ) -> int:
+        """The number of tokens `encode` would return, without building the list.
+
+        Unlike `encode`, no special token is disallowed by default: special-token text is
+        counted as ordinary text unless allowed.
+        """
+        allowed = self._allowed(allowed_special, disallowed_special, text)
+        if self._regex is not None:
+            return len(self._encode_by_regex(_clean(text), allowed))
+        try:
+            return self._core.count(text, allowed)
+        except UnicodeEncodeError:
+            return self._core.count(_clean(text), allowed)
+
+    def encode_to_numpy(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> "np.ndarray":
+        """Like `encode`, but returns a uint32 numpy array without an intermediate list."""
+        allowed = self._allowed(allowed_special, disallowed_special, text)
+        if self._regex is not None:
+            import numpy as np
+
+            return np.array(self._encode_by_regex(_clean(text), allowed), dtype=np.uint32)
+        try:
+            return self._core.encode_to_numpy(text, allowed)
+        except UnicodeEncodeError:
+            return self._core.encode_to_numpy(_clean(text), allowed)
+
+    def encode_ordinary_batch(self, text: list[str], *, num_threads: int = _DEFAULT_THREADS) -> list[list[int]]:
+        """Encodes many texts on native threads (the GIL is released), ignoring specials."""
+        if self._regex is not None:
+            return [self.encode_ordinary(t) for t in text]
+        texts = list(text)
+        try:
+            return self._core.encode_ordinary_batch(texts, num_threads)
+        except UnicodeEncodeError:
+            return self._core.encode_ordinary_batch([_clean(t) for t in texts], num_threads)
+
+    def encode_batch(
+        self,
+        text: list[str],
+        *,
+        num_threads: int = _DEFAULT_THREADS,
+        allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[list[int]]:
+        """Encodes many texts on native threads; special tokens as in `encode`."""
+        texts = list(text)
+        allowed = None
+        for t in texts:
+            allowed = self._allowed(allowed_special, disallowed_special, t)
+        if allowed is None:
+            return []
+        if self._regex is not None:
+            return [self._encode_by_regex(_clean(t), allowed) for t in texts]
+        try:
+            return self._core.encode_batch(texts, allowed, num_threads)
+        except UnicodeEncodeError:
+            return self._core.encode_batch([_clean(t) for t in texts], allowed, num_threads)
+
+    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
+        """The id of text that is exactly one token (special tokens included).
+
+        Raises:
+            KeyError: it is not a single token.
+        """
+        if isinstance(text_or_bytes, str):
+            if text_or_bytes in self._special_tokens:
+                return self._special_tokens[text_or_bytes]
+            text_or_bytes = text_or_bytes.encode("utf-8")
+        token = self._core.find_token(text_or_bytes)
+        if token is None:
+            try:
+                return self._special_tokens[text_or_bytes.decode("utf-8")]
+            except (UnicodeDecodeError, KeyError):
+                raise KeyError(text_or_bytes) from None
+        return token
+
+    def _encode_single_piece(self, text_or_bytes: str | bytes) -> list[int]:
+        """Merges one piece without splitting it (no special tokens)."""
+        if isinstance(text_or_bytes, str):
+            text_or_bytes = text_or_bytes.encode("utf-8")
+        return self._core.encode_pieces([text_or_bytes])
+
+    # ====================
+    # Decoding
+    # ====================
+
+    def decode_bytes(self, tokens: Sequence[int]) -> bytes:
+        """The bytes of a token sequence.
+
+        Raises:
+            KeyError: an id is not in the vocabulary (the message names it).
+        """
+        return self._core.decode_bytes(tokens)
+
+    def decode(self, tokens: Sequence[int], errors: str = "replace") -> str:
+        """The text of a token sequence; invalid UTF-8 is handled by `errors`."""
+        return self._core.decode_bytes(tokens).decode("utf-8", errors=errors)
+
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        """The bytes of one token (special tokens included).
+
+        Raises:
+            KeyError: the id is not in the vocabulary.
+        """
+        b = self._core.token_bytes(token) if isinstance(token, int) and 0 <= token < 2**32 - 1 else None
+        if b is None:
+            raise KeyError(str(token))
+        return b
+
+    def decode_tokens_bytes(self, tokens: Sequence[int]) -> list[bytes]:
+        """The bytes of each token."""
+        return [self.decode_single_token_bytes(t) for t in tokens]
+
+    def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
+        """The text and, per token, the index of the first character holding its bytes.
+
+        Raises:
+            UnicodeDecodeError: the tokens do not decode to valid UTF-8.
+        """
+        token_bytes = self.decode_tokens_bytes(tokens)
+        offsets = []
+        chars = 0
+        for b in token_bytes:
+            # A token that starts with a continuation byte belongs to the previous character.
+            offsets.append(max(0, chars - (1 if b and 0x80 <= b[0] < 0xC0 else 0)))
+            chars += sum(1 for c in b if not 0x80 <= c < 0xC0)
+        return b"".join(token_bytes).decode("utf-8", errors="strict"), offsets
+
+    def decode_batch(self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int = 8) -> list[str]:
+        """Decodes each token sequence."""
+        return [self.decode(tokens, errors=errors) for tokens in batch]
+
+    def decode_bytes_batch(self, batch: Sequence[Sequence[int]], *, num_threads: int = 8) -> list[bytes]:
+        """Decodes each token sequence to bytes."""
+        return [self.decode_bytes(tokens) for tokens in batch]
+
+    # ====================
+    # Vocabulary
+    # ====================
+
+    def token_byte_values(self) -> list[bytes]:
+        """The bytes of every mergeable token, sorted bytewise (as tiktoken returns them)."""
+        return sorted(self._core.token_byte_values())
+
+    @property
+    def eot_token(self) -> int:
+        """The id of ``<|endoftext|>``."""
+        return self._special_tokens["<|endoftext|>"]
+
+    @functools.cached_property
+    def special_tokens_set(self) -> set[str]:
+        """The special token strings."""
+        return set(self._special_tokens)
+
+    def is_special_token(self, token: int) -> bool:
+        """Whether `token` is a special token's id."""
+        return token in self._special_token_values
+
+    @property
+    def n_vocab(self) -> int:
+        """One more than the largest id."""
+        return self.max_token_value + 1
+
+    # ====================
+    # Private
+    # ====================
+
+    def _allowed(self, allowed_special, disallowed_special, text: str) -> "_native.SpecialSet":
+        if allowed_special == "all":
+            allowed_special = self.special_tokens_set
+        if disallowed_special == "all":
+            disallowed_special = self.special_tokens_set - set(allowed_special)
+        if disallowed_special:
+            disallowed = self._special_set(frozenset(disallowed_special))
+            try:
+                found = disallowed.find(text)
+            except UnicodeEncodeError:
+                found = disallowed.find(_clean(text))
+            if found is not None:
+                _raise_disallowed_special_token(found[1].decode("utf-8"))
+        return self._special_set(frozenset(allowed_special))
+
+    @functools.lru_cache(maxsize=64)  # noqa: B019 - one cache per encoding is what we want
+    def _special_set(self, tokens: frozenset[str]) -> "_native.SpecialSet":
+        return _native.SpecialSet([(t, self._special_tokens[t]) for t in tokens if t in self._special_tokens])
+
+    def _encode_by_regex(self, text: str, allowed: "_native.SpecialSet") -> list[int]:
+        """The slow path for patterns without a native scanner."""
+        ids: list[int] = []
+        while text:
+            found = allowed.find(text)
+            if found is None:
+                segment, special, text = text, None, ""
+            else:
+                cut = text.encode("utf-8").index(found[1])
+                raw = text.encode("utf-8")
+                segment = raw[:cut].decode("utf-8")
+                special = found[0]
+                text = raw[cut + len(found[1]):].decode("utf-8")
+            pieces = [m.encode("utf-8") for m in self._regex.findall(segment)]
+            ids.extend(self._core.encode_pieces(pieces))
+            if special is not None:
+                ids.append(special)
+        return ids
+
+    def __getstate__(self) -> object:
+        return {
+            "name": self.name,
+            "pat_str": self._pat_str,
+            "mergeable_ranks": self._mergeable_ranks,
+            "special_tokens": self._special_tokens,
+        }
+
+    def __setstate__(self, value: dict) -> None:
+        self.__init__(**value)
+
+
+_NO_SPECIALS = _native.SpecialSet([])
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
+
+
+def _clean(text: str) -> str:
+    """Replaces lone surrogates with U+FFFD and joins surrogate pairs, as tiktoken does."""
+    if not _has_surrogate(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _raise_disallowed_special_token(token: str) -> NoReturn:
+    raise ValueError(
+        f"Encountered text corresponding to disallowed special token {token!r}.\n"
+        "If you want this text to be encoded as a special token, "
+        f"pass it to `allowed_special`, e.g. `allowed_special={{{token!r}, ...}}`.\n"
+        "If you want this text to be encoded as normal text, disable the check for this token "
+        f"by passing `disallowed_special=(enc.special_tokens_set - {{{token!r}}})`.\n"
+        "To disable this check for all special tokens, pass `disallowed_special=()`.\n"
+    )
