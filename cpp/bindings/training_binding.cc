@@ -30,11 +30,11 @@ struct TrainerHandle {
 void bind_training(nb::module_& m) {
   nb::class_<PieceCounter>(m, "PieceCounter")
       .def("__init__",
-           [](PieceCounter* self, int pattern, int threads) {
+           [](PieceCounter* self, int pattern, int threads, uint64_t block_bytes) {
              if (pattern < 0 || pattern > 3) value_error("unknown split pattern id " + std::to_string(pattern));
-             new (self) PieceCounter(static_cast<SplitPattern>(pattern), threads);
+             new (self) PieceCounter(static_cast<SplitPattern>(pattern), threads, block_bytes);
            },
-           nb::arg("pattern"), nb::arg("threads"))
+           nb::arg("pattern"), nb::arg("threads"), nb::arg("block_bytes") = uint64_t{4} << 20)
       .def("add_files",
            [](PieceCounter& c, const std::vector<std::string>& paths, bool replace_invalid) {
              std::string error;
@@ -98,13 +98,19 @@ void bind_training(nb::module_& m) {
            },
            nb::arg("word"), nb::arg("count"))
       .def("train",
-           [](TrainerHandle& t, uint32_t vocab_size, uint64_t min_frequency) {
+           [](TrainerHandle& t, uint32_t vocab_size, uint64_t min_frequency, bool word_level) {
              nb::gil_scoped_release release;
-             t.trainer.train(vocab_size, min_frequency, &t.done);
+             t.trainer.train(vocab_size, min_frequency, &t.done, word_level);
            },
-           nb::arg("vocab_size"), nb::arg("min_frequency"))
+           nb::arg("vocab_size"), nb::arg("min_frequency"), nb::arg("word_level") = false)
       .def_prop_ro("merges_done", [](const TrainerHandle& t) { return t.done.load(std::memory_order_relaxed); })
       .def_prop_ro("num_words", [](const TrainerHandle& t) { return t.trainer.num_words(); })
+      .def("text_size",
+           [](const TrainerHandle& t) {
+             auto [bytes, tokens] = t.trainer.text_size();
+             return nb::make_tuple(bytes, tokens);
+           },
+           "(bytes, tokens) of the training text with the merges learned so far.")
       .def("tokens",
            [](const TrainerHandle& t) {
              nb::list out;

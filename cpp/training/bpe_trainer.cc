@@ -46,7 +46,11 @@ BpeTrainer::BpeTrainer() {
 }
 
 bool BpeTrainer::add_word(const uint8_t* p, size_t n, uint64_t count) {
-  if (n < 2 || count == 0) return true;  // a single byte never takes part in a pair
+  total_bytes_ += n * count;
+  if (n < 2 || count == 0) {  // a single byte never takes part in a pair
+    single_bytes_ += n * count;
+    return true;
+  }
   if (id_.size() + n + 1 >= kInside) return false;
   uint32_t w = static_cast<uint32_t>(word_start_.size());
   word_start_.push_back(static_cast<uint32_t>(id_.size()));
@@ -66,6 +70,13 @@ bool BpeTrainer::add_words(const PieceMap& words) {
   bool ok = true;
   words.for_each([&](const uint8_t* p, size_t n, uint64_t count) { ok = ok && add_word(p, n, count); });
   return ok;
+}
+
+std::pair<uint64_t, uint64_t> BpeTrainer::text_size() const {
+  uint64_t tokens = single_bytes_;
+  for (size_t u = 1; u < id_.size(); ++u)
+    if (id_[u] != kSentinel && id_[u] != kInside) tokens += word_count_[word_of_[u]];
+  return {total_bytes_, tokens};
 }
 
 void BpeTrainer::push(const Entry& e) {
@@ -230,7 +241,7 @@ void BpeTrainer::flush(uint32_t a, uint32_t b, uint32_t r) {
   }
 }
 
-void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done) {
+void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done, bool word_level) {
   count_initial_pairs();
   size_t cap = std::max<size_t>(vocab_size, 256) + 1;
   for (auto* v : {&lost_left_, &lost_right_, &gain_left_, &gain_right_}) v->assign(cap, 0);
@@ -253,7 +264,7 @@ void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<
     merges_.emplace_back(top.a, top.b);
     merge_ids_.push_back(r);
     if (r >= lost_left_.size()) break;  // cannot happen: ids stay below vocab_size
-    if (rec.multi) {
+    if (rec.multi || word_level) {
       merge_words(top.list, top.a, top.b, r);
     } else {
       for (uint32_t pos : lists_[top.list]) merge_at(pos, top.a, top.b, r);

@@ -56,7 +56,9 @@ class BpeTrainer {
   bool add_words(const PieceMap& words);
 
   // Learns merges until there are `vocab_size` tokens; `done` counts merges as they happen.
-  void train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done);
+  // `word_level` merges every pair the slow way HF does (scanning whole words); the result
+  // is the same, which the tests check.
+  void train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done, bool word_level = false);
 
   // id -> token bytes.
   const std::vector<std::string>& tokens() const { return tokens_; }
@@ -64,6 +66,8 @@ class BpeTrainer {
   const std::vector<std::pair<uint32_t, uint32_t>>& merges() const { return merges_; }
   const std::vector<uint32_t>& merge_ids() const { return merge_ids_; }
   size_t num_words() const { return word_start_.size(); }
+  // The training text's size in bytes and in tokens as segmented by the merges so far.
+  std::pair<uint64_t, uint64_t> text_size() const;
 
  private:
   struct PairRecord {
@@ -94,6 +98,7 @@ class BpeTrainer {
   std::vector<uint32_t> id_, span_, word_of_;
   std::vector<uint32_t> word_start_;
   std::vector<uint64_t> word_count_;
+  uint64_t total_bytes_ = 0, single_bytes_ = 0;  // all words; words of one byte
 
   std::vector<std::string> tokens_;
   std::unordered_map<std::string, uint32_t> token_ids_;

@@ -16,7 +16,6 @@ namespace tf {
 
 namespace {
 
-constexpr uint64_t kBlockBytes = uint64_t{4} << 20;
 constexpr uint64_t kReadStep = uint64_t{1} << 20;
 
 }  // namespace
@@ -73,7 +72,7 @@ class Window {
 
 struct Block {
   uint32_t source;
-  uint64_t index;  // the block covers chunk boundaries found from index * kBlockBytes
+  uint64_t lo, hi;  // nominal extent; the block counts from the first boundary at or after lo
 };
 
 struct BlockError {
@@ -87,7 +86,7 @@ struct BlockError {
 void count_block(const PieceCounter::Source& s, const Block& b, NextPieceFn next_piece, bool replace_invalid,
                  PieceMap* map, std::vector<uint8_t>* buf, std::string* scratch, BlockError* err,
                  uint64_t* bytes) {
-  uint64_t lo = b.index * kBlockBytes, hi = std::min(s.size, lo + kBlockBytes);
+  uint64_t lo = b.lo, hi = b.hi;
   uint64_t base = lo > 0 ? lo - 1 : 0;
   Window w(s, buf, base);
   if (!w.load(hi + 1, &err->message)) {
@@ -146,15 +145,19 @@ void count_block(const PieceCounter::Source& s, const Block& b, NextPieceFn next
 
 }  // namespace
 
-PieceCounter::PieceCounter(SplitPattern pattern, int threads)
-    : next_piece_(scanner_for(pattern)), threads_(std::max(1, threads)), maps_(static_cast<size_t>(threads_)) {}
+PieceCounter::PieceCounter(SplitPattern pattern, int threads, uint64_t block_bytes)
+    : next_piece_(scanner_for(pattern)),
+      threads_(std::max(1, threads)),
+      block_bytes_(std::max<uint64_t>(16, block_bytes)),
+      maps_(static_cast<size_t>(threads_)) {}
 
 bool PieceCounter::run(const std::vector<Source>& sources, bool replace_invalid, std::string* error, bool* os_error) {
   std::vector<Block> blocks;
   uint64_t total = 0;
   for (uint32_t i = 0; i < sources.size(); ++i) {
-    uint64_t n = std::max<uint64_t>(1, (sources[i].size + kBlockBytes - 1) / kBlockBytes);
-    for (uint64_t k = 0; k < n; ++k) blocks.push_back(Block{i, k});
+    uint64_t n = std::max<uint64_t>(1, (sources[i].size + block_bytes_ - 1) / block_bytes_);
+    for (uint64_t k = 0; k < n; ++k)
+      blocks.push_back(Block{i, k * block_bytes_, std::min(sources[i].size, (k + 1) * block_bytes_)});
     total += sources[i].size;
   }
   std::vector<BlockError> errors(blocks.size());
@@ -171,7 +174,7 @@ bool PieceCounter::run(const std::vector<Source>& sources, bool replace_invalid,
     }
   };
   size_t n_threads = std::min<size_t>(static_cast<size_t>(threads_), std::max<size_t>(1, blocks.size()));
-  if (total < kBlockBytes) n_threads = 1;
+  if (total < block_bytes_) n_threads = 1;
   std::vector<std::thread> pool;
   for (size_t t = 1; t < n_threads; ++t) pool.emplace_back(worker, t);
   worker(0);

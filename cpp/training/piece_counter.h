@@ -23,7 +23,8 @@ namespace tf {
 
 class PieceCounter {
  public:
-  PieceCounter(SplitPattern pattern, int threads);
+  // `block_bytes` is the nominal block size (tests make it tiny to exercise the cuts).
+  PieceCounter(SplitPattern pattern, int threads, uint64_t block_bytes = uint64_t{4} << 20);
 
   // Counts the pieces of each file.  Invalid UTF-8 is an error unless `replace_invalid`,
   // which decodes it the way Python's errors="replace" does.  On failure returns false
@@ -52,6 +53,7 @@ class PieceCounter {
 
   NextPieceFn next_piece_;
   int threads_;
+  uint64_t block_bytes_;
   std::vector<PieceMap> maps_;  // one per thread; maps_[0] holds the merge
   std::atomic<uint64_t> bytes_done_{0};
 };
