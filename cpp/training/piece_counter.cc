@@ -20,12 +20,12 @@ constexpr uint64_t kReadStep = uint64_t{1} << 20;
 
 }  // namespace
 
-// One text: a file read through `fd`, or bytes in memory.
+// One text: a file (opened only while one of its blocks is counted, so thousands of
+// files never hold thousands of descriptors), or bytes in memory.
 struct PieceCounter::Source {
   const uint8_t* mem = nullptr;
-  int fd = -1;
   uint64_t size = 0;
-  std::string name;
+  std::string name;  // the path of a file
 };
 
 namespace {
@@ -33,8 +33,8 @@ namespace {
 // The bytes [base, loaded) of a source, read on demand; memory sources are not copied.
 class Window {
  public:
-  Window(const PieceCounter::Source& s, std::vector<uint8_t>* buf, uint64_t base)
-      : s_(s), buf_(buf), base_(base), loaded_(base) {
+  Window(const PieceCounter::Source& s, int fd, std::vector<uint8_t>* buf, uint64_t base)
+      : s_(s), fd_(fd), buf_(buf), base_(base), loaded_(base) {
     buf_->clear();
   }
 
@@ -49,7 +49,7 @@ class Window {
     size_t old = buf_->size();
     buf_->resize(to - base_);
     while (loaded_ < to) {
-      ssize_t got = ::pread(s_.fd, buf_->data() + (loaded_ - base_), to - loaded_, static_cast<off_t>(loaded_));
+      ssize_t got = ::pread(fd_, buf_->data() + (loaded_ - base_), to - loaded_, static_cast<off_t>(loaded_));
       if (got < 0 && errno == EINTR) continue;
       if (got <= 0) {
         *error = s_.name + ": " + (got < 0 ? std::strerror(errno) : "file shrank while reading");
@@ -66,6 +66,7 @@ class Window {
 
  private:
   const PieceCounter::Source& s_;
+  int fd_;
   std::vector<uint8_t>* buf_;
   uint64_t base_, loaded_;
 };
@@ -88,7 +89,18 @@ void count_block(const PieceCounter::Source& s, const Block& b, NextPieceFn next
                  uint64_t* bytes) {
   uint64_t lo = b.lo, hi = b.hi;
   uint64_t base = lo > 0 ? lo - 1 : 0;
-  Window w(s, buf, base);
+  struct Fd {
+    int fd = -1;
+    ~Fd() {
+      if (fd >= 0) ::close(fd);
+    }
+  } file;
+  if (s.mem == nullptr && (file.fd = ::open(s.name.c_str(), O_RDONLY | O_CLOEXEC)) < 0) {
+    err->message = s.name + ": " + std::strerror(errno);
+    err->failed = err->os_error = true;
+    return;
+  }
+  Window w(s, file.fd, buf, base);
   if (!w.load(hi + 1, &err->message)) {
     err->failed = err->os_error = true;
     return;
@@ -124,7 +136,7 @@ void count_block(const PieceCounter::Source& s, const Block& b, NextPieceFn next
     if (!replace_invalid) {
       err->failed = true;
       err->message = s.name + ": invalid UTF-8 at byte offset " + std::to_string(start + bad) +
-                     " (pass errors=\"replace\" to decode it as U+FFFD)";
+                     " (errors=\"replace\" or --errors replace decode it as U+FFFD)";
       return;
     }
     scratch->clear();
@@ -196,9 +208,8 @@ bool PieceCounter::add_files(const std::vector<std::string>& paths, bool replace
   for (size_t i = 0; i < paths.size() && ok; ++i) {
     Source& s = sources[i];
     s.name = paths[i];
-    s.fd = ::open(paths[i].c_str(), O_RDONLY | O_CLOEXEC);
     struct stat st;
-    if (s.fd < 0 || ::fstat(s.fd, &st) != 0) {
+    if (::stat(paths[i].c_str(), &st) != 0) {
       *error = paths[i] + ": " + std::strerror(errno);
       ok = false;
     } else if (S_ISDIR(st.st_mode)) {
@@ -209,10 +220,7 @@ bool PieceCounter::add_files(const std::vector<std::string>& paths, bool replace
     }
   }
   if (!ok) *os_error = true;
-  if (ok) ok = run(sources, replace_invalid, error, os_error);
-  for (Source& s : sources)
-    if (s.fd >= 0) ::close(s.fd);
-  return ok;
+  return ok && run(sources, replace_invalid, error, os_error);
 }
 
 void PieceCounter::add_texts(const std::vector<std::string_view>& texts) {
