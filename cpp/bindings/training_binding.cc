@@ -105,6 +105,16 @@ void bind_training(nb::module_& m) {
            nb::arg("vocab_size"), nb::arg("min_frequency"), nb::arg("word_level") = false)
       .def_prop_ro("merges_done", [](const TrainerHandle& t) { return t.done.load(std::memory_order_relaxed); })
       .def_prop_ro("num_words", [](const TrainerHandle& t) { return t.trainer.num_words(); })
+      .def("sizes",
+           [](const TrainerHandle& t) {
+             nb::dict d;
+             d["words"] = t.trainer.num_words();
+             d["units"] = t.trainer.num_units();
+             d["pairs"] = t.trainer.num_pairs();
+             d["heap_capacity"] = t.trainer.heap_capacity();
+             return d;
+           },
+           "Sizes of the trainer's tables (for benchmarks).")
       .def("text_size",
            [](const TrainerHandle& t) {
              auto [bytes, tokens] = t.trainer.text_size();

@@ -66,6 +66,9 @@ class BpeTrainer {
   const std::vector<std::pair<uint32_t, uint32_t>>& merges() const { return merges_; }
   const std::vector<uint32_t>& merge_ids() const { return merge_ids_; }
   size_t num_words() const { return word_start_.size(); }
+  size_t num_units() const { return id_.size(); }
+  size_t num_pairs() const { return pairs_.size(); }
+  size_t heap_capacity() const { return heap_.capacity(); }
   // The training text's size in bytes and in tokens as segmented by the merges so far.
   std::pair<uint64_t, uint64_t> text_size() const;
 
