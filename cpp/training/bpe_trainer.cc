@@ -241,14 +241,17 @@ void BpeTrainer::flush(uint32_t a, uint32_t b, uint32_t r) {
   }
 }
 
+// Sizes the per-step tables (indexed by token id) for ids below n.
+void BpeTrainer::grow_step_tables(size_t n) {
+  for (auto* v : {&lost_left_, &lost_right_, &gain_left_, &gain_right_}) v->resize(n, 0);
+  gain_left_pos_.resize(n);
+  gain_right_pos_.resize(n);
+  touched_left_.resize(n, 0);
+  touched_right_.resize(n, 0);
+}
+
 void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done, bool word_level) {
   count_initial_pairs();
-  size_t cap = std::max<size_t>(vocab_size, 256) + 1;
-  for (auto* v : {&lost_left_, &lost_right_, &gain_left_, &gain_right_}) v->assign(cap, 0);
-  gain_left_pos_.resize(cap);
-  gain_right_pos_.resize(cap);
-  touched_left_.assign(cap, 0);
-  touched_right_.assign(cap, 0);
   int64_t floor = static_cast<int64_t>(std::max<uint64_t>(min_frequency, 1));
   while (tokens_.size() < vocab_size && !heap_.empty()) {
     Entry top = pop();
@@ -263,7 +266,7 @@ void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<
     uint32_t r = token_for(top.a, top.b);
     merges_.emplace_back(top.a, top.b);
     merge_ids_.push_back(r);
-    if (r >= lost_left_.size()) break;  // cannot happen: ids stay below vocab_size
+    if (tokens_.size() > lost_left_.size()) grow_step_tables(2 * tokens_.size());  // neighbours are any id
     if (rec.multi || word_level) {
       merge_words(top.list, top.a, top.b, r);
     } else {
