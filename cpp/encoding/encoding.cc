@@ -72,20 +72,23 @@ bool Encoding::build(std::vector<std::pair<std::string, uint32_t>> ranks,
   }
   all_specials_ = SpecialMatcher(std::move(specials));
   scanner_ = pattern < 0 ? nullptr : scanner_for(static_cast<SplitPattern>(pattern));
+  pattern_ = pattern < 0 ? SplitPattern::kGpt2 : static_cast<SplitPattern>(pattern);
   return true;
 }
 
 template <typename Sink>
 bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, std::string* error) const {
-  while (p < end) {
-    const uint8_t* q = scanner_(p, end);
-    if (!sink.piece(model_, p, q - p)) {
-      *error = unencodable(p, q - p);
-      return false;
+  return with_scanner(pattern_, [&](auto next_piece) {
+    while (p < end) {
+      const uint8_t* q = next_piece(p, end);
+      if (!sink.piece(model_, p, q - p)) {
+        *error = unencodable(p, q - p);
+        return false;
+      }
+      p = q;
     }
-    p = q;
-  }
-  return true;
+    return true;
+  });
 }
 
 template <typename Sink>
@@ -173,7 +176,7 @@ bool Encoding::encode_prefix(std::string_view text, const SpecialMatcher& allowe
 }
 
 bool Encoding::count(std::string_view text, const SpecialMatcher& allowed, size_t* n, std::string* error) const {
-  CountSink sink{&model_.cache()};
+  CountSink sink{&model_.cache(), 0, {}};
   bool ok = encode_with_specials(text, allowed, sink, error);
   *n = sink.total();
   return ok;

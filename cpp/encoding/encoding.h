@@ -64,7 +64,8 @@ class Encoding {
                             std::string* error) const;
 
   ByteLevelBpe model_;
-  NextPieceFn scanner_ = nullptr;
+  NextPieceFn scanner_ = nullptr;  // nullptr: the caller splits (encode_pieces only)
+  SplitPattern pattern_ = SplitPattern::kGpt2;
   TokenTable specials_;
   SpecialMatcher all_specials_;
 };

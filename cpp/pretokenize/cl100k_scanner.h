@@ -4,17 +4,17 @@
 //   (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
 // They differ only on whitespace that runs to the end of the text: `\s++$` takes all of
 // it, while the older spelling first cuts after its last newline.
+#pragma once
+
 #include "pretokenize/scan_util.h"
-#include "pretokenize/scanner.h"
 
-namespace tf {
+namespace tf::scan {
 
-using namespace scan;
 
-namespace {
+namespace detail {
 
 template <bool kWholeTrailingSpace>
-const uint8_t* next_piece_cl100k_family(const uint8_t* p, const uint8_t* end) {
+inline const uint8_t* next_piece_cl100k_family(const uint8_t* p, const uint8_t* end) {
   if (const uint8_t* c = contraction(p, end)) return c;
   int len0;
   CharClass c0 = class_at(p, end, &len0);
@@ -47,14 +47,19 @@ const uint8_t* next_piece_cl100k_family(const uint8_t* p, const uint8_t* end) {
   return r.end;                                           // \s
 }
 
-}  // namespace
+}  // namespace detail
 
-const uint8_t* next_piece_cl100k(const uint8_t* p, const uint8_t* end) {
-  return next_piece_cl100k_family<true>(p, end);
+inline const uint8_t* next_piece_cl100k(const uint8_t* p, const uint8_t* end) {
+  return detail::next_piece_cl100k_family<true>(p, end);
 }
 
-const uint8_t* next_piece_llama3(const uint8_t* p, const uint8_t* end) {
-  return next_piece_cl100k_family<false>(p, end);
+inline const uint8_t* next_piece_llama3(const uint8_t* p, const uint8_t* end) {
+  return detail::next_piece_cl100k_family<false>(p, end);
 }
 
+}  // namespace tf::scan
+
+namespace tf {
+using scan::next_piece_cl100k;
+using scan::next_piece_llama3;
 }  // namespace tf
