@@ -62,18 +62,7 @@ inline const uint8_t* next_piece_o200k(const uint8_t* p, const uint8_t* end) {
   if ((m = detail::upper_plus_lower_star(p, end))) return m;
   if (c0 == kNumber) return run_max(p, end, kNumbers, 3);
   // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
-  const uint8_t* q = nullptr;
-  if (in(kOthers, c0)) {
-    q = p;
-  } else if (*p == ' ' && p + 1 < end) {
-    int len1;
-    if (in(kOthers, class_at(p + 1, end, &len1))) q = p + 1;
-  }
-  if (q != nullptr) {
-    q = run(q, end, kOthers);
-    while (q < end && (is_newline(*q) || *q == '/')) ++q;
-    return q;
-  }
+  if (const uint8_t* q = punctuation_run(p, end, c0, true)) return q;
   SpaceRun r = space_run(p, end);
   if (r.after_last_newline != nullptr) return r.after_last_newline;  // \s*[\r\n]+
   if (r.end == end) return end;                                      // \s+(?!\S)

@@ -101,10 +101,7 @@ class Encoding:
         """
         if self._regex is not None:
             return self._encode_by_regex(_clean(text), _NO_SPECIALS)
-        try:
-            return self._core.encode_ordinary(text)
-        except UnicodeEncodeError:
-            return self._core.encode_ordinary(_clean(text))
+        return _repairing(self._core.encode_ordinary, text)
 
     def encode(
         self,
@@ -125,10 +122,7 @@ class Encoding:
         allowed = self._allowed(allowed_special, disallowed_special, text)
         if self._regex is not None:
             return self._encode_by_regex(_clean(text), allowed)
-        try:
-            return self._core.encode(text, allowed)
-        except UnicodeEncodeError:
-            return self._core.encode(_clean(text), allowed)
+        return _repairing(self._core.encode, text, allowed)
 
     def count_tokens(
         self,
@@ -145,10 +139,7 @@ class Encoding:
         allowed = self._allowed(allowed_special, disallowed_special, text)
         if self._regex is not None:
             return len(self._encode_by_regex(_clean(text), allowed))
-        try:
-            return self._core.count(text, allowed)
-        except UnicodeEncodeError:
-            return self._core.count(_clean(text), allowed)
+        return _repairing(self._core.count, text, allowed)
 
     def encode_to_numpy(
         self,
@@ -163,10 +154,7 @@ class Encoding:
             import numpy as np
 
             return np.array(self._encode_by_regex(_clean(text), allowed), dtype=np.uint32)
-        try:
-            return self._core.encode_to_numpy(text, allowed)
-        except UnicodeEncodeError:
-            return self._core.encode_to_numpy(_clean(text), allowed)
+        return _repairing(self._core.encode_to_numpy, text, allowed)
 
     def encode_ordinary_batch(self, text: list[str], *, num_threads: int = _DEFAULT_THREADS) -> list[list[int]]:
         """Encodes many texts on native threads (the GIL is released), ignoring specials."""
@@ -315,11 +303,7 @@ class Encoding:
         if disallowed_special == "all":
             disallowed_special = self.special_tokens_set - set(allowed_special)
         if disallowed_special:
-            disallowed = self._special_set(frozenset(disallowed_special))
-            try:
-                found = disallowed.find(text)
-            except UnicodeEncodeError:
-                found = disallowed.find(_clean(text))
+            found = _repairing(self._special_set(frozenset(disallowed_special)).find, text)
             if found is not None:
                 _raise_disallowed_special_token(found[1].decode("utf-8"))
         return self._special_set(frozenset(allowed_special))
@@ -368,6 +352,15 @@ def _has_surrogate(text: str) -> bool:
         return False
     except UnicodeEncodeError:
         return True
+
+
+def _repairing(fn, text: str, *args):
+    """fn(text, *args); if text has lone surrogates (the native side cannot take them as
+    UTF-8), again with them repaired as tiktoken does."""
+    try:
+        return fn(text, *args)
+    except UnicodeEncodeError:
+        return fn(_clean(text), *args)
 
 
 def _clean(text: str) -> str:
