@@ -118,6 +118,13 @@ class Encoding:
 
         Raises:
             ValueError: the text contains a disallowed special token.
+
+        >>> enc = Encoding("bytes", pat_str=patterns.GPT2, special_tokens={"<|eot|>": 256},
+        ...                mergeable_ranks={bytes([b]): b for b in range(256)})
+        >>> enc.encode("hi<|eot|>", allowed_special="all")
+        [104, 105, 256]
+        >>> enc.encode("hi<|eot|>", disallowed_special=())
+        [104, 105, 60, 124, 101, 111, 116, 124, 62]
         """
         allowed = self._allowed(allowed_special, disallowed_special, text)
         if self._regex is not None:
@@ -135,6 +142,11 @@ class Encoding:
 
         Unlike `encode`, no special token is disallowed by default: special-token text is
         counted as ordinary text unless allowed.
+
+        >>> enc = Encoding("bytes", pat_str=patterns.GPT2, special_tokens={"<|eot|>": 256},
+        ...                mergeable_ranks={bytes([b]): b for b in range(256)})
+        >>> enc.count_tokens("hello"), enc.count_tokens("<|eot|>", allowed_special="all")
+        (5, 1)
         """
         allowed = self._allowed(allowed_special, disallowed_special, text)
         if self._regex is not None:
@@ -225,7 +237,13 @@ class Encoding:
         return self._core.decode_bytes(tokens)
 
     def decode(self, tokens: Sequence[int], errors: str = "replace") -> str:
-        """The text of a token sequence; invalid UTF-8 is handled by `errors`."""
+        """The text of a token sequence; invalid UTF-8 is handled by `errors`.
+
+        >>> enc = Encoding("bytes", pat_str=patterns.GPT2, special_tokens={"<|eot|>": 256},
+        ...                mergeable_ranks={bytes([b]): b for b in range(256)})
+        >>> enc.decode([104, 105]), enc.decode([0xC3])
+        ('hi', '\ufffd')
+        """
         return self._core.decode_bytes(tokens).decode("utf-8", errors=errors)
 
     def decode_single_token_bytes(self, token: int) -> bytes:
@@ -248,6 +266,11 @@ class Encoding:
 
         Raises:
             UnicodeDecodeError: the tokens do not decode to valid UTF-8.
+
+        >>> enc = Encoding("bytes", pat_str=patterns.GPT2, special_tokens={"<|eot|>": 256},
+        ...                mergeable_ranks={bytes([b]): b for b in range(256)})
+        >>> enc.decode_with_offsets([104, 0xC3, 0xA9, 105])
+        ('héi', [0, 1, 1, 2])
         """
         token_bytes = self.decode_tokens_bytes(tokens)
         offsets = []
