@@ -132,6 +132,7 @@ __attribute__((noinline)) Workspace& thread_workspace() {
 bool ByteLevelBpe::merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
   const uint32_t N = static_cast<uint32_t>(n);
   constexpr uint32_t kDead = 0xFFFFFFFFu;  // in prev: no part starts here any more
+  constexpr size_t kPrefetch = 16;
   Workspace& ws = thread_workspace();
   ws.prepare(vocab_.id_bound());
   std::vector<Part>& part = ws.part;
@@ -166,6 +167,9 @@ bool ByteLevelBpe::merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>*
     lowest = r;
     if (r == kNoToken) break;
     Bucket& b = buckets[bucket_of[r]];
+    // Candidates of one rank come in position order but far apart: fetch ahead the part
+    // record a later one will check (the check is otherwise a cache miss every time).
+    if (b.cursor + kPrefetch < b.sorted.size()) __builtin_prefetch(&part[b.sorted[b.cursor + kPrefetch].left]);
     Candidate c = b.take();
     if (b.empty()) nonempty.erase(r);
     Part& left = part[c.left];
