@@ -53,8 +53,13 @@ def make_tools(name: str) -> dict:
         def __init__(self, encode, batch):
             self.encode, self.batch = encode, batch
 
+    def fresh_ours():
+        # tokenforge caches pieces per instance: a fresh one each time, like fastokens.
+        enc = tokenforge.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks, special_tokens={})
+        return Tool(enc.encode_ordinary, lambda d: enc.encode_ordinary_batch(d, num_threads=2))
+
     tools = {
-        "tokenforge": lambda: Tool(ours.encode_ordinary, lambda d: ours.encode_ordinary_batch(d, num_threads=2)),
+        "tokenforge": fresh_ours,
         "tiktoken": lambda: Tool(ref.encode_ordinary, lambda d: ref.encode_ordinary_batch(d, num_threads=2)),
     }
     try:
@@ -133,9 +138,13 @@ def adversarial(names):
         print(f"\n## adversarial, {name}: time per byte / time per byte on English (target <= 4)")
         for label, text in cases.items():
             t = best_of(3, lambda s: ours.encode_ordinary(text)) / len(text.encode())
-            same = ours.encode_ordinary(text) == ref.encode_ordinary(text)
-            tk = best_of(1, lambda s: ref.encode_ordinary(text)) / len(text.encode())
-            print(f"  {label:20} {t / base:6.2f}   (tiktoken {tk / base:7.2f} of our English){'' if same else '  !! differs'}")
+            try:
+                same = ours.encode_ordinary(text) == ref.encode_ordinary(text)
+                tk = best_of(1, lambda s: ref.encode_ordinary(text)) / len(text.encode())
+                peer = f"tiktoken {tk / base:7.2f} of our English"
+            except BaseException as e:  # tiktoken's regex overflows its stack on some of these
+                same, peer = True, f"tiktoken fails: {type(e).__name__}"
+            print(f"  {label:20} {t / base:6.2f}   ({peer}){'' if same else '  !! differs'}")
         t_count = best_of(3, lambda s: ours.count_tokens(english))
         t_enc = best_of(3, lambda s: ours.encode_ordinary(english))
         print(f"  count_tokens speed / encode_ordinary speed on English: {t_enc / t_count:.2f} (target >= 1.2)")

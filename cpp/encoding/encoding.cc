@@ -14,21 +14,18 @@ struct CollectSink {
   void special(uint32_t id) { out->push_back(id); }
 };
 
-// Counts without keeping: ids go to a small scratch buffer that is emptied as it fills.
+// Counts without keeping the ids.
 struct CountSink {
   PieceCache* cache;
-  size_t flushed = 0;
+  size_t n = 0;
   std::vector<uint32_t> scratch;
   bool piece(const ByteLevelBpe& m, const uint8_t* p, size_t len) {
-    bool ok = m.encode_piece(p, len, &scratch, cache);
-    if (scratch.size() > 4096) {
-      flushed += scratch.size();
-      scratch.clear();
-    }
-    return ok;
+    size_t c = m.count_piece(p, len, &scratch, cache);
+    n += c;
+    return c > 0;
   }
-  void special(uint32_t) { ++flushed; }
-  size_t total() const { return flushed + scratch.size(); }
+  void special(uint32_t) { ++n; }
+  size_t total() const { return n; }
 };
 
 std::string unencodable(const uint8_t* p, size_t n) {

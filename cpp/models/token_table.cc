@@ -35,8 +35,9 @@ bool TokenTable::build(std::vector<std::pair<std::string, uint32_t>> tokens, std
   }
   count_ = tokens.size();
   size_t cap = 16;
-  while (cap < count_ * 2 + 2) cap <<= 1;
+  while (cap * 3 < count_ * 4 + 4) cap <<= 1;  // load <= 3/4: probes of misses are cheap (fingerprints)
   slots_.assign(cap, Slot{0, kNoToken, 0});
+  fingerprints_.assign(cap, 0);
   mask_ = cap - 1;
   for (auto& t : tokens) {
     const uint8_t* p = reinterpret_cast<const uint8_t*>(t.first.data());
@@ -48,6 +49,7 @@ bool TokenTable::build(std::vector<std::pair<std::string, uint32_t>> tokens, std
       Slot& s = slots_[i];
       if (s.id == kNoToken) {
         s = Slot{head, t.second, lt};
+        fingerprints_[i] = fingerprint(h);
         break;
       }
       if (s.len_tag == lt && bytes(s.id) == t.first) {

@@ -55,7 +55,15 @@ class TokenTable {
   std::string arena_;
   std::vector<uint32_t> starts_;   // id -> start in arena_, kHole where no token has that id
   std::vector<uint32_t> lengths_;  // id -> byte length
+  static uint8_t fingerprint(uint64_t h) {
+    uint8_t f = static_cast<uint8_t>(h >> 56);
+    return f == 0 ? 1 : f;
+  }
   std::vector<Slot> slots_;
+  // One byte per slot (0: empty), probed before the slot: a lookup of bytes that are not a
+  // token, the common case while merging, then reads only this array, which is 16 times
+  // smaller than slots_ and stays in the L2 cache.
+  std::vector<uint8_t> fingerprints_;
   uint64_t mask_ = 0;
   size_t count_ = 0;
   size_t max_len_ = 0;
@@ -63,14 +71,17 @@ class TokenTable {
 
 inline uint32_t TokenTable::find_hashed(const uint8_t* p, size_t n, uint64_t h) const {
   if (n > max_len_ || slots_.empty()) return kNoToken;
-  uint32_t lt = len_tag(n, h);
-  uint64_t head = load_head(p, n);
+  uint8_t f = fingerprint(h);
   for (uint64_t i = h & mask_;; i = (i + 1) & mask_) {
+    uint8_t fi = fingerprints_[i];
+    if (fi == 0) return kNoToken;
+    if (fi != f) continue;
     const Slot& s = slots_[i];
-    if (s.id == kNoToken) return kNoToken;
-    if (s.len_tag == lt && s.head == head) {
+    if (s.len_tag == len_tag(n, h) && s.head == load_head(p, n)) {
       if (n <= 8) return s.id;
-      if (lengths_[s.id] == n && std::memcmp(arena_.data() + starts_[s.id] + 8, p + 8, n - 8) == 0) return s.id;
+      // Below 255 bytes len_tag holds the exact length.
+      if ((n < 255 || lengths_[s.id] == n) && std::memcmp(arena_.data() + starts_[s.id] + 8, p + 8, n - 8) == 0)
+        return s.id;
     }
   }
 }

@@ -76,3 +76,20 @@ def test_allowed_specials_equal_to_reference_and_tiktoken(name, text):
     got = ours.encode(text, allowed_special="all")
     assert got == ref.encode(text, allowed_special="all")
     assert got == reference.encode(text, ours._pat_str, ours._mergeable_ranks, ours._special_tokens)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@settings(max_examples=60, deadline=None)
+@given(
+    alphabet=st.sampled_from(["ab", "abc", "a", "xyzw", "éa", "中文字", " ", "0123456789", "^&", "\u0301a"]),
+    length=st.integers(min_value=200, max_value=3000),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_long_pieces_equal_to_tiktoken(name, alphabet, length, seed):
+    """Pieces past the short-piece limit take the bucket-queue merge: same ids."""
+    import random
+
+    rng = random.Random(seed)
+    text = "".join(rng.choice(alphabet) for _ in range(length))
+    ours, ref = pair(name)
+    assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
