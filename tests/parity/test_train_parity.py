@@ -4,7 +4,9 @@ HF is set up the way the issue prescribes: Split(pattern, "isolated") then ByteL
 without its own regex, the byte-level initial alphabet, the same vocabulary size.  The
 pattern is Llama 3's (the older spelling of cl100k): HF's regex engine reads cl100k's
 possessive `\\p{N}{1,3}+` as `(\\p{N}{1,3})+`, and tiktoken treats both spellings alike.
-Both trainers get the same list of texts (each text is split on its own).
+Both trainers get the same list of texts (each text is split on its own).  The other
+patterns agree too once cl100k's possessive counted repeat is written as an atomic group
+for Oniguruma (`tokenforge.formats.hf_json.hf_pattern`, as in our tokenizer.json files).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import pytest
 
 import tokenforge
 from tokenforge import patterns
+from tokenforge.formats.hf_json import hf_pattern
 
 tokenizers = pytest.importorskip("tokenizers")
 
@@ -22,13 +25,15 @@ VOCAB = 3000
 SAMPLE = {"en": 1_500_000, "code": 1_500_000, "multi": 1_500_000, "mixed": 700_000}
 
 
-def hf_merges(texts: list[str], vocab_size: int, min_frequency: int = 0) -> list[tuple[str, str]]:
+def hf_merges(
+    texts: list[str], vocab_size: int, min_frequency: int = 0, pat_str: str = patterns.LLAMA3
+) -> list[tuple[str, str]]:
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.Sequence(
         [
-            pre_tokenizers.Split(Regex(patterns.LLAMA3), behavior="isolated"),
+            pre_tokenizers.Split(Regex(hf_pattern(pat_str)), behavior="isolated"),
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
         ]
     )
@@ -54,9 +59,11 @@ def _B2U(token: bytes) -> str:
     return "".join(table[b] for b in token)
 
 
-def our_merges(texts: list[str], vocab_size: int, threads: int = 2, min_frequency: int = 0):
+def our_merges(
+    texts: list[str], vocab_size: int, threads: int = 2, min_frequency: int = 0, pat_str: str = patterns.LLAMA3
+):
     trainer = tokenforge.BpeTrainer(
-        vocab_size, pat_str=patterns.LLAMA3, show_progress=False, threads=threads, min_frequency=min_frequency
+        vocab_size, pat_str=pat_str, show_progress=False, threads=threads, min_frequency=min_frequency
     )
     enc = trainer.train_from_iterator(texts)
     tokens = [enc.decode_single_token_bytes(i) for i in range(enc.n_vocab)]
@@ -98,6 +105,16 @@ def test_merges_equal_hf_on_all_corpora_together_with_min_frequency():
     ours, theirs = our_merges(texts, 10_000, min_frequency=40), hf_merges(texts, 10_000, min_frequency=40)
     assert ours == theirs, first_difference(ours, theirs)
     assert len(ours) < 10_000 - 256  # min_frequency stopped it
+
+
+@pytest.mark.parametrize("pat_str", [patterns.CL100K, patterns.GPT2, patterns.O200K], ids=["cl100k", "gpt2", "o200k"])
+def test_merges_equal_hf_with_other_patterns(pat_str):
+    from _shared import corpus_sample, need_shared
+
+    need_shared()
+    texts = documents(corpus_sample("multi", 600_000)[:600_000]) + [corpus_sample("mixed")[:200_000]]
+    ours, theirs = our_merges(texts, 3000, pat_str=pat_str), hf_merges(texts, 3000, pat_str=pat_str)
+    assert ours == theirs, first_difference(ours, theirs)
 
 
 def test_merges_equal_hf_on_hand_written_ties():
