@@ -71,6 +71,57 @@ class Window {
   uint64_t base_, loaded_;
 };
 
+// A direct-mapped cache of counts for pieces of up to 8 bytes in front of a PieceMap.
+// Text is Zipfian: most pieces are short and frequent (" the", "\n"), so most additions
+// stay in this 256 kB table instead of probing the big map and comparing arena bytes.
+// An evicted entry hands its count to the map; flush() hands over the rest.
+class PieceTally {
+ public:
+  explicit PieceTally(PieceMap* map) : map_(map), slots_(kSlots) {}
+  ~PieceTally() { flush(); }
+
+  void add(const uint8_t* p, size_t n) {
+    if (n > 8) {
+      map_->add(p, n, 1);
+      return;
+    }
+    uint64_t key = 0;
+    std::memcpy(&key, p, n);
+    Slot& s = slots_[(mix64(key) + n) & (kSlots - 1)];
+    if (s.len == n && s.key == key && s.count < 0xFFFFFFFFu) {
+      ++s.count;
+      s.score += s.score < kMaxScore;
+      return;
+    }
+    if (s.score > 0) {  // a piece seen often keeps its slot (and ages); the newcomer goes to the map
+      --s.score;
+      map_->add(p, n, 1);
+      return;
+    }
+    if (s.len != 0) map_->add(reinterpret_cast<const uint8_t*>(&s.key), s.len, s.count);
+    s = Slot{key, static_cast<uint32_t>(n), 1, 0};
+  }
+
+  void flush() {
+    for (Slot& s : slots_) {
+      if (s.len != 0) map_->add(reinterpret_cast<const uint8_t*>(&s.key), s.len, s.count);
+      s = Slot{};
+    }
+  }
+
+ private:
+  static constexpr size_t kSlots = 1 << 14;
+  static constexpr uint16_t kMaxScore = 8;
+  struct Slot {
+    uint64_t key = 0;  // the piece's bytes, zero-padded
+    uint32_t len = 0;  // 0: empty
+    uint32_t count = 0;
+    uint16_t score = 0;  // hits minus misses, capped: who keeps the slot
+  };
+  PieceMap* map_;
+  std::vector<Slot> slots_;
+};
+
 struct Block {
   uint32_t source;
   uint64_t lo, hi;  // nominal extent; the block counts from the first boundary at or after lo
@@ -85,7 +136,7 @@ struct BlockError {
 // Counts the pieces of block b into `map`: the text from the first chunk boundary at or after
 // its nominal start to the first one at or after its nominal end.
 void count_block(const PieceCounter::Source& s, const Block& b, NextPieceFn next_piece, bool replace_invalid,
-                 PieceMap* map, std::vector<uint8_t>* buf, std::string* scratch, BlockError* err,
+                 PieceTally* tally, std::vector<uint8_t>* buf, std::string* scratch, BlockError* err,
                  uint64_t* bytes) {
   uint64_t lo = b.lo, hi = b.hi;
   uint64_t base = lo > 0 ? lo - 1 : 0;
@@ -149,7 +200,7 @@ void count_block(const PieceCounter::Source& s, const Block& b, NextPieceFn next
   }
   while (p < stop) {
     const uint8_t* e = std::min(next_piece(p, scan_end), stop);
-    map->add(p, static_cast<size_t>(e - p), 1);
+    tally->add(p, static_cast<size_t>(e - p));
     p = e;
   }
   *bytes = end - start;
@@ -177,10 +228,11 @@ bool PieceCounter::run(const std::vector<Source>& sources, bool replace_invalid,
   auto worker = [&](size_t t) {
     std::vector<uint8_t> buf;
     std::string scratch;
+    PieceTally tally(&maps_[t]);
     for (size_t i; (i = next.fetch_add(1)) < blocks.size();) {
       if (sources[blocks[i].source].size == 0) continue;
       uint64_t bytes = 0;
-      count_block(sources[blocks[i].source], blocks[i], next_piece_, replace_invalid, &maps_[t], &buf, &scratch,
+      count_block(sources[blocks[i].source], blocks[i], next_piece_, replace_invalid, &tally, &buf, &scratch,
                   &errors[i], &bytes);
       bytes_done_.fetch_add(bytes, std::memory_order_relaxed);
     }
