@@ -49,6 +49,8 @@ void bind_training(nb::module_& m) {
              }
            },
            nb::arg("paths"), nb::arg("replace_invalid"))
+      .def("set_specials", &PieceCounter::set_specials, nb::arg("specials"),
+           "Special tokens: they cut the text and are not counted.  Set before adding input.")
       .def("add_texts",
            [](PieceCounter& c, nb::list texts) {
              std::vector<std::string_view> views;

@@ -5,7 +5,7 @@
 // would be.  Files are read block by block with pread, never whole: memory grows with the
 // number of distinct pieces (one PieceMap per thread, merged at the end), not with the
 // size of the corpus.  Each file and each in-memory text is its own text: no piece spans
-// two of them.  Pieces split elsewhere (a pattern without a scanner, split in Python by
+// two of them, nor a special token (set_specials), which is skipped.  Pieces split elsewhere (a pattern without a scanner, split in Python by
 // the `regex` module) can be added directly with add_pieces.
 // What it leaves out: merging (bpe_trainer.h) and the patterns (pretokenize/).
 #pragma once
@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "encoding/special_matcher.h"
 #include "pretokenize/scanner.h"
 #include "training/piece_map.h"
 
@@ -32,6 +33,11 @@ class PieceCounter {
   // whether the failure came from the operating system.
   bool add_files(const std::vector<std::string>& paths, bool replace_invalid, std::string* error,
                  bool* os_error);
+
+  // Special tokens: their occurrences cut the text and are not counted (HF's trainer counts
+  // them as ordinary text; skipping them lets "<|endoftext|>" separate documents).
+  // Blocks are never cut inside one.  Set before adding input.
+  void set_specials(const std::vector<std::string>& specials);
 
   // Counts the pieces of each text (valid UTF-8, as Python's str gives).
   void add_texts(const std::vector<std::string_view>& texts);
@@ -54,6 +60,8 @@ class PieceCounter {
   NextPieceFn next_piece_;
   int threads_;
   uint64_t block_bytes_;
+  SpecialMatcher specials_;
+  size_t max_special_ = 0;
   std::vector<PieceMap> maps_;  // one per thread; maps_[0] holds the merge
   std::atomic<uint64_t> bytes_done_{0};
 };

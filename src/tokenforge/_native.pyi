@@ -56,6 +56,11 @@ class PieceCounter:
 
     def add_files(self, paths: Sequence[str], replace_invalid: bool) -> None: ...
 
+    def set_specials(self, specials: Sequence[str]) -> None:
+        """
+        Special tokens: they cut the text and are not counted.  Set before adding input.
+        """
+
     def add_texts(self, texts: list) -> None: ...
 
     def add_pieces(self, pieces: list) -> None: ...

@@ -26,8 +26,9 @@ SAMPLE = {"en": 1_500_000, "code": 1_500_000, "multi": 1_500_000, "mixed": 700_0
 
 
 def hf_merges(
-    texts: list[str], vocab_size: int, min_frequency: int = 0, pat_str: str = patterns.LLAMA3
+    texts: list[str], vocab_size: int, min_frequency: int = 0, pat_str: str = patterns.LLAMA3, specials=()
 ) -> list[tuple[str, str]]:
+    """HF's merges; its vocab_size counts the special tokens, ours does not, so they are added."""
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())
@@ -38,10 +39,11 @@ def hf_merges(
         ]
     )
     trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size,
+        vocab_size=vocab_size + len(specials),
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         min_frequency=min_frequency,
         show_progress=False,
+        special_tokens=list(specials),
     )
     tok.train_from_iterator(texts, trainer)
     merges = json.loads(tok.to_str())["model"]["merges"]
@@ -60,10 +62,15 @@ def _B2U(token: bytes) -> str:
 
 
 def our_merges(
-    texts: list[str], vocab_size: int, threads: int = 2, min_frequency: int = 0, pat_str: str = patterns.LLAMA3
+    texts: list[str], vocab_size: int, threads: int = 2, min_frequency: int = 0, pat_str: str = patterns.LLAMA3, specials=()
 ):
     trainer = tokenforge.BpeTrainer(
-        vocab_size, pat_str=pat_str, show_progress=False, threads=threads, min_frequency=min_frequency
+        vocab_size,
+        pat_str=pat_str,
+        show_progress=False,
+        threads=threads,
+        min_frequency=min_frequency,
+        special_tokens=list(specials),
     )
     enc = trainer.train_from_iterator(texts)
     tokens = [enc.decode_single_token_bytes(i) for i in range(enc.n_vocab)]
@@ -115,6 +122,21 @@ def test_merges_equal_hf_with_other_patterns(pat_str):
     texts = documents(corpus_sample("multi", 600_000)[:600_000]) + [corpus_sample("mixed")[:200_000]]
     ours, theirs = our_merges(texts, 3000, pat_str=pat_str), hf_merges(texts, 3000, pat_str=pat_str)
     assert ours == theirs, first_difference(ours, theirs)
+
+
+def test_special_tokens_in_the_text_are_cut_out():
+    from _shared import corpus_sample, need_shared
+
+    need_shared()
+    docs = documents(corpus_sample("code", 800_000)[:800_000], 40)
+    texts = ["<|endoftext|>".join(docs[:20]), "<|fim_prefix|>x<|endoftext|>".join(docs[20:])]
+    specials = ["<|endoftext|>", "<|fim_prefix|>"]
+    # HF's trainer learns from special tokens in the text as if they were ordinary text; we
+    # cut them out, which equals giving HF the pieces of text between them.
+    segments = [seg for t in texts for seg in t.replace("<|fim_prefix|>", "<|endoftext|>").split("<|endoftext|>")]
+    ours, theirs = our_merges(texts, 3000, specials=specials), hf_merges(segments, 3000, specials=specials)
+    assert ours == theirs, first_difference(ours, theirs)
+    assert ("<", "|") in hf_merges(["ab<|eot|>"] * 10, 270, specials=["<|eot|>"])  # HF learns from them
 
 
 def test_merges_equal_hf_on_hand_written_ties():

@@ -74,7 +74,10 @@ class BpeTrainer:
                 special tokens; at least 256.
             pat_str: the split pattern; gpt2, cl100k, llama3 and o200k run natively, any
                 other `regex` pattern is split in Python (slower).
-            special_tokens: texts that get the ids after the merges, in this order.
+            special_tokens: texts that get the ids after the merges, in this order.  Where
+                they occur in the training text they are cut out and not learned from, so
+                e.g. "<|endoftext|>" can separate documents in a file.  (HF's trainer learns
+                from them as ordinary text; ours equals HF's on the text between them.)
             min_frequency: stop early when the best pair occurs fewer times.
             show_progress: draw progress bars on stderr.
             errors: what to do with bytes of a file that are not UTF-8: "strict" raises
@@ -103,6 +106,10 @@ class BpeTrainer:
             self._regex = regex.compile(pat_str)
         except (regex.error, TypeError) as e:
             raise ValueError(f"split pattern does not compile: {e}") from None
+        # Longest first, so a special that starts another is preferred, as in the native matcher.
+        self._special_regex = (
+            regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True))) if specials else None
+        )
         self.vocab_size = vocab_size
         self.pat_str = pat_str
         self.special_tokens = specials
@@ -132,7 +139,7 @@ class BpeTrainer:
                 pass
         started = time.monotonic()
         total = sum(os.path.getsize(p) for p in paths)
-        counter = _native.PieceCounter(int(self._scanner) if self._scanner is not None else 0, self.threads)
+        counter = self._counter()
         if self._scanner is not None:
             work = lambda: counter.add_files(paths, self.errors == "replace")  # noqa: E731
         else:
@@ -148,7 +155,7 @@ class BpeTrainer:
             ValueError: a text holds a lone surrogate and errors="strict".
         """
         started = time.monotonic()
-        counter = _native.PieceCounter(int(self._scanner) if self._scanner is not None else 0, self.threads)
+        counter = self._counter()
 
         def work() -> None:
             batch: list[str] = []
@@ -167,6 +174,11 @@ class BpeTrainer:
         return self._merge(counter, started)
 
     # ---- internals ----
+
+    def _counter(self) -> _native.PieceCounter:
+        counter = _native.PieceCounter(int(self._scanner) if self._scanner is not None else 0, self.threads)
+        counter.set_specials(self.special_tokens)
+        return counter
 
     def _clean(self, text: str) -> str:
         try:
@@ -193,7 +205,8 @@ class BpeTrainer:
 
     def _add_by_regex(self, counter: _native.PieceCounter, texts: list[str]) -> None:
         for text in texts:
-            counter.add_pieces(self._regex.findall(text))
+            for segment in self._special_regex.split(text) if self._special_regex else [text]:
+                counter.add_pieces(self._regex.findall(segment))
 
     def _merge(self, counter: _native.PieceCounter, started: float) -> Encoding:
         core = _native.BpeTrainer()

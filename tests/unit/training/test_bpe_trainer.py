@@ -119,3 +119,18 @@ def test_lone_surrogates_in_texts():
 def test_iterator_items_must_be_str():
     with pytest.raises(TypeError, match="needs str items"):
         train([b"bytes"])
+
+
+@pytest.mark.parametrize("pat_str", [patterns.CL100K, r"\s?\w+|\s+|[^\s\w]+"], ids=["native", "regex"])
+def test_special_tokens_in_the_text_are_not_learned_from(tmp_path, pat_str):
+    specials = ["<|endoftext|>", "<|end|>"]
+    text = "<|endoftext|>".join([TEXT, TEXT.upper(), "x<|end|>y"])
+    want = train_bpe(count_pieces([text], pat_str, specials), 400)[1]
+    trainer, enc = train([text], 400, pat_str=pat_str, special_tokens=specials)
+    assert trainer.merges == want
+    assert b"<|" not in [enc.decode_single_token_bytes(i) for i in range(400)]
+    path = tmp_path / "t.txt"
+    path.write_text(text, encoding="utf-8")
+    t2 = tokenforge.BpeTrainer(400, pat_str=pat_str, special_tokens=specials, show_progress=False)
+    t2.train(path)
+    assert t2.merges == want
