@@ -126,6 +126,18 @@ class BpeTrainer:
 
         Files are read in blocks, never whole (except with a pattern that has no native
         scanner), so memory grows with the number of distinct pieces, not the corpus size.
+        A file is split as one text, as tiktoken's encoder would see it; HF's
+        ``Tokenizer.train(files)`` splits each line on its own instead (so a blank line never
+        forms a piece of two newlines there).  Give both the same texts through
+        `train_from_iterator` to get identical merges.
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "corpus.txt")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write("aaa " * 5)
+        >>> trainer = BpeTrainer(258, show_progress=False)
+        >>> [trainer.train(path).decode([i]) for i in (256, 257)]
+        ['aa', 'aaa']
 
         Raises:
             OSError: a file cannot be opened or read.
@@ -149,6 +161,11 @@ class BpeTrainer:
 
     def train_from_iterator(self, iterator: Iterable[str]) -> Encoding:
         """Trains on texts; each text is split on its own, as HF's train_from_iterator does.
+
+        >>> enc = BpeTrainer(257, special_tokens=["<|eot|>"], show_progress=False).train_from_iterator(
+        ...     ["ab ab<|eot|>ab"])
+        >>> enc.decode([256]), enc.encode("<|eot|>", allowed_special="all")
+        ('ab', [257])
 
         Raises:
             TypeError: an item is not a str.
