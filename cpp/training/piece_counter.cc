@@ -321,8 +321,7 @@ void PieceCounter::add_texts(const std::vector<std::string_view>& texts) {
   std::vector<Source> sources(texts.size());
   for (size_t i = 0; i < texts.size(); ++i) {
     sources[i].mem = reinterpret_cast<const uint8_t*>(texts[i].data());
-    sources[i].size = texts[i].size();
-    sources[i].name = "<text " + std::to_string(i) + ">";
+    sources[i].size = texts[i].size();  // no name: memory sources cannot fail
   }
   std::string error;
   bool os_error = false;

@@ -180,7 +180,7 @@ class BpeTrainer:
             for text in iterator:
                 if not isinstance(text, str):
                     raise TypeError(f"train_from_iterator needs str items, got {type(text).__name__}")
-                batch.append(self._clean(text))
+                batch.append(text)
                 size += len(text)
                 if size >= _BATCH_BYTES:
                     self._add_texts(counter, batch)
@@ -215,10 +215,13 @@ class BpeTrainer:
             raise ValueError(f"{path}: invalid UTF-8 at byte offset {e.start} (pass errors='replace')") from None
 
     def _add_texts(self, counter: _native.PieceCounter, texts: list[str]) -> None:
-        if self._scanner is not None:
-            counter.add_texts(texts)
-        else:
-            self._add_by_regex(counter, texts)
+        if self._scanner is None:
+            self._add_by_regex(counter, [self._clean(t) for t in texts])
+            return
+        try:
+            counter.add_texts(texts)  # converts every text before counting any
+        except UnicodeEncodeError:  # a lone surrogate somewhere in the batch
+            counter.add_texts([self._clean(t) for t in texts])
 
     def _add_by_regex(self, counter: _native.PieceCounter, texts: list[str]) -> None:
         for text in texts:
