@@ -82,7 +82,7 @@ class PieceTally {
 
   void add(const uint8_t* p, size_t n) {
     if (n > 8) {
-      map_->add(p, n, 1);
+      to_map(p, n);
       return;
     }
     uint64_t key = 0;
@@ -95,14 +95,24 @@ class PieceTally {
     }
     if (s.score > 0) {  // a piece seen often keeps its slot (and ages); the newcomer goes to the map
       --s.score;
-      map_->add(p, n, 1);
+      to_map(p, n);
       return;
     }
     if (s.len != 0) map_->add(reinterpret_cast<const uint8_t*>(&s.key), s.len, s.count);
     s = Slot{key, static_cast<uint32_t>(n), 1, 0};
   }
 
+  // Adds the queued pieces; call before the text they point into goes away.
+  void drain() {
+    for (size_t i = 0; i < pending_n_; ++i) {
+      const Pending& q = pending_[(pending_head_ + i) % kAhead];
+      map_->add_hashed(q.p, q.n, q.h, 1);
+    }
+    pending_n_ = pending_head_ = 0;
+  }
+
   void flush() {
+    drain();
     for (Slot& s : slots_) {
       if (s.len != 0) map_->add(reinterpret_cast<const uint8_t*>(&s.key), s.len, s.count);
       s = Slot{};
@@ -110,6 +120,30 @@ class PieceTally {
   }
 
  private:
+  // Map insertions wait in a short queue while their slot is prefetched: the map is far
+  // bigger than the cache, and its probes were the cost of counting.  Pieces point into the
+  // block being counted, so drain() must run before that block's buffer changes.
+  void to_map(const uint8_t* p, size_t n) {
+    uint64_t h = hash_bytes(p, n);
+    map_->prefetch(h);
+    if (pending_n_ == kAhead) {
+      const Pending& q = pending_[pending_head_];
+      map_->add_hashed(q.p, q.n, q.h, 1);
+      pending_[pending_head_] = Pending{p, n, h};
+      pending_head_ = (pending_head_ + 1) % kAhead;
+      return;
+    }
+    pending_[(pending_head_ + pending_n_++) % kAhead] = Pending{p, n, h};
+  }
+
+  static constexpr size_t kAhead = 8;
+  struct Pending {
+    const uint8_t* p;
+    size_t n;
+    uint64_t h;
+  };
+  Pending pending_[kAhead];
+  size_t pending_head_ = 0, pending_n_ = 0;
   static constexpr size_t kSlots = 1 << 14;
   static constexpr uint16_t kMaxScore = 8;
   struct Slot {
@@ -245,6 +279,7 @@ void count_block(const PieceCounter::Source& s, const Block& b, const CountSetti
     scan_end = p + scratch->size();
   }
   count_text(p, stop, scan_end, c, tally);
+  tally->drain();
   *bytes = end - start;
 }
 
