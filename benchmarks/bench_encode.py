@@ -151,7 +151,7 @@ def adversarial(names):
 
 
 MEMORY_CHILD = r"""
-import resource, sys, gc
+import sys, gc
 sys.path.insert(0, {bench!r})
 from _common import corpus_text
 which, name = sys.argv[1], sys.argv[2]
@@ -165,10 +165,17 @@ else:
     enc = tiktoken.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks, special_tokens=ours._special_tokens)
     del ours
 gc.collect()
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+def status(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key):
+            return int(line.split()[1]) / 1024
+with open("/proc/self/clear_refs", "w") as f:  # resets the peak (VmHWM) to the current RSS
+    f.write("5")
+before = status("VmRSS")
 arr = enc.encode_to_numpy(text)
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(f"{{which}}: {{len(arr)}} tokens, peak RSS {{after/1024:.0f}} MB (+{{(after-before)/1024:.0f}} MB during encode_to_numpy)")
+peak = status("VmHWM")
+print(f"{{which}}: {{len(arr)}} tokens; RSS before {{before:.0f}} MB, peak during encode_to_numpy {{peak:.0f}} MB (+{{peak - before:.0f}} MB; the result itself is {{arr.nbytes / 1e6:.0f}} MB)")
 """
 
 

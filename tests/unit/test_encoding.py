@@ -110,3 +110,15 @@ def test_adversarial_inputs_match_tiktoken(name):
     ]
     for text in cases:
         assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+
+
+def test_batches_from_many_python_threads_agree():
+    """Concurrent batch calls share the native pool or start their own threads: same ids."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    ours, ref = pair("cl100k_base")
+    docs = [f"document {i}: " + "some text with words, numbers 12345 and 中文 " * (i % 7 + 1) for i in range(300)]
+    want = ref.encode_ordinary_batch(docs)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: ours.encode_ordinary_batch(docs, num_threads=3), range(8)))
+    assert all(r == want for r in results)
