@@ -134,3 +134,13 @@ def test_special_tokens_in_the_text_are_not_learned_from(tmp_path, pat_str):
     t2 = tokenforge.BpeTrainer(400, pat_str=pat_str, special_tokens=specials, show_progress=False)
     t2.train(path)
     assert t2.merges == want
+
+
+def test_progress_bars_go_to_stderr(tmp_path, capsys):
+    path = tmp_path / "t.txt"
+    path.write_text(TEXT, encoding="utf-8")
+    tokenforge.BpeTrainer(300, show_progress=True).train(path)
+    err = capsys.readouterr().err
+    assert "counting  [##############################]" in err and "merging   [" in err
+    with pytest.raises(TypeError):  # an error inside the progress thread reaches the caller
+        tokenforge.BpeTrainer(300, show_progress=True).train_from_iterator([1])
