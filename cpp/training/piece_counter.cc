@@ -173,6 +173,7 @@ struct CountSettings {
   bool replace_invalid;
   const SpecialMatcher* specials;  // nullptr: none
   size_t max_special;              // length of the longest special token (0: none)
+  bool by_line;                    // every line (with its '\n') is a text of its own
 };
 
 // A chunk boundary (text_chunks.h) that is not inside an occurrence of a special token;
@@ -206,9 +207,17 @@ void count_text(const uint8_t* p, const uint8_t* stop, const uint8_t* scan_end, 
       }
     }
     while (p < seg_end) {
-      const uint8_t* e = std::min(c.next_piece(p, seg_ahead), seg_end);
-      tally->add(p, static_cast<size_t>(e - p));
-      p = e;
+      const uint8_t* line_end = seg_end;
+      const uint8_t* ahead = seg_ahead;
+      if (c.by_line) {
+        const void* nl = std::memchr(p, '\n', static_cast<size_t>(seg_end - p));
+        if (nl != nullptr) line_end = ahead = static_cast<const uint8_t*>(nl) + 1;  // nothing after a line
+      }
+      while (p < line_end) {
+        const uint8_t* e = std::min(c.next_piece(p, ahead), line_end);
+        tally->add(p, static_cast<size_t>(e - p));
+        p = e;
+      }
     }
     p += skip;
   }
@@ -291,7 +300,8 @@ PieceCounter::PieceCounter(SplitPattern pattern, int threads, uint64_t block_byt
       block_bytes_(std::max<uint64_t>(16, block_bytes)),
       maps_(static_cast<size_t>(threads_)) {}
 
-bool PieceCounter::run(const std::vector<Source>& sources, bool replace_invalid, std::string* error, bool* os_error) {
+bool PieceCounter::run(const std::vector<Source>& sources, bool replace_invalid, bool by_line, std::string* error,
+                       bool* os_error) {
   std::vector<Block> blocks;
   uint64_t total = 0;
   for (uint32_t i = 0; i < sources.size(); ++i) {
@@ -301,7 +311,8 @@ bool PieceCounter::run(const std::vector<Source>& sources, bool replace_invalid,
     total += sources[i].size;
   }
   std::vector<BlockError> errors(blocks.size());
-  CountSettings settings{next_piece_, replace_invalid, specials_.empty() ? nullptr : &specials_, max_special_};
+  CountSettings settings{next_piece_, replace_invalid, specials_.empty() ? nullptr : &specials_, max_special_,
+                         by_line};
   std::atomic<size_t> next{0};
   auto worker = [&](size_t t) {
     std::vector<uint8_t> buf;
@@ -330,8 +341,8 @@ bool PieceCounter::run(const std::vector<Source>& sources, bool replace_invalid,
   return true;
 }
 
-bool PieceCounter::add_files(const std::vector<std::string>& paths, bool replace_invalid, std::string* error,
-                             bool* os_error) {
+bool PieceCounter::add_files(const std::vector<std::string>& paths, bool replace_invalid, bool by_line,
+                             std::string* error, bool* os_error) {
   std::vector<Source> sources(paths.size());
   bool ok = true;
   for (size_t i = 0; i < paths.size() && ok; ++i) {
@@ -349,7 +360,7 @@ bool PieceCounter::add_files(const std::vector<std::string>& paths, bool replace
     }
   }
   if (!ok) *os_error = true;
-  return ok && run(sources, replace_invalid, error, os_error);
+  return ok && run(sources, replace_invalid, by_line, error, os_error);
 }
 
 void PieceCounter::add_texts(const std::vector<std::string_view>& texts) {
@@ -360,7 +371,7 @@ void PieceCounter::add_texts(const std::vector<std::string_view>& texts) {
   }
   std::string error;
   bool os_error = false;
-  run(sources, false, &error, &os_error);  // memory sources are valid UTF-8 and cannot fail to read
+  run(sources, false, false, &error, &os_error);  // memory sources are valid UTF-8 and cannot fail to read
 }
 
 void PieceCounter::set_specials(const std::vector<std::string>& specials) {

@@ -33,7 +33,9 @@ class PieceCounter {
   // which decodes it the way Python's errors="replace" does.  On failure returns false
   // with a message naming the file (and the byte offset for bad UTF-8); *os_error tells
   // whether the failure came from the operating system.
-  bool add_files(const std::vector<std::string>& paths, bool replace_invalid, std::string* error,
+  // `by_line` makes every line (with its '\n') a text of its own, as HF's
+  // Tokenizer.train(files) reads files.
+  bool add_files(const std::vector<std::string>& paths, bool replace_invalid, bool by_line, std::string* error,
                  bool* os_error);
 
   // Special tokens: their occurrences cut the text and are not counted (HF's trainer counts
@@ -56,7 +58,7 @@ class PieceCounter {
   struct Source;  // one file or in-memory text (defined in piece_counter.cc)
 
  private:
-  bool run(const std::vector<Source>& sources, bool replace_invalid, std::string* error,
+  bool run(const std::vector<Source>& sources, bool replace_invalid, bool by_line, std::string* error,
            bool* os_error);
 
   NextPieceFn next_piece_;

@@ -143,3 +143,30 @@ def test_merges_equal_hf_on_hand_written_ties():
     texts = ["ab ab ba ba cd cd dc dc", "xy yx xy yx", "aaaa aaa aa a", "  \n\n\t\t  \r\n"]
     for vocab in (260, 270, 300):
         assert our_merges(texts, vocab) == hf_merges(texts, vocab)
+
+
+def test_by_line_file_training_equals_hf_train_files(tmp_path):
+    """HF's Tokenizer.train(files) splits each line (with its "\\n") on its own; so does by_line."""
+    from _shared import corpus_sample, need_shared
+    from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
+
+    need_shared()
+    paths = []
+    for name, size in (("en", 500_000), ("multi", 500_000), ("mixed", 300_000)):
+        path = tmp_path / f"{name}.txt"
+        path.write_bytes(corpus_sample(name)[:size].encode("utf-8"))  # keeps "\r\n" as it is
+        paths.append(str(path))
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.Split(Regex(patterns.LLAMA3), behavior="isolated"), pre_tokenizers.ByteLevel(use_regex=False, add_prefix_space=False)]
+    )
+    tok.train(paths, trainers.BpeTrainer(vocab_size=3000, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False))
+    theirs = [tuple(m) if isinstance(m, list) else tuple(m.split(" ")) for m in json.loads(tok.to_str())["model"]["merges"]]
+    trainer = tokenforge.BpeTrainer(3000, pat_str=patterns.LLAMA3, show_progress=False)
+    enc = trainer.train(paths, by_line=True)
+    tokens = [enc.decode_single_token_bytes(i) for i in range(enc.n_vocab)]
+    ours = [(_B2U(tokens[a]), _B2U(tokens[b])) for a, b, _ in trainer.merges]
+    assert ours == theirs, first_difference(ours, theirs)
+    whole = tokenforge.BpeTrainer(3000, pat_str=patterns.LLAMA3, show_progress=False)
+    whole.train(paths)
+    assert whole.merges != trainer.merges  # whole files make other pieces ("\n\n", "  \n  ")

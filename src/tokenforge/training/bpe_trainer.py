@@ -31,6 +31,7 @@ from tokenforge.core import Encoding
 from tokenforge.training.progress import run_with_progress
 
 _BATCH_BYTES = 8 << 20  # texts from an iterator go to the native counter in batches this big
+_LINE_ENDS = regex.compile(r"(?<=\n)")  # splits after every "\n" (and nowhere else)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,15 +122,16 @@ class BpeTrainer:
         self.merges: list[tuple[int, int, int]] = []  # (left id, right id, new id), in HF's order
         self.stats: TrainStats | None = None
 
-    def train(self, paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> Encoding:
+    def train(
+        self, paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *, by_line: bool = False
+    ) -> Encoding:
         """Trains on text files; each file is one text (no piece spans two files).
 
         Files are read in blocks, never whole (except with a pattern that has no native
         scanner), so memory grows with the number of distinct pieces, not the corpus size.
-        A file is split as one text, as tiktoken's encoder would see it; HF's
-        ``Tokenizer.train(files)`` splits each line on its own instead (so a blank line never
-        forms a piece of two newlines there).  Give both the same texts through
-        `train_from_iterator` to get identical merges.
+        A file is split as one text, as tiktoken's encoder would see it.  With `by_line`,
+        every line (with its "\\n") is a text of its own, which is how HF's
+        ``Tokenizer.train(files)`` reads files: the merges then equal HF's for the same files.
 
         >>> import os, tempfile
         >>> path = os.path.join(tempfile.mkdtemp(), "corpus.txt")
@@ -153,9 +155,10 @@ class BpeTrainer:
         total = sum(os.path.getsize(p) for p in paths)
         counter = self._counter()
         if self._scanner is not None:
-            work = lambda: counter.add_files(paths, self.errors == "replace")  # noqa: E731
+            work = lambda: counter.add_files(paths, self.errors == "replace", by_line)  # noqa: E731
         else:
-            work = lambda: [self._add_by_regex(counter, [self._read(p)]) for p in paths]  # noqa: E731
+            split = (lambda text: _LINE_ENDS.split(text)) if by_line else (lambda text: [text])  # noqa: E731
+            work = lambda: [self._add_by_regex(counter, split(self._read(p))) for p in paths]  # noqa: E731
         run_with_progress(work, lambda: counter.bytes_done, total, "counting", self.show_progress, "B")
         return self._merge(counter, started)
 

@@ -144,3 +144,14 @@ def test_progress_bars_go_to_stderr(tmp_path, capsys):
     assert "counting  [##############################]" in err and "merging   [" in err
     with pytest.raises(TypeError):  # an error inside the progress thread reaches the caller
         tokenforge.BpeTrainer(300, show_progress=True).train_from_iterator([1])
+
+
+@pytest.mark.parametrize("pat_str", [patterns.CL100K, r"\s?\w+|\s+|[^\s\w]+"], ids=["native", "regex"])
+def test_by_line(tmp_path, pat_str):
+    text = "a  \n\n  b\r\nccc  \n" * 30
+    path = tmp_path / "t.txt"
+    path.write_bytes(text.encode())
+    trainer = tokenforge.BpeTrainer(300, pat_str=pat_str, show_progress=False)
+    trainer.train(path, by_line=True)
+    lines = [line + "\n" for line in text.split("\n")[:-1]]
+    assert trainer.merges == train_bpe(count_pieces(lines, pat_str), 300)[1]

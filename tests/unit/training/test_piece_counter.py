@@ -102,3 +102,14 @@ def test_special_tokens_cut_the_text_and_are_not_counted(tmp_path, block):
     c.set_specials(specials)
     c.add_files([str(path)], False)
     assert c.counts() == want
+
+
+@pytest.mark.parametrize("block", [16, 97, 1 << 20])
+def test_by_line_makes_each_line_a_text(tmp_path, block):
+    path = tmp_path / "t.txt"
+    path.write_bytes(TRICKY.encode("utf-8"))
+    lines = TRICKY.encode("utf-8").decode("utf-8").split("\n")
+    lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+    c = _native.PieceCounter(int(patterns.Scanner.LLAMA3), 2, block)
+    c.add_files([str(path)], False, True)
+    assert c.counts() == count_pieces(lines, patterns.LLAMA3)
