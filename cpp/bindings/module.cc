@@ -8,6 +8,7 @@ namespace nb = nanobind;
 namespace tf::py {
 
 void bind_encoding(nb::module_& m);
+void bind_sentencepiece(nb::module_& m);
 
 std::vector<uint32_t> ids_from(nb::handle seq) {
   nb::object fast = nb::steal(PySequence_Fast(seq.ptr(), "token ids must be a sequence of ints"));
@@ -36,4 +37,5 @@ std::vector<uint32_t> ids_from(nb::handle seq) {
 NB_MODULE(_native, m) {
   m.doc() = "tokenforge's native core (C++); use the Python API in `tokenforge` instead.";
   tf::py::bind_encoding(m);
+  tf::py::bind_sentencepiece(m);
 }

@@ -1,0 +1,228 @@
+#include "models/sentencepiece_bpe.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+#include "util/byte_hash.h"
+
+namespace tf {
+
+namespace {
+
+constexpr uint64_t kEmpty = ~0ull;
+constexpr std::string_view kSpace = "\xE2\x96\x81";
+
+uint32_t pack_char(const uint8_t* s, size_t len) {
+  uint32_t v = 0;
+  std::memcpy(&v, s, len);
+  return v;
+}
+
+bool is_space_at(std::string_view s, size_t i) { return s.compare(i, 3, kSpace) == 0; }
+
+// Whether `piece` is a run of ▁ followed by no ▁.
+bool space_run_then_none(std::string_view piece) {
+  size_t i = 0;
+  while (i + 3 <= piece.size() && is_space_at(piece, i)) i += 3;
+  return piece.find(kSpace, i) == std::string_view::npos;
+}
+
+}  // namespace
+
+bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
+  vocab_ = vocab;
+  const int32_t n = vocab->size();
+  std::fill(std::begin(ascii_symbol_), std::end(ascii_symbol_), -1);
+  char_symbols_.clear();
+  symbol_len_.assign(n, 0);
+  splits_words_ = !vocab->has_unused();
+  for (int32_t id = 0; id < n; ++id) symbol_len_[id] = static_cast<uint32_t>(vocab->piece(id).size());
+
+  // Every character inside a matchable piece gets a symbol.
+  for (int32_t id = 0; id < n; ++id) {
+    if (vocab->find_matchable(vocab->piece(id)) != id) continue;
+    const std::string& p = vocab->piece(id);
+    if (splits_words_ && !space_run_then_none(p)) splits_words_ = false;
+    const uint8_t* s = reinterpret_cast<const uint8_t*>(p.data());
+    for (size_t i = 0; i < p.size();) {
+      size_t len = std::min(spm_char_len(s[i]), p.size() - i);
+      uint32_t key = pack_char(s + i, len);
+      if (!char_symbols_.count(key)) {
+        int32_t sym = vocab->find_matchable(std::string_view(p).substr(i, len));
+        if (sym < 0) {
+          sym = static_cast<int32_t>(symbol_len_.size());
+          symbol_len_.push_back(static_cast<uint32_t>(len));
+        }
+        char_symbols_.emplace(key, sym);
+        if (len == 1 && s[i] < 128) ascii_symbol_[s[i]] = sym;
+      }
+      i += len;
+    }
+  }
+
+  // Every split of a matchable piece into two symbols is a pair that merges into it.
+  std::vector<PairValue> entries;
+  for (int32_t id = 0; id < n; ++id) {
+    const std::string& p = vocab->piece(id);
+    if (vocab->find_matchable(p) != id) continue;
+    const uint8_t* s = reinterpret_cast<const uint8_t*>(p.data());
+    size_t first = std::min(spm_char_len(s[0]), p.size());
+    for (size_t k = first; k < p.size(); k += std::min(spm_char_len(s[k]), p.size() - k)) {
+      int32_t left = k == first ? char_symbol(s, k) : vocab->find_matchable(std::string_view(p).substr(0, k));
+      size_t rlen = std::min(spm_char_len(s[k]), p.size() - k);
+      int32_t right = rlen == p.size() - k ? char_symbol(s + k, rlen) : vocab->find_matchable(std::string_view(p).substr(k));
+      if (left < 0 || right < 0) continue;
+      entries.push_back({(static_cast<uint64_t>(left) << 32) | static_cast<uint32_t>(right), id, vocab->score(id)});
+    }
+  }
+  size_t cap = 16;
+  while (cap < entries.size() * 2) cap <<= 1;
+  pairs_.assign(cap, PairValue{kEmpty, -1, 0.0f});
+  pair_mask_ = cap - 1;
+  for (const PairValue& e : entries) {
+    for (uint64_t h = mix64(e.key) & pair_mask_;; h = (h + 1) & pair_mask_) {
+      if (pairs_[h].key == kEmpty) {
+        pairs_[h] = e;
+        break;
+      }
+    }
+  }
+  (void)error;
+  return true;
+}
+
+int32_t SentencePieceBpe::char_symbol(const uint8_t* s, size_t len) const {
+  if (len == 1 && s[0] < 128) return ascii_symbol_[s[0]];
+  auto it = char_symbols_.find(pack_char(s, len));
+  return it == char_symbols_.end() ? -1 : it->second;
+}
+
+const SentencePieceBpe::PairValue* SentencePieceBpe::find_pair(int32_t left, int32_t right) const {
+  uint64_t key = (static_cast<uint64_t>(left) << 32) | static_cast<uint32_t>(right);
+  for (uint64_t h = mix64(key) & pair_mask_;; h = (h + 1) & pair_mask_) {
+    const PairValue& e = pairs_[h];
+    if (e.key == key) return &e;
+    if (e.key == kEmpty) return nullptr;
+  }
+}
+
+void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out, double dropout,
+                              std::mt19937_64* rng) const {
+  if (!splits_words_) {
+    encode_word(text, base, out, dropout, rng);
+    return;
+  }
+  // Words: a run of ▁ then characters up to the next ▁ that follows a non-▁.
+  size_t start = 0, i = 0;
+  const size_t n = text.size();
+  while (i < n) {
+    while (i + 3 <= n && is_space_at(text, i)) i += 3;
+    while (i < n && !(i + 3 <= n && is_space_at(text, i))) ++i;
+    encode_word(text.substr(start, i - start), base + static_cast<uint32_t>(start), out, dropout, rng);
+    start = i;
+  }
+}
+
+void SentencePieceBpe::encode_word(std::string_view text, uint32_t base, std::vector<SpmToken>* out, double dropout,
+                                   std::mt19937_64* rng) const {
+  struct Symbol {
+    int32_t sym;  // symbol id (see char_symbol), -1 if it cannot merge
+    int32_t prev, next;
+    uint32_t begin, len;
+    bool frozen;
+  };
+  struct Candidate {
+    float score;
+    int32_t left, right;
+    uint32_t size;
+    int32_t merged;
+  };
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
+  const size_t n = text.size();
+  if (n == 0) return;
+  const PieceTrie& user = vocab_->user_defined();
+
+  thread_local std::vector<Symbol> symbols;
+  thread_local std::vector<Candidate> heap;
+  symbols.clear();
+  heap.clear();
+  for (size_t i = 0; i < n;) {
+    Symbol sy{-1, static_cast<int32_t>(symbols.size()) - 1, static_cast<int32_t>(symbols.size()) + 1,
+              static_cast<uint32_t>(i), 0, false};
+    int32_t uid;
+    size_t len = user.empty() ? 0 : user.longest_prefix(s + i, n - i, &uid);
+    if (len > 0) {
+      sy.frozen = true;
+      sy.sym = uid;
+    } else {
+      len = std::min(spm_char_len(s[i]), n - i);
+      sy.sym = char_symbol(s + i, len);
+    }
+    sy.len = static_cast<uint32_t>(len);
+    symbols.push_back(sy);
+    i += len;
+  }
+  symbols.back().next = -1;
+
+  // Highest score first, then the leftmost.
+  auto worse = [](const Candidate& a, const Candidate& b) {
+    return a.score < b.score || (a.score == b.score && a.left > b.left);
+  };
+  // Pieces an UNUSED merge was last formed from, for resegmentation: merged -> (left, right).
+  std::unordered_map<int32_t, std::pair<int32_t, int32_t>> last_split;
+  const bool track_unused = vocab_->has_unused();
+  auto maybe_add = [&](int32_t l, int32_t r) {
+    if (l < 0 || r < 0) return;
+    const Symbol& a = symbols[l];
+    const Symbol& b = symbols[r];
+    if (a.frozen || b.frozen || a.sym < 0 || b.sym < 0) return;
+    const PairValue* pv = find_pair(a.sym, b.sym);
+    if (pv == nullptr) return;
+    heap.push_back({pv->score, l, r, a.len + b.len, pv->merged});
+    std::push_heap(heap.begin(), heap.end(), worse);
+    if (track_unused && vocab_->type(pv->merged) == SpmType::kUnused) last_split[pv->merged] = {a.sym, b.sym};
+  };
+  for (size_t i = 1; i < symbols.size(); ++i) maybe_add(static_cast<int32_t>(i - 1), static_cast<int32_t>(i));
+
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), worse);
+    Candidate top = heap.back();
+    heap.pop_back();
+    Symbol& l = symbols[top.left];
+    Symbol& r = symbols[top.right];
+    if (l.len == 0 || r.len == 0 || l.len + r.len != top.size) continue;  // stale
+    if (dropout > 0.0 && (dropout >= 1.0 || uniform(*rng) < dropout)) continue;
+    l.len += r.len;
+    l.sym = top.merged;
+    l.next = r.next;
+    if (r.next >= 0) symbols[r.next].prev = top.left;
+    r.len = 0;
+    maybe_add(l.prev, top.left);
+    maybe_add(top.left, l.next);
+  }
+
+  // Emit, splitting UNUSED pieces back into the pair they were formed from.
+  auto emit = [&](auto&& self, int32_t sym, uint32_t begin, uint32_t len) -> void {
+    if (sym >= 0 && sym < vocab_->size() && vocab_->type(sym) == SpmType::kUnused) {
+      auto it = last_split.find(sym);
+      if (it != last_split.end()) {
+        uint32_t left_len = symbol_len_[it->second.first];
+        self(self, it->second.first, begin, left_len);
+        self(self, it->second.second, begin + left_len, len - left_len);
+        return;
+      }
+    }
+    int32_t id;
+    if (sym >= 0 && sym < vocab_->size()) {
+      id = sym;
+    } else {
+      id = vocab_->piece_to_id(text.substr(begin, len));
+    }
+    out->push_back({id, base + begin, base + begin + len});
+  };
+  for (int32_t i = 0; i >= 0; i = symbols[i].next) emit(emit, symbols[i].sym, symbols[i].begin, symbols[i].len);
+}
+
+}  // namespace tf
