@@ -67,6 +67,19 @@ SpmSampling sampling_of(bool enable, int nbest_size, float alpha, uint64_t seed)
 // One item of a batch gets its own seed, so results do not depend on the thread count.
 uint64_t item_seed(uint64_t seed, size_t i) { return mix64(seed + 0x9E3779B97F4A7C15ull * (i + 1)); }
 
+// Builds many small lists without the cyclic GC running over them half-built (lists of
+// ints cannot form cycles); restores the collector's previous state.
+class NoGc {
+ public:
+  NoGc() : was_enabled_(PyGC_Disable()) {}
+  ~NoGc() {
+    if (was_enabled_) PyGC_Enable();
+  }
+
+ private:
+  int was_enabled_;
+};
+
 struct Encoded {
   std::vector<SpmPiece> pieces;
   std::string normalized;
@@ -154,6 +167,7 @@ void bind_sentencepiece(nb::module_& m) {
           nb::gil_scoped_release release;
           parallel_for(views.size(), threads, [&](size_t i) { p.encode_ids(views[i], &results[i]); });
         }
+        NoGc no_gc;
         nb::list out;
         for (auto& r : results) out.append(ids_list(r));
         return out;
@@ -171,6 +185,7 @@ void bind_sentencepiece(nb::module_& m) {
       .def("encode_batch", [](const Proc& p, nb::list texts, int threads, bool as_pieces, bool enable, int nbest,
                               float alpha, uint64_t seed) {
         std::vector<Encoded> results = encode_batch(p, texts, threads, sampling_of(enable, nbest, alpha, seed));
+        NoGc no_gc;
         nb::list out;
         for (auto& e : results) out.append(as_pieces ? nb::object(pieces_list(p, e.pieces, e.normalized)) : ids_list(e.pieces));
         return out;

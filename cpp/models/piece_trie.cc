@@ -17,10 +17,13 @@ struct Pending {
 void PieceTrie::build(std::vector<std::pair<std::string, int32_t>> keys) {
   std::sort(keys.begin(), keys.end());
   size_ = keys.size();
-  base_.assign(1, 0);
-  check_.assign(1, -2);  // the root is taken
-  value_.assign(1, kNone);
-  if (keys.empty()) return;
+  // Built in separate arrays, then interleaved into units_.
+  std::vector<int32_t> base_(1, 0), check_(1, -2), value_(1, kNone);  // the root is taken
+  units_.clear();
+  if (keys.empty()) {
+    units_.push_back(Unit{0, -2, kNone});
+    return;
+  }
 
   std::vector<uint8_t> used(1, 1);
   // next_free[i]: a slot index <= the first free slot at or after i (union-find with path
@@ -85,6 +88,8 @@ void PieceTrie::build(std::vector<std::pair<std::string, int32_t>> keys) {
       break;
     }
   }
+  units_.resize(check_.size());
+  for (size_t i = 0; i < check_.size(); ++i) units_[i] = Unit{base_[i], check_[i], value_[i]};
 }
 
 }  // namespace tf

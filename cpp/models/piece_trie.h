@@ -26,30 +26,34 @@ class PieceTrie {
 
   // The node reached from `node` by byte c, or -1.  The root is node 0.
   int32_t child(int32_t node, uint8_t c) const {
-    uint32_t t = static_cast<uint32_t>(base_[node]) + c + 1;
-    return (t < check_.size() && check_[t] == node) ? static_cast<int32_t>(t) : -1;
+    uint32_t t = static_cast<uint32_t>(units_[node].base) + c + 1;
+    return (t < units_.size() && units_[t].check == node) ? static_cast<int32_t>(t) : -1;
   }
-  int32_t value(int32_t node) const { return value_[node]; }
+  int32_t value(int32_t node) const { return units_[node].value; }
 
   // Length of the longest key that prefixes s[0, n), or 0; sets *value.
   size_t longest_prefix(const uint8_t* s, size_t n, int32_t* value) const {
     size_t best = 0;
     int32_t node = 0;
-    for (size_t i = 0; i < n && !check_.empty(); ++i) {
+    for (size_t i = 0; i < n && !units_.empty(); ++i) {
       node = child(node, s[i]);
       if (node < 0) break;
-      if (value_[node] >= 0) {
+      if (units_[node].value >= 0) {
         best = i + 1;
-        *value = value_[node];
+        *value = units_[node].value;
       }
     }
     return best;
   }
 
  private:
-  std::vector<int32_t> base_;
-  std::vector<int32_t> check_;
-  std::vector<int32_t> value_;
+  // One unit per slot, interleaved so a step touches one cache line.
+  struct Unit {
+    int32_t base;
+    int32_t check;
+    int32_t value;
+  };
+  std::vector<Unit> units_;
   size_t size_ = 0;
 };
 

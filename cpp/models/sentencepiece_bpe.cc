@@ -1,6 +1,7 @@
 #include "models/sentencepiece_bpe.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <unordered_map>
 
@@ -11,6 +12,7 @@ namespace tf {
 namespace {
 
 constexpr uint64_t kEmpty = ~0ull;
+std::atomic<uint64_t> next_model_serial{1};
 constexpr std::string_view kSpace = "\xE2\x96\x81";
 
 uint32_t pack_char(const uint8_t* s, size_t len) {
@@ -32,6 +34,7 @@ bool space_run_then_none(std::string_view piece) {
 
 bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
   vocab_ = vocab;
+  serial_ = next_model_serial.fetch_add(1);
   const int32_t n = vocab->size();
   std::fill(std::begin(ascii_symbol_), std::end(ascii_symbol_), -1);
   char_symbols_.clear();
@@ -107,11 +110,38 @@ const SentencePieceBpe::PairValue* SentencePieceBpe::find_pair(int32_t left, int
   }
 }
 
+namespace {
+
+// A per-thread, direct-mapped cache of word -> segmentation for one model at a time.
+struct WordCache {
+  static constexpr size_t kSlots = 1 << 15;
+  static constexpr size_t kMaxWord = 26;
+  static constexpr size_t kMaxTokens = 10;
+  struct Entry {
+    uint64_t hash = 0;
+    uint8_t word_len = 0;  // 0: empty
+    uint8_t count = 0;
+    char word[kMaxWord];
+    uint8_t lens[kMaxTokens];
+    int32_t ids[kMaxTokens];
+  };
+  uint64_t owner = 0;
+  std::vector<Entry> entries;
+};
+
+}  // namespace
+
 void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out, double dropout,
                               std::mt19937_64* rng) const {
   if (!splits_words_) {
     encode_word(text, base, out, dropout, rng);
     return;
+  }
+  thread_local WordCache cache;
+  const bool use_cache = dropout <= 0.0;
+  if (use_cache && cache.owner != serial_) {
+    cache.entries.assign(WordCache::kSlots, WordCache::Entry());
+    cache.owner = serial_;
   }
   // Words: a run of ▁ then characters up to the next ▁ that follows a non-▁.
   size_t start = 0, i = 0;
@@ -119,19 +149,89 @@ void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<
   while (i < n) {
     while (i + 3 <= n && is_space_at(text, i)) i += 3;
     while (i < n && !(i + 3 <= n && is_space_at(text, i))) ++i;
-    encode_word(text.substr(start, i - start), base + static_cast<uint32_t>(start), out, dropout, rng);
+    std::string_view word = text.substr(start, i - start);
+    const uint32_t word_base = base + static_cast<uint32_t>(start);
     start = i;
+    if (!use_cache || word.size() > WordCache::kMaxWord) {
+      encode_word(word, word_base, out, dropout, rng);
+      continue;
+    }
+    const uint64_t h = hash_bytes(reinterpret_cast<const uint8_t*>(word.data()), word.size());
+    WordCache::Entry& e = cache.entries[h & (WordCache::kSlots - 1)];
+    if (e.word_len == word.size() && e.hash == h && std::memcmp(e.word, word.data(), word.size()) == 0) {
+      uint32_t pos = word_base;
+      for (uint8_t k = 0; k < e.count; ++k) {
+        out->push_back({e.ids[k], pos, pos + e.lens[k]});
+        pos += e.lens[k];
+      }
+      continue;
+    }
+    const size_t first = out->size();
+    encode_word(word, word_base, out, dropout, rng);
+    const size_t count = out->size() - first;
+    if (count <= WordCache::kMaxTokens) {
+      e.hash = h;
+      e.word_len = static_cast<uint8_t>(word.size());
+      e.count = static_cast<uint8_t>(count);
+      std::memcpy(e.word, word.data(), word.size());
+      for (size_t k = 0; k < count; ++k) {
+        const SpmToken& t = (*out)[first + k];
+        e.ids[k] = t.id;
+        e.lens[k] = static_cast<uint8_t>(t.end - t.begin);
+      }
+    }
+  }
+}
+
+// Merging for short words: scan the adjacent pairs for the best one each round (the
+// heap costs more than it saves below a few dozen symbols).  Same order as the heap:
+// highest score, then leftmost; a pair skipped by dropout stays skipped until one of its
+// symbols changes.  Merged-away symbols are left with len == 0.
+void SentencePieceBpe::merge_linear(Symbol* sy, size_t m, double dropout, std::mt19937_64* rng) const {
+  struct Pair {
+    float score;
+    int32_t merged;  // -1: no pair
+  };
+  Pair pairs[kLinearMax];
+  int32_t live[kLinearMax];  // indices of the symbols still standing
+  size_t count = m;
+  for (size_t i = 0; i < m; ++i) live[i] = static_cast<int32_t>(i);
+  auto pair_of = [&](size_t k) {  // the pair live[k], live[k + 1]
+    const Symbol& a = sy[live[k]];
+    const Symbol& b = sy[live[k + 1]];
+    if (a.frozen || b.frozen || a.sym < 0 || b.sym < 0) return Pair{0.0f, -1};
+    const PairValue* pv = find_pair(a.sym, b.sym);
+    return pv ? Pair{pv->score, pv->merged} : Pair{0.0f, -1};
+  };
+  for (size_t k = 0; k + 1 < count; ++k) pairs[k] = pair_of(k);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  while (count > 1) {
+    size_t best = count;
+    for (size_t k = 0; k + 1 < count; ++k) {
+      if (pairs[k].merged >= 0 && (best == count || pairs[k].score > pairs[best].score)) best = k;
+    }
+    if (best == count) break;
+    if (dropout > 0.0 && (dropout >= 1.0 || uniform(*rng) < dropout)) {
+      pairs[best].merged = -1;
+      continue;
+    }
+    Symbol& a = sy[live[best]];
+    Symbol& b = sy[live[best + 1]];
+    a.len += b.len;
+    a.sym = pairs[best].merged;
+    b.len = 0;
+    for (size_t k = best + 1; k + 1 < count; ++k) {
+      live[k] = live[k + 1];
+      pairs[k] = pairs[k + 1];
+    }
+    --count;
+    if (best + 1 < count) pairs[best] = pair_of(best);
+    if (best > 0) pairs[best - 1] = pair_of(best - 1);
   }
 }
 
 void SentencePieceBpe::encode_word(std::string_view text, uint32_t base, std::vector<SpmToken>* out, double dropout,
                                    std::mt19937_64* rng) const {
-  struct Symbol {
-    int32_t sym;  // symbol id (see char_symbol), -1 if it cannot merge
-    int32_t prev, next;
-    uint32_t begin, len;
-    bool frozen;
-  };
   struct Candidate {
     float score;
     int32_t left, right;
@@ -165,12 +265,22 @@ void SentencePieceBpe::encode_word(std::string_view text, uint32_t base, std::ve
   }
   symbols.back().next = -1;
 
+  if (symbols.size() <= kLinearMax && !vocab_->has_unused()) {
+    merge_linear(symbols.data(), symbols.size(), dropout, rng);
+    for (const Symbol& sy : symbols) {
+      if (sy.len == 0) continue;
+      int32_t id = sy.sym >= 0 && sy.sym < vocab_->size() ? sy.sym : vocab_->piece_to_id(text.substr(sy.begin, sy.len));
+      out->push_back({id, base + sy.begin, base + sy.begin + sy.len});
+    }
+    return;
+  }
+
+  // Pieces an UNUSED merge was last formed from, for resegmentation: merged -> (left, right).
+  std::unordered_map<int32_t, std::pair<int32_t, int32_t>> last_split;
   // Highest score first, then the leftmost.
   auto worse = [](const Candidate& a, const Candidate& b) {
     return a.score < b.score || (a.score == b.score && a.left > b.left);
   };
-  // Pieces an UNUSED merge was last formed from, for resegmentation: merged -> (left, right).
-  std::unordered_map<int32_t, std::pair<int32_t, int32_t>> last_split;
   const bool track_unused = vocab_->has_unused();
   auto maybe_add = [&](int32_t l, int32_t r) {
     if (l < 0 || r < 0) return;

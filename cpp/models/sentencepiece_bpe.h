@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <random>
+#include <unordered_map>
 #include <string_view>
 #include <vector>
 
@@ -48,6 +49,14 @@ class SentencePieceBpe {
     int32_t merged;
     float score;
   };
+  struct Symbol {
+    int32_t sym;  // symbol id (see char_symbol), -1 if it cannot merge
+    int32_t prev, next;
+    uint32_t begin, len;
+    bool frozen;
+  };
+  static constexpr size_t kLinearMax = 24;
+  void merge_linear(Symbol* symbols, size_t count, double dropout, std::mt19937_64* rng) const;
   // The symbol of one character or piece: its piece id, a number above the vocabulary for a
   // character that only occurs inside pieces, or -1 for text that can never merge.
   int32_t char_symbol(const uint8_t* s, size_t len) const;
@@ -62,6 +71,7 @@ class SentencePieceBpe {
   std::unordered_map<uint32_t, int32_t> char_symbols_;  // packed UTF-8 bytes -> symbol
   std::vector<uint32_t> symbol_len_;                    // symbol -> byte length
   bool splits_words_ = false;
+  uint64_t serial_ = 0;  // identifies this model to the per-thread word cache
 };
 
 }  // namespace tf

@@ -7,8 +7,13 @@ namespace tf {
 bool Unigram::build(const SpmVocab* vocab, std::string* error) {
   vocab_ = vocab;
   std::vector<std::pair<std::string, int32_t>> keys;
+  scores_.assign(vocab->size(), Score{0.0f, false});
   for (int32_t id = 0; id < vocab->size(); ++id) {
-    if (vocab->find_matchable(vocab->piece(id)) == id) keys.emplace_back(vocab->piece(id), id);
+    scores_[id] = Score{vocab->score(id), vocab->type(id) == SpmType::kUserDefined};
+    // UNUSED pieces are never lattice nodes, so they stay out of the trie.
+    if (vocab->find_matchable(vocab->piece(id)) == id && vocab->type(id) != SpmType::kUnused) {
+      keys.emplace_back(vocab->piece(id), id);
+    }
   }
   trie_.build(std::move(keys));
   (void)error;
@@ -39,12 +44,10 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
       if (node < 0) break;
       int32_t id = trie_.value(node);
       if (id < 0) continue;
-      SpmType t = vocab_->type(id);
-      if (t == SpmType::kUnused) continue;
       size_t length = k + 1 - start;
       // Float arithmetic throughout, as sentencepiece: near-ties then resolve alike.
-      float score = t == SpmType::kUserDefined ? static_cast<float>(length) * vocab_->max_score() - 0.1f
-                                               : vocab_->score(id);
+      const Score& sc = scores_[id];
+      float score = sc.user_defined ? static_cast<float>(length) * vocab_->max_score() - 0.1f : sc.score;
       float candidate = score + here;
       Best& target = best[k + 1];
       if (target.start < 0 || candidate > target.score) {

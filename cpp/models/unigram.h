@@ -39,8 +39,13 @@ class Unigram {
   }
 
  private:
+  struct Score {
+    float score;
+    bool user_defined;
+  };
   const SpmVocab* vocab_ = nullptr;
-  PieceTrie trie_;  // matchable pieces -> id
+  PieceTrie trie_;             // NORMAL and USER_DEFINED pieces -> id
+  std::vector<Score> scores_;  // id -> score, compact for the Viterbi loop
 };
 
 }  // namespace tf

@@ -88,7 +88,7 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
     }
     consumed = static_cast<uint32_t>(pos);
     if (pos == n) {
-      if (n2o) n2o->push_back(consumed);
+      if (n2o) n2o->push_back(0);  // as sentencepiece: all-space input aligns like empty input
       return;
     }
   }

@@ -79,6 +79,8 @@ class SentencePieceProcessor:
                               emit_unk_piece=emit_unk_piece, enable_sampling=enable_sampling,
                               nbest_size=nbest_size, alpha=alpha, num_threads=num_threads)
         self._core: Any = None
+        # True when the defaults ask for nothing but the best segmentation.
+        self._plain = not (add_bos or add_eos or reverse or emit_unk_piece or enable_sampling)
         if model_file is not None or model_proto is not None:
             self.load(model_file=model_file, model_proto=model_proto)
 
@@ -180,6 +182,19 @@ class SentencePieceProcessor:
         Raises:
             ValueError: a bad argument combination, or BOS/EOS the model does not have.
         """
+        core = self._core
+        if (core is not None and self._plain and add_bos is None and add_eos is None and reverse is None
+                and emit_unk_piece is None and enable_sampling is None and return_type is None):
+            # Fast path: the best segmentation as ids or pieces.
+            kind = self._defaults["out_type"] if out_type is None else out_type
+            if kind is int:
+                if isinstance(input, str):
+                    return core.encode_ids(input)
+                if isinstance(input, list):
+                    return core.encode_ids_batch(input, _default_threads(
+                        self._defaults["num_threads"] if num_threads is None else num_threads))
+            elif kind is str and isinstance(input, str):
+                return core.encode(input, True, False, -1, 0.0, 0)
         core = self._require()
         opts = {k: v for k, v in dict(out_type=return_type if out_type is None else out_type, add_bos=add_bos,
                                       add_eos=add_eos, reverse=reverse, emit_unk_piece=emit_unk_piece,
