@@ -140,6 +140,7 @@ class Message:
         if num is None:
             raise AttributeError(f"{type(self).__name__} has no field {name!r}")
         self._values[name] = value
+        object.__setattr__(self, "_present", True)  # setting a field makes a sub-message present
         if isinstance(value, Message):
             value._present = True
 
