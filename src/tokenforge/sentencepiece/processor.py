@@ -29,6 +29,7 @@ from tokenforge.sentencepiece.model_proto import ModelProto, ModelType, PieceTyp
 __all__ = ["EncodedPiece", "EncodedText", "SentencePieceProcessor", "set_random_generator_seed"]
 
 _RETURN_TYPES = (int, str, bytes, "proto", "immutable_proto", "offset_mapping")
+_MAX_NBEST = 512  # sentencepiece's limit for n-best search and sampling
 _seed_source = random.Random()
 
 
@@ -207,6 +208,8 @@ class SentencePieceProcessor:
         sampling = bool(o["enable_sampling"])
         if sampling and o["nbest_size"] in (None, 0, 1):
             raise ValueError('When enable_sampling is True, We must specify "nbest_size > 1" or "nbest_size = -1"')
+        if sampling and int(o["nbest_size"]) > _MAX_NBEST:
+            raise RuntimeError(f"nbest_size must be nbest_size <= {_MAX_NBEST}")
         if o["add_bos"] and self.bos_id() < 0:
             raise ValueError("BOS token is not defined as a control symbol in this model.")
         if o["add_eos"] and self.eos_id() < 0:
@@ -303,6 +306,8 @@ class SentencePieceProcessor:
                                                          reverse=reverse, emit_unk_piece=emit_unk_piece,
                                                          nbest_size=nbest_size).items() if v is not None}}
         n = max(1, int(o["nbest_size"]))
+        if n > _MAX_NBEST:
+            raise RuntimeError(f"nbest_size must be nbest_size <= {_MAX_NBEST}")
         kind = o["out_type"]
 
         def one(text: Any) -> list:
