@@ -13,7 +13,6 @@ namespace {
 
 constexpr uint64_t kEmpty = ~0ull;
 std::atomic<uint64_t> next_model_serial{1};
-constexpr std::string_view kSpace = "\xE2\x96\x81";
 
 uint32_t pack_char(const uint8_t* s, size_t len) {
   uint32_t v = 0;
@@ -21,13 +20,8 @@ uint32_t pack_char(const uint8_t* s, size_t len) {
   return v;
 }
 
-bool is_space_at(std::string_view s, size_t i) { return s.compare(i, 3, kSpace) == 0; }
-
-// Whether `piece` is a run of ▁ followed by no ▁.
-bool space_run_then_none(std::string_view piece) {
-  size_t i = 0;
-  while (i + 3 <= piece.size() && is_space_at(piece, i)) i += 3;
-  return piece.find(kSpace, i) == std::string_view::npos;
+uint64_t bigram_key(const uint8_t* a, size_t alen, const uint8_t* b, size_t blen) {
+  return (static_cast<uint64_t>(pack_char(a, alen)) << 32) | pack_char(b, blen);
 }
 
 }  // namespace
@@ -46,7 +40,6 @@ bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
   for (int32_t id = 0; id < n; ++id) {
     if (vocab->find_matchable(vocab->piece(id)) != id) continue;
     const std::string& p = vocab->piece(id);
-    if (splits_words_ && !space_run_then_none(p)) splits_words_ = false;
     const uint8_t* s = reinterpret_cast<const uint8_t*>(p.data());
     for (size_t i = 0; i < p.size();) {
       size_t len = std::min(spm_char_len(s[i]), p.size() - i);
@@ -61,6 +54,60 @@ bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
         if (len == 1 && s[i] < 128) ascii_symbol_[s[i]] = sym;
       }
       i += len;
+    }
+  }
+
+  // The same map as an open-addressing table for the encoder (key 0 is no character).
+  size_t ccap = 16;
+  while (ccap < char_symbols_.size() * 2) ccap <<= 1;
+  char_slots_.assign(ccap, CharSlot{0, -1});
+  char_mask_ = ccap - 1;
+  for (const auto& [key, sym] : char_symbols_) {
+    for (uint64_t h = mix64(key) & char_mask_;; h = (h + 1) & char_mask_) {
+      if (char_slots_[h].key == 0) {
+        char_slots_[h] = CharSlot{key, sym};
+        break;
+      }
+    }
+  }
+
+  // Every two consecutive characters inside a matchable piece: text may be cut anywhere else.
+  std::fill(std::begin(ascii_bigrams_), std::end(ascii_bigrams_), 0);
+  std::vector<uint64_t> bigrams;
+  for (int32_t id = 0; id < n; ++id) {
+    const std::string& p = vocab->piece(id);
+    if (vocab->find_matchable(p) != id) continue;
+    const uint8_t* s = reinterpret_cast<const uint8_t*>(p.data());
+    size_t prev = 0, prev_len = 0;
+    for (size_t i = 0; i < p.size();) {
+      size_t len = std::min(spm_char_len(s[i]), p.size() - i);
+      if (i > 0) {
+        if (prev_len == 1 && len == 1 && s[prev] < 128 && s[i] < 128) {
+          size_t bit = s[prev] * 128u + s[i];
+          ascii_bigrams_[bit >> 6] |= 1ull << (bit & 63);
+        } else {
+          bigrams.push_back(bigram_key(s + prev, prev_len, s + i, len));
+        }
+      }
+      prev = i;
+      prev_len = len;
+      i += len;
+    }
+  }
+  size_t bcap = 16;
+  while (bcap < bigrams.size() * 2) bcap <<= 1;
+  bigram_slots_.assign(bcap, kEmpty);
+  bigram_mask_ = bcap - 1;
+  bigram_filter_.assign((1u << 18) / 64, 0);
+  for (uint64_t k : bigrams) {
+    uint32_t bit = static_cast<uint32_t>(mix64(k) >> 46);
+    bigram_filter_[bit >> 6] |= 1ull << (bit & 63);
+    for (uint64_t h = mix64(k) & bigram_mask_;; h = (h + 1) & bigram_mask_) {
+      if (bigram_slots_[h] == k) break;
+      if (bigram_slots_[h] == kEmpty) {
+        bigram_slots_[h] = k;
+        break;
+      }
     }
   }
 
@@ -95,10 +142,34 @@ bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
   return true;
 }
 
+// The length of the first character of a non-empty word.
+inline size_t prev_len_of_word(std::string_view w) {
+  return std::min(spm_char_len(static_cast<uint8_t>(w[0])), w.size());
+}
+
+bool SentencePieceBpe::joinable(const uint8_t* a, size_t alen, const uint8_t* b, size_t blen) const {
+  if (alen == 1 && blen == 1 && a[0] < 128 && b[0] < 128) {
+    size_t bit = a[0] * 128u + b[0];
+    return (ascii_bigrams_[bit >> 6] >> (bit & 63)) & 1;
+  }
+  uint64_t key = bigram_key(a, alen, b, blen);
+  uint64_t hash = mix64(key);
+  uint32_t bit = static_cast<uint32_t>(hash >> 46);  // 18 bits for the filter
+  if (!((bigram_filter_[bit >> 6] >> (bit & 63)) & 1)) return false;
+  for (uint64_t h = hash & bigram_mask_;; h = (h + 1) & bigram_mask_) {
+    if (bigram_slots_[h] == key) return true;
+    if (bigram_slots_[h] == kEmpty) return false;
+  }
+}
+
 int32_t SentencePieceBpe::char_symbol(const uint8_t* s, size_t len) const {
   if (len == 1 && s[0] < 128) return ascii_symbol_[s[0]];
-  auto it = char_symbols_.find(pack_char(s, len));
-  return it == char_symbols_.end() ? -1 : it->second;
+  const uint32_t key = pack_char(s, len);
+  for (uint64_t h = mix64(key) & char_mask_;; h = (h + 1) & char_mask_) {
+    const CharSlot& slot = char_slots_[h];
+    if (slot.key == key) return slot.symbol;
+    if (slot.key == 0) return -1;
+  }
 }
 
 const SentencePieceBpe::PairValue* SentencePieceBpe::find_pair(int32_t left, int32_t right) const {
@@ -143,15 +214,33 @@ void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<
     cache.entries.assign(WordCache::kSlots, WordCache::Entry());
     cache.owner = serial_;
   }
-  // Words: a run of ▁ then characters up to the next ▁ that follows a non-▁.
-  size_t start = 0, i = 0;
+  // Words: cut between two characters that are consecutive in no piece (no merge can
+  // ever join them), so each word is merged on its own.
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
   const size_t n = text.size();
-  while (i < n) {
-    while (i + 3 <= n && is_space_at(text, i)) i += 3;
-    while (i < n && !(i + 3 <= n && is_space_at(text, i))) ++i;
+  size_t start = 0, prev = 0, prev_len = 0;
+  for (size_t i = 0; i <= n;) {
+    size_t len = i < n ? std::min(spm_char_len(s[i]), n - i) : 0;
+    if (i < n && (i == start || joinable(s + prev, prev_len, s + i, len))) {
+      prev = i;
+      prev_len = len;
+      i += len;
+      continue;
+    }
     std::string_view word = text.substr(start, i - start);
     const uint32_t word_base = base + static_cast<uint32_t>(start);
-    start = i;
+    start = prev = i;
+    prev_len = len;
+    i += (i < n) ? len : 1;
+    if (word.empty()) continue;
+    if (word.size() == prev_len_of_word(word)) {  // one character: no merging to do
+      int32_t sym = char_symbol(reinterpret_cast<const uint8_t*>(word.data()), word.size());
+      int32_t id = sym >= 0 && sym < vocab_->size() && vocab_->user_defined().empty() ? sym : -1;
+      if (id >= 0) {
+        out->push_back({id, word_base, word_base + static_cast<uint32_t>(word.size())});
+        continue;
+      }
+    }
     if (!use_cache || word.size() > WordCache::kMaxWord) {
       encode_word(word, word_base, out, dropout, rng);
       continue;

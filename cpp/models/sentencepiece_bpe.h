@@ -8,9 +8,11 @@
 // last formed from.  With BPE-dropout (Provilkov et al. 2020) each merge is skipped with
 // probability `dropout`.  O(n log n) with a binary heap of candidate pairs.
 //
-// Merges never cross a point where no piece can span, so when every piece is
-// "▁*[^▁]*" (a run of ▁ then none) the text is cut before each such run and the words are
-// merged separately, through a cache of recent words.  The result is the same.
+// A merge never joins two characters that are consecutive in no piece, so the text is cut
+// at every such point (before most ▁, between most CJK characters) and the pieces between
+// cuts ("words") are merged separately, through a per-thread cache of recent words.  The
+// result is the same; only UNUSED pieces, whose resegmentation looks at the whole text,
+// turn the cutting off.
 #pragma once
 
 #include <cstdint>
@@ -61,6 +63,8 @@ class SentencePieceBpe {
   // character that only occurs inside pieces, or -1 for text that can never merge.
   int32_t char_symbol(const uint8_t* s, size_t len) const;
   const PairValue* find_pair(int32_t left, int32_t right) const;
+  // Whether characters a and b occur consecutively in some piece.
+  bool joinable(const uint8_t* a, size_t alen, const uint8_t* b, size_t blen) const;
   void encode_word(std::string_view text, uint32_t base, std::vector<SpmToken>* out, double dropout,
                    std::mt19937_64* rng) const;
 
@@ -68,9 +72,19 @@ class SentencePieceBpe {
   std::vector<PairValue> pairs_;
   uint64_t pair_mask_ = 0;
   int32_t ascii_symbol_[128];
-  std::unordered_map<uint32_t, int32_t> char_symbols_;  // packed UTF-8 bytes -> symbol
+  std::unordered_map<uint32_t, int32_t> char_symbols_;  // packed UTF-8 bytes -> symbol (while building)
+  struct CharSlot {
+    uint32_t key;
+    int32_t symbol;
+  };
+  std::vector<CharSlot> char_slots_;  // char_symbols_ as open addressing, for encoding
+  uint64_t char_mask_ = 0;
   std::vector<uint32_t> symbol_len_;                    // symbol -> byte length
   bool splits_words_ = false;
+  uint64_t ascii_bigrams_[128 * 128 / 64];  // bit a * 128 + b: "ab" occurs in a piece
+  std::vector<uint64_t> bigram_slots_;      // other character pairs, open addressing
+  std::vector<uint64_t> bigram_filter_;     // 2^18-bit filter in front of bigram_slots_
+  uint64_t bigram_mask_ = 0;
   uint64_t serial_ = 0;  // identifies this model to the per-thread word cache
 };
 
