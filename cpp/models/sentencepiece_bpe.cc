@@ -14,14 +14,16 @@ namespace {
 constexpr uint64_t kEmpty = ~0ull;
 std::atomic<uint64_t> next_model_serial{1};
 
-uint32_t pack_char(const uint8_t* s, size_t len) {
-  uint32_t v = 0;
-  std::memcpy(&v, s, len);
+inline uint32_t pack_char(const uint8_t* s, size_t len) {
+  uint32_t v = s[0];
+  if (len > 1) v |= static_cast<uint32_t>(s[1]) << 8;
+  if (len > 2) v |= static_cast<uint32_t>(s[2]) << 16;
+  if (len > 3) v |= static_cast<uint32_t>(s[3]) << 24;
   return v;
 }
 
-uint64_t bigram_key(const uint8_t* a, size_t alen, const uint8_t* b, size_t blen) {
-  return (static_cast<uint64_t>(pack_char(a, alen)) << 32) | pack_char(b, blen);
+inline uint64_t symbol_pair_key(int32_t a, int32_t b) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
 }
 
 }  // namespace
@@ -86,7 +88,7 @@ bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
           size_t bit = s[prev] * 128u + s[i];
           ascii_bigrams_[bit >> 6] |= 1ull << (bit & 63);
         } else {
-          bigrams.push_back(bigram_key(s + prev, prev_len, s + i, len));
+          bigrams.push_back(symbol_pair_key(char_symbol(s + prev, prev_len), char_symbol(s + i, len)));
         }
       }
       prev = i;
@@ -147,14 +149,11 @@ inline size_t prev_len_of_word(std::string_view w) {
   return std::min(spm_char_len(static_cast<uint8_t>(w[0])), w.size());
 }
 
-bool SentencePieceBpe::joinable(const uint8_t* a, size_t alen, const uint8_t* b, size_t blen) const {
-  if (alen == 1 && blen == 1 && a[0] < 128 && b[0] < 128) {
-    size_t bit = a[0] * 128u + b[0];
-    return (ascii_bigrams_[bit >> 6] >> (bit & 63)) & 1;
-  }
-  uint64_t key = bigram_key(a, alen, b, blen);
-  uint64_t hash = mix64(key);
-  uint32_t bit = static_cast<uint32_t>(hash >> 46);  // 18 bits for the filter
+bool SentencePieceBpe::joinable(int32_t a, int32_t b) const {
+  if (a < 0 || b < 0) return false;  // a character in no piece joins nothing
+  const uint64_t key = symbol_pair_key(a, b);
+  const uint64_t hash = mix64(key);
+  const uint32_t bit = static_cast<uint32_t>(hash >> 46);  // 18 bits for the filter
   if (!((bigram_filter_[bit >> 6] >> (bit & 63)) & 1)) return false;
   for (uint64_t h = hash & bigram_mask_;; h = (h + 1) & bigram_mask_) {
     if (bigram_slots_[h] == key) return true;
@@ -219,11 +218,27 @@ void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
   const size_t n = text.size();
   size_t start = 0, prev = 0, prev_len = 0;
+  int32_t prev_sym = -1;
   for (size_t i = 0; i <= n;) {
-    size_t len = i < n ? std::min(spm_char_len(s[i]), n - i) : 0;
-    if (i < n && (i == start || joinable(s + prev, prev_len, s + i, len))) {
+    size_t len = 0;
+    int32_t sym = -1;
+    bool join = false;
+    if (i < n) {
+      len = std::min(spm_char_len(s[i]), n - i);
+      sym = char_symbol(s + i, len);
+      if (i == start) {
+        join = true;
+      } else if (prev_len == 1 && len == 1 && s[prev] < 128 && s[i] < 128) {
+        const size_t bit = s[prev] * 128u + s[i];
+        join = (ascii_bigrams_[bit >> 6] >> (bit & 63)) & 1;
+      } else {
+        join = joinable(prev_sym, sym);
+      }
+    }
+    if (join) {
       prev = i;
       prev_len = len;
+      prev_sym = sym;
       i += len;
       continue;
     }
@@ -231,6 +246,7 @@ void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<
     const uint32_t word_base = base + static_cast<uint32_t>(start);
     start = prev = i;
     prev_len = len;
+    prev_sym = sym;
     i += (i < n) ? len : 1;
     if (word.empty()) continue;
     if (word.size() == prev_len_of_word(word)) {  // one character: no merging to do

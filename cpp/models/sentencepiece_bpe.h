@@ -63,8 +63,9 @@ class SentencePieceBpe {
   // character that only occurs inside pieces, or -1 for text that can never merge.
   int32_t char_symbol(const uint8_t* s, size_t len) const;
   const PairValue* find_pair(int32_t left, int32_t right) const;
-  // Whether characters a and b occur consecutively in some piece.
-  bool joinable(const uint8_t* a, size_t alen, const uint8_t* b, size_t blen) const;
+  // Whether the characters with symbols a and b occur consecutively in some piece
+  // (pairs of two ASCII characters are looked up in ascii_bigrams_ instead).
+  bool joinable(int32_t a, int32_t b) const;
   void encode_word(std::string_view text, uint32_t base, std::vector<SpmToken>* out, double dropout,
                    std::mt19937_64* rng) const;
 
@@ -82,7 +83,7 @@ class SentencePieceBpe {
   std::vector<uint32_t> symbol_len_;                    // symbol -> byte length
   bool splits_words_ = false;
   uint64_t ascii_bigrams_[128 * 128 / 64];  // bit a * 128 + b: "ab" occurs in a piece
-  std::vector<uint64_t> bigram_slots_;      // other character pairs, open addressing
+  std::vector<uint64_t> bigram_slots_;      // other pairs, as (symbol << 32 | symbol), open addressing
   std::vector<uint64_t> bigram_filter_;     // 2^18-bit filter in front of bigram_slots_
   uint64_t bigram_mask_ = 0;
   uint64_t serial_ = 0;  // identifies this model to the per-thread word cache
