@@ -16,8 +16,10 @@ Usage: python scripts/gen_unicode_tables.py  (needs tiktoken; rewrites the .inc 
 from __future__ import annotations
 
 import pathlib
+import sys
 
-import tiktoken
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "src"))
+from tokenforge._unicode_probe import matching_code_points  # noqa: E402
 
 # Order matters: the first property that matches names the class.
 CLASSES = [
@@ -33,14 +35,6 @@ CLASSES = [
 CLASS_VALUE = {name: i + 1 for i, (name, _) in enumerate(CLASSES)}  # 0 = kOther
 BLOCK = 256
 OUT = pathlib.Path(__file__).resolve().parent.parent / "cpp" / "unicode" / "unicode_tables.inc"
-
-
-def matching_code_points(pattern: str) -> set[int]:
-    ranks = {bytes([i]): i for i in range(256)}
-    probe = tiktoken.Encoding("probe", pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
-    text = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
-    kept = probe.decode_bytes(probe.encode_ordinary(text)).decode("utf-8")
-    return {ord(ch) for ch in kept}
 
 
 def main() -> None:

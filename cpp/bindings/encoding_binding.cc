@@ -79,14 +79,26 @@ void bind_encoding(nb::module_& m) {
   nb::class_<SpecialMatcher>(m, "SpecialSet", "A set of special tokens to match in text (bytes -> id).")
       .def(nb::init<Pairs>(), nb::arg("specials"))
       .def("find", [](const SpecialMatcher& s, nb::handle text) -> nb::object {
-        std::string_view v = utf8(text);
-        SpecialMatcher::Match mt;
-        {
-          nb::gil_scoped_release release;
-          mt = s.find(reinterpret_cast<const uint8_t*>(v.data()), v.size(), 0);
+        // A non-ASCII str is searched a chunk at a time (overlapping by the longest special)
+        // so that no UTF-8 copy of the whole text is made.
+        constexpr Py_ssize_t kChunk = Py_ssize_t{1} << 20;
+        Py_ssize_t length = PyUnicode_GET_LENGTH(text.ptr());
+        bool whole = PyUnicode_IS_COMPACT_ASCII(text.ptr()) || length <= kChunk;
+        Py_ssize_t overlap = static_cast<Py_ssize_t>(s.max_length());
+        for (Py_ssize_t i = 0; i < length || i == 0; i += kChunk) {
+          nb::object chunk = whole ? nb::borrow(text)
+                                   : nb::steal(PyUnicode_Substring(text.ptr(), i, std::min(length, i + kChunk + overlap)));
+          if (!chunk.is_valid()) throw nb::python_error();
+          std::string_view v = utf8(chunk);
+          SpecialMatcher::Match mt;
+          {
+            nb::gil_scoped_release release;
+            mt = s.find(reinterpret_cast<const uint8_t*>(v.data()), v.size(), 0);
+          }
+          if (mt.found) return nb::make_tuple(mt.id, to_bytes(v.substr(mt.pos, mt.len)));
+          if (whole) break;
         }
-        if (!mt.found) return nb::none();
-        return nb::make_tuple(mt.id, to_bytes(v.substr(mt.pos, mt.len)));
+        return nb::none();
       }, nb::arg("text"), "The first special in text as (id, bytes), or None.");
 
   nb::class_<Encoding>(m, "Encoding", "tf::Encoding: specials, split scanner and byte-level BPE.")
@@ -126,25 +138,41 @@ void bind_encoding(nb::module_& m) {
         check(ok, error);
         return n;
       })
-      .def("encode_to_numpy", [](const Encoding& e, nb::handle text, const SpecialMatcher& allowed) {
-        std::string_view view = utf8(text);
-        auto* ids = new std::vector<uint32_t>();
+      .def("encode_to_numpy", [](const Encoding& e, nb::handle text, const SpecialMatcher& allowed,
+                                 Py_ssize_t chunk_chars) {
+        IdBuffer buffer;
         std::string error;
-        bool ok;
-        {
+        bool ok = true;
+        if (PyUnicode_IS_COMPACT_ASCII(text.ptr()) || chunk_chars <= 0) {
+          std::string_view view = utf8(text);  // ASCII: the str's own bytes, no copy
           nb::gil_scoped_release release;
-          ids->reserve(view.size() / 4 + 4);
-          ok = e.encode(view, allowed, ids, &error);
-          ids->shrink_to_fit();
+          ok = e.encode_to_buffer(view, allowed, &buffer, &error);
+        } else {
+          // Convert to UTF-8 a chunk at a time instead of caching a UTF-8 copy of the whole
+          // str, and encode each safe prefix as it arrives: peak memory ~ the result's size.
+          Py_ssize_t length = PyUnicode_GET_LENGTH(text.ptr());
+          std::string pending;
+          for (Py_ssize_t i = 0; ok && i < length; i += chunk_chars) {
+            nb::object chunk = nb::steal(PyUnicode_Substring(text.ptr(), i, std::min(length, i + chunk_chars)));
+            if (!chunk.is_valid()) throw nb::python_error();
+            pending.append(utf8(chunk));
+            chunk.reset();
+            nb::gil_scoped_release release;
+            size_t consumed = 0;
+            ok = e.encode_prefix(pending, allowed, &buffer, &consumed, &error);
+            pending.erase(0, consumed);
+          }
+          if (ok) {
+            nb::gil_scoped_release release;
+            ok = e.encode_to_buffer(pending, allowed, &buffer, &error);
+          }
         }
-        if (!ok) {
-          delete ids;
-          value_error(error);
-        }
-        nb::capsule owner(ids, [](void* p) noexcept { delete static_cast<std::vector<uint32_t>*>(p); });
-        size_t shape[1] = {ids->size()};
-        return nb::ndarray<nb::numpy, uint32_t, nb::ndim<1>>(ids->data(), 1, shape, owner);
-      })
+        check(ok, error);
+        size_t shape[1] = {buffer.size()};
+        uint32_t* data = buffer.release();
+        nb::capsule owner(data, [](void* p) noexcept { std::free(p); });
+        return nb::ndarray<nb::numpy, uint32_t, nb::ndim<1>>(data, 1, shape, owner);
+      }, nb::arg("text"), nb::arg("allowed"), nb::arg("chunk_chars") = Py_ssize_t{1} << 20)
       .def("encode_pieces", [](const Encoding& e, nb::list pieces) {
         std::vector<std::string_view> views;
         views.reserve(pieces.size());

@@ -9,6 +9,20 @@ namespace tf::py {
 
 void bind_encoding(nb::module_& m);
 void bind_sentencepiece(nb::module_& m);
+void bind_training(nb::module_& m);
+
+PyObject* cached_int(uint32_t v) {
+  static PyObject** cache = new PyObject*[kIntCacheSize]();  // never freed: lives as long as the process
+  if (v >= kIntCacheSize) return PyLong_FromLong(static_cast<long>(v));
+  PyObject* o = cache[v];
+  if (o == nullptr) {
+    o = PyLong_FromLong(static_cast<long>(v));
+    if (o == nullptr) return nullptr;
+    cache[v] = o;
+  }
+  Py_INCREF(o);
+  return o;
+}
 
 std::vector<uint32_t> ids_from(nb::handle seq) {
   nb::object fast = nb::steal(PySequence_Fast(seq.ptr(), "token ids must be a sequence of ints"));
@@ -38,4 +52,5 @@ NB_MODULE(_native, m) {
   m.doc() = "tokenforge's native core (C++); use the Python API in `tokenforge` instead.";
   tf::py::bind_encoding(m);
   tf::py::bind_sentencepiece(m);
+  tf::py::bind_training(m);
 }

@@ -29,18 +29,27 @@ nb::str to_str(std::string_view s) {
   return nb::steal<nb::str>(o);
 }
 
-nb::object ids_list(const std::vector<SpmPiece>& pieces) {
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(pieces.size()));
+template <typename T, typename Id>
+nb::object ids_list_of(const std::vector<T>& items, Id id_of) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(items.size()));
   if (list == nullptr) throw nb::python_error();
-  for (size_t i = 0; i < pieces.size(); ++i) PyList_SET_ITEM(list, i, PyLong_FromLong(pieces[i].id));
+  for (size_t i = 0; i < items.size(); ++i) {
+    PyObject* v = cached_int(static_cast<uint32_t>(id_of(items[i])));  // ids are >= 0
+    if (v == nullptr) {
+      Py_DECREF(list);
+      throw nb::python_error();
+    }
+    PyList_SET_ITEM(list, i, v);
+  }
   return nb::steal(list);
 }
 
+nb::object ids_list(const std::vector<SpmPiece>& pieces) {
+  return ids_list_of(pieces, [](const SpmPiece& p) { return p.id; });
+}
+
 nb::object ids_list(const std::vector<int32_t>& ids) {
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(ids.size()));
-  if (list == nullptr) throw nb::python_error();
-  for (size_t i = 0; i < ids.size(); ++i) PyList_SET_ITEM(list, i, PyLong_FromLong(ids[i]));
-  return nb::steal(list);
+  return ids_list_of(ids, [](int32_t id) { return id; });
 }
 
 // The text of each output piece: the vocabulary piece, or for <unk> the normalized text.

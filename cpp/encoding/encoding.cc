@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "pretokenize/scan_util.h"
+
 namespace tf {
 
 namespace {
@@ -9,19 +11,40 @@ namespace {
 // Sinks receive the ids of each piece: one keeps them, the other only counts.
 struct CollectSink {
   std::vector<uint32_t>* out;
-  bool piece(const ByteLevelBpe& m, const uint8_t* p, size_t n) { return m.encode_piece(p, n, out); }
+  PieceCache* cache;
+  bool piece(const ByteLevelBpe& m, const uint8_t* p, size_t n) { return m.encode_piece(p, n, out, cache); }
   void special(uint32_t id) { out->push_back(id); }
 };
 
+// Collects ids in a small vector and moves them to an IdBuffer in blocks.
+struct BufferSink {
+  IdBuffer* buffer;
+  PieceCache* cache;
+  std::vector<uint32_t> block;
+  bool piece(const ByteLevelBpe& m, const uint8_t* p, size_t n) {
+    bool ok = m.encode_piece(p, n, &block, cache);
+    if (block.size() >= 8192) flush();
+    return ok;
+  }
+  void special(uint32_t id) { block.push_back(id); }
+  void flush() {
+    buffer->append(block.data(), block.size());
+    block.clear();
+  }
+};
+
+// Counts without keeping the ids.
 struct CountSink {
+  PieceCache* cache;
   size_t n = 0;
   std::vector<uint32_t> scratch;
   bool piece(const ByteLevelBpe& m, const uint8_t* p, size_t len) {
-    size_t c = m.count_piece(p, len, &scratch);
+    size_t c = m.count_piece(p, len, &scratch, cache);
     n += c;
     return c > 0;
   }
   void special(uint32_t) { ++n; }
+  size_t total() const { return n; }
 };
 
 std::string unencodable(const uint8_t* p, size_t n) {
@@ -49,20 +72,23 @@ bool Encoding::build(std::vector<std::pair<std::string, uint32_t>> ranks,
   }
   all_specials_ = SpecialMatcher(std::move(specials));
   scanner_ = pattern < 0 ? nullptr : scanner_for(static_cast<SplitPattern>(pattern));
+  pattern_ = pattern < 0 ? SplitPattern::kGpt2 : static_cast<SplitPattern>(pattern);
   return true;
 }
 
 template <typename Sink>
 bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, std::string* error) const {
-  while (p < end) {
-    const uint8_t* q = scanner_(p, end);
-    if (!sink.piece(model_, p, q - p)) {
-      *error = unencodable(p, q - p);
-      return false;
+  return with_scanner(pattern_, [&](auto next_piece) {
+    while (p < end) {
+      const uint8_t* q = next_piece(p, end);
+      if (!sink.piece(model_, p, q - p)) {
+        *error = unencodable(p, q - p);
+        return false;
+      }
+      p = q;
     }
-    p = q;
-  }
-  return true;
+    return true;
+  });
 }
 
 template <typename Sink>
@@ -81,21 +107,78 @@ bool Encoding::encode_with_specials(std::string_view text, const SpecialMatcher&
 }
 
 bool Encoding::encode_ordinary(std::string_view text, std::vector<uint32_t>* out, std::string* error) const {
-  CollectSink sink{out};
+  CollectSink sink{out, &model_.cache()};
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
   return encode_segment(s, s + text.size(), sink, error);
 }
 
 bool Encoding::encode(std::string_view text, const SpecialMatcher& allowed, std::vector<uint32_t>* out,
                       std::string* error) const {
-  CollectSink sink{out};
+  CollectSink sink{out, &model_.cache()};
   return encode_with_specials(text, allowed, sink, error);
 }
 
-bool Encoding::count(std::string_view text, const SpecialMatcher& allowed, size_t* n, std::string* error) const {
-  CountSink sink;
+bool Encoding::encode_to_buffer(std::string_view text, const SpecialMatcher& allowed, IdBuffer* out,
+                                std::string* error) const {
+  BufferSink sink{out, &model_.cache(), {}};
+  sink.block.reserve(8192 + 1024);
+  out->reserve(out->size() + text.size() / 5 + 16);
   bool ok = encode_with_specials(text, allowed, sink, error);
-  *n = sink.n;
+  sink.flush();
+  return ok;
+}
+
+bool Encoding::encode_prefix(std::string_view text, const SpecialMatcher& allowed, IdBuffer* out,
+                             size_t* consumed, std::string* error) const {
+  *consumed = 0;
+  if (scanner_ == nullptr || text.size() <= kStreamMargin) return true;
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
+  const size_t n = text.size(), limit = n - kStreamMargin;
+  PieceCache* cache = &model_.cache();
+  std::vector<uint32_t> block;  // ids since the last committed cut
+  auto is_space_at = [&](size_t i) {
+    int len;
+    return scan::class_at(s + i, s + n, &len) == kSpace;
+  };
+  auto is_space_before = [&](size_t i) {
+    size_t j = i - 1;
+    while (j > 0 && (s[j] & 0xC0) == 0x80) --j;  // start of the previous character
+    return is_space_at(j);
+  };
+  auto commit = [&](size_t at) {
+    out->append(block.data(), block.size());
+    block.clear();
+    *consumed = at;
+  };
+  size_t start = 0;
+  while (start < limit) {
+    SpecialMatcher::Match m = allowed.find(s, n, start);
+    bool whole_segment = m.found && m.pos < limit;  // a special ends it: the segment is complete
+    size_t seg_end = whole_segment ? m.pos : n;
+    const uint8_t* p = s + start;
+    while (p < s + seg_end) {
+      const uint8_t* q = scanner_(p, s + seg_end);
+      if (!whole_segment && static_cast<size_t>(q - s) > limit) break;
+      if (!model_.encode_piece(p, q - p, &block, cache)) {
+        *error = "cannot encode a piece: it holds a byte that is not a token";
+        return false;
+      }
+      p = q;
+      size_t at = p - s;
+      if (!whole_segment && at < n && !is_space_before(at) && !is_space_at(at)) commit(at);
+    }
+    if (!whole_segment) break;
+    block.push_back(m.id);
+    commit(m.pos + m.len);
+    start = m.pos + m.len;
+  }
+  return true;
+}
+
+bool Encoding::count(std::string_view text, const SpecialMatcher& allowed, size_t* n, std::string* error) const {
+  CountSink sink{&model_.cache(), 0, {}};
+  bool ok = encode_with_specials(text, allowed, sink, error);
+  *n = sink.total();
   return ok;
 }
 

@@ -16,6 +16,7 @@
 #include "encoding/special_matcher.h"
 #include "models/byte_level_bpe.h"
 #include "pretokenize/scanner.h"
+#include "util/id_buffer.h"
 
 namespace tf {
 
@@ -31,6 +32,16 @@ class Encoding {
   bool encode_ordinary(std::string_view text, std::vector<uint32_t>* out, std::string* error) const;
   bool encode(std::string_view text, const SpecialMatcher& allowed, std::vector<uint32_t>* out,
               std::string* error) const;
+  // encode() appending to a malloc'd buffer (for numpy), with a peak memory near the result's size.
+  bool encode_to_buffer(std::string_view text, const SpecialMatcher& allowed, IdBuffer* out, std::string* error) const;
+  // For text that arrives in chunks: encodes the longest prefix of `text` whose ids cannot
+  // change whatever text follows, appends them and sets *consumed to its length (maybe 0).
+  // It cuts only at piece boundaries between two non-space characters, at least
+  // kStreamMargin bytes before the end, or before a special token; the caller keeps the
+  // rest, appends the next chunk and calls again, and ends with encode_to_buffer.
+  bool encode_prefix(std::string_view text, const SpecialMatcher& allowed, IdBuffer* out, size_t* consumed,
+                     std::string* error) const;
+  static constexpr size_t kStreamMargin = 256;
   bool count(std::string_view text, const SpecialMatcher& allowed, size_t* n, std::string* error) const;
   bool encode_pieces(const std::vector<std::string_view>& pieces, std::vector<uint32_t>* out,
                      std::string* error) const;
@@ -53,7 +64,8 @@ class Encoding {
                             std::string* error) const;
 
   ByteLevelBpe model_;
-  NextPieceFn scanner_ = nullptr;
+  NextPieceFn scanner_ = nullptr;  // nullptr: the caller splits (encode_pieces only)
+  SplitPattern pattern_ = SplitPattern::kGpt2;
   TokenTable specials_;
   SpecialMatcher all_specials_;
 };

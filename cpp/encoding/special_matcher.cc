@@ -15,6 +15,7 @@ SpecialMatcher::SpecialMatcher(std::vector<std::pair<std::string, uint32_t>> spe
     return a.first < b.first;
   });
   specials_ = std::move(specials);
+  for (auto& sp : specials_) max_length_ = std::max(max_length_, sp.first.size());
   std::fill(std::begin(first_index_), std::end(first_index_), 0);
   for (auto& s : specials_) first_index_[static_cast<uint8_t>(s.first[0]) + 1]++;
   for (int b = 0; b < 256; ++b) first_index_[b + 1] += first_index_[b];

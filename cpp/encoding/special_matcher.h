@@ -25,6 +25,8 @@ class SpecialMatcher {
   explicit SpecialMatcher(std::vector<std::pair<std::string, uint32_t>> specials);
 
   bool empty() const { return specials_.empty(); }
+  // Bytes in the longest special.
+  size_t max_length() const { return max_length_; }
   // The first special at or after `from` in [text, text + n).
   Match find(const uint8_t* text, size_t n, size_t from) const;
 
@@ -33,6 +35,7 @@ class SpecialMatcher {
   uint32_t first_index_[257] = {};                           // first byte -> range in specials_
   bool first_byte_[256] = {};
   int only_first_byte_ = -1;                                 // >= 0 when all specials share it
+  size_t max_length_ = 0;
 };
 
 }  // namespace tf

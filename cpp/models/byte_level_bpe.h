@@ -2,17 +2,22 @@
 //
 // Ranks are token ids; two adjacent parts may merge when their concatenated bytes are a
 // token, and the merge with the lowest rank is applied first (leftmost on ties) until none
-// applies.  A piece that is itself a token is emitted directly.  Short pieces use the
-// quadratic scan tiktoken uses (fast for the typical 2-20 bytes); long pieces use a heap
-// with lazy deletion over a linked list of parts, O(n log n), so no input is quadratic.
+// applies.  A piece that is itself a token is emitted directly.  Short pieces use a
+// quadratic, vectorized scan (fast for the typical 2-60 bytes); long pieces use a bucket
+// queue over ranks (long_piece_merge.cc), near-linear, so no input is quadratic.
+// Lookups go through a per-thread PieceCache (whole pieces seen before, and a front
+// table for short byte strings).
 // See Sennrich et al. 2016 (BPE) and Radford et al. 2019 (byte-level BPE).
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "models/piece_cache.h"
 #include "models/token_table.h"
+#include "util/byte_hash.h"
 
 namespace tf {
 
@@ -25,22 +30,51 @@ class ByteLevelBpe {
   const TokenTable& vocab() const { return vocab_; }
 
   // Appends the ids of piece [p, p + n) to *out.  Returns false if the piece holds a byte
-  // that is not in the vocabulary (nothing is appended then).
-  bool encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const;
+  // that is not in the vocabulary (nothing is appended then).  `cache`, if given, must be
+  // this vocabulary's (see cache()).
+  bool encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache = nullptr) const;
 
-  // Number of tokens encode_piece would append (0 on the same failure).
-  size_t count_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch) const;
+  // How many ids encode_piece would append, without keeping them (`scratch` is working
+  // memory); 0 if the piece cannot be encoded.
+  size_t count_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch, PieceCache* cache) const;
+
+  // This thread's piece cache for this vocabulary.
+  PieceCache& cache() const { return thread_cache(instance_); }
 
   // The pieces above this many bytes take the heap path.
-  static constexpr size_t kShortPiece = 96;
+  static constexpr size_t kShortPiece = 256;
 
  private:
-  bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const;
-  bool merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const;
-  uint32_t rank_of(const uint8_t* p, size_t n) const { return vocab_.find(p, n); }
+  bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
+  bool merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
+  // The id of bytes [p, p + n) (n >= 2), or kNoToken; h = hash_bytes(p, n).
+  inline uint32_t lookup_hashed(const uint8_t* p, size_t n, uint64_t h, PieceCache* cache) const;
+  inline uint32_t lookup(const uint8_t* p, size_t n, PieceCache* cache) const;
 
   TokenTable vocab_;
   uint32_t byte_token_[256];
+  std::vector<uint32_t> pair_token_;  // 65536 entries: two bytes b0 | b1 << 8 -> id or kNoToken
+  uint64_t instance_ = 0;  // process-unique, names this vocabulary's thread caches
 };
+
+// Two-byte strings come from a direct table; strings of up to 16 bytes go through this
+// thread's small front table (which remembers misses too) before the vocabulary.
+inline uint32_t ByteLevelBpe::lookup_hashed(const uint8_t* p, size_t n, uint64_t h, PieceCache* cache) const {
+  if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
+  if (cache == nullptr || n > PieceCache::kFrontMax) return vocab_.find_hashed(p, n, h);
+  uint64_t head = load_head(p, n);
+  uint64_t tail = 0;
+  if (n > 8) std::memcpy(&tail, p + n - 8, 8);
+  uint32_t id;
+  if (cache->front_find(h, head, tail, n, &id)) return id;
+  id = vocab_.find_hashed(p, n, h);
+  cache->front_insert(h, head, tail, n, id);
+  return id;
+}
+
+inline uint32_t ByteLevelBpe::lookup(const uint8_t* p, size_t n, PieceCache* cache) const {
+  if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
+  return lookup_hashed(p, n, hash_bytes(p, n), cache);
+}
 
 }  // namespace tf

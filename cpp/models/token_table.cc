@@ -35,20 +35,24 @@ bool TokenTable::build(std::vector<std::pair<std::string, uint32_t>> tokens, std
   }
   count_ = tokens.size();
   size_t cap = 16;
-  while (cap < count_ * 2 + 2) cap <<= 1;
-  slots_.assign(cap, Slot{kNoToken, 0});
+  while (cap * 3 < count_ * 4 + 4) cap <<= 1;  // load <= 3/4: probes of misses are cheap (fingerprints)
+  slots_.assign(cap, Slot{0, kNoToken, 0});
+  fingerprints_.assign(cap, 0);
   mask_ = cap - 1;
   for (auto& t : tokens) {
     const uint8_t* p = reinterpret_cast<const uint8_t*>(t.first.data());
-    uint64_t h = hash_bytes(p, t.first.size());
-    uint32_t tag = static_cast<uint32_t>(h >> 32);
+    size_t n = t.first.size();
+    uint64_t h = hash_bytes(p, n);
+    uint32_t lt = len_tag(n, h);
+    uint64_t head = load_head(p, n);
     for (uint64_t i = h & mask_;; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
       if (s.id == kNoToken) {
-        s = Slot{t.second, tag};
+        s = Slot{head, t.second, lt};
+        fingerprints_[i] = fingerprint(h);
         break;
       }
-      if (s.tag == tag && bytes(s.id) == t.first) {
+      if (s.len_tag == lt && bytes(s.id) == t.first) {
         *error = "duplicate token bytes for ids " + std::to_string(s.id) + " and " + std::to_string(t.second);
         return false;
       }
@@ -57,15 +61,5 @@ bool TokenTable::build(std::vector<std::pair<std::string, uint32_t>> tokens, std
   return true;
 }
 
-uint32_t TokenTable::find(const uint8_t* p, size_t n) const {
-  if (n > max_len_ || slots_.empty()) return kNoToken;
-  uint64_t h = hash_bytes(p, n);
-  uint32_t tag = static_cast<uint32_t>(h >> 32);
-  for (uint64_t i = h & mask_;; i = (i + 1) & mask_) {
-    const Slot& s = slots_[i];
-    if (s.id == kNoToken) return kNoToken;
-    if (s.tag == tag && lengths_[s.id] == n && std::memcmp(arena_.data() + starts_[s.id], p, n) == 0) return s.id;
-  }
-}
 
 }  // namespace tf

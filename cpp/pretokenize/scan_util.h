@@ -94,6 +94,22 @@ inline SpaceRun space_run(const uint8_t* p, const uint8_t* end) {
   return r;
 }
 
+// ` ?[^\s\p{L}\p{N}]+` followed by any run of '\r', '\n' (and '/' if `slash`), at p whose
+// class is c0; nullptr if it does not match there.
+inline const uint8_t* punctuation_run(const uint8_t* p, const uint8_t* end, CharClass c0, bool slash) {
+  const uint8_t* q = nullptr;
+  if (in(kOthers, c0)) {
+    q = p;
+  } else if (*p == ' ' && p + 1 < end) {
+    int len1;
+    if (in(kOthers, class_at(p + 1, end, &len1))) q = p + 1;
+  }
+  if (q == nullptr) return nullptr;
+  q = run(q, end, kOthers);
+  while (q < end && (is_newline(*q) || (slash && *q == '/'))) ++q;
+  return q;
+}
+
 // `'s|'t|'re|'ve|'m|'ll|'d` case-insensitively (Unicode simple folding, so U+017F LONG S
 // counts as s), at p.  Returns the end of the contraction, or nullptr.
 inline const uint8_t* contraction(const uint8_t* p, const uint8_t* end) {

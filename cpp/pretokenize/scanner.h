@@ -9,6 +9,10 @@
 
 #include <cstdint>
 
+#include "pretokenize/cl100k_scanner.h"
+#include "pretokenize/gpt2_scanner.h"
+#include "pretokenize/o200k_scanner.h"
+
 namespace tf {
 
 enum class SplitPattern : uint8_t {
@@ -20,11 +24,6 @@ enum class SplitPattern : uint8_t {
 
 using NextPieceFn = const uint8_t* (*)(const uint8_t* p, const uint8_t* end);
 
-const uint8_t* next_piece_gpt2(const uint8_t* p, const uint8_t* end);
-const uint8_t* next_piece_cl100k(const uint8_t* p, const uint8_t* end);
-const uint8_t* next_piece_llama3(const uint8_t* p, const uint8_t* end);
-const uint8_t* next_piece_o200k(const uint8_t* p, const uint8_t* end);
-
 inline NextPieceFn scanner_for(SplitPattern pattern) {
   switch (pattern) {
     case SplitPattern::kGpt2: return next_piece_gpt2;
@@ -33,6 +32,19 @@ inline NextPieceFn scanner_for(SplitPattern pattern) {
     case SplitPattern::kO200k: return next_piece_o200k;
   }
   return next_piece_gpt2;
+}
+
+// Calls f with the scanner as a stateless functor type, so that a loop templated on it
+// inlines the scanner (a function pointer per piece would cost a call each).
+template <typename F>
+decltype(auto) with_scanner(SplitPattern pattern, F&& f) {
+  switch (pattern) {
+    case SplitPattern::kCl100k: return f([](const uint8_t* p, const uint8_t* e) { return next_piece_cl100k(p, e); });
+    case SplitPattern::kLlama3: return f([](const uint8_t* p, const uint8_t* e) { return next_piece_llama3(p, e); });
+    case SplitPattern::kO200k: return f([](const uint8_t* p, const uint8_t* e) { return next_piece_o200k(p, e); });
+    case SplitPattern::kGpt2: break;
+  }
+  return f([](const uint8_t* p, const uint8_t* e) { return next_piece_gpt2(p, e); });
 }
 
 }  // namespace tf

@@ -12,10 +12,12 @@ The byte-level BPE half is a drop-in for tiktoken:
 from tokenforge import patterns
 from tokenforge.core import Encoding
 from tokenforge.load import data_gym_to_mergeable_bpe_ranks, dump_tiktoken_bpe, load_tiktoken_bpe
+from tokenforge.training import BpeTrainer
 from tokenforge.registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
 from tokenforge.sentencepiece import SentencePieceProcessor
 
 __all__ = [
+    "BpeTrainer",
     "Encoding",
     "data_gym_to_mergeable_bpe_ranks",
     "dump_tiktoken_bpe",

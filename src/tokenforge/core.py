@@ -101,10 +101,7 @@ class Encoding:
         """
         if self._regex is not None:
             return self._encode_by_regex(_clean(text), _NO_SPECIALS)
-        try:
-            return self._core.encode_ordinary(text)
-        except UnicodeEncodeError:
-            return self._core.encode_ordinary(_clean(text))
+        return _repairing(self._core.encode_ordinary, text)
 
     def encode(
         self,
@@ -121,14 +118,18 @@ class Encoding:
 
         Raises:
             ValueError: the text contains a disallowed special token.
+
+        >>> enc = Encoding("bytes", pat_str=patterns.GPT2, special_tokens={"<|eot|>": 256},
+        ...                mergeable_ranks={bytes([b]): b for b in range(256)})
+        >>> enc.encode("hi<|eot|>", allowed_special="all")
+        [104, 105, 256]
+        >>> enc.encode("hi<|eot|>", disallowed_special=())
+        [104, 105, 60, 124, 101, 111, 116, 124, 62]
         """
         allowed = self._allowed(allowed_special, disallowed_special, text)
         if self._regex is not None:
             return self._encode_by_regex(_clean(text), allowed)
-        try:
-            return self._core.encode(text, allowed)
-        except UnicodeEncodeError:
-            return self._core.encode(_clean(text), allowed)
+        return _repairing(self._core.encode, text, allowed)
 
     def count_tokens(
         self,
@@ -141,14 +142,16 @@ class Encoding:
 
         Unlike `encode`, no special token is disallowed by default: special-token text is
         counted as ordinary text unless allowed.
+
+        >>> enc = Encoding("bytes", pat_str=patterns.GPT2, special_tokens={"<|eot|>": 256},
+        ...                mergeable_ranks={bytes([b]): b for b in range(256)})
+        >>> enc.count_tokens("hello"), enc.count_tokens("<|eot|>", allowed_special="all")
+        (5, 1)
         """
         allowed = self._allowed(allowed_special, disallowed_special, text)
         if self._regex is not None:
             return len(self._encode_by_regex(_clean(text), allowed))
-        try:
-            return self._core.count(text, allowed)
-        except UnicodeEncodeError:
-            return self._core.count(_clean(text), allowed)
+        return _repairing(self._core.count, text, allowed)
 
     def encode_to_numpy(
         self,
@@ -163,10 +166,7 @@ class Encoding:
             import numpy as np
 
             return np.array(self._encode_by_regex(_clean(text), allowed), dtype=np.uint32)
-        try:
-            return self._core.encode_to_numpy(text, allowed)
-        except UnicodeEncodeError:
-            return self._core.encode_to_numpy(_clean(text), allowed)
+        return _repairing(self._core.encode_to_numpy, text, allowed)
 
     def encode_ordinary_batch(self, text: list[str], *, num_threads: int = _DEFAULT_THREADS) -> list[list[int]]:
         """Encodes many texts on native threads (the GIL is released), ignoring specials."""
@@ -237,7 +237,13 @@ class Encoding:
         return self._core.decode_bytes(tokens)
 
     def decode(self, tokens: Sequence[int], errors: str = "replace") -> str:
-        """The text of a token sequence; invalid UTF-8 is handled by `errors`."""
+        """The text of a token sequence; invalid UTF-8 is handled by `errors`.
+
+        >>> enc = Encoding("bytes", pat_str=patterns.GPT2, special_tokens={"<|eot|>": 256},
+        ...                mergeable_ranks={bytes([b]): b for b in range(256)})
+        >>> enc.decode([104, 105]), enc.decode([0xC3])
+        ('hi', '\ufffd')
+        """
         return self._core.decode_bytes(tokens).decode("utf-8", errors=errors)
 
     def decode_single_token_bytes(self, token: int) -> bytes:
@@ -260,6 +266,11 @@ class Encoding:
 
         Raises:
             UnicodeDecodeError: the tokens do not decode to valid UTF-8.
+
+        >>> enc = Encoding("bytes", pat_str=patterns.GPT2, special_tokens={"<|eot|>": 256},
+        ...                mergeable_ranks={bytes([b]): b for b in range(256)})
+        >>> enc.decode_with_offsets([104, 0xC3, 0xA9, 105])
+        ('héi', [0, 1, 1, 2])
         """
         token_bytes = self.decode_tokens_bytes(tokens)
         offsets = []
@@ -283,8 +294,8 @@ class Encoding:
     # ====================
 
     def token_byte_values(self) -> list[bytes]:
-        """The bytes of every mergeable token, in id order."""
-        return self._core.token_byte_values()
+        """The bytes of every mergeable token, sorted bytewise (as tiktoken returns them)."""
+        return sorted(self._core.token_byte_values())
 
     @property
     def eot_token(self) -> int:
@@ -315,11 +326,7 @@ class Encoding:
         if disallowed_special == "all":
             disallowed_special = self.special_tokens_set - set(allowed_special)
         if disallowed_special:
-            disallowed = self._special_set(frozenset(disallowed_special))
-            try:
-                found = disallowed.find(text)
-            except UnicodeEncodeError:
-                found = disallowed.find(_clean(text))
+            found = _repairing(self._special_set(frozenset(disallowed_special)).find, text)
             if found is not None:
                 _raise_disallowed_special_token(found[1].decode("utf-8"))
         return self._special_set(frozenset(allowed_special))
@@ -368,6 +375,15 @@ def _has_surrogate(text: str) -> bool:
         return False
     except UnicodeEncodeError:
         return True
+
+
+def _repairing(fn, text: str, *args):
+    """fn(text, *args); if text has lone surrogates (the native side cannot take them as
+    UTF-8), again with them repaired as tiktoken does."""
+    try:
+        return fn(text, *args)
+    except UnicodeEncodeError:
+        return fn(_clean(text), *args)
 
 
 def _clean(text: str) -> str:

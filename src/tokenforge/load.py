@@ -43,11 +43,11 @@ def parse_tiktoken_bpe(contents: bytes, source: str = "<bytes>") -> dict[bytes, 
         try:
             token = base64.b64decode(fields[0], validate=True)
         except binascii.Error as e:
-            raise ValueError(f"{source}:{lineno}: bad base64 {fields[0][:80]!r} ({e})") from None
+            raise ValueError(f"{source}:{lineno}: bad base64 {fields[0][:80].decode('latin-1')!r} ({e})") from None
         try:
             rank = int(fields[1])
         except ValueError:
-            raise ValueError(f"{source}:{lineno}: rank {fields[1][:40]!r} is not an integer") from None
+            raise ValueError(f"{source}:{lineno}: rank {fields[1][:40].decode('latin-1')!r} is not an integer") from None
         if rank < 0 or rank >= 2**32 - 1:
             raise ValueError(f"{source}:{lineno}: rank {rank} out of range")
         if token in ranks:

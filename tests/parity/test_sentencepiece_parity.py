@@ -8,26 +8,17 @@ Unigram models.  Expected values come from sentencepiece only.
 
 from __future__ import annotations
 
-import lzma
-from pathlib import Path
-
 import pytest
+from _shared import CORPUS_FILES, MODELS, SHARED, corpus_sample, need_shared
 
 spm = pytest.importorskip("sentencepiece")
 
 from tokenforge.sentencepiece import SentencePieceProcessor  # noqa: E402
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-MODELS = SHARED / "models" / "sentencepiece"
-CORPUS = SHARED / "corpus"
-LINES_PER_FILE = 5000
-DOCS_PER_FILE = 80
-
-pytestmark = pytest.mark.skipif(not MODELS.is_dir() or not CORPUS.is_dir(),
-                                reason=f"shared models/corpora not found at {SHARED.resolve()}")
-
-MODEL_FILES = sorted(p.name for p in MODELS.glob("*.model")) if MODELS.is_dir() else []
-CORPUS_FILES = sorted(p.name for p in CORPUS.glob("*.txt.xz")) if CORPUS.is_dir() else []
+SPM_MODELS = MODELS / "sentencepiece"
+LINES_PER_FILE = 6000
+DOCS_PER_FILE = 120
+MODEL_FILES = sorted(p.name for p in SPM_MODELS.glob("*.model")) if SPM_MODELS.is_dir() else ["(none)"]
 
 
 UNIGRAM_MODELS = ("botchan_en_unigram", "kyoto_ja_unigram", "rut5")
@@ -48,23 +39,23 @@ def known_divergence(model: str, text: str) -> bool:
 
 @pytest.fixture(scope="session")
 def corpus_samples() -> dict[str, tuple[list[str], list[str]]]:
-    """file -> (sampled lines, sampled documents), decompressed once per session."""
+    """file -> (sampled lines, sampled documents) of the shared corpus samples."""
+    need_shared()
     out = {}
     for name in CORPUS_FILES:
-        with lzma.open(CORPUS / name, "rt", encoding="utf-8", newline="") as f:
-            text = f.read()
+        text = corpus_sample(name)
         lines = text.split("\n")
         step = max(1, len(lines) // LINES_PER_FILE)
         sample = lines[:100] + lines[100::step]  # the head of mixed.txt holds its extremes
         docs = text.split("\n\n")
-        dstep = max(1, len(docs) // DOCS_PER_FILE)
-        out[name] = (sample, docs[::dstep])
+        out[name] = (sample, docs[::max(1, len(docs) // DOCS_PER_FILE)])
     return out
 
 
 @pytest.fixture(scope="module", params=MODEL_FILES)
 def processors(request):
-    path = str(MODELS / request.param)
+    need_shared()
+    path = str(SPM_MODELS / request.param)
     return request.param, SentencePieceProcessor(model_file=path), spm.SentencePieceProcessor(model_file=path)
 
 
@@ -142,6 +133,7 @@ def test_options(processors):
 @pytest.mark.xfail(strict=True, reason="sentencepiece 0.2.3 breaks the exact ties of a >29,000-digit run of '0' "
                    "differently from a float32 Viterbi (same total score); see known_divergence")
 def test_known_divergence():
-    path = str(MODELS / "rut5_spiece.model")
+    need_shared()
+    path = str(SPM_MODELS / "rut5_spiece.model")
     ours, theirs = SentencePieceProcessor(model_file=path), spm.SentencePieceProcessor(model_file=path)
     assert ours.encode("0" * 29161) == theirs.encode("0" * 29161)

@@ -8,9 +8,9 @@ symbol itself, and pieces such as ``[INST]`` or ``<s>`` spelled out.
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import pytest
+from _shared import MODELS as SHARED_MODELS
 
 spm = pytest.importorskip("sentencepiece")
 hypothesis = pytest.importorskip("hypothesis")
@@ -20,7 +20,7 @@ from hypothesis import strategies as st  # noqa: E402
 from tokenforge.sentencepiece import ModelProto, SentencePieceProcessor  # noqa: E402
 from tokenforge.sentencepiece.reference import ReferenceProcessor  # noqa: E402
 
-MODELS = Path(__file__).resolve().parents[2] / ".." / "shared" / "models" / "sentencepiece"
+MODELS = SHARED_MODELS / "sentencepiece"
 MODEL_FILES = sorted(p.name for p in MODELS.glob("*.model")) if MODELS.is_dir() else []
 pytestmark = pytest.mark.skipif(not MODEL_FILES, reason=f"no SentencePiece models at {MODELS.resolve()}")
 

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import random
 import struct
-from pathlib import Path
-
 import pytest
+from _shared import MODELS as SHARED_MODELS
 
 from tokenforge.sentencepiece.model_proto import ModelProto, ModelType, NormalizerSpec, PieceType, SentencePiece
 
-MODELS = Path(__file__).resolve().parents[3] / ".." / "shared" / "models" / "sentencepiece"
+MODELS = SHARED_MODELS / "sentencepiece"
 MODEL_FILES = sorted(MODELS.glob("*.model")) if MODELS.is_dir() else []
 needs_models = pytest.mark.skipif(not MODEL_FILES, reason=f"no SentencePiece models at {MODELS.resolve()}")
 

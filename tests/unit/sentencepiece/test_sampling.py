@@ -8,14 +8,13 @@ distributions over segmentations must be close in total variation.
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
-
 import pytest
+from _shared import MODELS as SHARED_MODELS
 
 from tokenforge.sentencepiece import SentencePieceProcessor, set_random_generator_seed
 
 spm = pytest.importorskip("sentencepiece")
-MODELS = Path(__file__).resolve().parents[3] / ".." / "shared" / "models" / "sentencepiece"
+MODELS = SHARED_MODELS / "sentencepiece"
 pytestmark = pytest.mark.skipif(not MODELS.is_dir(), reason=f"no SentencePiece models at {MODELS.resolve()}")
 DRAWS = 4000
 

@@ -8,25 +8,25 @@
 // this matters because a mark is both a possible leading character and a member of U and W.
 // For `U*W+`, backtracking out of a maximal U-run ends the match after the run's last
 // character that is also in W.
+#pragma once
+
 #include "pretokenize/scan_util.h"
-#include "pretokenize/scanner.h"
 
-namespace tf {
+namespace tf::scan {
 
-using namespace scan;
 
-namespace {
+namespace detail {
 
 constexpr ClassSet kUpper = bit(kLu) | bit(kLt) | bit(kLm) | bit(kLo) | bit(kMark);
 constexpr ClassSet kLower = bit(kLl) | bit(kLm) | bit(kLo) | bit(kMark);
 
-const uint8_t* with_contraction(const uint8_t* q, const uint8_t* end) {
+inline const uint8_t* with_contraction(const uint8_t* q, const uint8_t* end) {
   const uint8_t* c = contraction(q, end);
   return c != nullptr ? c : q;
 }
 
 // `U*W+` from q, or nullptr.
-const uint8_t* upper_star_lower_plus(const uint8_t* q, const uint8_t* end) {
+inline const uint8_t* upper_star_lower_plus(const uint8_t* q, const uint8_t* end) {
   const uint8_t* after_last_lower = nullptr;
   while (q < end) {
     int len;
@@ -42,38 +42,27 @@ const uint8_t* upper_star_lower_plus(const uint8_t* q, const uint8_t* end) {
 }
 
 // `U+W*` from q, or nullptr.
-const uint8_t* upper_plus_lower_star(const uint8_t* q, const uint8_t* end) {
+inline const uint8_t* upper_plus_lower_star(const uint8_t* q, const uint8_t* end) {
   const uint8_t* u = run(q, end, kUpper);
   if (u == q) return nullptr;
   return with_contraction(run(u, end, kLower), end);
 }
 
-}  // namespace
+}  // namespace detail
 
-const uint8_t* next_piece_o200k(const uint8_t* p, const uint8_t* end) {
+inline const uint8_t* next_piece_o200k(const uint8_t* p, const uint8_t* end) {
   int len0;
   CharClass c0 = class_at(p, end, &len0);
   bool may_lead = !is_letter(c0) && c0 != kNumber && !is_newline(*p);
   const uint8_t* after_lead = p + len0;
   const uint8_t* m;
-  if (may_lead && (m = upper_star_lower_plus(after_lead, end))) return m;
-  if ((m = upper_star_lower_plus(p, end))) return m;
-  if (may_lead && (m = upper_plus_lower_star(after_lead, end))) return m;
-  if ((m = upper_plus_lower_star(p, end))) return m;
+  if (may_lead && (m = detail::upper_star_lower_plus(after_lead, end))) return m;
+  if ((m = detail::upper_star_lower_plus(p, end))) return m;
+  if (may_lead && (m = detail::upper_plus_lower_star(after_lead, end))) return m;
+  if ((m = detail::upper_plus_lower_star(p, end))) return m;
   if (c0 == kNumber) return run_max(p, end, kNumbers, 3);
   // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
-  const uint8_t* q = nullptr;
-  if (in(kOthers, c0)) {
-    q = p;
-  } else if (*p == ' ' && p + 1 < end) {
-    int len1;
-    if (in(kOthers, class_at(p + 1, end, &len1))) q = p + 1;
-  }
-  if (q != nullptr) {
-    q = run(q, end, kOthers);
-    while (q < end && (is_newline(*q) || *q == '/')) ++q;
-    return q;
-  }
+  if (const uint8_t* q = punctuation_run(p, end, c0, true)) return q;
   SpaceRun r = space_run(p, end);
   if (r.after_last_newline != nullptr) return r.after_last_newline;  // \s*[\r\n]+
   if (r.end == end) return end;                                      // \s+(?!\S)
@@ -81,4 +70,8 @@ const uint8_t* next_piece_o200k(const uint8_t* p, const uint8_t* end) {
   return r.end;                                                      // \s+
 }
 
+}  // namespace tf::scan
+
+namespace tf {
+using scan::next_piece_o200k;
 }  // namespace tf

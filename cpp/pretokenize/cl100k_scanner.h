@@ -4,17 +4,17 @@
 //   (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
 // They differ only on whitespace that runs to the end of the text: `\s++$` takes all of
 // it, while the older spelling first cuts after its last newline.
+#pragma once
+
 #include "pretokenize/scan_util.h"
-#include "pretokenize/scanner.h"
 
-namespace tf {
+namespace tf::scan {
 
-using namespace scan;
 
-namespace {
+namespace detail {
 
 template <bool kWholeTrailingSpace>
-const uint8_t* next_piece_cl100k_family(const uint8_t* p, const uint8_t* end) {
+inline const uint8_t* next_piece_cl100k_family(const uint8_t* p, const uint8_t* end) {
   if (const uint8_t* c = contraction(p, end)) return c;
   int len0;
   CharClass c0 = class_at(p, end, &len0);
@@ -26,18 +26,7 @@ const uint8_t* next_piece_cl100k_family(const uint8_t* p, const uint8_t* end) {
   }
   if (c0 == kNumber) return run_max(p, end, kNumbers, 3);
   // ` ?[^\s\p{L}\p{N}]+[\r\n]*`
-  const uint8_t* q = nullptr;
-  if (in(kOthers, c0)) {
-    q = p;
-  } else if (*p == ' ' && p + 1 < end) {
-    int len1;
-    if (in(kOthers, class_at(p + 1, end, &len1))) q = p + 1;
-  }
-  if (q != nullptr) {
-    q = run(q, end, kOthers);
-    while (q < end && is_newline(*q)) ++q;
-    return q;
-  }
+  if (const uint8_t* q = punctuation_run(p, end, c0, false)) return q;
   // Whitespace.
   SpaceRun r = space_run(p, end);
   if (kWholeTrailingSpace && r.end == end) return end;   // \s++$
@@ -47,14 +36,19 @@ const uint8_t* next_piece_cl100k_family(const uint8_t* p, const uint8_t* end) {
   return r.end;                                           // \s
 }
 
-}  // namespace
+}  // namespace detail
 
-const uint8_t* next_piece_cl100k(const uint8_t* p, const uint8_t* end) {
-  return next_piece_cl100k_family<true>(p, end);
+inline const uint8_t* next_piece_cl100k(const uint8_t* p, const uint8_t* end) {
+  return detail::next_piece_cl100k_family<true>(p, end);
 }
 
-const uint8_t* next_piece_llama3(const uint8_t* p, const uint8_t* end) {
-  return next_piece_cl100k_family<false>(p, end);
+inline const uint8_t* next_piece_llama3(const uint8_t* p, const uint8_t* end) {
+  return detail::next_piece_cl100k_family<false>(p, end);
 }
 
+}  // namespace tf::scan
+
+namespace tf {
+using scan::next_piece_cl100k;
+using scan::next_piece_llama3;
 }  // namespace tf

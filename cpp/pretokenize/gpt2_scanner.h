@@ -1,14 +1,14 @@
 // The GPT-2 split pattern (r50k, p50k, Whisper):
 //   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
 // (tiktoken's possessive spelling splits identically.)
+#pragma once
+
 #include "pretokenize/scan_util.h"
-#include "pretokenize/scanner.h"
 
-namespace tf {
+namespace tf::scan {
 
-using namespace scan;
 
-const uint8_t* next_piece_gpt2(const uint8_t* p, const uint8_t* end) {
+inline const uint8_t* next_piece_gpt2(const uint8_t* p, const uint8_t* end) {
   // Contractions are case-sensitive here.
   if (*p == '\'' && end - p >= 2) {
     uint8_t c1 = p[1];
@@ -42,4 +42,8 @@ const uint8_t* next_piece_gpt2(const uint8_t* p, const uint8_t* end) {
   return r.end;
 }
 
+}  // namespace tf::scan
+
+namespace tf {
+using scan::next_piece_gpt2;
 }  // namespace tf

@@ -1,0 +1,51 @@
+"""Helpers for the benchmark scripts: locating ../shared, loading corpora, timing."""
+
+from __future__ import annotations
+
+import lzma
+import os
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("TOKENFORGE_SHARED", REPO.parent / "shared"))
+MODELS = SHARED / "models"
+CORPUS = SHARED / "corpus"
+os.environ.setdefault("TOKENFORGE_MODELS_DIR", str(MODELS / "tiktoken"))
+
+
+def corpus_text(name: str, max_bytes: int | None = None) -> str:
+    """A corpus file (decompressed), cut at a line boundary after `max_bytes` characters."""
+    cache = Path(os.environ.get("TMPDIR", "/tmp")) / f"tokenforge-corpus-{name}.txt"
+    if not cache.exists():
+        with lzma.open(CORPUS / f"{name}.txt.xz", "rb") as f:
+            data = f.read()
+        tmp = cache.with_suffix(".part")
+        tmp.write_bytes(data)
+        os.replace(tmp, cache)
+    text = cache.read_text(encoding="utf-8")
+    if max_bytes and len(text) > max_bytes:
+        text = text[: text.find("\n", max_bytes) + 1 or max_bytes]
+    return text
+
+
+def best_of(n: int, fn, setup=None) -> float:
+    """The shortest of n runs of fn(state), where state = setup() is made outside the timing."""
+    best = float("inf")
+    for _ in range(n):
+        state = setup() if setup else None
+        t0 = time.perf_counter()
+        fn(state)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def documents(text: str, size: int = 4096) -> list[str]:
+    """Cuts text into documents of about `size` characters at line boundaries."""
+    docs, start = [], 0
+    while start < len(text):
+        end = text.find("\n", start + size)
+        end = len(text) if end < 0 else end + 1
+        docs.append(text[start:end])
+        start = end
+    return docs

@@ -1,0 +1,116 @@
+// PieceCache: remembers the ids of pieces that needed merging, so a piece seen before
+// costs one hash lookup instead of a BPE merge; and, in front of the vocabulary, the ids
+// of recently seen short whole-token pieces in a small direct-mapped table that stays in
+// the L2 cache (the vocabulary's own table is several MB, so its lookups miss there).
+//
+// Open addressing (linear probing) on the piece's 64-bit hash; keys and ids live in two
+// arenas.  Bounded: when it is half full or its arenas pass a few MB it is cleared, so
+// memory stays constant however long the input.  Not thread-safe: each thread owns one
+// per vocabulary (see thread_cache()).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace tf {
+
+class PieceCache {
+ public:
+  static constexpr size_t kMaxPiece = 128;  // longer pieces are rare repeats: not cached
+
+  // Starts small and doubles while it fills, up to kMaxSlots; then it is cleared instead.
+  static constexpr size_t kMaxSlots = size_t{1} << 18;
+  PieceCache() : slots_(size_t{1} << 12), mask_((size_t{1} << 12) - 1) {}
+
+  // The cached ids of piece [p, p + n) with hash h, or nullptr.
+  const uint32_t* find(const uint8_t* p, size_t n, uint64_t h, uint32_t* count) const {
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.n_ids == 0) return nullptr;
+      if (s.hash == h && s.key_len == n && std::memcmp(keys_.data() + s.key_off, p, n) == 0) {
+        *count = s.n_ids;
+        return ids_.data() + s.ids_off;
+      }
+    }
+  }
+
+  // Front table: what the vocabulary answered for a byte string of at most kFrontMax bytes
+  // (head, tail: its first and last 8 bytes as words, zero padded; together with the
+  // length they spell the string), a token id or "not a token"; false if not remembered.
+  static constexpr size_t kFrontMax = 16;
+  bool front_find(uint64_t h, uint64_t head, uint64_t tail, size_t n, uint32_t* id) const {
+    const Front& f = front_[h >> (64 - kFrontBits)];
+    if (f.head != head || f.tail != tail || f.len != n) return false;
+    *id = f.id;
+    return true;
+  }
+  void front_insert(uint64_t h, uint64_t head, uint64_t tail, size_t n, uint32_t id) {
+    front_[h >> (64 - kFrontBits)] = Front{head, tail, static_cast<uint32_t>(n), id};
+  }
+
+  void insert(const uint8_t* p, size_t n, uint64_t h, const uint32_t* ids, size_t count) {
+    if (n > kMaxPiece || count == 0 || count > 0xFFFF) return;
+    if (used_ * 2 >= slots_.size() || keys_.size() > (16u << 20)) {
+      if (slots_.size() < kMaxSlots && keys_.size() <= (16u << 20)) grow();
+      else clear();
+    }
+    size_t i = h & mask_;
+    while (slots_[i].n_ids != 0) i = (i + 1) & mask_;
+    slots_[i] = Slot{h, static_cast<uint32_t>(keys_.size()), static_cast<uint32_t>(ids_.size()),
+                     static_cast<uint16_t>(n), static_cast<uint16_t>(count)};
+    keys_.append(reinterpret_cast<const char*>(p), n);
+    ids_.insert(ids_.end(), ids, ids + count);
+    ++used_;
+  }
+
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.n_ids == 0) continue;
+      size_t i = s.hash & mask_;
+      while (slots_[i].n_ids != 0) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
+
+  void clear() {
+    std::fill(slots_.begin(), slots_.end(), Slot{});
+    keys_.clear();
+    ids_.clear();
+    used_ = 0;
+  }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    uint32_t key_off = 0;
+    uint32_t ids_off = 0;
+    uint16_t key_len = 0;
+    uint16_t n_ids = 0;  // 0 marks an empty slot
+  };
+  struct Front {
+    uint64_t head = 0;
+    uint64_t tail = 0;
+    uint32_t len = 0;  // 0: empty (pieces are never empty)
+    uint32_t id = 0;
+  };
+  static constexpr int kFrontBits = 14;
+  std::vector<Front> front_ = std::vector<Front>(size_t{1} << kFrontBits);
+  std::vector<Slot> slots_;
+  size_t mask_;
+  size_t used_ = 0;
+  std::string keys_;
+  std::vector<uint32_t> ids_;
+};
+
+// This thread's cache for the vocabulary with identity `owner` (a process-unique number,
+// never reused, so a cache cannot outlive its vocabulary's meaning).  A thread keeps the
+// caches of its few most recently used vocabularies.
+PieceCache& thread_cache(uint64_t owner);
+
+}  // namespace tf

@@ -1,0 +1,281 @@
+// BpeTrainer (see bpe_trainer.h): word layout, initial pair count, the merge loop.
+#include "training/bpe_trainer.h"
+
+#include <algorithm>
+
+namespace tf {
+
+ByteOrder::ByteOrder() {
+  // GPT-2's bytes_to_unicode: printable Latin-1 bytes keep their code point, the other 68
+  // bytes map to U+0100.. in byte order; sorting by that code point gives this order.
+  uint32_t r = 0;
+  bool printable[256] = {};
+  for (int b = 0; b < 256; ++b)
+    printable[b] = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+  for (int b = 0; b < 256; ++b)
+    if (printable[b]) byte_of_rank[r++] = static_cast<uint8_t>(b);
+  for (int b = 0; b < 256; ++b)
+    if (!printable[b]) byte_of_rank[r++] = static_cast<uint8_t>(b);
+  for (uint32_t k = 0; k < 256; ++k) rank_of_byte[byte_of_rank[k]] = k;
+}
+
+namespace {
+const ByteOrder kByteOrder;
+
+// Heap order: higher count first, then the smaller pair, then the older entry.
+struct EntryLess {
+  template <typename E>
+  bool operator()(const E& x, const E& y) const {
+    if (x.count != y.count) return x.count < y.count;
+    if (x.a != y.a) return x.a > y.a;
+    if (x.b != y.b) return x.b > y.b;
+    return x.list > y.list;
+  }
+};
+}  // namespace
+
+BpeTrainer::BpeTrainer() {
+  tokens_.reserve(512);
+  for (uint32_t r = 0; r < 256; ++r) {
+    tokens_.emplace_back(1, static_cast<char>(kByteOrder.byte_of_rank[r]));
+    token_ids_.emplace(tokens_.back(), r);
+  }
+  id_.push_back(kSentinel);
+  span_.push_back(1);
+  word_of_.push_back(0);
+}
+
+bool BpeTrainer::add_word(const uint8_t* p, size_t n, uint64_t count) {
+  total_bytes_ += n * count;
+  if (n < 2 || count == 0) {  // a single byte never takes part in a pair
+    single_bytes_ += n * count;
+    return true;
+  }
+  if (id_.size() + n + 1 >= kInside) return false;
+  uint32_t w = static_cast<uint32_t>(word_start_.size());
+  word_start_.push_back(static_cast<uint32_t>(id_.size()));
+  word_count_.push_back(count);
+  for (size_t i = 0; i < n; ++i) {
+    id_.push_back(kByteOrder.rank_of_byte[p[i]]);
+    span_.push_back(1);
+    word_of_.push_back(w);
+  }
+  id_.push_back(kSentinel);
+  span_.push_back(1);
+  word_of_.push_back(w);
+  return true;
+}
+
+bool BpeTrainer::add_words(const PieceMap& words) {
+  bool ok = true;
+  words.for_each([&](const uint8_t* p, size_t n, uint64_t count) { ok = ok && add_word(p, n, count); });
+  return ok;
+}
+
+std::pair<uint64_t, uint64_t> BpeTrainer::text_size() const {
+  uint64_t tokens = single_bytes_;
+  for (size_t u = 1; u < id_.size(); ++u)
+    if (id_[u] != kSentinel && id_[u] != kInside) tokens += word_count_[word_of_[u]];
+  return {total_bytes_, tokens};
+}
+
+void BpeTrainer::push(const Entry& e) {
+  heap_.push_back(e);
+  std::push_heap(heap_.begin(), heap_.end(), EntryLess());
+}
+
+BpeTrainer::Entry BpeTrainer::pop() {
+  std::pop_heap(heap_.begin(), heap_.end(), EntryLess());
+  Entry e = heap_.back();
+  heap_.pop_back();
+  return e;
+}
+
+// Counts the byte pairs of all words: at most 65 536 of them, so dense arrays do it.
+void BpeTrainer::count_initial_pairs() {
+  std::vector<int64_t> count(1 << 16, 0);
+  std::vector<uint32_t> occurrences(1 << 16, 0);
+  for (size_t u = 1; u + 1 < id_.size(); ++u) {
+    if (id_[u] == kSentinel || id_[u + 1] == kSentinel) continue;
+    uint32_t k = id_[u] << 8 | id_[u + 1];
+    count[k] += static_cast<int64_t>(word_count_[word_of_[u]]);
+    ++occurrences[k];
+  }
+  std::vector<uint32_t> list_of(1 << 16, 0);
+  for (uint32_t k = 0; k < (1u << 16); ++k) {
+    if (occurrences[k] == 0) continue;
+    list_of[k] = static_cast<uint32_t>(lists_.size());
+    lists_.emplace_back();
+    lists_.back().reserve(occurrences[k]);
+  }
+  for (size_t u = 1; u + 1 < id_.size(); ++u) {
+    if (id_[u] == kSentinel || id_[u + 1] == kSentinel) continue;
+    lists_[list_of[id_[u] << 8 | id_[u + 1]]].push_back(static_cast<uint32_t>(u));
+  }
+  for (uint32_t k = 0; k < (1u << 16); ++k) {
+    if (occurrences[k] == 0) continue;
+    bool inserted;
+    index_.find_or_insert(PairIndex::key(k >> 8, k & 255), static_cast<uint32_t>(pairs_.size()), &inserted);
+    pairs_.push_back(PairRecord{count[k], 0, list_of[k], false});
+    pair_left_.push_back(k >> 8);
+    pair_right_.push_back(k & 255);
+    if (count[k] > 0) heap_.push_back(Entry{count[k], k >> 8, k & 255, list_of[k]});
+  }
+  std::make_heap(heap_.begin(), heap_.end(), EntryLess());
+}
+
+// The id of the token a+b: a new one, or the existing id if another merge built it already.
+uint32_t BpeTrainer::token_for(uint32_t a, uint32_t b) {
+  std::string bytes = tokens_[a] + tokens_[b];
+  auto it = token_ids_.find(bytes);
+  if (it != token_ids_.end()) return it->second;
+  uint32_t r = static_cast<uint32_t>(tokens_.size());
+  token_ids_.emplace(bytes, r);
+  tokens_.push_back(std::move(bytes));
+  return r;
+}
+
+// Merges the symbol at `pos` with the next one if they are (a, b), recording how the
+// neighbouring pairs change (the same changes HF's Word::merge reports).
+void BpeTrainer::merge_at(uint32_t pos, uint32_t a, uint32_t b, uint32_t r) {
+  if (id_[pos] != a) return;
+  uint32_t j = pos + span_[pos];
+  if (id_[j] != b) return;
+  int64_t w = static_cast<int64_t>(word_count_[word_of_[pos]]);
+  uint32_t k = j + span_[j];
+  if (id_[pos - 1] != kSentinel) {
+    uint32_t prev_start = pos - span_[pos - 1];
+    uint32_t x = id_[prev_start];
+    if (!touched_left_[x]) {
+      touched_left_[x] = 1;
+      touched_left_ids_.push_back(x);
+    }
+    lost_left_[x] += w;
+    gain_left_[x] += w;
+    gain_left_pos_[x].push_back(prev_start);
+  }
+  if (id_[k] != kSentinel) {
+    uint32_t x = id_[k];
+    if (!touched_right_[x]) {
+      touched_right_[x] = 1;
+      touched_right_ids_.push_back(x);
+    }
+    lost_right_[x] += w;
+    gain_right_[x] += w;
+    gain_right_pos_[x].push_back(pos);
+  }
+  uint32_t len = span_[pos] + span_[j];
+  id_[pos] = r;
+  id_[j] = kInside;
+  span_[pos] = len;
+  span_[pos + len - 1] = len;
+}
+
+// HF merges a pair in every word of an entry's position set, scanning each word left to
+// right; only needed for pairs that gained occurrences in two different steps.
+void BpeTrainer::merge_words(uint32_t list, uint32_t a, uint32_t b, uint32_t r) {
+  std::vector<uint32_t> words;
+  for (uint32_t pos : lists_[list]) words.push_back(word_of_[pos]);
+  std::sort(words.begin(), words.end());
+  words.erase(std::unique(words.begin(), words.end()), words.end());
+  for (uint32_t w : words)
+    for (uint32_t u = word_start_[w]; id_[u] != kSentinel; u += span_[u]) merge_at(u, a, b, r);
+}
+
+// Adds occurrences of (a, b) found in this step to its record (*rec).  True if they start a
+// new position list, which needs its own heap entry.
+bool BpeTrainer::add_pair_occurrences(uint32_t a, uint32_t b, int64_t count, std::vector<uint32_t>* positions,
+                                      uint32_t* rec) {
+  bool inserted;
+  *rec = index_.find_or_insert(PairIndex::key(a, b), static_cast<uint32_t>(pairs_.size()), &inserted);
+  if (inserted) {
+    pairs_.push_back(PairRecord{0, 0, 0, false});
+    pair_left_.push_back(a);
+    pair_right_.push_back(b);
+  }
+  PairRecord& p = pairs_[*rec];
+  p.count += count;
+  if (inserted || p.step != step_) {
+    if (!inserted) p.multi = true;  // occurrences from two steps: HF merges it word by word
+    p.step = step_;
+    p.list = static_cast<uint32_t>(lists_.size());
+    lists_.emplace_back(std::move(*positions));
+    positions->clear();
+    return true;
+  }
+  std::vector<uint32_t>& list = lists_[p.list];  // (r, r) gained on both sides of r
+  list.insert(list.end(), positions->begin(), positions->end());
+  std::sort(list.begin(), list.end());
+  list.erase(std::unique(list.begin(), list.end()), list.end());
+  positions->clear();
+  return false;
+}
+
+// Applies the changes gathered while merging (a, b) into r, then pushes the pairs that
+// gained occurrences, as HF does after each merge.
+void BpeTrainer::flush(uint32_t a, uint32_t b, uint32_t r) {
+  std::vector<uint32_t>& gained = gained_;
+  gained.clear();
+  uint32_t rec;
+  for (uint32_t x : touched_left_ids_)
+    if (!gain_left_pos_[x].empty() && add_pair_occurrences(x, r, gain_left_[x], &gain_left_pos_[x], &rec))
+      gained.push_back(rec);
+  for (uint32_t x : touched_right_ids_)
+    if (!gain_right_pos_[x].empty() && add_pair_occurrences(r, x, gain_right_[x], &gain_right_pos_[x], &rec))
+      gained.push_back(rec);
+  for (uint32_t x : touched_left_ids_) {
+    if (lost_left_[x] != 0) pairs_[index_.find(PairIndex::key(x, a))].count -= lost_left_[x];
+    lost_left_[x] = gain_left_[x] = 0;
+    touched_left_[x] = 0;
+  }
+  for (uint32_t x : touched_right_ids_) {
+    if (lost_right_[x] != 0) pairs_[index_.find(PairIndex::key(b, x))].count -= lost_right_[x];
+    lost_right_[x] = gain_right_[x] = 0;
+    touched_right_[x] = 0;
+  }
+  touched_left_ids_.clear();
+  touched_right_ids_.clear();
+  for (uint32_t g : gained) {
+    const PairRecord& p = pairs_[g];
+    if (p.count > 0) push(Entry{p.count, pair_left_[g], pair_right_[g], p.list});
+  }
+}
+
+// Sizes the per-step tables (indexed by token id) for ids below n.
+void BpeTrainer::grow_step_tables(size_t n) {
+  for (auto* v : {&lost_left_, &lost_right_, &gain_left_, &gain_right_}) v->resize(n, 0);
+  gain_left_pos_.resize(n);
+  gain_right_pos_.resize(n);
+  touched_left_.resize(n, 0);
+  touched_right_.resize(n, 0);
+}
+
+void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done, bool word_level) {
+  count_initial_pairs();
+  int64_t floor = static_cast<int64_t>(std::max<uint64_t>(min_frequency, 1));
+  while (tokens_.size() < vocab_size && !heap_.empty()) {
+    Entry top = pop();
+    const PairRecord rec = pairs_[index_.find(PairIndex::key(top.a, top.b))];
+    if (top.count != rec.count) {  // stale: requeue with the current count
+      top.count = rec.count;
+      push(top);
+      continue;
+    }
+    if (top.count < floor) break;
+    ++step_;
+    uint32_t r = token_for(top.a, top.b);
+    merges_.emplace_back(top.a, top.b);
+    merge_ids_.push_back(r);
+    if (tokens_.size() > lost_left_.size()) grow_step_tables(2 * tokens_.size());  // neighbours are any id
+    if (rec.multi || word_level) {
+      merge_words(top.list, top.a, top.b, r);
+    } else {
+      for (uint32_t pos : lists_[top.list]) merge_at(pos, top.a, top.b, r);
+    }
+    std::vector<uint32_t>().swap(lists_[top.list]);
+    flush(top.a, top.b, r);
+    if (done != nullptr) done->store(static_cast<uint32_t>(merges_.size()), std::memory_order_relaxed);
+  }
+}
+
+}  // namespace tf

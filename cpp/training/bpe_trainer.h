@@ -1,0 +1,128 @@
+// BpeTrainer: learns byte-level BPE merges from counted words, with HF tokenizers'
+// BpeTrainer's exact choice of merges.
+//
+// Algorithm (Sennrich et al. 2016, "Neural Machine Translation of Rare Words with Subword
+// Units", with the incremental bookkeeping of HF tokenizers' trainer):
+//   * every distinct word is stored once, weighted by its count, as a run of symbols in one
+//     flat array; a merged symbol keeps its length at its first and last unit (boundary
+//     tags), so its neighbours are found in O(1) and merging never moves memory;
+//   * pair -> count, and for each pair the list of positions where it occurs;
+//   * a max-heap of (count, pair) with lazy updates: a popped entry whose count is stale is
+//     pushed back with the current count.
+// A merge visits only the positions of its pair, so training costs O(total occurrences
+// touched), independent of word length (a 100 000-letter word costs no more per merge than
+// many short ones).  Counts of neighbour pairs are gathered per step in arrays indexed by
+// the neighbour's id and written to the index once per distinct pair.
+//
+// The rule HF uses, and so this trainer: the next merge is the pair with the highest count;
+// among equal counts, the pair (left id, right id) that is smallest, comparing left ids
+// first.  Ids 0-255 are the single bytes in GPT-2's byte order (the order of the code points
+// HF's ByteLevel maps them to) and id 256 + k is the k-th new token.  Training stops at
+// `vocab_size` tokens, or when the best count is below max(1, min_frequency).
+//
+// Two merges can build the same byte string (a+bc and ab+c); HF then reuses the existing id,
+// records the merge anyway and keeps going until the vocabulary is full.  This trainer does
+// the same, including HF's word-level bookkeeping for pairs that gain occurrences twice; when
+// two heap entries of the same pair tie, which one HF pops is unspecified (its heap order
+// depends on hash-map iteration), and here the older entry goes first.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "training/pair_index.h"
+#include "training/piece_map.h"
+
+namespace tf {
+
+// The single bytes in GPT-2's byte order: rank r -> byte, and byte -> rank.
+struct ByteOrder {
+  uint8_t byte_of_rank[256];
+  uint32_t rank_of_byte[256];
+  ByteOrder();
+};
+
+class BpeTrainer {
+ public:
+  BpeTrainer();
+
+  // Adds `count` occurrences of the word `p[0..n)`.  Call before train(); false if the
+  // corpus has more than 4 billion distinct bytes.
+  bool add_word(const uint8_t* p, size_t n, uint64_t count);
+  bool add_words(const PieceMap& words);
+
+  // Learns merges until there are `vocab_size` tokens; `done` counts merges as they happen.
+  // `word_level` merges every pair the slow way HF does (scanning whole words); the result
+  // is the same, which the tests check.
+  void train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done, bool word_level = false);
+
+  // id -> token bytes.
+  const std::vector<std::string>& tokens() const { return tokens_; }
+  // The merges in order: the pair merged and the id it produced.
+  const std::vector<std::pair<uint32_t, uint32_t>>& merges() const { return merges_; }
+  const std::vector<uint32_t>& merge_ids() const { return merge_ids_; }
+  size_t num_words() const { return word_start_.size(); }
+  size_t num_units() const { return id_.size(); }
+  size_t num_pairs() const { return pairs_.size(); }
+  size_t heap_capacity() const { return heap_.capacity(); }
+  // The training text's size in bytes and in tokens as segmented by the merges so far.
+  std::pair<uint64_t, uint64_t> text_size() const;
+
+ private:
+  struct PairRecord {
+    int64_t count;
+    uint32_t step;  // the last step that added occurrences
+    uint32_t list;  // positions added in that step
+    bool multi;  // gained occurrences in two steps: merge it word by word, as HF does
+  };
+  struct Entry {
+    int64_t count;
+    uint32_t a, b, list;
+  };
+
+  void count_initial_pairs();
+  void push(const Entry& e);
+  Entry pop();
+  uint32_t token_for(uint32_t a, uint32_t b);
+  void merge_at(uint32_t pos, uint32_t a, uint32_t b, uint32_t r);
+  void merge_words(uint32_t list, uint32_t a, uint32_t b, uint32_t r);
+  void flush(uint32_t a, uint32_t b, uint32_t r);
+  void grow_step_tables(size_t n);
+  bool add_pair_occurrences(uint32_t a, uint32_t b, int64_t count, std::vector<uint32_t>* positions, uint32_t* rec);
+
+  static constexpr uint32_t kSentinel = 0xFFFFFFFFu;  // unit between two words
+  static constexpr uint32_t kInside = 0xFFFFFFFEu;    // unit inside a merged symbol
+
+  // Symbols of all words: unit i holds id_[i] at the start of a symbol; span_ holds the
+  // symbol's length in units at its first and last unit.
+  std::vector<uint32_t> id_, span_, word_of_;
+  std::vector<uint32_t> word_start_;
+  std::vector<uint64_t> word_count_;
+  uint64_t total_bytes_ = 0, single_bytes_ = 0;  // all words; words of one byte
+
+  std::vector<std::string> tokens_;
+  std::unordered_map<std::string, uint32_t> token_ids_;
+  std::vector<std::pair<uint32_t, uint32_t>> merges_;
+  std::vector<uint32_t> merge_ids_;
+
+  PairIndex index_;                            // (a, b) -> index into pairs_
+  std::vector<PairRecord> pairs_;
+  std::vector<uint32_t> pair_left_, pair_right_;  // record -> its pair
+  std::vector<uint32_t> gained_;                  // records that gained occurrences this step
+  std::vector<std::vector<uint32_t>> lists_;  // list id -> positions (unit indices)
+  std::vector<Entry> heap_;
+  uint32_t step_ = 0;
+
+  // Per-step changes, indexed by the neighbour's id x: (x, a) and (b, x) lose occurrences,
+  // (x, r) and (r, x) gain them at the listed positions.
+  std::vector<int64_t> lost_left_, lost_right_, gain_left_, gain_right_;
+  std::vector<std::vector<uint32_t>> gain_left_pos_, gain_right_pos_;
+  std::vector<uint8_t> touched_left_, touched_right_;
+  std::vector<uint32_t> touched_left_ids_, touched_right_ids_;
+};
+
+}  // namespace tf

@@ -1,0 +1,253 @@
+// PieceCounter (see piece_counter.h): blocks, windows over files, worker threads.
+#include "training/piece_counter.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "training/text_chunks.h"
+
+namespace tf {
+
+namespace {
+
+constexpr uint64_t kReadStep = uint64_t{1} << 20;
+
+}  // namespace
+
+// One text: a file (opened only while one of its blocks is counted, so thousands of
+// files never hold thousands of descriptors), or bytes in memory.
+struct PieceCounter::Source {
+  const uint8_t* mem = nullptr;
+  uint64_t size = 0;
+  std::string name;  // the path of a file
+};
+
+namespace {
+
+// The bytes [base, loaded) of a source, read on demand; memory sources are not copied.
+class Window {
+ public:
+  Window(const PieceCounter::Source& s, int fd, std::vector<uint8_t>* buf, uint64_t base)
+      : s_(s), fd_(fd), buf_(buf), base_(base), loaded_(base) {
+    buf_->clear();
+  }
+
+  // Makes [base, min(to, size)) readable.  False (with errno's message) on a read error.
+  bool load(uint64_t to, std::string* error) {
+    to = std::min(to, s_.size);
+    if (to <= loaded_) return true;
+    if (s_.mem != nullptr) {
+      loaded_ = to;
+      return true;
+    }
+    size_t old = buf_->size();
+    buf_->resize(to - base_);
+    while (loaded_ < to) {
+      ssize_t got = ::pread(fd_, buf_->data() + (loaded_ - base_), to - loaded_, static_cast<off_t>(loaded_));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        *error = s_.name + ": " + (got < 0 ? std::strerror(errno) : "file shrank while reading");
+        buf_->resize(old);
+        return false;
+      }
+      loaded_ += static_cast<uint64_t>(got);
+    }
+    return true;
+  }
+
+  uint64_t loaded() const { return loaded_; }
+  const uint8_t* data() const { return s_.mem != nullptr ? s_.mem + base_ : buf_->data(); }
+
+ private:
+  const PieceCounter::Source& s_;
+  int fd_;
+  std::vector<uint8_t>* buf_;
+  uint64_t base_, loaded_;
+};
+
+struct Block {
+  uint32_t source;
+  uint64_t lo, hi;  // nominal extent; the block counts from the first boundary at or after lo
+};
+
+struct BlockError {
+  bool failed = false;
+  bool os_error = false;
+  std::string message;
+};
+
+// Counts the pieces of block b into `map`: the text from the first chunk boundary at or after
+// its nominal start to the first one at or after its nominal end.
+void count_block(const PieceCounter::Source& s, const Block& b, NextPieceFn next_piece, bool replace_invalid,
+                 PieceMap* map, std::vector<uint8_t>* buf, std::string* scratch, BlockError* err,
+                 uint64_t* bytes) {
+  uint64_t lo = b.lo, hi = b.hi;
+  uint64_t base = lo > 0 ? lo - 1 : 0;
+  struct Fd {
+    int fd = -1;
+    ~Fd() {
+      if (fd >= 0) ::close(fd);
+    }
+  } file;
+  if (s.mem == nullptr && (file.fd = ::open(s.name.c_str(), O_RDONLY | O_CLOEXEC)) < 0) {
+    err->message = s.name + ": " + std::strerror(errno);
+    err->failed = err->os_error = true;
+    return;
+  }
+  Window w(s, file.fd, buf, base);
+  if (!w.load(hi + 1, &err->message)) {
+    err->failed = err->os_error = true;
+    return;
+  }
+  const uint8_t* d = w.data();  // d[i] is byte base + i
+  uint64_t start = lo;
+  if (lo > 0) {
+    while (start < hi && !(start + 1 <= w.loaded() && is_chunk_boundary(d, w.loaded() - base, start - base)))
+      ++start;
+    if (start >= hi) return;  // no boundary in this block: the previous block covers it
+  }
+  uint64_t end = hi;
+  for (;;) {
+    while (end + 1 < w.loaded() && !is_chunk_boundary(d, w.loaded() - base, end - base)) ++end;
+    if (end + 1 < w.loaded()) break;  // found a boundary
+    if (w.loaded() >= s.size) {
+      end = s.size;
+      break;
+    }
+    uint64_t have = w.loaded();
+    if (!w.load(have + std::max(kReadStep, (have - base) / 2), &err->message)) {
+      err->failed = err->os_error = true;
+      return;
+    }
+    d = w.data();
+  }
+  uint64_t ahead = std::min(end + 1, s.size);  // one byte of look-ahead for `(?!\S)` and `$`
+  const uint8_t* p = d + (start - base);
+  const uint8_t* stop = d + (end - base);
+  const uint8_t* scan_end = d + (ahead - base);
+  size_t bad = s.mem != nullptr ? end - start : utf8_first_invalid(p, end - start);
+  if (bad < end - start) {
+    if (!replace_invalid) {
+      err->failed = true;
+      err->message = s.name + ": invalid UTF-8 at byte offset " + std::to_string(start + bad) +
+                     " (errors=\"replace\" or --errors replace decode it as U+FFFD)";
+      return;
+    }
+    scratch->clear();
+    utf8_replace_invalid(p, end - start, scratch);
+    size_t body = scratch->size();
+    scratch->append(reinterpret_cast<const char*>(stop), ahead - end);
+    p = reinterpret_cast<const uint8_t*>(scratch->data());
+    stop = p + body;
+    scan_end = p + scratch->size();
+  }
+  while (p < stop) {
+    const uint8_t* e = std::min(next_piece(p, scan_end), stop);
+    map->add(p, static_cast<size_t>(e - p), 1);
+    p = e;
+  }
+  *bytes = end - start;
+}
+
+}  // namespace
+
+PieceCounter::PieceCounter(SplitPattern pattern, int threads, uint64_t block_bytes)
+    : next_piece_(scanner_for(pattern)),
+      threads_(std::max(1, threads)),
+      block_bytes_(std::max<uint64_t>(16, block_bytes)),
+      maps_(static_cast<size_t>(threads_)) {}
+
+bool PieceCounter::run(const std::vector<Source>& sources, bool replace_invalid, std::string* error, bool* os_error) {
+  std::vector<Block> blocks;
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < sources.size(); ++i) {
+    uint64_t n = std::max<uint64_t>(1, (sources[i].size + block_bytes_ - 1) / block_bytes_);
+    for (uint64_t k = 0; k < n; ++k)
+      blocks.push_back(Block{i, k * block_bytes_, std::min(sources[i].size, (k + 1) * block_bytes_)});
+    total += sources[i].size;
+  }
+  std::vector<BlockError> errors(blocks.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&](size_t t) {
+    std::vector<uint8_t> buf;
+    std::string scratch;
+    for (size_t i; (i = next.fetch_add(1)) < blocks.size();) {
+      if (sources[blocks[i].source].size == 0) continue;
+      uint64_t bytes = 0;
+      count_block(sources[blocks[i].source], blocks[i], next_piece_, replace_invalid, &maps_[t], &buf, &scratch,
+                  &errors[i], &bytes);
+      bytes_done_.fetch_add(bytes, std::memory_order_relaxed);
+    }
+  };
+  size_t n_threads = std::min<size_t>(static_cast<size_t>(threads_), std::max<size_t>(1, blocks.size()));
+  if (total < block_bytes_) n_threads = 1;
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < n_threads; ++t) pool.emplace_back(worker, t);
+  worker(0);
+  for (auto& th : pool) th.join();
+  for (const BlockError& e : errors) {  // the first error in input order, whatever thread saw it
+    if (e.failed) {
+      *error = e.message;
+      *os_error = e.os_error;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool PieceCounter::add_files(const std::vector<std::string>& paths, bool replace_invalid, std::string* error,
+                             bool* os_error) {
+  std::vector<Source> sources(paths.size());
+  bool ok = true;
+  for (size_t i = 0; i < paths.size() && ok; ++i) {
+    Source& s = sources[i];
+    s.name = paths[i];
+    struct stat st;
+    if (::stat(paths[i].c_str(), &st) != 0) {
+      *error = paths[i] + ": " + std::strerror(errno);
+      ok = false;
+    } else if (S_ISDIR(st.st_mode)) {
+      *error = paths[i] + ": is a directory";
+      ok = false;
+    } else {
+      s.size = static_cast<uint64_t>(st.st_size);
+    }
+  }
+  if (!ok) *os_error = true;
+  return ok && run(sources, replace_invalid, error, os_error);
+}
+
+void PieceCounter::add_texts(const std::vector<std::string_view>& texts) {
+  std::vector<Source> sources(texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) {
+    sources[i].mem = reinterpret_cast<const uint8_t*>(texts[i].data());
+    sources[i].size = texts[i].size();
+    sources[i].name = "<text " + std::to_string(i) + ">";
+  }
+  std::string error;
+  bool os_error = false;
+  run(sources, false, &error, &os_error);  // memory sources are valid UTF-8 and cannot fail to read
+}
+
+void PieceCounter::add_pieces(const std::vector<std::string_view>& pieces) {
+  for (std::string_view p : pieces) {
+    maps_[0].add(reinterpret_cast<const uint8_t*>(p.data()), p.size(), 1);
+    bytes_done_.fetch_add(p.size(), std::memory_order_relaxed);
+  }
+}
+
+const PieceMap& PieceCounter::merged() {
+  for (size_t t = 1; t < maps_.size(); ++t) {
+    maps_[0].merge_from(maps_[t]);
+    maps_[t] = PieceMap();
+  }
+  return maps_[0];
+}
+
+}  // namespace tf

@@ -1,0 +1,88 @@
+"""Recovering the merge list of a byte-level BPE vocabulary from its ranks, and GPT-2's
+byte <-> character map used by formats that store bytes as text.
+
+A rank file (tiktoken) lists tokens only; formats that store merges (minbpe, HF) need, for
+each token of rank r, the two tokens it was made of.  They are found the way tiktoken's
+own converter finds them: byte-pair merge the token's bytes using only the ranks below r
+(lowest rank first); for a BPE vocabulary this ends in exactly two parts.
+
+Example:
+    >>> ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257}
+    >>> merges_from_ranks(ranks)
+    [(b'a', b'b'), (b'ab', b'c')]
+"""
+
+from __future__ import annotations
+
+import heapq
+
+
+def byte_to_char() -> dict[int, str]:
+    """GPT-2's bytes_to_unicode: printable Latin-1 bytes stand for themselves, the other
+    68 bytes map to U+0100 upwards.
+
+    >>> m = byte_to_char()
+    >>> m[ord("a")], m[ord(" ")], m[0]
+    ('a', 'Ġ', 'Ā')
+    """
+    printable = [b for b in range(256) if 33 <= b <= 126 or 161 <= b <= 172 or 174 <= b <= 255]
+    table = {b: chr(b) for b in printable}
+    for n, b in enumerate(b for b in range(256) if b not in table):
+        table[b] = chr(256 + n)
+    return table
+
+
+def split_in_two(token: bytes, ranks: dict[bytes, int], max_rank: int) -> list[bytes]:
+    """Byte-pair merges `token` with ranks below `max_rank`, lowest rank first (leftmost on
+    ties); O(n log n) with a heap of candidate pairs over a linked list of parts.
+
+    >>> split_in_two(b"abc", {b"a": 0, b"b": 1, b"c": 2, b"bc": 3}, 4)
+    [b'a', b'bc']
+    """
+    parts = [bytes([b]) for b in token]
+    nxt = list(range(1, len(parts) + 1))
+    prv = list(range(-1, len(parts) - 1))
+    heap = []
+
+    def consider(i: int) -> None:
+        j = nxt[i]
+        if j < len(parts):
+            r = ranks.get(parts[i] + parts[j])
+            if r is not None and r < max_rank:
+                heapq.heappush(heap, (r, i, parts[i], parts[j]))
+
+    for i in range(len(parts) - 1):
+        consider(i)
+    alive = len(parts)
+    while heap and alive > 2:
+        r, i, left, right = heapq.heappop(heap)
+        j = nxt[i]
+        if parts[i] != left or j >= len(parts) or parts[j] != right:
+            continue  # stale: one side was merged since
+        parts[i] = left + right
+        parts[j] = b""
+        nxt[i] = nxt[j]
+        if nxt[j] < len(parts):
+            prv[nxt[j]] = i
+        alive -= 1
+        if prv[i] >= 0:
+            consider(prv[i])
+        consider(i)
+    return [p for p in parts if p]
+
+
+def merges_from_ranks(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
+    """The (left, right) bytes of every multi-byte token, in rank order.
+
+    Raises:
+        ValueError: a token cannot be built from two lower-ranked tokens (not a BPE vocabulary).
+    """
+    merges = []
+    for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
+        if len(token) < 2:
+            continue
+        parts = split_in_two(token, ranks, rank)
+        if len(parts) != 2:
+            raise ValueError(f"token {token!r} (rank {rank}) is not the merge of two lower-ranked tokens")
+        merges.append((parts[0], parts[1]))
+    return merges

@@ -1,0 +1,55 @@
+"""Where ../shared is, and the corpora sampled for parity tests.
+
+Tests that need ../shared (model files, corpora) skip with a reason when it is absent;
+CI always has it.  Corpora are decompressed from .xz once per session and sampled: the
+start of each file plus evenly spaced line-aligned chunks, about 2 MB per file (mixed.txt,
+the adversarial one, whole).  Full-corpus comparisons live in benchmarks/.
+"""
+
+from __future__ import annotations
+
+import functools
+import lzma
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("TOKENFORGE_SHARED", REPO.parent / "shared"))
+MODELS = SHARED / "models"
+CORPUS = SHARED / "corpus"
+CORPUS_FILES = ["en", "code", "multi", "mixed"]
+SAMPLE_BYTES = 2_000_000
+
+if (MODELS / "tiktoken").is_dir():
+    os.environ.setdefault("TOKENFORGE_MODELS_DIR", str(MODELS / "tiktoken"))
+
+
+def need_shared() -> None:
+    if not (MODELS.is_dir() and CORPUS.is_dir()):
+        pytest.skip(f"needs the shared model files and corpora at {SHARED} (absent)")
+
+
+@functools.lru_cache(maxsize=None)
+def corpus_text(name: str) -> str:
+    """The whole decompressed corpus file."""
+    with lzma.open(CORPUS / f"{name}.txt.xz", "rt", encoding="utf-8", newline="") as f:
+        return f.read()
+
+
+@functools.lru_cache(maxsize=None)
+def corpus_sample(name: str, size: int = SAMPLE_BYTES) -> str:
+    """About `size` characters of a corpus file: its start and 15 evenly spaced chunks,
+    each cut at line boundaries (mixed.txt is returned whole)."""
+    text = corpus_text(name)
+    if name == "mixed" or len(text) <= size:
+        return text
+    chunk = size // 16
+    parts = [text[:chunk]]
+    for k in range(1, 16):
+        start = text.find("\n", k * len(text) // 16) + 1
+        end = text.find("\n", start + chunk)
+        parts.append(text[start:end if end > 0 else len(text)])
+    return "\n".join(parts)
+

@@ -1,0 +1,36 @@
+"""encode_to_numpy converts and encodes a non-ASCII str a chunk at a time; whatever the
+chunk size, the ids equal a one-shot encode (and tiktoken's)."""
+
+from __future__ import annotations
+
+import pytest
+from _tiktoken_refs import pair
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+FRAGMENTS = [
+    "hello", " world", "  ", "\n", "\n\n  ", "\r\n", "\t", "   \n ", "don't", "中文字符", "ÄÖÜ", "😀",
+    "<|endoftext|>", "<|endof", "12345", "!!", " ", "x", "\u0301", "e\u0301", "'s", "A", "\u3000",
+]
+
+texts = st.lists(st.sampled_from(FRAGMENTS), min_size=0, max_size=400).map("".join)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "r50k_base", "llama3"])
+@settings(max_examples=80, deadline=None)
+@given(text=texts, chunk=st.integers(min_value=1, max_value=300), allow=st.booleans())
+def test_chunked_equals_one_shot(name, text, chunk, allow):
+    ours, ref = pair(name)
+    text = "é" + text  # non-ASCII, so the chunked path is taken
+    policy = dict(allowed_special="all") if allow else dict(disallowed_special=())
+    allowed = ours._allowed(policy.get("allowed_special", set()), policy.get("disallowed_special", "all"), text)
+    want = ref.encode(text, **policy)
+    assert ours._core.encode_to_numpy(text, allowed, chunk).tolist() == want
+    assert ours.encode_to_numpy(text, **policy).tolist() == want
+
+
+def test_disallowed_special_found_across_chunks():
+    ours, _ = pair("cl100k_base")
+    text = "é" + "x" * ((1 << 20) - 5) + "<|endoftext|>" + "y" * 100
+    with pytest.raises(ValueError, match="disallowed special token"):
+        ours.encode_to_numpy(text)

@@ -1,0 +1,124 @@
+"""Encoding API details: errors, offsets, numpy, pickling, custom patterns."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from _tiktoken_refs import pair
+
+import tokenforge
+from tokenforge import patterns
+
+BYTES = {bytes([b]): b for b in range(256)}
+
+
+def test_invalid_ids_raise_keyerror_naming_the_id():
+    enc = tokenforge.Encoding("b", pat_str=patterns.GPT2, mergeable_ranks=BYTES, special_tokens={"<e>": 300})
+    for bad in [256, 10**6, -1, 2**40]:
+        with pytest.raises(KeyError, match=str(bad)):
+            enc.decode([1, bad])
+        with pytest.raises(KeyError, match=str(bad)):
+            enc.decode_single_token_bytes(bad)
+    assert enc.decode([300]) == "<e>"
+
+
+def test_decode_with_offsets_matches_tiktoken():
+    ours, ref = pair("cl100k_base")
+    for text in ["hello world", "我非常渴望与人工智能一起工作", "e\u0301 😀 x", "ab\u200dcd"]:
+        ids = ref.encode(text)
+        assert ours.decode_with_offsets(ids) == ref.decode_with_offsets(ids)
+
+
+def test_numpy_and_count():
+    ours, ref = pair("o200k_base")
+    text = "Some text, 12345 numbers\n\n  and spaces. " * 50
+    arr = ours.encode_to_numpy(text)
+    assert arr.dtype == np.uint32
+    assert arr.tolist() == ref.encode(text)
+    assert ours.count_tokens(text) == len(arr)
+    assert ours.count_tokens("<|endoftext|>") == len(ref.encode("<|endoftext|>", disallowed_special=()))
+    assert ours.count_tokens("<|endoftext|>", allowed_special="all") == 1
+
+
+def test_pickle_round_trip():
+    ours, _ = pair("r50k_base")
+    again = pickle.loads(pickle.dumps(ours))
+    assert again.encode("pickled text") == ours.encode("pickled text")
+
+
+def test_explicit_n_vocab_checked():
+    with pytest.raises(ValueError, match="explicit_n_vocab"):
+        tokenforge.Encoding("b", pat_str=patterns.GPT2, mergeable_ranks=BYTES, special_tokens={}, explicit_n_vocab=999)
+
+
+def test_bad_pattern_and_duplicate_ids():
+    with pytest.raises(ValueError, match="does not compile"):
+        tokenforge.Encoding("b", pat_str="(unclosed", mergeable_ranks=BYTES, special_tokens={})
+    with pytest.raises(ValueError, match="duplicate token id"):
+        tokenforge.Encoding("b", pat_str=patterns.GPT2, mergeable_ranks=BYTES | {b"xy": 5}, special_tokens={})
+
+
+def test_missing_byte_is_a_clear_error():
+    ranks = {bytes([b]): b for b in range(128)}
+    enc = tokenforge.Encoding("ascii", pat_str=patterns.GPT2, mergeable_ranks=ranks, special_tokens={})
+    assert enc.encode("ok") == [111, 107]
+    with pytest.raises(ValueError, match="not a token"):
+        enc.encode("é")
+
+
+@pytest.mark.parametrize(
+    "pat_str",
+    [
+        r"\w+|[^\w\s]+|\s+",
+        # Mistral Tekken's pattern: one digit a piece, no contractions.
+        r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    ],
+)
+def test_other_patterns_fall_back_to_regex_with_same_ids(pat_str):
+    import tiktoken
+
+    base, _ = pair("cl100k_base")
+    ours = tokenforge.Encoding("x", pat_str=pat_str, mergeable_ranks=base._mergeable_ranks, special_tokens={"<|endoftext|>": 100257})
+    ref = tiktoken.Encoding("x", pat_str=pat_str, mergeable_ranks=base._mergeable_ranks, special_tokens={"<|endoftext|>": 100257})
+    text = "Hello World's 2024 numbers!!\n\n  indent <|endoftext|> tail ÄÖ 中文 😀"
+    assert ours.encode(text, allowed_special="all") == ref.encode(text, allowed_special="all")
+    assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+    assert ours.encode_batch([text, "x"], disallowed_special=()) == ref.encode_batch([text, "x"], disallowed_special=())
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "r50k_base", "llama3"])
+def test_adversarial_inputs_match_tiktoken(name):
+    """Long runs that stress the scanners and the long-piece merge (kept small here; the
+    1 MB versions are in benchmarks/bench_encode.py)."""
+    import random
+
+    ours, ref = pair(name)
+    rng = random.Random(7)
+    cases = [
+        "a" * 50_000,
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(50_000)),
+        "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(20_000)),
+        " " * 50_000,
+        "7" * 50_000,
+        "^" * 50_000,
+        "\n" * 5_000 + "x",
+        "e" + "\u0301" * 5_000,
+        "😀" * 5_000,
+        " \t" * 10_000 + "\r\n" * 1000,
+    ]
+    for text in cases:
+        assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+
+
+def test_batches_from_many_python_threads_agree():
+    """Concurrent batch calls share the native pool or start their own threads: same ids."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    ours, ref = pair("cl100k_base")
+    docs = [f"document {i}: " + "some text with words, numbers 12345 and 中文 " * (i % 7 + 1) for i in range(300)]
+    want = ref.encode_ordinary_batch(docs)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: ours.encode_ordinary_batch(docs, num_threads=3), range(8)))
+    assert all(r == want for r in results)
