@@ -112,6 +112,8 @@ class Message:
 
     def __init_subclass__(cls) -> None:
         cls._BY_NAME = {spec[0]: num for num, spec in cls.FIELDS.items()}
+        for name, _kind, default, _repeated in cls.FIELDS.values():
+            setattr(cls, name, _field_property(name, default))
 
     def __init__(self, **values: Any) -> None:
         object.__setattr__(self, "_values", {})  # field name -> value, for fields that are set
@@ -126,23 +128,10 @@ class Message:
         for k, v in values.items():
             setattr(self, k, v)
 
-    def __getattr__(self, name: str) -> Any:
-        num = type(self)._BY_NAME.get(name)
-        if num is None:
-            raise AttributeError(f"{type(self).__name__} has no field {name!r}")
-        return self._values.get(name, self.FIELDS[num][2])
-
     def __setattr__(self, name: str, value: Any) -> None:
-        if name.startswith("_"):
-            object.__setattr__(self, name, value)
-            return
-        num = type(self)._BY_NAME.get(name)
-        if num is None:
+        if not name.startswith("_") and name not in type(self)._BY_NAME:
             raise AttributeError(f"{type(self).__name__} has no field {name!r}")
-        self._values[name] = value
-        object.__setattr__(self, "_present", True)  # setting a field makes a sub-message present
-        if isinstance(value, Message):
-            value._present = True
+        object.__setattr__(self, name, value)
 
     def has(self, name: str) -> bool:
         """Whether a singular field was set (or read from the file).
@@ -214,7 +203,9 @@ class Message:
                 if size > end - pos:
                     raise ValueError(f"field {type(self).__name__}.{name} extends past the end of the data (truncated?)")
                 payload = buf[pos:pos + size]
-                if kind == "message":
+                if kind == "message" and self.MESSAGES[name] is SentencePiece:
+                    value = _parse_piece(buf, pos, pos + size)
+                elif kind == "message":
                     sub = self._values[name] if not repeated else self.MESSAGES[name]()
                     sub._parse(buf, pos, pos + size, depth + 1)  # a repeated singular message merges, as protobuf does
                     sub._present = True
@@ -268,6 +259,21 @@ class Message:
             out += raw
 
 
+def _field_property(name: str, default: Any) -> property:
+    """A field as a property: its value if set, else its default; setting marks presence."""
+
+    def get(self: Message) -> Any:
+        return self._values.get(name, default)
+
+    def put(self: Message, value: Any) -> None:
+        self._values[name] = value
+        object.__setattr__(self, "_present", True)  # setting a field makes a sub-message present
+        if isinstance(value, Message):
+            value._present = True
+
+    return property(get, put, doc=f"The ``{name}`` field.")
+
+
 def _decode_int(kind: str, raw: int) -> int | bool:
     if kind == "bool":
         return raw != 0
@@ -281,6 +287,38 @@ class SentencePiece(Message):
     """One vocabulary entry: ``piece`` (text), ``score`` and ``type`` (:class:`PieceType`)."""
 
     FIELDS = {1: ("piece", "string", "", False), 2: ("score", "float", 0.0, False), 3: ("type", "enum", 1, False)}
+
+
+_FLOAT = struct.Struct("<f")
+
+
+def _parse_piece(buf: bytes, pos: int, end: int) -> SentencePiece:
+    """Parses one SentencePiece, fast for the usual shape (piece, score, type in one-byte
+    keys and lengths); anything else goes through the generic parser."""
+    start, values = pos, {}
+    try:
+        while pos < end:
+            key = buf[pos]
+            if key == 0x0A and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= end:  # piece, short
+                values["piece"] = buf[pos + 2:pos + 2 + buf[pos + 1]].decode("utf-8")
+                pos += 2 + buf[pos + 1]
+            elif key == 0x15 and pos + 5 <= end:  # score
+                values["score"] = _FLOAT.unpack_from(buf, pos + 1)[0]
+                pos += 5
+            elif key == 0x18 and buf[pos + 1] < 0x80 and pos + 2 <= end:  # type, one byte
+                values["type"] = buf[pos + 1]
+                pos += 2
+            else:
+                raise ValueError
+    except (ValueError, IndexError):
+        piece = SentencePiece()
+        piece._parse(buf, start, end, 1)
+        return piece
+    piece = SentencePiece.__new__(SentencePiece)
+    object.__setattr__(piece, "_values", values)
+    object.__setattr__(piece, "_unknown", [])
+    object.__setattr__(piece, "_present", True)
+    return piece
 
 
 class NormalizerSpec(Message):

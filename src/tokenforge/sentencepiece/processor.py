@@ -117,7 +117,11 @@ class SentencePieceProcessor:
         ts, ns = model.trainer_spec, model.normalizer_spec
         if ts.model_type not in (ModelType.UNIGRAM, ModelType.BPE):
             raise ValueError(f"unsupported model type {ts.model_type}: only UNIGRAM and BPE models are implemented")
-        pieces = [(p.piece.encode("utf-8"), p.score, p.type) for p in model.pieces]
+        raw = [p._values for p in model.pieces]  # direct reads: 32k attribute lookups add up
+        self._pieces = [v.get("piece", "") for v in raw]
+        self._scores = [v.get("score", 0.0) for v in raw]
+        self._types = [v.get("type", PieceType.NORMAL) for v in raw]
+        pieces = [(p.encode("utf-8"), sc, t) for p, sc, t in zip(self._pieces, self._scores, self._types)]
         denorm = None
         if model.has("denormalizer_spec") and model.denormalizer_spec.precompiled_charsmap:
             d = model.denormalizer_spec
@@ -127,16 +131,11 @@ class SentencePieceProcessor:
             (ns.add_dummy_prefix, ns.remove_extra_whitespaces, ns.escape_whitespaces, ts.treat_whitespace_as_suffix),
             denorm)
         self._model = model
-        self._pieces = [p.piece for p in model.pieces]
-        self._scores = [p.score for p in model.pieces]
-        self._types = [p.type for p in model.pieces]
         # sentencepiece's PieceToId: reserved pieces (UNKNOWN, CONTROL, BYTE) win over the others.
-        self._piece_ids: dict[str, int] = {}
-        for reserved in (True, False):
-            for i, p in enumerate(model.pieces):
-                is_reserved = p.type in (PieceType.UNKNOWN, PieceType.CONTROL, PieceType.BYTE)
-                if is_reserved == reserved:
-                    self._piece_ids.setdefault(p.piece, i)
+        reserved = (PieceType.UNKNOWN, PieceType.CONTROL, PieceType.BYTE)
+        self._piece_ids: dict[str, int] = {p: i for i, (p, t) in enumerate(zip(self._pieces, self._types))
+                                           if t not in reserved}
+        self._piece_ids.update((p, i) for i, (p, t) in enumerate(zip(self._pieces, self._types)) if t in reserved)
         self._unk = self._types.index(PieceType.UNKNOWN)
         self._special_ids = {name: self._special_id(getattr(ts, f"{name}_piece"), ok)
                              for name, ok in (("unk", PieceType.UNKNOWN), ("bos", PieceType.CONTROL),
