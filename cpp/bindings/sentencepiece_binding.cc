@@ -166,7 +166,8 @@ void bind_sentencepiece(nb::module_& m) {
           p.encode_ids(v, &ids);
         }
         return ids_list(ids);
-      })
+      }, nb::arg("text"),
+           "The ids of the best segmentation of text (str or bytes).")
       .def("encode_ids_batch", [](const Proc& p, nb::list texts, int threads) {
         std::vector<std::string_view> views;
         views.reserve(texts.size());
@@ -180,7 +181,8 @@ void bind_sentencepiece(nb::module_& m) {
         nb::list out;
         for (auto& r : results) out.append(ids_list(r));
         return out;
-      })
+      }, nb::arg("texts"), nb::arg("threads"),
+           "encode_ids for each text, on up to `threads` threads.")
       .def("encode", [](const Proc& p, nb::handle text, bool as_pieces, bool enable, int nbest, float alpha,
                         uint64_t seed) -> nb::object {
         std::string_view v = text_view(text);
@@ -190,7 +192,8 @@ void bind_sentencepiece(nb::module_& m) {
           p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, nullptr);
         }
         return as_pieces ? nb::object(pieces_list(p, e.pieces, e.normalized)) : ids_list(e.pieces);
-      })
+      }, nb::arg("text"), nb::arg("as_pieces"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
+           "Ids or pieces, best or sampled.")
       .def("encode_batch", [](const Proc& p, nb::list texts, int threads, bool as_pieces, bool enable, int nbest,
                               float alpha, uint64_t seed) {
         std::vector<Encoded> results = encode_batch(p, texts, threads, sampling_of(enable, nbest, alpha, seed));
@@ -198,7 +201,8 @@ void bind_sentencepiece(nb::module_& m) {
         nb::list out;
         for (auto& e : results) out.append(as_pieces ? nb::object(pieces_list(p, e.pieces, e.normalized)) : ids_list(e.pieces));
         return out;
-      })
+      }, nb::arg("texts"), nb::arg("threads"), nb::arg("as_pieces"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
+           "encode for each text, on threads; item i samples with a seed derived from (seed, i).")
       .def("encode_with_offsets", [](const Proc& p, nb::handle text, bool enable, int nbest, float alpha, uint64_t seed) {
         // -> [(id, piece, begin, end)] with byte offsets into the input; a partial byte
         // piece has begin == end.
@@ -215,7 +219,8 @@ void bind_sentencepiece(nb::module_& m) {
           out.append(nb::make_tuple(piece.id, to_str(piece_text(p, piece, e.normalized)), b, en));
         }
         return out;
-      })
+      }, nb::arg("text"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
+           "[(id, piece, begin, end)] with byte offsets into the input.")
       .def("nbest", [](const Proc& p, nb::handle text, int nbest_size, bool as_pieces) {
         std::string_view v = text_view(text);
         std::vector<std::vector<SpmPiece>> results;
@@ -233,7 +238,8 @@ void bind_sentencepiece(nb::module_& m) {
           out.append(nb::make_tuple(seg, scores[i]));
         }
         return out;
-      })
+      }, nb::arg("text"), nb::arg("nbest_size"), nb::arg("as_pieces"),
+           "[(ids or pieces, score)] for the n best segmentations (Unigram).")
       .def("entropy", [](const Proc& p, nb::handle text, float alpha) {
         std::string_view v = text_view(text);
         float h = 0;
@@ -245,7 +251,8 @@ void bind_sentencepiece(nb::module_& m) {
         }
         check(ok, error);
         return h;
-      })
+      }, nb::arg("text"), nb::arg("alpha"),
+           "Entropy of the segmentation distribution (Unigram).")
       .def("normalize", [](const Proc& p, nb::handle text, bool with_offsets) -> nb::object {
         std::string_view v = text_view(text);
         std::string out;
@@ -256,7 +263,8 @@ void bind_sentencepiece(nb::module_& m) {
         }
         if (!with_offsets) return to_str(out);
         return nb::make_tuple(to_str(out), n2o);
-      })
+      }, nb::arg("text"), nb::arg("with_offsets"),
+           "The normalized text, or (text, byte offsets) with_offsets.")
       .def("decode_ids", [](const Proc& p, nb::handle ids_obj) {
         std::vector<uint32_t> raw = ids_from(ids_obj);
         std::vector<int32_t> ids(raw.begin(), raw.end());
@@ -268,7 +276,8 @@ void bind_sentencepiece(nb::module_& m) {
         }
         if (!ok) throw nb::index_error(error.c_str());
         return to_bytes(out);
-      })
+      }, nb::arg("ids"),
+           "UTF-8 bytes of the decoded ids; IndexError for an id out of range.")
       .def("decode_ids_batch", [](const Proc& p, nb::list batch, int threads) {
         std::vector<std::vector<int32_t>> all;
         all.reserve(batch.size());
@@ -290,7 +299,8 @@ void bind_sentencepiece(nb::module_& m) {
           out.append(to_bytes(outs[i]));
         }
         return out;
-      })
+      }, nb::arg("batch"), nb::arg("threads"),
+           "decode_ids for each list, on threads.")
       .def("decode_pieces", [](const Proc& p, nb::list pieces) {
         std::vector<std::string_view> views;
         views.reserve(pieces.size());
@@ -303,7 +313,8 @@ void bind_sentencepiece(nb::module_& m) {
         }
         check(ok, error);
         return to_bytes(out);
-      });
+      }, nb::arg("pieces"),
+           "UTF-8 bytes of the decoded pieces.");
 }
 
 }  // namespace tf::py

@@ -66,7 +66,24 @@ def _default_threads(num_threads: int) -> int:
 
 
 class SentencePieceProcessor:
-    """Loads a SentencePiece ``.model`` and encodes/decodes exactly as ``sentencepiece`` does."""
+    """Loads a SentencePiece ``.model`` and encodes/decodes exactly as ``sentencepiece`` does.
+
+    Example (a four-piece BPE model built on the spot; ids 0-2 are <unk>, <s>, </s>):
+        >>> from tokenforge.sentencepiece.model_proto import ModelProto, ModelType, PieceType, SentencePiece
+        >>> m = ModelProto()
+        >>> for text, score, kind in [("<unk>", 0, PieceType.UNKNOWN), ("<s>", 0, PieceType.CONTROL),
+        ...                           ("</s>", 0, PieceType.CONTROL), ("▁", -1, 1), ("a", -2, 1), ("b", -3, 1),
+        ...                           ("▁a", -1.5, 1)]:
+        ...     m.pieces.append(SentencePiece(piece=text, score=score, type=kind))
+        >>> m.trainer_spec.model_type = ModelType.BPE
+        >>> sp = SentencePieceProcessor(model_proto=m.to_bytes())
+        >>> sp.encode("a ab", out_type=str)
+        ['▁a', '▁a', 'b']
+        >>> sp.encode("a ab", add_bos=True)
+        [1, 6, 6, 5]
+        >>> sp.decode([6, 6, 5])
+        'a ab'
+    """
 
     def __init__(self, model_file: str | os.PathLike | None = None, model_proto: bytes | None = None,
                  out_type: Any = int, add_bos: bool = False, add_eos: bool = False, reverse: bool = False,
