@@ -21,7 +21,7 @@ void PieceTrie::build(std::vector<std::pair<std::string, int32_t>> keys) {
   std::vector<int32_t> base_(1, 0), check_(1, -2), value_(1, kNone);  // the root is taken
   units_.clear();
   if (keys.empty()) {
-    units_.push_back(Unit{0, -2, kNone});
+    units_.push_back(Unit{0, -2, kNone, 0.0f});
     return;
   }
 
@@ -89,7 +89,7 @@ void PieceTrie::build(std::vector<std::pair<std::string, int32_t>> keys) {
     }
   }
   units_.resize(check_.size());
-  for (size_t i = 0; i < check_.size(); ++i) units_[i] = Unit{base_[i], check_[i], value_[i]};
+  for (size_t i = 0; i < check_.size(); ++i) units_[i] = Unit{base_[i], check_[i], value_[i], 0.0f};
 }
 
 }  // namespace tf

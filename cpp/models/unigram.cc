@@ -16,6 +16,13 @@ bool Unigram::build(const SpmVocab* vocab, std::string* error) {
     }
   }
   trie_.build(std::move(keys));
+  std::vector<float> by_id(vocab->size());
+  has_user_defined_ = false;
+  for (int32_t id = 0; id < vocab->size(); ++id) {
+    by_id[id] = vocab->score(id);
+    has_user_defined_ |= scores_[id].user_defined;
+  }
+  trie_.set_payloads(by_id);
   (void)error;
   return true;
 }
@@ -46,8 +53,8 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
       if (id < 0) continue;
       size_t length = k + 1 - start;
       // Float arithmetic throughout, as sentencepiece: near-ties then resolve alike.
-      const Score& sc = scores_[id];
-      float score = sc.user_defined ? static_cast<float>(length) * vocab_->max_score() - 0.1f : sc.score;
+      float score = trie_.payload(node);
+      if (has_user_defined_ && scores_[id].user_defined) score = static_cast<float>(length) * vocab_->max_score() - 0.1f;
       float candidate = score + here;
       Best& target = best[k + 1];
       if (target.start < 0 || candidate > target.score) {

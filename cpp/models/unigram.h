@@ -45,7 +45,8 @@ class Unigram {
   };
   const SpmVocab* vocab_ = nullptr;
   PieceTrie trie_;             // NORMAL and USER_DEFINED pieces -> id
-  std::vector<Score> scores_;  // id -> score, compact for the Viterbi loop
+  std::vector<Score> scores_;  // id -> score and whether USER_DEFINED
+  bool has_user_defined_ = false;
 };
 
 }  // namespace tf

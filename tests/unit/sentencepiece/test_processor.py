@@ -137,3 +137,28 @@ def test_api_errors_and_shapes():
     assert len(sp) == sp.vocab_size() == sp.get_piece_size() and sp["a"] == sp.piece_to_id("a")
     again = pickle.loads(pickle.dumps(sp))
     assert again.encode("abc ab") == sp.encode("abc ab")
+
+
+def test_corrupt_charsmap_never_crashes():
+    # Random damage to a real precompiled charsmap: loading fails cleanly or encoding works.
+    import random
+
+    from _shared import MODELS as SHARED_MODELS
+    path = SHARED_MODELS / "sentencepiece" / "botchan_en_bpe_1000.model"
+    if not path.exists():
+        pytest.skip(f"no model at {path}")
+    base = ModelProto.load(str(path))
+    blob = base.normalizer_spec.precompiled_charsmap
+    rng = random.Random(11)
+    for _ in range(40):
+        damaged = bytearray(blob)
+        for _ in range(rng.randint(1, 50)):
+            damaged[rng.randrange(len(damaged))] = rng.randrange(256)
+        if rng.random() < 0.3:
+            damaged = damaged[:rng.randrange(len(damaged))]
+        base.normalizer_spec.precompiled_charsmap = bytes(damaged)
+        try:
+            sp = SentencePieceProcessor(model_proto=base.to_bytes())
+        except ValueError:
+            continue
+        sp.encode(["Ｈｅｌｌｏ ｗｏｒｌｄ ① ﬁ", "plain text", "\x00\x01 é"])
