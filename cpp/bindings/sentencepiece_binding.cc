@@ -54,7 +54,7 @@ nb::object ids_list(const std::vector<int32_t>& ids) {
 
 // The text of each output piece: the vocabulary piece, or for <unk> the normalized text.
 std::string_view piece_text(const Proc& p, const SpmPiece& piece, std::string_view normalized) {
-  if (p.vocab().type(piece.id) == SpmType::kUnknown) return normalized.substr(piece.begin, piece.end - piece.begin);
+  if (p.vocab().is_unknown(piece.id)) return normalized.substr(piece.begin, piece.end - piece.begin);
   return p.vocab().piece(piece.id);
 }
 

@@ -29,7 +29,10 @@ bool SentencePieceProcessor::load(SpmModelSpec spec, std::string* error) {
     *error = "unsupported model type " + std::to_string(spec.model_type) + " (only UNIGRAM and BPE are implemented)";
     return false;
   }
-  if (!vocab_.build(std::move(spec.pieces), error)) return false;
+  SpmVocabOptions vocab_options;
+  vocab_options.bpe = spec.model_type == 2;
+  vocab_options.byte_fallback = spec.byte_fallback;
+  if (!vocab_.build(std::move(spec.pieces), vocab_options, error)) return false;
   is_bpe_ = spec.model_type == 2;
   byte_fallback_ = spec.byte_fallback;
   unk_surface_ = std::move(spec.unk_surface);
@@ -49,7 +52,7 @@ void SentencePieceProcessor::populate(const std::vector<SpmToken>& tokens, std::
   const int32_t unk = vocab_.unk_id();
   bool prev_unk = false;
   for (const SpmToken& t : tokens) {
-    const bool is_unk = vocab_.type(t.id) == SpmType::kUnknown;
+    const bool is_unk = vocab_.is_unknown(t.id);
     if (is_unk && byte_fallback_) {
       for (uint32_t b = t.begin; b < t.end; ++b) {
         out->push_back({vocab_.byte_id(static_cast<uint8_t>(normalized[b])), t.begin, t.end, b + 1 < t.end});
@@ -207,6 +210,13 @@ bool SentencePieceProcessor::decode_impl(const std::vector<std::pair<std::string
   bool is_bos_ws = true;
   bool bos_ws_seen = false;
   for (const auto& [piece, id] : pieces) {
+    if (id < 0) {  // a piece that is no piece, in a model without <unk>: kept as written
+      flush_bytes();
+      if (bos_ws_seen || !out->empty()) is_bos_ws = false;
+      bos_ws_seen = false;
+      out->append(piece);
+      continue;
+    }
     const SpmType t = vocab_.type(id);
     if (t == SpmType::kByte) {
       int b = vocab_.byte_value(id);

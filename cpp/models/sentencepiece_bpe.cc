@@ -374,7 +374,7 @@ void SentencePieceBpe::encode_word(std::string_view text, uint32_t base, std::ve
     merge_linear(symbols.data(), symbols.size(), dropout, rng);
     for (const Symbol& sy : symbols) {
       if (sy.len == 0) continue;
-      int32_t id = sy.sym >= 0 && sy.sym < vocab_->size() ? sy.sym : vocab_->piece_to_id(text.substr(sy.begin, sy.len));
+      int32_t id = sy.sym >= 0 && sy.sym < vocab_->size() ? sy.sym : vocab_->unk_id();
       out->push_back({id, base + sy.begin, base + sy.begin + sy.len});
     }
     return;
@@ -418,26 +418,25 @@ void SentencePieceBpe::encode_word(std::string_view text, uint32_t base, std::ve
     maybe_add(top.left, l.next);
   }
 
-  // Emit, splitting UNUSED pieces back into the pair they were formed from.
-  auto emit = [&](auto&& self, int32_t sym, uint32_t begin, uint32_t len) -> void {
-    if (sym >= 0 && sym < vocab_->size() && vocab_->type(sym) == SpmType::kUnused) {
+  // Emit as sentencepiece 0.2.3 resegments: an UNUSED piece splits back into the pair it
+  // was last formed from (at most 100 levels deep), or is <unk> if it was never formed;
+  // text that is no mergeable piece is <unk>.
+  auto emit = [&](auto&& self, int32_t sym, uint32_t begin, uint32_t len, int depth) -> void {
+    int32_t id = sym >= 0 && sym < vocab_->size() ? sym : vocab_->unk_id();
+    if (id >= 0 && id == sym && vocab_->type(sym) == SpmType::kUnused && depth <= kMaxResegmentDepth) {
       auto it = last_split.find(sym);
-      if (it != last_split.end()) {
+      if (it == last_split.end()) {
+        id = vocab_->unk_id();
+      } else {
         uint32_t left_len = symbol_len_[it->second.first];
-        self(self, it->second.first, begin, left_len);
-        self(self, it->second.second, begin + left_len, len - left_len);
+        self(self, it->second.first, begin, left_len, depth + 1);
+        self(self, it->second.second, begin + left_len, len - left_len, depth + 1);
         return;
       }
     }
-    int32_t id;
-    if (sym >= 0 && sym < vocab_->size()) {
-      id = sym;
-    } else {
-      id = vocab_->piece_to_id(text.substr(begin, len));
-    }
     out->push_back({id, base + begin, base + begin + len});
   };
-  for (int32_t i = 0; i >= 0; i = symbols[i].next) emit(emit, symbols[i].sym, symbols[i].begin, symbols[i].len);
+  for (int32_t i = 0; i >= 0; i = symbols[i].next) emit(emit, symbols[i].sym, symbols[i].begin, symbols[i].len, 0);
 }
 
 }  // namespace tf

@@ -58,6 +58,7 @@ class SentencePieceBpe {
     bool frozen;
   };
   static constexpr size_t kLinearMax = 24;
+  static constexpr int kMaxResegmentDepth = 100;
   void merge_linear(Symbol* symbols, size_t count, double dropout, std::mt19937_64* rng) const;
   // The symbol of one character or piece: its piece id, a number above the vocabulary for a
   // character that only occurs inside pieces, or -1 for text that can never merge.

@@ -25,16 +25,24 @@ struct SpmPieceSpec {
   uint8_t type = 1;
 };
 
+struct SpmVocabOptions {
+  bool bpe = false;            // BPE: a piece text may appear once across all types
+  bool byte_fallback = false;  // BYTE pieces allowed (all 256 required); <unk> optional
+};
+
 class SpmVocab {
  public:
-  // Fails on an empty or duplicate piece, an unknown type, or zero or several UNKNOWN pieces.
-  bool build(std::vector<SpmPieceSpec> pieces, std::string* error);
+  // Fails as sentencepiece 0.2.3 does: an empty, too long (>= 8000 bytes), NUL-containing
+  // or duplicate piece, an unknown type, several UNKNOWN pieces or none (without byte
+  // fallback), a misnamed or unexpected BYTE piece, a NaN/Inf score (Unigram).
+  bool build(std::vector<SpmPieceSpec> pieces, const SpmVocabOptions& options, std::string* error);
 
   int32_t size() const { return static_cast<int32_t>(pieces_.size()); }
   const std::string& piece(int32_t id) const { return pieces_[id].text; }
   float score(int32_t id) const { return pieces_[id].score; }
   SpmType type(int32_t id) const { return static_cast<SpmType>(pieces_[id].type); }
   bool is(int32_t id, SpmType t) const { return id >= 0 && id < size() && type(id) == t; }
+  bool is_unknown(int32_t id) const { return id < 0 || type(id) == SpmType::kUnknown; }
 
   // sentencepiece's PieceToId: reserved pieces, then matchable ones, else unk_id().
   int32_t piece_to_id(std::string_view text) const;
@@ -43,6 +51,7 @@ class SpmVocab {
     auto it = matchable_.find(text);
     return it == matchable_.end() ? -1 : it->second;
   }
+  // The UNKNOWN piece, or -1 (only a byte-fallback model may lack one).
   int32_t unk_id() const { return unk_id_; }
   // The id of the BYTE piece <0xXX> for b, or unk_id() when the model lacks it.
   int32_t byte_id(uint8_t b) const { return byte_ids_[b]; }
@@ -51,10 +60,8 @@ class SpmVocab {
 
   const PieceTrie& user_defined() const { return user_defined_; }
   bool has_unused() const { return has_unused_; }
-  // The smallest / largest score of a NORMAL piece (0 when none); sentencepiece starts
-  // the maximum at FLT_MIN, so it is never below that.
+  // The smallest score of a NORMAL piece (0 when none).
   float min_score() const { return min_score_; }
-  float max_score() const { return max_score_; }
 
  private:
   std::vector<SpmPieceSpec> pieces_;
@@ -66,7 +73,6 @@ class SpmVocab {
   PieceTrie user_defined_;
   bool has_unused_ = false;
   float min_score_ = 0.0f;
-  float max_score_ = 0.0f;
 };
 
 // Length of the UTF-8 character starting with byte c, judged from c alone as sentencepiece

@@ -41,8 +41,17 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
   const float unk = unk_score();
   const int32_t unk_id = vocab_->unk_id();
 
+  size_t frontier = 0;  // the furthest end reached so far
   for (size_t start = 0; start < n;) {
-    const float here = best[start].score;
+    float here = best[start].score;
+    if (here < -kScoreReset || here > kScoreReset) {
+      // As sentencepiece 0.2.3: rebase the scores reached so far so they stay small.
+      const float offset = here;
+      for (size_t i = start; i <= frontier; ++i) {
+        if (i == start || best[i].start >= 0) best[i].score -= offset;
+      }
+      here = 0.0f;
+    }
     const size_t mblen = std::min(spm_char_len(s[start]), n - start);
     bool has_single = false;
     int32_t node = 0;
@@ -54,8 +63,9 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
       size_t length = k + 1 - start;
       // Float arithmetic throughout, as sentencepiece: near-ties then resolve alike.
       float score = trie_.payload(node);
-      if (has_user_defined_ && scores_[id].user_defined) score = static_cast<float>(length) * vocab_->max_score() - 0.1f;
+      if (has_user_defined_ && scores_[id].user_defined) score = user_defined_score(length);
       float candidate = score + here;
+      if (k + 1 > frontier) frontier = k + 1;
       Best& target = best[k + 1];
       if (target.start < 0 || candidate > target.score) {
         target.score = candidate;
@@ -65,6 +75,7 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
       if (length == mblen) has_single = true;
     }
     if (!has_single) {
+      if (start + mblen > frontier) frontier = start + mblen;
       Best& target = best[start + mblen];
       float candidate = unk + here;
       if (target.start < 0 || candidate > target.score) {

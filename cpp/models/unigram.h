@@ -32,11 +32,13 @@ class Unigram {
   const SpmVocab& vocab() const { return *vocab_; }
   const PieceTrie& trie() const { return trie_; }
   float unk_score() const { return vocab_->min_score() - 10.0f; }
-  // The lattice score of a matched piece of `chars` characters / `bytes` bytes.
+  static float user_defined_score(size_t length) { return static_cast<float>(0.1 * (static_cast<double>(length) - 1)); }
+  // The lattice score of a matched piece of `length` characters.
   float piece_score(int32_t id, size_t length) const {
-    if (vocab_->type(id) == SpmType::kUserDefined) return static_cast<float>(length) * vocab_->max_score() - 0.1f;
+    if (vocab_->type(id) == SpmType::kUserDefined) return user_defined_score(length);
     return vocab_->score(id);
   }
+  static constexpr float kScoreReset = 100000.0f;
 
  private:
   struct Score {

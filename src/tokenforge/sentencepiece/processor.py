@@ -153,14 +153,14 @@ class SentencePieceProcessor:
         self._piece_ids: dict[str, int] = {p: i for i, (p, t) in enumerate(zip(self._pieces, self._types))
                                            if t not in reserved}
         self._piece_ids.update((p, i) for i, (p, t) in enumerate(zip(self._pieces, self._types)) if t in reserved)
-        self._unk = self._types.index(PieceType.UNKNOWN)
+        self._unk = self._types.index(PieceType.UNKNOWN) if PieceType.UNKNOWN in self._types else -1
         self._special_ids = {name: self._special_id(getattr(ts, f"{name}_piece"), ok)
                              for name, ok in (("unk", PieceType.UNKNOWN), ("bos", PieceType.CONTROL),
                                               ("eos", PieceType.CONTROL), ("pad", PieceType.CONTROL))}
 
     def _special_id(self, piece: str, wanted: PieceType) -> int:
         i = self.piece_to_id(piece)
-        return i if self._types[i] == wanted else -1
+        return i if i >= 0 and self._types[i] == wanted else -1
 
     def _require(self) -> Any:
         if self._core is None:

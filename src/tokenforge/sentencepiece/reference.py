@@ -102,13 +102,12 @@ class ReferenceProcessor:
         matchable = (PieceType.NORMAL, PieceType.USER_DEFINED, PieceType.UNUSED)
         self.matchable = {p: i for i, p in enumerate(self.pieces) if self.types[i] in matchable}
         self.reserved = {p: i for i, p in enumerate(self.pieces) if self.types[i] not in matchable}
-        self.unk = self.types.index(PieceType.UNKNOWN)
+        self.unk = self.types.index(PieceType.UNKNOWN) if PieceType.UNKNOWN in self.types else -1
         self.max_len = max((len(p.encode()) for p in self.matchable), default=1)
         self.user = sorted((p.encode() for i, p in enumerate(self.pieces) if self.types[i] == PieceType.USER_DEFINED),
                            key=len, reverse=True)
         normal = [self.scores[i] for i, t in enumerate(self.types) if t == PieceType.NORMAL]
         self.min_score = min(normal, default=0.0)
-        self.max_score = max(normal, default=0.0) if max(normal, default=0.0) > 0 else 0.0
         ns = model.normalizer_spec
         self.charsmap = _Charsmap(ns.precompiled_charsmap) if ns.precompiled_charsmap else None
         self.spec = ns
@@ -214,13 +213,18 @@ class ReferenceProcessor:
 
         out: list[tuple[str, int]] = []
 
-        def emit(w: bytes) -> None:
-            i = self.piece_to_id(w.decode("utf-8"))
-            if self.types[i] == PieceType.UNUSED and w in rev_merge:
-                for part in rev_merge[w]:
-                    emit(part)
-            else:
-                out.append((w.decode("utf-8"), i))
+        def emit(w: bytes, depth: int = 0) -> None:
+            # sentencepiece 0.2.3: text that is no mergeable piece is <unk>; an UNUSED piece
+            # splits into the pair it was last formed from, or is <unk> if never formed.
+            i = self.matchable.get(w.decode("utf-8"), self.unk)
+            if i >= 0 and self.types[i] == PieceType.UNUSED and depth <= 100:
+                if w not in rev_merge:
+                    i = self.unk
+                else:
+                    for part in rev_merge[w]:
+                        emit(part, depth + 1)
+                    return
+            out.append((w.decode("utf-8"), i))
 
         for s in symbols:
             if s:
@@ -233,8 +237,15 @@ class ReferenceProcessor:
         unk_score = f32(self.min_score - 10.0)
         best: dict[int, tuple[float, int, int]] = {}  # end -> (score, start, id)
         start = 0
+        frontier = 0  # the furthest end reached so far
         while start < n:
             here = best[start][0] if start else 0.0
+            if abs(here) > 100000.0:
+                # sentencepiece 0.2.3 rebases the reached scores to keep the sums small.
+                for i in range(start, frontier + 1):
+                    if i in best:
+                        best[i] = (f32(best[i][0] - here),) + best[i][1:]
+                here = 0.0
             char = min(_char_len(data[start]), n - start)
             single = False
             for end in range(start + 1, min(n, start + self.max_len) + 1):
@@ -242,13 +253,14 @@ class ReferenceProcessor:
                 i = self.matchable.get(piece.decode("utf-8", "replace"))
                 if i is None or piece.decode("utf-8", "replace").encode() != piece or self.types[i] == PieceType.UNUSED:
                     continue
-                score = (f32(f32(f32(end - start) * self.max_score) - f32(0.1)) if self.types[i] == PieceType.USER_DEFINED
-                         else self.scores[i])
+                score = f32(0.1 * (end - start - 1)) if self.types[i] == PieceType.USER_DEFINED else self.scores[i]
                 cand = f32(score + here)  # float32 sums, as sentencepiece
+                frontier = max(frontier, end)
                 if end not in best or cand > best[end][0]:
                     best[end] = (cand, start, i)
                 single = single or end - start == char
             if not single:
+                frontier = max(frontier, start + char)
                 cand = f32(unk_score + here)
                 if start + char not in best or cand > best[start + char][0]:
                     best[start + char] = (cand, start, self.unk)
