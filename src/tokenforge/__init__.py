@@ -14,6 +14,7 @@ from tokenforge.core import Encoding
 from tokenforge.load import data_gym_to_mergeable_bpe_ranks, dump_tiktoken_bpe, load_tiktoken_bpe
 from tokenforge.training import BpeTrainer
 from tokenforge.registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
+from tokenforge.sentencepiece import SentencePieceProcessor
 
 __all__ = [
     "BpeTrainer",
@@ -26,5 +27,6 @@ __all__ = [
     "list_encoding_names",
     "load_tiktoken_bpe",
     "patterns",
+    "SentencePieceProcessor",
 ]
 __version__ = "0.1.0"

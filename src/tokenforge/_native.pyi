@@ -51,6 +51,48 @@ class Encoding:
 
     def token_byte_values(self) -> list: ...
 
+class SentencePieceProcessor:
+    """
+    tf::SentencePieceProcessor: normalizer, BPE or Unigram model, and decoder of one .model file.
+    """
+
+    def __init__(self, pieces: list, model_type: int, byte_fallback: bool, unk_surface: bytes, precompiled_charsmap: bytes, options: tuple[bool, bool, bool, bool], denormalizer: object | None) -> None: ...
+
+    def encode_ids(self, text: object) -> object:
+        """The ids of the best segmentation of text (str or bytes)."""
+
+    def encode_ids_batch(self, texts: list, threads: int) -> list:
+        """encode_ids for each text, on up to `threads` threads."""
+
+    def encode(self, text: object, as_pieces: bool, enable_sampling: bool, nbest_size: int, alpha: float, seed: int) -> object:
+        """Ids or pieces, best or sampled."""
+
+    def encode_batch(self, texts: list, threads: int, as_pieces: bool, enable_sampling: bool, nbest_size: int, alpha: float, seed: int) -> list:
+        """
+        encode for each text, on threads; item i samples with a seed derived from (seed, i).
+        """
+
+    def encode_with_offsets(self, text: object, enable_sampling: bool, nbest_size: int, alpha: float, seed: int) -> list:
+        """[(id, piece, begin, end)] with byte offsets into the input."""
+
+    def nbest(self, text: object, nbest_size: int, as_pieces: bool) -> list:
+        """[(ids or pieces, score)] for the n best segmentations (Unigram)."""
+
+    def entropy(self, text: object, alpha: float) -> float:
+        """Entropy of the segmentation distribution (Unigram)."""
+
+    def normalize(self, text: object, with_offsets: bool) -> object:
+        """The normalized text, or (text, byte offsets) with_offsets."""
+
+    def decode_ids(self, ids: object) -> bytes:
+        """UTF-8 bytes of the decoded ids; IndexError for an id out of range."""
+
+    def decode_ids_batch(self, batch: list, threads: int) -> list:
+        """decode_ids for each list, on threads."""
+
+    def decode_pieces(self, pieces: list) -> bytes:
+        """UTF-8 bytes of the decoded pieces."""
+
 class PieceCounter:
     def __init__(self, pattern: int, threads: int, block_bytes: int = 4194304) -> None: ...
 

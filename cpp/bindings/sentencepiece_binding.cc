@@ -1,0 +1,320 @@
+// Binding of tf::SentencePieceProcessor as tokenforge._native.SentencePieceProcessor.
+// Arguments are converted with the GIL held; every loop over text runs with it released.
+// The Python façade (tokenforge.sentencepiece.processor) owns the API and the policy.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings/common.h"
+#include "encoding/sentencepiece_processor.h"
+#include "util/byte_hash.h"
+#include "util/parallel.h"
+
+namespace tf::py {
+
+namespace {
+
+using Proc = SentencePieceProcessor;
+
+// str -> UTF-8, bytes -> as is.
+std::string_view text_view(nb::handle h) {
+  if (PyBytes_Check(h.ptr())) return bytes_view(h);
+  if (!PyUnicode_Check(h.ptr())) throw nb::type_error("input must be str or bytes");
+  return utf8(h);
+}
+
+nb::str to_str(std::string_view s) {
+  PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
+  if (o == nullptr) throw nb::python_error();
+  return nb::steal<nb::str>(o);
+}
+
+template <typename T, typename Id>
+nb::object ids_list_of(const std::vector<T>& items, Id id_of) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(items.size()));
+  if (list == nullptr) throw nb::python_error();
+  for (size_t i = 0; i < items.size(); ++i) {
+    PyObject* v = cached_int(static_cast<uint32_t>(id_of(items[i])));  // ids are >= 0
+    if (v == nullptr) {
+      Py_DECREF(list);
+      throw nb::python_error();
+    }
+    PyList_SET_ITEM(list, i, v);
+  }
+  return nb::steal(list);
+}
+
+nb::object ids_list(const std::vector<SpmPiece>& pieces) {
+  return ids_list_of(pieces, [](const SpmPiece& p) { return p.id; });
+}
+
+nb::object ids_list(const std::vector<int32_t>& ids) {
+  return ids_list_of(ids, [](int32_t id) { return id; });
+}
+
+// The text of each output piece: the vocabulary piece, or for <unk> the normalized text.
+std::string_view piece_text(const Proc& p, const SpmPiece& piece, std::string_view normalized) {
+  if (p.vocab().is_unknown(piece.id)) return normalized.substr(piece.begin, piece.end - piece.begin);
+  return p.vocab().piece(piece.id);
+}
+
+nb::list pieces_list(const Proc& p, const std::vector<SpmPiece>& pieces, std::string_view normalized) {
+  nb::list out;
+  for (const SpmPiece& piece : pieces) out.append(to_str(piece_text(p, piece, normalized)));
+  return out;
+}
+
+SpmSampling sampling_of(bool enable, int nbest_size, float alpha, uint64_t seed) {
+  SpmSampling s;
+  s.enabled = enable;
+  s.nbest_size = nbest_size;
+  s.alpha = alpha;
+  s.seed = seed;
+  return s;
+}
+
+// One item of a batch gets its own seed, so results do not depend on the thread count.
+uint64_t item_seed(uint64_t seed, size_t i) { return mix64(seed + 0x9E3779B97F4A7C15ull * (i + 1)); }
+
+// Builds many small lists without the cyclic GC running over them half-built (lists of
+// ints cannot form cycles); restores the collector's previous state.
+class NoGc {
+ public:
+  NoGc() : was_enabled_(PyGC_Disable()) {}
+  ~NoGc() {
+    if (was_enabled_) PyGC_Enable();
+  }
+
+ private:
+  int was_enabled_;
+};
+
+struct Encoded {
+  std::vector<SpmPiece> pieces;
+  std::string normalized;
+};
+
+std::vector<Encoded> encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampling& sampling) {
+  std::vector<std::string_view> views;
+  views.reserve(texts.size());
+  for (nb::handle t : texts) views.push_back(text_view(t));
+  std::vector<Encoded> results(views.size());
+  {
+    nb::gil_scoped_release release;
+    parallel_for(views.size(), threads, [&](size_t i) {
+      SpmSampling s = sampling;
+      s.seed = item_seed(sampling.seed, i);
+      p.encode(views[i], s, &results[i].pieces, &results[i].normalized, nullptr);
+    });
+  }
+  return results;
+}
+
+void check(bool ok, const std::string& error) {
+  if (!ok) value_error(error);
+}
+
+}  // namespace
+
+void bind_sentencepiece(nb::module_& m) {
+  nb::class_<Proc>(m, "SentencePieceProcessor",
+                   "tf::SentencePieceProcessor: normalizer, BPE or Unigram model, and decoder of one .model file.")
+      .def("__init__",
+           [](Proc* self, nb::list pieces, int model_type, bool byte_fallback, nb::bytes unk_surface, nb::bytes charsmap,
+              std::tuple<bool, bool, bool, bool> options, nb::object denormalizer) {
+             SpmModelSpec spec;
+             spec.pieces.reserve(pieces.size());
+             for (nb::handle item : pieces) {
+               nb::tuple t = nb::borrow<nb::tuple>(item);
+               SpmPieceSpec ps;
+               ps.text = std::string(bytes_view(t[0]));
+               ps.score = nb::cast<float>(t[1]);
+               int type = nb::cast<int>(t[2]);
+               ps.type = static_cast<uint8_t>(type < 0 || type > 255 ? 0 : type);
+               spec.pieces.push_back(std::move(ps));
+             }
+             spec.model_type = model_type;
+             spec.byte_fallback = byte_fallback;
+             spec.unk_surface = std::string(bytes_view(unk_surface));
+             spec.precompiled_charsmap = std::string(bytes_view(charsmap));
+             std::tie(spec.normalizer.add_dummy_prefix, spec.normalizer.remove_extra_whitespaces,
+                      spec.normalizer.escape_whitespaces, spec.normalizer.treat_whitespace_as_suffix) = options;
+             if (!denormalizer.is_none()) {
+               auto d = nb::cast<std::tuple<nb::bytes, bool, bool, bool>>(denormalizer);
+               spec.has_denormalizer = true;
+               spec.denormalizer_charsmap = std::string(bytes_view(std::get<0>(d)));
+               spec.denormalizer.add_dummy_prefix = std::get<1>(d);
+               spec.denormalizer.remove_extra_whitespaces = std::get<2>(d);
+               spec.denormalizer.escape_whitespaces = std::get<3>(d);
+             }
+             new (self) Proc();
+             std::string error;
+             bool ok;
+             {
+               nb::gil_scoped_release release;
+               ok = self->load(std::move(spec), &error);
+             }
+             check(ok, error);
+           },
+           nb::arg("pieces"), nb::arg("model_type"), nb::arg("byte_fallback"), nb::arg("unk_surface"),
+           nb::arg("precompiled_charsmap"), nb::arg("options"), nb::arg("denormalizer").none())
+      .def("encode_ids", [](const Proc& p, nb::handle text) {
+        std::string_view v = text_view(text);
+        std::vector<int32_t> ids;
+        {
+          nb::gil_scoped_release release;
+          p.encode_ids(v, &ids);
+        }
+        return ids_list(ids);
+      }, nb::arg("text"),
+           "The ids of the best segmentation of text (str or bytes).")
+      .def("encode_ids_batch", [](const Proc& p, nb::list texts, int threads) {
+        std::vector<std::string_view> views;
+        views.reserve(texts.size());
+        for (nb::handle t : texts) views.push_back(text_view(t));
+        std::vector<std::vector<int32_t>> results(views.size());
+        {
+          nb::gil_scoped_release release;
+          parallel_for(views.size(), threads, [&](size_t i) { p.encode_ids(views[i], &results[i]); });
+        }
+        NoGc no_gc;
+        nb::list out;
+        for (auto& r : results) out.append(ids_list(r));
+        return out;
+      }, nb::arg("texts"), nb::arg("threads"),
+           "encode_ids for each text, on up to `threads` threads.")
+      .def("encode", [](const Proc& p, nb::handle text, bool as_pieces, bool enable, int nbest, float alpha,
+                        uint64_t seed) -> nb::object {
+        std::string_view v = text_view(text);
+        Encoded e;
+        {
+          nb::gil_scoped_release release;
+          p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, nullptr);
+        }
+        return as_pieces ? nb::object(pieces_list(p, e.pieces, e.normalized)) : ids_list(e.pieces);
+      }, nb::arg("text"), nb::arg("as_pieces"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
+           "Ids or pieces, best or sampled.")
+      .def("encode_batch", [](const Proc& p, nb::list texts, int threads, bool as_pieces, bool enable, int nbest,
+                              float alpha, uint64_t seed) {
+        std::vector<Encoded> results = encode_batch(p, texts, threads, sampling_of(enable, nbest, alpha, seed));
+        NoGc no_gc;
+        nb::list out;
+        for (auto& e : results) out.append(as_pieces ? nb::object(pieces_list(p, e.pieces, e.normalized)) : ids_list(e.pieces));
+        return out;
+      }, nb::arg("texts"), nb::arg("threads"), nb::arg("as_pieces"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
+           "encode for each text, on threads; item i samples with a seed derived from (seed, i).")
+      .def("encode_with_offsets", [](const Proc& p, nb::handle text, bool enable, int nbest, float alpha, uint64_t seed) {
+        // -> [(id, piece, begin, end)] with byte offsets into the input; a partial byte
+        // piece has begin == end.
+        std::string_view v = text_view(text);
+        Encoded e;
+        std::vector<uint32_t> n2o;
+        {
+          nb::gil_scoped_release release;
+          p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, &n2o);
+        }
+        nb::list out;
+        for (const SpmPiece& piece : e.pieces) {
+          uint32_t b = n2o[piece.begin], en = piece.partial ? b : n2o[piece.end];
+          out.append(nb::make_tuple(piece.id, to_str(piece_text(p, piece, e.normalized)), b, en));
+        }
+        return out;
+      }, nb::arg("text"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
+           "[(id, piece, begin, end)] with byte offsets into the input.")
+      .def("nbest", [](const Proc& p, nb::handle text, int nbest_size, bool as_pieces) {
+        std::string_view v = text_view(text);
+        std::vector<std::vector<SpmPiece>> results;
+        std::vector<float> scores;
+        std::string normalized, error;
+        bool ok;
+        {
+          nb::gil_scoped_release release;
+          ok = p.nbest(v, nbest_size, &results, &scores, &normalized, &error);
+        }
+        check(ok, error);
+        nb::list out;
+        for (size_t i = 0; i < results.size(); ++i) {
+          nb::object seg = as_pieces ? nb::object(pieces_list(p, results[i], normalized)) : ids_list(results[i]);
+          out.append(nb::make_tuple(seg, scores[i]));
+        }
+        return out;
+      }, nb::arg("text"), nb::arg("nbest_size"), nb::arg("as_pieces"),
+           "[(ids or pieces, score)] for the n best segmentations (Unigram).")
+      .def("entropy", [](const Proc& p, nb::handle text, float alpha) {
+        std::string_view v = text_view(text);
+        float h = 0;
+        std::string error;
+        bool ok;
+        {
+          nb::gil_scoped_release release;
+          ok = p.entropy(v, alpha, &h, &error);
+        }
+        check(ok, error);
+        return h;
+      }, nb::arg("text"), nb::arg("alpha"),
+           "Entropy of the segmentation distribution (Unigram).")
+      .def("normalize", [](const Proc& p, nb::handle text, bool with_offsets) -> nb::object {
+        std::string_view v = text_view(text);
+        std::string out;
+        std::vector<uint32_t> n2o;
+        {
+          nb::gil_scoped_release release;
+          p.normalize(v, &out, with_offsets ? &n2o : nullptr);
+        }
+        if (!with_offsets) return to_str(out);
+        return nb::make_tuple(to_str(out), n2o);
+      }, nb::arg("text"), nb::arg("with_offsets"),
+           "The normalized text, or (text, byte offsets) with_offsets.")
+      .def("decode_ids", [](const Proc& p, nb::handle ids_obj) {
+        std::vector<uint32_t> raw = ids_from(ids_obj);
+        std::vector<int32_t> ids(raw.begin(), raw.end());
+        std::string out, error;
+        bool ok;
+        {
+          nb::gil_scoped_release release;
+          ok = p.decode_ids(ids.data(), ids.size(), &out, &error);
+        }
+        if (!ok) throw nb::index_error(error.c_str());
+        return to_bytes(out);
+      }, nb::arg("ids"),
+           "UTF-8 bytes of the decoded ids; IndexError for an id out of range.")
+      .def("decode_ids_batch", [](const Proc& p, nb::list batch, int threads) {
+        std::vector<std::vector<int32_t>> all;
+        all.reserve(batch.size());
+        for (nb::handle ids_obj : batch) {
+          std::vector<uint32_t> raw = ids_from(ids_obj);
+          all.emplace_back(raw.begin(), raw.end());
+        }
+        std::vector<std::string> outs(all.size()), errors(all.size());
+        std::vector<uint8_t> ok(all.size(), 1);
+        {
+          nb::gil_scoped_release release;
+          parallel_for(all.size(), threads, [&](size_t i) {
+            ok[i] = p.decode_ids(all[i].data(), all[i].size(), &outs[i], &errors[i]);
+          });
+        }
+        nb::list out;
+        for (size_t i = 0; i < outs.size(); ++i) {
+          if (!ok[i]) throw nb::index_error(errors[i].c_str());
+          out.append(to_bytes(outs[i]));
+        }
+        return out;
+      }, nb::arg("batch"), nb::arg("threads"),
+           "decode_ids for each list, on threads.")
+      .def("decode_pieces", [](const Proc& p, nb::list pieces) {
+        std::vector<std::string_view> views;
+        views.reserve(pieces.size());
+        for (nb::handle h : pieces) views.push_back(text_view(h));
+        std::string out, error;
+        bool ok;
+        {
+          nb::gil_scoped_release release;
+          ok = p.decode_pieces(views, &out, &error);
+        }
+        check(ok, error);
+        return to_bytes(out);
+      }, nb::arg("pieces"),
+           "UTF-8 bytes of the decoded pieces.");
+}
+
+}  // namespace tf::py

@@ -1,0 +1,253 @@
+#include "encoding/sentencepiece_processor.h"
+
+#include <cmath>
+
+#include "models/unigram_lattice.h"
+
+namespace tf {
+
+namespace {
+
+constexpr std::string_view kSpace = "\xE2\x96\x81";
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
+
+void append_unescaped(std::string_view piece, std::string* out) {
+  for (size_t i = 0; i < piece.size();) {
+    if (piece.compare(i, 3, kSpace) == 0) {
+      out->push_back(' ');
+      i += 3;
+    } else {
+      out->push_back(piece[i++]);
+    }
+  }
+}
+
+}  // namespace
+
+bool SentencePieceProcessor::load(SpmModelSpec spec, std::string* error) {
+  if (spec.model_type != 1 && spec.model_type != 2) {
+    *error = "unsupported model type " + std::to_string(spec.model_type) + " (only UNIGRAM and BPE are implemented)";
+    return false;
+  }
+  SpmVocabOptions vocab_options;
+  vocab_options.bpe = spec.model_type == 2;
+  vocab_options.byte_fallback = spec.byte_fallback;
+  if (!vocab_.build(std::move(spec.pieces), vocab_options, error)) return false;
+  is_bpe_ = spec.model_type == 2;
+  byte_fallback_ = spec.byte_fallback;
+  unk_surface_ = std::move(spec.unk_surface);
+  options_ = spec.normalizer;
+  if (!normalizer_.init(spec.precompiled_charsmap, spec.normalizer, error)) return false;
+  normalizer_.set_user_defined(&vocab_.user_defined());
+  denormalizer_.reset();
+  if (spec.has_denormalizer && !spec.denormalizer_charsmap.empty()) {
+    denormalizer_ = std::make_unique<SpmNormalizer>();
+    if (!denormalizer_->init(spec.denormalizer_charsmap, spec.denormalizer, error)) return false;
+  }
+  return is_bpe_ ? bpe_.build(&vocab_, error) : unigram_.build(&vocab_, error);
+}
+
+void SentencePieceProcessor::populate(const std::vector<SpmToken>& tokens, std::string_view normalized,
+                                      std::vector<SpmPiece>* out) const {
+  const int32_t unk = vocab_.unk_id();
+  bool prev_unk = false;
+  for (const SpmToken& t : tokens) {
+    const bool is_unk = vocab_.is_unknown(t.id);
+    if (is_unk && byte_fallback_) {
+      for (uint32_t b = t.begin; b < t.end; ++b) {
+        out->push_back({vocab_.byte_id(static_cast<uint8_t>(normalized[b])), t.begin, t.end, b + 1 < t.end});
+      }
+    } else if (is_unk && prev_unk) {
+      out->back().end = t.end;  // a run of unknown characters is one <unk>
+    } else {
+      out->push_back({is_unk ? unk : t.id, t.begin, t.end, false});
+    }
+    prev_unk = is_unk;
+  }
+}
+
+void SentencePieceProcessor::encode_normalized(std::string_view normalized, const SpmSampling& sampling,
+                                               std::vector<SpmPiece>* out) const {
+  thread_local std::vector<SpmToken> tokens;
+  tokens.clear();
+  if (normalized.empty()) return;
+  if (!sampling.enabled) {
+    if (is_bpe_) {
+      bpe_.encode(normalized, 0, &tokens, 0.0, nullptr);
+    } else {
+      unigram_.encode(normalized, 0, &tokens);
+    }
+  } else {
+    std::mt19937_64 rng(sampling.seed);
+    if (is_bpe_) {
+      bpe_.encode(normalized, 0, &tokens, sampling.alpha, &rng);
+    } else if (sampling.nbest_size == 0 || sampling.nbest_size == 1) {
+      unigram_.encode(normalized, 0, &tokens);
+    } else {
+      UnigramLattice lattice;
+      lattice.build(unigram_, normalized);
+      UnigramLattice::Path path;
+      if (sampling.nbest_size < 0) {
+        path = lattice.sample(sampling.alpha, rng);
+      } else {
+        auto nbests = lattice.nbest(static_cast<size_t>(std::min(sampling.nbest_size, 1024)));
+        // Draw one of the n best with probability softmax(alpha * score).
+        double top = -INFINITY;
+        for (auto& nb : nbests) top = std::max(top, static_cast<double>(sampling.alpha) * nb.second);
+        std::vector<double> probs;
+        for (auto& nb : nbests) probs.push_back(std::exp(static_cast<double>(sampling.alpha) * nb.second - top));
+        std::discrete_distribution<size_t> pick(probs.begin(), probs.end());
+        if (!nbests.empty()) path = std::move(nbests[pick(rng)].first);
+      }
+      for (int32_t i : path) {
+        const auto& nd = lattice.node(i);
+        tokens.push_back({nd.id, nd.begin, nd.end});
+      }
+    }
+  }
+  populate(tokens, normalized, out);
+}
+
+void SentencePieceProcessor::encode(std::string_view text, const SpmSampling& sampling, std::vector<SpmPiece>* out,
+                                    std::string* normalized, std::vector<uint32_t>* norm_to_orig) const {
+  normalizer_.normalize(text, normalized, norm_to_orig);
+  encode_normalized(*normalized, sampling, out);
+}
+
+void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32_t>* ids) const {
+  thread_local std::string normalized;
+  thread_local std::vector<SpmPiece> pieces;
+  pieces.clear();
+  normalizer_.normalize(text, &normalized, nullptr);
+  encode_normalized(normalized, SpmSampling(), &pieces);
+  ids->reserve(ids->size() + pieces.size());
+  for (const SpmPiece& p : pieces) ids->push_back(p.id);
+}
+
+bool SentencePieceProcessor::nbest(std::string_view text, int nbest_size, std::vector<std::vector<SpmPiece>>* out,
+                                   std::vector<float>* scores, std::string* normalized, std::string* error) const {
+  if (is_bpe_) {
+    *error = "NBestEncode is not available for the current model (BPE)";
+    return false;
+  }
+  normalizer_.normalize(text, normalized, nullptr);
+  out->clear();
+  scores->clear();
+  if (normalized->empty()) {
+    out->emplace_back();
+    scores->push_back(0.0f);
+    return true;
+  }
+  UnigramLattice lattice;
+  lattice.build(unigram_, *normalized);
+  std::vector<SpmToken> tokens;
+  for (auto& nb : lattice.nbest(static_cast<size_t>(std::max(1, std::min(nbest_size, 1024))))) {
+    tokens.clear();
+    for (int32_t i : nb.first) {
+      const auto& nd = lattice.node(i);
+      tokens.push_back({nd.id, nd.begin, nd.end});
+    }
+    out->emplace_back();
+    populate(tokens, *normalized, &out->back());
+    scores->push_back(nb.second);
+  }
+  return true;
+}
+
+bool SentencePieceProcessor::entropy(std::string_view text, float alpha, float* out, std::string* error) const {
+  if (is_bpe_) {
+    *error = "CalculateEntropy is not available for the current model (BPE)";
+    return false;
+  }
+  std::string normalized;
+  normalizer_.normalize(text, &normalized, nullptr);
+  UnigramLattice lattice;
+  lattice.build(unigram_, normalized);
+  *out = normalized.empty() ? 0.0f : lattice.entropy(alpha);
+  return true;
+}
+
+bool SentencePieceProcessor::decode_ids(const int32_t* ids, size_t n, std::string* out, std::string* error) const {
+  std::vector<std::pair<std::string_view, int32_t>> pieces;
+  pieces.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (ids[i] < 0 || ids[i] >= vocab_.size()) {
+      *error = "piece id is out of range.";
+      return false;
+    }
+    pieces.emplace_back(vocab_.piece(ids[i]), ids[i]);
+  }
+  return decode_impl(pieces, out, error);
+}
+
+bool SentencePieceProcessor::decode_pieces(const std::vector<std::string_view>& pieces, std::string* out,
+                                           std::string* error) const {
+  std::vector<std::pair<std::string_view, int32_t>> pairs;
+  pairs.reserve(pieces.size());
+  for (std::string_view p : pieces) pairs.emplace_back(p, vocab_.piece_to_id(p));
+  return decode_impl(pairs, out, error);
+}
+
+bool SentencePieceProcessor::decode_impl(const std::vector<std::pair<std::string_view, int32_t>>& pieces,
+                                         std::string* out, std::string* error) const {
+  out->clear();
+  std::string bytes;  // a run of BYTE pieces, decoded together
+  auto flush_bytes = [&]() {
+    const uint8_t* s = reinterpret_cast<const uint8_t*>(bytes.data());
+    for (size_t i = 0; i < bytes.size();) {
+      size_t len = utf8_char_len(s + i, bytes.size() - i);
+      if (len == 0) {
+        out->append(kReplacement);
+        i += 1;
+      } else {
+        out->append(bytes, i, len);
+        i += len;
+      }
+    }
+    bytes.clear();
+  };
+  const bool strip_first = options_.add_dummy_prefix || options_.remove_extra_whitespaces;
+  bool is_bos_ws = true;
+  bool bos_ws_seen = false;
+  for (const auto& [piece, id] : pieces) {
+    if (id < 0) {  // a piece that is no piece, in a model without <unk>: kept as written
+      flush_bytes();
+      if (bos_ws_seen || !out->empty()) is_bos_ws = false;
+      bos_ws_seen = false;
+      out->append(piece);
+      continue;
+    }
+    const SpmType t = vocab_.type(id);
+    if (t == SpmType::kByte) {
+      int b = vocab_.byte_value(id);
+      if (b < 0) {
+        *error = "byte piece \"" + std::string(piece) + "\" is not of the form <0xXX>";
+        return false;
+      }
+      bytes.push_back(static_cast<char>(b));
+      continue;
+    }
+    flush_bytes();
+    if (bos_ws_seen || !out->empty()) is_bos_ws = false;
+    bos_ws_seen = false;
+    if (t == SpmType::kControl) continue;
+    if (t == SpmType::kUnknown) {
+      out->append(piece == vocab_.piece(id) ? std::string_view(unk_surface_) : piece);
+      continue;
+    }
+    std::string_view p = piece;
+    if (is_bos_ws && strip_first && p.compare(0, 3, kSpace) == 0) {
+      p.remove_prefix(3);
+      bos_ws_seen = !options_.remove_extra_whitespaces;
+    }
+    append_unescaped(p, out);
+  }
+  flush_bytes();
+  if (denormalizer_) {
+    std::string text = std::move(*out);
+    denormalizer_->normalize(text, out, nullptr);
+  }
+  return true;
+}
+
+}  // namespace tf

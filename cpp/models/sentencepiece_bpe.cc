@@ -1,0 +1,442 @@
+#include "models/sentencepiece_bpe.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <unordered_map>
+
+#include "util/byte_hash.h"
+
+namespace tf {
+
+namespace {
+
+constexpr uint64_t kEmpty = ~0ull;
+std::atomic<uint64_t> next_model_serial{1};
+
+inline uint32_t pack_char(const uint8_t* s, size_t len) {
+  uint32_t v = s[0];
+  if (len > 1) v |= static_cast<uint32_t>(s[1]) << 8;
+  if (len > 2) v |= static_cast<uint32_t>(s[2]) << 16;
+  if (len > 3) v |= static_cast<uint32_t>(s[3]) << 24;
+  return v;
+}
+
+inline uint64_t symbol_pair_key(int32_t a, int32_t b) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
+}
+
+}  // namespace
+
+bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
+  vocab_ = vocab;
+  serial_ = next_model_serial.fetch_add(1);
+  const int32_t n = vocab->size();
+  std::fill(std::begin(ascii_symbol_), std::end(ascii_symbol_), -1);
+  char_symbols_.clear();
+  symbol_len_.assign(n, 0);
+  splits_words_ = !vocab->has_unused();
+  for (int32_t id = 0; id < n; ++id) symbol_len_[id] = static_cast<uint32_t>(vocab->piece(id).size());
+
+  // Every character inside a matchable piece gets a symbol.
+  for (int32_t id = 0; id < n; ++id) {
+    if (vocab->find_matchable(vocab->piece(id)) != id) continue;
+    const std::string& p = vocab->piece(id);
+    const uint8_t* s = reinterpret_cast<const uint8_t*>(p.data());
+    for (size_t i = 0; i < p.size();) {
+      size_t len = std::min(spm_char_len(s[i]), p.size() - i);
+      uint32_t key = pack_char(s + i, len);
+      if (!char_symbols_.count(key)) {
+        int32_t sym = vocab->find_matchable(std::string_view(p).substr(i, len));
+        if (sym < 0) {
+          sym = static_cast<int32_t>(symbol_len_.size());
+          symbol_len_.push_back(static_cast<uint32_t>(len));
+        }
+        char_symbols_.emplace(key, sym);
+        if (len == 1 && s[i] < 128) ascii_symbol_[s[i]] = sym;
+      }
+      i += len;
+    }
+  }
+
+  // The same map as an open-addressing table for the encoder (key 0 is no character).
+  size_t ccap = 16;
+  while (ccap < char_symbols_.size() * 2) ccap <<= 1;
+  char_slots_.assign(ccap, CharSlot{0, -1});
+  char_mask_ = ccap - 1;
+  for (const auto& [key, sym] : char_symbols_) {
+    for (uint64_t h = mix64(key) & char_mask_;; h = (h + 1) & char_mask_) {
+      if (char_slots_[h].key == 0) {
+        char_slots_[h] = CharSlot{key, sym};
+        break;
+      }
+    }
+  }
+
+  // Every two consecutive characters inside a matchable piece: text may be cut anywhere else.
+  std::fill(std::begin(ascii_bigrams_), std::end(ascii_bigrams_), 0);
+  std::vector<uint64_t> bigrams;
+  for (int32_t id = 0; id < n; ++id) {
+    const std::string& p = vocab->piece(id);
+    if (vocab->find_matchable(p) != id) continue;
+    const uint8_t* s = reinterpret_cast<const uint8_t*>(p.data());
+    size_t prev = 0, prev_len = 0;
+    for (size_t i = 0; i < p.size();) {
+      size_t len = std::min(spm_char_len(s[i]), p.size() - i);
+      if (i > 0) {
+        if (prev_len == 1 && len == 1 && s[prev] < 128 && s[i] < 128) {
+          size_t bit = s[prev] * 128u + s[i];
+          ascii_bigrams_[bit >> 6] |= 1ull << (bit & 63);
+        } else {
+          bigrams.push_back(symbol_pair_key(char_symbol(s + prev, prev_len), char_symbol(s + i, len)));
+        }
+      }
+      prev = i;
+      prev_len = len;
+      i += len;
+    }
+  }
+  size_t bcap = 16;
+  while (bcap < bigrams.size() * 2) bcap <<= 1;
+  bigram_slots_.assign(bcap, kEmpty);
+  bigram_mask_ = bcap - 1;
+  bigram_filter_.assign((1u << 18) / 64, 0);
+  for (uint64_t k : bigrams) {
+    uint32_t bit = static_cast<uint32_t>(mix64(k) >> 46);
+    bigram_filter_[bit >> 6] |= 1ull << (bit & 63);
+    for (uint64_t h = mix64(k) & bigram_mask_;; h = (h + 1) & bigram_mask_) {
+      if (bigram_slots_[h] == k) break;
+      if (bigram_slots_[h] == kEmpty) {
+        bigram_slots_[h] = k;
+        break;
+      }
+    }
+  }
+
+  // Every split of a matchable piece into two symbols is a pair that merges into it.
+  std::vector<PairValue> entries;
+  for (int32_t id = 0; id < n; ++id) {
+    const std::string& p = vocab->piece(id);
+    if (vocab->find_matchable(p) != id) continue;
+    const uint8_t* s = reinterpret_cast<const uint8_t*>(p.data());
+    size_t first = std::min(spm_char_len(s[0]), p.size());
+    for (size_t k = first; k < p.size(); k += std::min(spm_char_len(s[k]), p.size() - k)) {
+      int32_t left = k == first ? char_symbol(s, k) : vocab->find_matchable(std::string_view(p).substr(0, k));
+      size_t rlen = std::min(spm_char_len(s[k]), p.size() - k);
+      int32_t right = rlen == p.size() - k ? char_symbol(s + k, rlen) : vocab->find_matchable(std::string_view(p).substr(k));
+      if (left < 0 || right < 0) continue;
+      entries.push_back({(static_cast<uint64_t>(left) << 32) | static_cast<uint32_t>(right), id, vocab->score(id)});
+    }
+  }
+  size_t cap = 16;
+  while (cap < entries.size() * 2) cap <<= 1;
+  pairs_.assign(cap, PairValue{kEmpty, -1, 0.0f});
+  pair_mask_ = cap - 1;
+  for (const PairValue& e : entries) {
+    for (uint64_t h = mix64(e.key) & pair_mask_;; h = (h + 1) & pair_mask_) {
+      if (pairs_[h].key == kEmpty) {
+        pairs_[h] = e;
+        break;
+      }
+    }
+  }
+  (void)error;
+  return true;
+}
+
+// The length of the first character of a non-empty word.
+inline size_t prev_len_of_word(std::string_view w) {
+  return std::min(spm_char_len(static_cast<uint8_t>(w[0])), w.size());
+}
+
+bool SentencePieceBpe::joinable(int32_t a, int32_t b) const {
+  if (a < 0 || b < 0) return false;  // a character in no piece joins nothing
+  const uint64_t key = symbol_pair_key(a, b);
+  const uint64_t hash = mix64(key);
+  const uint32_t bit = static_cast<uint32_t>(hash >> 46);  // 18 bits for the filter
+  if (!((bigram_filter_[bit >> 6] >> (bit & 63)) & 1)) return false;
+  for (uint64_t h = hash & bigram_mask_;; h = (h + 1) & bigram_mask_) {
+    if (bigram_slots_[h] == key) return true;
+    if (bigram_slots_[h] == kEmpty) return false;
+  }
+}
+
+int32_t SentencePieceBpe::char_symbol(const uint8_t* s, size_t len) const {
+  if (len == 1 && s[0] < 128) return ascii_symbol_[s[0]];
+  const uint32_t key = pack_char(s, len);
+  for (uint64_t h = mix64(key) & char_mask_;; h = (h + 1) & char_mask_) {
+    const CharSlot& slot = char_slots_[h];
+    if (slot.key == key) return slot.symbol;
+    if (slot.key == 0) return -1;
+  }
+}
+
+const SentencePieceBpe::PairValue* SentencePieceBpe::find_pair(int32_t left, int32_t right) const {
+  uint64_t key = (static_cast<uint64_t>(left) << 32) | static_cast<uint32_t>(right);
+  for (uint64_t h = mix64(key) & pair_mask_;; h = (h + 1) & pair_mask_) {
+    const PairValue& e = pairs_[h];
+    if (e.key == key) return &e;
+    if (e.key == kEmpty) return nullptr;
+  }
+}
+
+namespace {
+
+// A per-thread, direct-mapped cache of word -> segmentation for one model at a time.
+struct WordCache {
+  static constexpr size_t kSlots = 1 << 15;
+  static constexpr size_t kMaxWord = 26;
+  static constexpr size_t kMaxTokens = 10;
+  struct Entry {
+    uint64_t hash = 0;
+    uint8_t word_len = 0;  // 0: empty
+    uint8_t count = 0;
+    char word[kMaxWord];
+    uint8_t lens[kMaxTokens];
+    int32_t ids[kMaxTokens];
+  };
+  uint64_t owner = 0;
+  std::vector<Entry> entries;
+};
+
+}  // namespace
+
+void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out, double dropout,
+                              std::mt19937_64* rng) const {
+  if (!splits_words_) {
+    encode_word(text, base, out, dropout, rng);
+    return;
+  }
+  thread_local WordCache cache;
+  const bool use_cache = dropout <= 0.0;
+  if (use_cache && cache.owner != serial_) {
+    cache.entries.assign(WordCache::kSlots, WordCache::Entry());
+    cache.owner = serial_;
+  }
+  // Words: cut between two characters that are consecutive in no piece (no merge can
+  // ever join them), so each word is merged on its own.
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
+  const size_t n = text.size();
+  size_t start = 0, prev = 0, prev_len = 0;
+  int32_t prev_sym = -1;
+  for (size_t i = 0; i <= n;) {
+    size_t len = 0;
+    int32_t sym = -1;
+    bool join = false;
+    if (i < n) {
+      len = std::min(spm_char_len(s[i]), n - i);
+      sym = char_symbol(s + i, len);
+      if (i == start) {
+        join = true;
+      } else if (prev_len == 1 && len == 1 && s[prev] < 128 && s[i] < 128) {
+        const size_t bit = s[prev] * 128u + s[i];
+        join = (ascii_bigrams_[bit >> 6] >> (bit & 63)) & 1;
+      } else {
+        join = joinable(prev_sym, sym);
+      }
+    }
+    if (join) {
+      prev = i;
+      prev_len = len;
+      prev_sym = sym;
+      i += len;
+      continue;
+    }
+    std::string_view word = text.substr(start, i - start);
+    const uint32_t word_base = base + static_cast<uint32_t>(start);
+    start = prev = i;
+    prev_len = len;
+    prev_sym = sym;
+    i += (i < n) ? len : 1;
+    if (word.empty()) continue;
+    if (word.size() == prev_len_of_word(word)) {  // one character: no merging to do
+      int32_t sym = char_symbol(reinterpret_cast<const uint8_t*>(word.data()), word.size());
+      int32_t id = sym >= 0 && sym < vocab_->size() && vocab_->user_defined().empty() ? sym : -1;
+      if (id >= 0) {
+        out->push_back({id, word_base, word_base + static_cast<uint32_t>(word.size())});
+        continue;
+      }
+    }
+    if (!use_cache || word.size() > WordCache::kMaxWord) {
+      encode_word(word, word_base, out, dropout, rng);
+      continue;
+    }
+    const uint64_t h = hash_bytes(reinterpret_cast<const uint8_t*>(word.data()), word.size());
+    WordCache::Entry& e = cache.entries[h & (WordCache::kSlots - 1)];
+    if (e.word_len == word.size() && e.hash == h && std::memcmp(e.word, word.data(), word.size()) == 0) {
+      uint32_t pos = word_base;
+      for (uint8_t k = 0; k < e.count; ++k) {
+        out->push_back({e.ids[k], pos, pos + e.lens[k]});
+        pos += e.lens[k];
+      }
+      continue;
+    }
+    const size_t first = out->size();
+    encode_word(word, word_base, out, dropout, rng);
+    const size_t count = out->size() - first;
+    if (count <= WordCache::kMaxTokens) {
+      e.hash = h;
+      e.word_len = static_cast<uint8_t>(word.size());
+      e.count = static_cast<uint8_t>(count);
+      std::memcpy(e.word, word.data(), word.size());
+      for (size_t k = 0; k < count; ++k) {
+        const SpmToken& t = (*out)[first + k];
+        e.ids[k] = t.id;
+        e.lens[k] = static_cast<uint8_t>(t.end - t.begin);
+      }
+    }
+  }
+}
+
+// Merging for short words: scan the adjacent pairs for the best one each round (the
+// heap costs more than it saves below a few dozen symbols).  Same order as the heap:
+// highest score, then leftmost; a pair skipped by dropout stays skipped until one of its
+// symbols changes.  Merged-away symbols are left with len == 0.
+void SentencePieceBpe::merge_linear(Symbol* sy, size_t m, double dropout, std::mt19937_64* rng) const {
+  struct Pair {
+    float score;
+    int32_t merged;  // -1: no pair
+  };
+  Pair pairs[kLinearMax];
+  int32_t live[kLinearMax];  // indices of the symbols still standing
+  size_t count = m;
+  for (size_t i = 0; i < m; ++i) live[i] = static_cast<int32_t>(i);
+  auto pair_of = [&](size_t k) {  // the pair live[k], live[k + 1]
+    const Symbol& a = sy[live[k]];
+    const Symbol& b = sy[live[k + 1]];
+    if (a.frozen || b.frozen || a.sym < 0 || b.sym < 0) return Pair{0.0f, -1};
+    const PairValue* pv = find_pair(a.sym, b.sym);
+    return pv ? Pair{pv->score, pv->merged} : Pair{0.0f, -1};
+  };
+  for (size_t k = 0; k + 1 < count; ++k) pairs[k] = pair_of(k);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  while (count > 1) {
+    size_t best = count;
+    for (size_t k = 0; k + 1 < count; ++k) {
+      if (pairs[k].merged >= 0 && (best == count || pairs[k].score > pairs[best].score)) best = k;
+    }
+    if (best == count) break;
+    if (dropout > 0.0 && (dropout >= 1.0 || uniform(*rng) < dropout)) {
+      pairs[best].merged = -1;
+      continue;
+    }
+    Symbol& a = sy[live[best]];
+    Symbol& b = sy[live[best + 1]];
+    a.len += b.len;
+    a.sym = pairs[best].merged;
+    b.len = 0;
+    for (size_t k = best + 1; k + 1 < count; ++k) {
+      live[k] = live[k + 1];
+      pairs[k] = pairs[k + 1];
+    }
+    --count;
+    if (best + 1 < count) pairs[best] = pair_of(best);
+    if (best > 0) pairs[best - 1] = pair_of(best - 1);
+  }
+}
+
+void SentencePieceBpe::encode_word(std::string_view text, uint32_t base, std::vector<SpmToken>* out, double dropout,
+                                   std::mt19937_64* rng) const {
+  struct Candidate {
+    float score;
+    int32_t left, right;
+    uint32_t size;
+    int32_t merged;
+  };
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
+  const size_t n = text.size();
+  if (n == 0) return;
+  const PieceTrie& user = vocab_->user_defined();
+
+  thread_local std::vector<Symbol> symbols;
+  thread_local std::vector<Candidate> heap;
+  symbols.clear();
+  heap.clear();
+  for (size_t i = 0; i < n;) {
+    Symbol sy{-1, static_cast<int32_t>(symbols.size()) - 1, static_cast<int32_t>(symbols.size()) + 1,
+              static_cast<uint32_t>(i), 0, false};
+    int32_t uid;
+    size_t len = user.empty() ? 0 : user.longest_prefix(s + i, n - i, &uid);
+    if (len > 0) {
+      sy.frozen = true;
+      sy.sym = uid;
+    } else {
+      len = std::min(spm_char_len(s[i]), n - i);
+      sy.sym = char_symbol(s + i, len);
+    }
+    sy.len = static_cast<uint32_t>(len);
+    symbols.push_back(sy);
+    i += len;
+  }
+  symbols.back().next = -1;
+
+  if (symbols.size() <= kLinearMax && !vocab_->has_unused()) {
+    merge_linear(symbols.data(), symbols.size(), dropout, rng);
+    for (const Symbol& sy : symbols) {
+      if (sy.len == 0) continue;
+      int32_t id = sy.sym >= 0 && sy.sym < vocab_->size() ? sy.sym : vocab_->unk_id();
+      out->push_back({id, base + sy.begin, base + sy.begin + sy.len});
+    }
+    return;
+  }
+
+  // Pieces an UNUSED merge was last formed from, for resegmentation: merged -> (left, right).
+  std::unordered_map<int32_t, std::pair<int32_t, int32_t>> last_split;
+  // Highest score first, then the leftmost.
+  auto worse = [](const Candidate& a, const Candidate& b) {
+    return a.score < b.score || (a.score == b.score && a.left > b.left);
+  };
+  const bool track_unused = vocab_->has_unused();
+  auto maybe_add = [&](int32_t l, int32_t r) {
+    if (l < 0 || r < 0) return;
+    const Symbol& a = symbols[l];
+    const Symbol& b = symbols[r];
+    if (a.frozen || b.frozen || a.sym < 0 || b.sym < 0) return;
+    const PairValue* pv = find_pair(a.sym, b.sym);
+    if (pv == nullptr) return;
+    heap.push_back({pv->score, l, r, a.len + b.len, pv->merged});
+    std::push_heap(heap.begin(), heap.end(), worse);
+    if (track_unused && vocab_->type(pv->merged) == SpmType::kUnused) last_split[pv->merged] = {a.sym, b.sym};
+  };
+  for (size_t i = 1; i < symbols.size(); ++i) maybe_add(static_cast<int32_t>(i - 1), static_cast<int32_t>(i));
+
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), worse);
+    Candidate top = heap.back();
+    heap.pop_back();
+    Symbol& l = symbols[top.left];
+    Symbol& r = symbols[top.right];
+    if (l.len == 0 || r.len == 0 || l.len + r.len != top.size) continue;  // stale
+    if (dropout > 0.0 && (dropout >= 1.0 || uniform(*rng) < dropout)) continue;
+    l.len += r.len;
+    l.sym = top.merged;
+    l.next = r.next;
+    if (r.next >= 0) symbols[r.next].prev = top.left;
+    r.len = 0;
+    maybe_add(l.prev, top.left);
+    maybe_add(top.left, l.next);
+  }
+
+  // Emit as sentencepiece 0.2.3 resegments: an UNUSED piece splits back into the pair it
+  // was last formed from (at most 100 levels deep), or is <unk> if it was never formed;
+  // text that is no mergeable piece is <unk>.
+  auto emit = [&](auto&& self, int32_t sym, uint32_t begin, uint32_t len, int depth) -> void {
+    int32_t id = sym >= 0 && sym < vocab_->size() ? sym : vocab_->unk_id();
+    if (id >= 0 && id == sym && vocab_->type(sym) == SpmType::kUnused && depth <= kMaxResegmentDepth) {
+      auto it = last_split.find(sym);
+      if (it == last_split.end()) {
+        id = vocab_->unk_id();
+      } else {
+        uint32_t left_len = symbol_len_[it->second.first];
+        self(self, it->second.first, begin, left_len, depth + 1);
+        self(self, it->second.second, begin + left_len, len - left_len, depth + 1);
+        return;
+      }
+    }
+    out->push_back({id, base + begin, base + begin + len});
+  };
+  for (int32_t i = 0; i >= 0; i = symbols[i].next) emit(emit, symbols[i].sym, symbols[i].begin, symbols[i].len, 0);
+}
+
+}  // namespace tf

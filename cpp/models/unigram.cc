@@ -1,0 +1,98 @@
+#include "models/unigram.h"
+
+#include <algorithm>
+
+namespace tf {
+
+bool Unigram::build(const SpmVocab* vocab, std::string* error) {
+  vocab_ = vocab;
+  std::vector<std::pair<std::string, int32_t>> keys;
+  scores_.assign(vocab->size(), Score{0.0f, false});
+  for (int32_t id = 0; id < vocab->size(); ++id) {
+    scores_[id] = Score{vocab->score(id), vocab->type(id) == SpmType::kUserDefined};
+    // UNUSED pieces are never lattice nodes, so they stay out of the trie.
+    if (vocab->find_matchable(vocab->piece(id)) == id && vocab->type(id) != SpmType::kUnused) {
+      keys.emplace_back(vocab->piece(id), id);
+    }
+  }
+  trie_.build(std::move(keys));
+  std::vector<float> by_id(vocab->size());
+  has_user_defined_ = false;
+  for (int32_t id = 0; id < vocab->size(); ++id) {
+    by_id[id] = vocab->score(id);
+    has_user_defined_ |= scores_[id].user_defined;
+  }
+  trie_.set_payloads(by_id);
+  (void)error;
+  return true;
+}
+
+void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out) const {
+  struct Best {
+    int32_t id = -1;
+    float score = 0.0f;
+    int32_t start = -1;  // where the last piece of the best path ending here starts
+  };
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
+  const size_t n = text.size();
+  if (n == 0) return;
+  thread_local std::vector<Best> best;
+  best.assign(n + 1, Best());
+  const float unk = unk_score();
+  const int32_t unk_id = vocab_->unk_id();
+
+  size_t frontier = 0;  // the furthest end reached so far
+  for (size_t start = 0; start < n;) {
+    float here = best[start].score;
+    if (here < -kScoreReset || here > kScoreReset) {
+      // As sentencepiece 0.2.3: rebase the scores reached so far so they stay small.
+      const float offset = here;
+      for (size_t i = start; i <= frontier; ++i) {
+        if (i == start || best[i].start >= 0) best[i].score -= offset;
+      }
+      here = 0.0f;
+    }
+    const size_t mblen = std::min(spm_char_len(s[start]), n - start);
+    bool has_single = false;
+    int32_t node = 0;
+    for (size_t k = start; k < n; ++k) {
+      node = trie_.child(node, s[k]);
+      if (node < 0) break;
+      int32_t id = trie_.value(node);
+      if (id < 0) continue;
+      size_t length = k + 1 - start;
+      // Float arithmetic throughout, as sentencepiece: near-ties then resolve alike.
+      float score = trie_.payload(node);
+      if (has_user_defined_ && scores_[id].user_defined) score = user_defined_score(length);
+      float candidate = score + here;
+      if (k + 1 > frontier) frontier = k + 1;
+      Best& target = best[k + 1];
+      if (target.start < 0 || candidate > target.score) {
+        target.score = candidate;
+        target.start = static_cast<int32_t>(start);
+        target.id = id;
+      }
+      if (length == mblen) has_single = true;
+    }
+    if (!has_single) {
+      if (start + mblen > frontier) frontier = start + mblen;
+      Best& target = best[start + mblen];
+      float candidate = unk + here;
+      if (target.start < 0 || candidate > target.score) {
+        target.score = candidate;
+        target.start = static_cast<int32_t>(start);
+        target.id = unk_id;
+      }
+    }
+    start += mblen;
+  }
+  size_t first = out->size();
+  for (size_t end = n; end > 0;) {
+    const Best& b = best[end];
+    out->push_back({b.id, base + static_cast<uint32_t>(b.start), base + static_cast<uint32_t>(end)});
+    end = static_cast<size_t>(b.start);
+  }
+  std::reverse(out->begin() + first, out->end());
+}
+
+}  // namespace tf

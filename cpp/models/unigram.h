@@ -1,0 +1,54 @@
+// Unigram: SentencePiece's unigram language-model segmentation (Kudo 2018).
+//
+// The best segmentation maximizes the sum of piece scores (log probabilities).  Viterbi
+// runs over byte positions: from each character start, the piece trie yields every piece
+// beginning there, and best[end] keeps the highest total ending at each position (the
+// first found on ties).  A character no piece covers becomes one <unk> scored
+// min_score - 10; USER_DEFINED pieces score length * max_score - 0.1 so they always win.
+// O(n * longest piece).  Scores are summed in float as in sentencepiece's optimized
+// encoder, so near-ties resolve the same way.
+//
+// The full lattice (n-best, sampling, entropy) is in unigram_lattice.h.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "models/piece_trie.h"
+#include "models/sentencepiece_bpe.h"
+#include "models/spm_vocab.h"
+
+namespace tf {
+
+class Unigram {
+ public:
+  // `vocab` must outlive this object.
+  bool build(const SpmVocab* vocab, std::string* error);
+
+  // Appends the best segmentation of `normalized` (offsets plus `base`).
+  void encode(std::string_view normalized, uint32_t base, std::vector<SpmToken>* out) const;
+
+  const SpmVocab& vocab() const { return *vocab_; }
+  const PieceTrie& trie() const { return trie_; }
+  float unk_score() const { return vocab_->min_score() - 10.0f; }
+  static float user_defined_score(size_t length) { return static_cast<float>(0.1 * (static_cast<double>(length) - 1)); }
+  // The lattice score of a matched piece of `length` characters.
+  float piece_score(int32_t id, size_t length) const {
+    if (vocab_->type(id) == SpmType::kUserDefined) return user_defined_score(length);
+    return vocab_->score(id);
+  }
+  static constexpr float kScoreReset = 100000.0f;
+
+ private:
+  struct Score {
+    float score;
+    bool user_defined;
+  };
+  const SpmVocab* vocab_ = nullptr;
+  PieceTrie trie_;             // NORMAL and USER_DEFINED pieces -> id
+  std::vector<Score> scores_;  // id -> score and whether USER_DEFINED
+  bool has_user_defined_ = false;
+};
+
+}  // namespace tf

@@ -1,0 +1,157 @@
+#include "normalize/spm_normalizer.h"
+
+#include <cstring>
+
+namespace tf {
+
+namespace {
+
+constexpr std::string_view kSpace = "\xE2\x96\x81";  // U+2581
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+}  // namespace
+
+size_t utf8_char_len(const uint8_t* s, size_t n) {
+  uint8_t c = s[0];
+  if (c < 0x80) return 1;
+  auto trail = [&](size_t i) { return i < n && (s[i] & 0xC0) == 0x80; };
+  if (c >= 0xC2 && c <= 0xDF) return trail(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (!trail(1) || !trail(2)) return 0;
+    uint32_t cp = ((c & 0x0Fu) << 12) | ((s[1] & 0x3Fu) << 6) | (s[2] & 0x3Fu);
+    return (cp >= 0x800 && (cp < 0xD800 || cp > 0xDFFF)) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (!trail(1) || !trail(2) || !trail(3)) return 0;
+    uint32_t cp = ((c & 0x07u) << 18) | ((s[1] & 0x3Fu) << 12) | ((s[2] & 0x3Fu) << 6) | (s[3] & 0x3Fu);
+    return (cp >= 0x10000 && cp <= 0x10FFFF) ? 4 : 0;
+  }
+  return 0;
+}
+
+bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& options, std::string* error) {
+  options_ = options;
+  if (blob.empty()) return true;
+  if (blob.size() <= 4) {
+    *error = "precompiled_charsmap is truncated";
+    return false;
+  }
+  uint32_t trie_size;
+  std::memcpy(&trie_size, blob.data(), 4);  // little-endian, as written by sentencepiece
+  if (trie_size >= blob.size() - 4 + 1 || trie_size % 4 != 0) {
+    *error = "precompiled_charsmap has a trie size beyond the blob";
+    return false;
+  }
+  trie_.assign(reinterpret_cast<const uint8_t*>(blob.data()) + 4, trie_size);
+  replacements_.assign(blob.substr(4 + trie_size));
+  replacements_.push_back('\0');  // a corrupt last string still ends
+  for (int b = 0; b < 256; ++b) first_byte_hit_[b] = trie_.has_first_byte(static_cast<uint8_t>(b));
+  return true;
+}
+
+std::pair<std::string_view, size_t> SpmNormalizer::normalize_prefix(const uint8_t* s, size_t n) const {
+  if (user_defined_ != nullptr && !user_defined_->empty()) {
+    int32_t id;
+    size_t len = user_defined_->longest_prefix(s, n, &id);
+    if (len > 0) return {std::string_view(reinterpret_cast<const char*>(s), len), len};
+  }
+  if (first_byte_hit_[s[0]]) {
+    uint32_t value = 0;
+    size_t len = trie_.longest_prefix(s, n, &value);
+    if (len > 0) {
+      if (value >= replacements_.size()) return {std::string_view(), len};  // corrupt: drop
+      const char* r = replacements_.data() + value;
+      return {std::string_view(r, std::strlen(r)), len};
+    }
+  }
+  size_t len = utf8_char_len(s, n);
+  if (len == 0) return {kReplacement, 1};
+  return {std::string_view(reinterpret_cast<const char*>(s), len), len};
+}
+
+void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vector<uint32_t>* n2o) const {
+  out->clear();
+  if (n2o) n2o->clear();
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
+  const size_t n = text.size();
+  size_t pos = 0;
+  uint32_t consumed = 0;
+  if (n == 0) {
+    if (n2o) n2o->push_back(0);  // matches sentencepiece: empty in, one offset out
+    return;
+  }
+  if (options_.remove_extra_whitespaces) {
+    while (pos < n) {
+      auto p = normalize_prefix(s + pos, n - pos);
+      if (p.first != " ") break;
+      pos += p.second;
+    }
+    consumed = static_cast<uint32_t>(pos);
+    if (pos == n) {
+      if (n2o) n2o->push_back(0);  // as sentencepiece: all-space input aligns like empty input
+      return;
+    }
+  }
+  out->reserve((n - pos) * 3 / 2 + 8);
+  if (n2o) n2o->reserve((n - pos) * 3 / 2 + 8);
+  auto add_space = [&]() {
+    if (options_.escape_whitespaces) {
+      out->append(kSpace);
+      if (n2o) n2o->insert(n2o->end(), 3, consumed);
+    } else {
+      out->push_back(' ');
+      if (n2o) n2o->push_back(consumed);
+    }
+  };
+  if (!options_.treat_whitespace_as_suffix && options_.add_dummy_prefix) add_space();
+
+  bool prev_space = options_.remove_extra_whitespaces;
+  while (pos < n) {
+    std::string_view sp;
+    size_t used;
+    uint8_t c = s[pos];
+    if (c < 0x80 && !first_byte_hit_[c] && (user_defined_ == nullptr || user_defined_->empty())) {
+      sp = std::string_view(reinterpret_cast<const char*>(s + pos), 1);  // fast path: plain ASCII
+      used = 1;
+    } else {
+      auto p = normalize_prefix(s + pos, n - pos);
+      sp = p.first;
+      used = p.second;
+    }
+    if (prev_space) {
+      while (!sp.empty() && sp[0] == ' ') sp.remove_prefix(1);
+    }
+    if (!sp.empty()) {
+      for (char ch : sp) {
+        if (ch == ' ' && options_.escape_whitespaces) {
+          out->append(kSpace);
+          if (n2o) n2o->insert(n2o->end(), 3, consumed);
+        } else {
+          out->push_back(ch);
+          if (n2o) n2o->push_back(consumed);
+        }
+      }
+      prev_space = sp.back() == ' ';
+    }
+    consumed += static_cast<uint32_t>(used);
+    pos += used;
+    if (!options_.remove_extra_whitespaces) prev_space = false;
+  }
+
+  if (options_.remove_extra_whitespaces) {
+    std::string_view space = options_.escape_whitespaces ? kSpace : std::string_view(" ");
+    while (out->size() >= space.size() &&
+           std::string_view(*out).substr(out->size() - space.size()) == space) {
+      size_t len = out->size() - space.size();
+      if (n2o) {
+        consumed = (*n2o)[len];
+        n2o->resize(len);
+      }
+      out->resize(len);
+    }
+  }
+  if (options_.treat_whitespace_as_suffix && options_.add_dummy_prefix) add_space();
+  if (n2o) n2o->push_back(consumed);
+}
+
+}  // namespace tf

@@ -1,0 +1,65 @@
+// SpmNormalizer: SentencePiece's encode-time normalization.
+//
+// Text is rewritten left to right, one "prefix" at a time: a USER_DEFINED piece is copied
+// untouched; else the longest key of the precompiled charsmap (a Darts-clone trie whose
+// values index NUL-terminated replacements) is replaced; else one UTF-8 character is
+// copied (a malformed byte becomes U+FFFD).  Around that: leading, trailing and repeated
+// spaces are dropped (remove_extra_whitespaces), ' ' becomes U+2581 "▁"
+// (escape_whitespaces) and one "▁" is put in front (add_dummy_prefix; at the end with
+// treat_whitespace_as_suffix).  O(n * longest charsmap key).
+//
+// Alongside the output it can record, for each output byte, the input byte offset it came
+// from (plus one entry for the end), the alignment SentencePiece reports as begin/end.
+//
+// Format: precompiled_charsmap = uint32 little-endian trie size T, T bytes of Darts-clone
+// units, then the replacement strings (NormalizerSpec in sentencepiece_model.proto).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "models/piece_trie.h"
+#include "normalize/darts_view.h"
+
+namespace tf {
+
+struct SpmNormalizerOptions {
+  bool add_dummy_prefix = true;
+  bool remove_extra_whitespaces = true;
+  bool escape_whitespaces = true;
+  bool treat_whitespace_as_suffix = false;
+};
+
+class SpmNormalizer {
+ public:
+  // Fails on a malformed charsmap.  An empty charsmap is the identity.
+  bool init(std::string_view precompiled_charsmap, const SpmNormalizerOptions& options, std::string* error);
+  // USER_DEFINED pieces, matched before the charsmap and left as they are (may be null).
+  void set_user_defined(const PieceTrie* user_defined) { user_defined_ = user_defined; }
+
+  // Appends the normalized text to *out (cleared first).  If norm_to_orig is not null it
+  // receives out->size() + 1 input offsets.
+  void normalize(std::string_view text, std::string* out, std::vector<uint32_t>* norm_to_orig) const;
+
+  // True when normalization is only space handling (no charsmap, no user pieces).
+  bool is_identity() const { return trie_.empty(); }
+
+ private:
+  // The replacement for the longest rule at s[0, n) and how many input bytes it consumes.
+  std::pair<std::string_view, size_t> normalize_prefix(const uint8_t* s, size_t n) const;
+
+  SpmNormalizerOptions options_;
+  DartsView trie_;
+  std::string replacements_;      // NUL-terminated strings, indexed by trie values
+  bool first_byte_hit_[256] = {};  // some charsmap key starts with this byte
+  const PieceTrie* user_defined_ = nullptr;
+};
+
+// Length of the well-formed UTF-8 character at s[0, n) (no surrogates, no overlongs,
+// <= U+10FFFF), or 0 if malformed.
+size_t utf8_char_len(const uint8_t* s, size_t n);
+
+}  // namespace tf

@@ -1,0 +1,32 @@
+"""SentencePiece models: load a ``.model`` file and encode/decode exactly as ``sentencepiece``.
+
+The pieces, one concept per module:
+
+* :mod:`.model_proto` — the ``.model`` file format (protobuf wire format, read and write);
+* :mod:`.processor` — :class:`SentencePieceProcessor`, sentencepiece's Python API;
+* :mod:`.reference` — a slow pure-Python normalizer and BPE/Unigram encoder, the oracle of
+  the property tests.
+
+The per-byte work (normalization, BPE merging, the Viterbi lattice, decoding) runs in the
+C++ core, ``tokenforge._native.SentencePieceProcessor``.
+"""
+
+from tokenforge.sentencepiece.model_proto import ModelProto, ModelType, NormalizerSpec, PieceType, TrainerSpec
+from tokenforge.sentencepiece.processor import (
+    EncodedPiece,
+    EncodedText,
+    SentencePieceProcessor,
+    set_random_generator_seed,
+)
+
+__all__ = [
+    "EncodedPiece",
+    "EncodedText",
+    "ModelProto",
+    "ModelType",
+    "NormalizerSpec",
+    "PieceType",
+    "SentencePieceProcessor",
+    "TrainerSpec",
+    "set_random_generator_seed",
+]

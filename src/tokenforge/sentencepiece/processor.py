@@ -1,0 +1,530 @@
+"""`SentencePieceProcessor`: sentencepiece's Python API over tokenforge's native core.
+
+Loading parses the ``.model`` file here (:mod:`.model_proto`) and hands the pieces and the
+normalizer settings to ``tokenforge._native.SentencePieceProcessor``, which normalizes,
+segments (BPE or Unigram) and decodes.  This module keeps the policy: argument handling
+as in sentencepiece 0.2.3, BOS/EOS/reverse, the vocabulary queries, and the shapes of the
+results.
+
+What it leaves to others: the wire format (:mod:`.model_proto`), every per-byte loop (the
+C++ core), and the pure-Python oracle (:mod:`.reference`).
+
+Example (needs a model file):
+    >>> sp = SentencePieceProcessor(model_file="llama2_tokenizer.model")  # doctest: +SKIP
+    >>> sp.encode("Hello world", out_type=str)  # doctest: +SKIP
+    ['▁Hello', '▁world']
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tokenforge import _native
+from tokenforge.sentencepiece.model_proto import ModelProto, ModelType, PieceType
+
+__all__ = ["EncodedPiece", "EncodedText", "SentencePieceProcessor", "set_random_generator_seed"]
+
+_RETURN_TYPES = (int, str, bytes, "proto", "immutable_proto", "offset_mapping")
+_MAX_NBEST = 512  # sentencepiece's limit for n-best search and sampling
+_seed_source = random.Random()
+
+
+def set_random_generator_seed(seed: int) -> None:
+    """Seeds sampling (``enable_sampling=True``) in every processor, like sentencepiece's function.
+
+    >>> set_random_generator_seed(7)
+    """
+    _seed_source.seed(seed)
+
+
+@dataclass
+class EncodedPiece:
+    """One piece of an encoding: its text, id, the original text it covers and that text's byte span."""
+
+    piece: str
+    id: int
+    surface: str
+    begin: int
+    end: int
+
+
+@dataclass
+class EncodedText:
+    """An encoding with alignment, the plain-object form of sentencepiece's ``SentencePieceText``."""
+
+    text: str
+    pieces: list[EncodedPiece] = field(default_factory=list)
+    score: float = 0.0
+
+
+def _default_threads(num_threads: int) -> int:
+    return os.cpu_count() or 1 if num_threads is None or num_threads < 0 else max(1, num_threads)
+
+
+class SentencePieceProcessor:
+    """Loads a SentencePiece ``.model`` and encodes/decodes exactly as ``sentencepiece`` does.
+
+    Example (a four-piece BPE model built on the spot; ids 0-2 are <unk>, <s>, </s>):
+        >>> from tokenforge.sentencepiece.model_proto import ModelProto, ModelType, PieceType, SentencePiece
+        >>> m = ModelProto()
+        >>> for text, score, kind in [("<unk>", 0, PieceType.UNKNOWN), ("<s>", 0, PieceType.CONTROL),
+        ...                           ("</s>", 0, PieceType.CONTROL), ("▁", -1, 1), ("a", -2, 1), ("b", -3, 1),
+        ...                           ("▁a", -1.5, 1)]:
+        ...     m.pieces.append(SentencePiece(piece=text, score=score, type=kind))
+        >>> m.trainer_spec.model_type = ModelType.BPE
+        >>> sp = SentencePieceProcessor(model_proto=m.to_bytes())
+        >>> sp.encode("a ab", out_type=str)
+        ['▁a', '▁a', 'b']
+        >>> sp.encode("a ab", add_bos=True)
+        [1, 6, 6, 5]
+        >>> sp.decode([6, 6, 5])
+        'a ab'
+    """
+
+    def __init__(self, model_file: str | os.PathLike | None = None, model_proto: bytes | None = None,
+                 out_type: Any = int, add_bos: bool = False, add_eos: bool = False, reverse: bool = False,
+                 emit_unk_piece: bool = False, enable_sampling: bool = False, nbest_size: int = -1,
+                 alpha: float = 0.1, num_threads: int = -1) -> None:
+        """Creates a processor, loading ``model_file`` or ``model_proto`` if given.
+
+        The keyword arguments are defaults for :meth:`encode`, as in sentencepiece.
+        """
+        self._defaults = dict(out_type=out_type, add_bos=add_bos, add_eos=add_eos, reverse=reverse,
+                              emit_unk_piece=emit_unk_piece, enable_sampling=enable_sampling,
+                              nbest_size=nbest_size, alpha=alpha, num_threads=num_threads)
+        self._core: Any = None
+        # True when the defaults ask for nothing but the best segmentation.
+        self._plain = not (add_bos or add_eos or reverse or emit_unk_piece or enable_sampling)
+        if model_file is not None or model_proto is not None:
+            self.load(model_file=model_file, model_proto=model_proto)
+
+    # ---- loading ----
+
+    def load(self, model_file: str | os.PathLike | None = None, model_proto: bytes | None = None) -> bool:
+        """Loads a model from a file or from serialized bytes.
+
+        Raises:
+            OSError: the file cannot be read.
+            ValueError: the data is not a usable SentencePiece model.
+        """
+        if model_file is not None and model_proto is not None:
+            raise ValueError("model_file and model_proto must be exclusive.")
+        if model_file is not None:
+            return self.load_from_file(model_file)
+        if model_proto is not None:
+            return self.load_from_serialized_proto(model_proto)
+        raise ValueError("Either model_file or model_proto must be specified.")
+
+    def load_from_file(self, filename: str | os.PathLike) -> bool:
+        """Loads a ``.model`` file."""
+        with open(filename, "rb") as f:
+            return self.load_from_serialized_proto(f.read())
+
+    def load_from_serialized_proto(self, serialized: bytes) -> bool:
+        """Loads a model from the bytes of a ``.model`` file (or a :class:`ModelProto`)."""
+        model = serialized if isinstance(serialized, ModelProto) else ModelProto.from_bytes(serialized)
+        self._init_from_model(model)  # type: ignore[arg-type]
+        return True
+
+    def _init_from_model(self, model: ModelProto) -> None:
+        ts, ns = model.trainer_spec, model.normalizer_spec
+        if ts.model_type not in (ModelType.UNIGRAM, ModelType.BPE):
+            raise ValueError(f"unsupported model type {ts.model_type}: only UNIGRAM and BPE models are implemented")
+        raw = [p._values for p in model.pieces]  # direct reads: 32k attribute lookups add up
+        self._pieces = [v.get("piece", "") for v in raw]
+        self._scores = [v.get("score", 0.0) for v in raw]
+        self._types = [v.get("type", PieceType.NORMAL) for v in raw]
+        pieces = [(p.encode("utf-8"), sc, t) for p, sc, t in zip(self._pieces, self._scores, self._types)]
+        denorm = None
+        if model.has("denormalizer_spec") and model.denormalizer_spec.precompiled_charsmap:
+            d = model.denormalizer_spec
+            denorm = (d.precompiled_charsmap, d.add_dummy_prefix, d.remove_extra_whitespaces, d.escape_whitespaces)
+        self._core = _native.SentencePieceProcessor(
+            pieces, int(ts.model_type), ts.byte_fallback, ts.unk_surface.encode("utf-8"), ns.precompiled_charsmap,
+            (ns.add_dummy_prefix, ns.remove_extra_whitespaces, ns.escape_whitespaces, ts.treat_whitespace_as_suffix),
+            denorm)
+        self._model = model
+        # sentencepiece's PieceToId: reserved pieces (UNKNOWN, CONTROL, BYTE) win over the others.
+        reserved = (PieceType.UNKNOWN, PieceType.CONTROL, PieceType.BYTE)
+        self._piece_ids: dict[str, int] = {p: i for i, (p, t) in enumerate(zip(self._pieces, self._types))
+                                           if t not in reserved}
+        self._piece_ids.update((p, i) for i, (p, t) in enumerate(zip(self._pieces, self._types)) if t in reserved)
+        self._unk = self._types.index(PieceType.UNKNOWN) if PieceType.UNKNOWN in self._types else -1
+        self._special_ids = {name: self._special_id(getattr(ts, f"{name}_piece"), ok)
+                             for name, ok in (("unk", PieceType.UNKNOWN), ("bos", PieceType.CONTROL),
+                                              ("eos", PieceType.CONTROL), ("pad", PieceType.CONTROL))}
+
+    def _special_id(self, piece: str, wanted: PieceType) -> int:
+        i = self.piece_to_id(piece)
+        return i if i >= 0 and self._types[i] == wanted else -1
+
+    def _require(self) -> Any:
+        if self._core is None:
+            raise RuntimeError("no model is loaded: call load() first")
+        return self._core
+
+    def serialized_model_proto(self) -> bytes:
+        """The loaded model as ``.model`` bytes."""
+        self._require()
+        return self._model.to_bytes()
+
+    # ---- encoding ----
+
+    def encode(self, input: str | bytes | list, out_type: Any = None, add_bos: bool | None = None,
+               add_eos: bool | None = None, reverse: bool | None = None, emit_unk_piece: bool | None = None,
+               enable_sampling: bool | None = None, nbest_size: int | None = None, alpha: float | None = None,
+               num_threads: int | None = None, return_type: Any = None) -> Any:
+        """Encodes text (``str``/``bytes``) or a list of texts (on native threads).
+
+        Args:
+            input: the text, or a list of texts.
+            out_type: ``int`` (ids), ``str`` (pieces), ``bytes`` (pieces as UTF-8),
+                ``"offset_mapping"`` (dict of ids, pieces and character offsets, as
+                sentencepiece 0.2.3) or ``"proto"``/``"immutable_proto"`` (an
+                :class:`EncodedText` with each piece's surface and byte span).
+            add_bos, add_eos: put the BOS / EOS id around the result.
+            reverse: reverse the pieces.
+            emit_unk_piece: show unknown text as the ``<unk>`` piece (pieces output).
+            enable_sampling: sample a segmentation (BPE-dropout with probability
+                ``alpha``; Unigram over the ``nbest_size`` best or, with -1, all).
+            num_threads: threads for a list input (default: all cores).
+
+        Returns:
+            The encoding, or a list of them for a list input.
+
+        Raises:
+            ValueError: a bad argument combination, or BOS/EOS the model does not have.
+        """
+        core = self._core
+        if (core is not None and self._plain and add_bos is None and add_eos is None and reverse is None
+                and emit_unk_piece is None and enable_sampling is None and return_type is None):
+            # Fast path: the best segmentation as ids or pieces.
+            kind = self._defaults["out_type"] if out_type is None else out_type
+            if kind is int:
+                if isinstance(input, str):
+                    return core.encode_ids(input)
+                if isinstance(input, list):
+                    return core.encode_ids_batch(input, _default_threads(
+                        self._defaults["num_threads"] if num_threads is None else num_threads))
+            elif kind is str and isinstance(input, str):
+                return core.encode(input, True, False, -1, 0.0, 0)
+        core = self._require()
+        opts = {k: v for k, v in dict(out_type=return_type if out_type is None else out_type, add_bos=add_bos,
+                                      add_eos=add_eos, reverse=reverse, emit_unk_piece=emit_unk_piece,
+                                      enable_sampling=enable_sampling, nbest_size=nbest_size, alpha=alpha,
+                                      num_threads=num_threads).items() if v is not None}
+        o = {**self._defaults, **opts}
+        kind = o["out_type"]
+        if kind not in _RETURN_TYPES:
+            raise ValueError(f"Invalid return_type: {kind}. Must be one of {_RETURN_TYPES}")
+        sampling = bool(o["enable_sampling"])
+        if sampling and o["nbest_size"] in (None, 0, 1):
+            raise ValueError('When enable_sampling is True, We must specify "nbest_size > 1" or "nbest_size = -1"')
+        if sampling and int(o["nbest_size"]) > _MAX_NBEST:
+            raise RuntimeError(f"nbest_size must be nbest_size <= {_MAX_NBEST}")
+        if o["add_bos"] and self.bos_id() < 0:
+            raise ValueError("BOS token is not defined as a control symbol in this model.")
+        if o["add_eos"] and self.eos_id() < 0:
+            raise ValueError("EOS token is not defined as a control symbol in this model.")
+        args = (sampling, int(o["nbest_size"]), float(o["alpha"]))
+        rewrite = o["add_bos"] or o["add_eos"] or o["reverse"] or o["emit_unk_piece"]
+        if isinstance(input, list):
+            threads = _default_threads(o["num_threads"])
+            if kind in ("offset_mapping", "proto", "immutable_proto"):
+                return [self._encode_one(core, x, kind, o, args) for x in input]
+            if kind is int and not sampling and not rewrite:
+                return core.encode_ids_batch(input, threads)
+            seed = _seed_source.getrandbits(64) if sampling else 0
+            results = core.encode_batch(input, threads, kind is not int, *args, seed)
+            return [self._rewrite(r, kind, o) for r in results] if rewrite or kind is bytes else results
+        return self._encode_one(core, input, kind, o, args)
+
+    def _encode_one(self, core: Any, text: str | bytes, kind: Any, o: dict, args: tuple) -> Any:
+        seed = _seed_source.getrandbits(64) if args[0] else 0
+        if kind in ("offset_mapping", "proto", "immutable_proto"):
+            if o["add_bos"] or o["add_eos"] or o["reverse"] or o["emit_unk_piece"]:
+                raise RuntimeError("add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API")
+            return self._with_offsets(core.encode_with_offsets(text, *args, seed), text, kind)
+        if kind is int and not args[0] and not (o["add_bos"] or o["add_eos"] or o["reverse"]):
+            return core.encode_ids(text)
+        return self._rewrite(core.encode(text, kind is not int, *args, seed), kind, o)
+
+    def _rewrite(self, result: list, kind: Any, o: dict) -> list:
+        """Applies emit_unk_piece, reverse, BOS and EOS, in sentencepiece's order."""
+        pieces = kind is not int
+        if pieces and o["emit_unk_piece"]:
+            unk = self._unk
+            result = [self._pieces[unk] if self.piece_to_id(p) == unk else p for p in result]
+        if o["reverse"]:
+            result.reverse()
+        if o["add_bos"]:
+            result.insert(0, self._pieces[self.bos_id()] if pieces else self.bos_id())
+        if o["add_eos"]:
+            result.append(self._pieces[self.eos_id()] if pieces else self.eos_id())
+        if kind is bytes:
+            result = [p.encode("utf-8") for p in result]
+        return result
+
+    @staticmethod
+    def _with_offsets(raw: list, text: str | bytes, kind: Any) -> Any:
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        if kind == "offset_mapping":
+            # Byte offsets -> character offsets, as sentencepiece does for str input.
+            if isinstance(text, str):
+                char_at = _char_index_of_bytes(data)
+                offsets = [(char_at[b], char_at[e]) for _, _, b, e in raw]
+            else:
+                offsets = [(b, e) for _, _, b, e in raw]
+            return {"ids": [r[0] for r in raw], "pieces": [r[1] for r in raw], "offsets": offsets}
+        pieces = [EncodedPiece(p, i, data[b:e].decode("utf-8", "surrogateescape"), b, e) for i, p, b, e in raw]
+        return EncodedText(data.decode("utf-8", "surrogateescape"), pieces)
+
+    def encode_as_ids(self, input: Any, **kwargs: Any) -> Any:
+        """``encode(input, out_type=int)``."""
+        return self.encode(input, out_type=int, **kwargs)
+
+    def encode_as_pieces(self, input: Any, **kwargs: Any) -> Any:
+        """``encode(input, out_type=str)``."""
+        return self.encode(input, out_type=str, **kwargs)
+
+    def encode_as_immutable_proto(self, input: Any, **kwargs: Any) -> Any:
+        """``encode(input, out_type="proto")``: pieces with surface and byte offsets."""
+        return self.encode(input, out_type="proto", **kwargs)
+
+    def encode_as_offset_mapping(self, input: Any, **kwargs: Any) -> Any:
+        """``encode(input, out_type="offset_mapping")``."""
+        return self.encode(input, out_type="offset_mapping", **kwargs)
+
+    def sample_encode_as_ids(self, input: Any, nbest_size: int | None = None, alpha: float | None = None,
+                             **kwargs: Any) -> Any:
+        """A sampled encoding as ids."""
+        return self.encode(input, out_type=int, enable_sampling=True, nbest_size=nbest_size, alpha=alpha, **kwargs)
+
+    def sample_encode_as_pieces(self, input: Any, nbest_size: int | None = None, alpha: float | None = None,
+                                **kwargs: Any) -> Any:
+        """A sampled encoding as pieces."""
+        return self.encode(input, out_type=str, enable_sampling=True, nbest_size=nbest_size, alpha=alpha, **kwargs)
+
+    def nbest_encode(self, input: Any, out_type: Any = None, add_bos: bool | None = None, add_eos: bool | None = None,
+                     reverse: bool | None = None, emit_unk_piece: bool | None = None,
+                     nbest_size: int | None = None) -> Any:
+        """The ``nbest_size`` best segmentations, best first (Unigram models only).
+
+        Raises:
+            RuntimeError: the model is BPE, which has no n-best search (as in sentencepiece).
+        """
+        core = self._require()
+        o = {**self._defaults, **{k: v for k, v in dict(out_type=out_type, add_bos=add_bos, add_eos=add_eos,
+                                                         reverse=reverse, emit_unk_piece=emit_unk_piece,
+                                                         nbest_size=nbest_size).items() if v is not None}}
+        n = max(1, int(o["nbest_size"]))
+        if n > _MAX_NBEST:
+            raise RuntimeError(f"nbest_size must be nbest_size <= {_MAX_NBEST}")
+        kind = o["out_type"]
+
+        def one(text: Any) -> list:
+            try:
+                results = core.nbest(text, n, kind is not int)
+            except ValueError as e:
+                raise RuntimeError(str(e)) from None
+            return [self._rewrite(seg, kind, o) for seg, _score in results]
+
+        return [one(x) for x in input] if isinstance(input, list) else one(input)
+
+    def nbest_encode_as_ids(self, input: Any, nbest_size: int | None = None, **kwargs: Any) -> Any:
+        """``nbest_encode(input, out_type=int)``."""
+        return self.nbest_encode(input, out_type=int, nbest_size=nbest_size, **kwargs)
+
+    def nbest_encode_as_pieces(self, input: Any, nbest_size: int | None = None, **kwargs: Any) -> Any:
+        """``nbest_encode(input, out_type=str)``."""
+        return self.nbest_encode(input, out_type=str, nbest_size=nbest_size, **kwargs)
+
+    def calculate_entropy(self, input: Any, alpha: float) -> Any:
+        """Entropy of the Unigram segmentation distribution p(x) ∝ exp(alpha * score(x))."""
+        core = self._require()
+        if isinstance(input, list):
+            return [core.entropy(x, alpha) for x in input]
+        return core.entropy(input, alpha)
+
+    def normalize(self, input: Any, with_offsets: bool | None = None) -> Any:
+        """The normalized text (with ▁ for spaces); with offsets, one per character plus one."""
+        core = self._require()
+
+        def one(text: Any) -> Any:
+            if not with_offsets:
+                return core.normalize(text, False)
+            norm, n2o = core.normalize(text, True)
+            if isinstance(text, bytes):
+                return norm.encode("utf-8"), n2o
+            # Byte alignment -> one original character offset per normalized character.
+            char_at = _char_index_of_bytes(text.encode("utf-8"))
+            nbytes = norm.encode("utf-8")
+            starts = [i for i in range(len(nbytes)) if (nbytes[i] & 0xC0) != 0x80] + [len(nbytes)]
+            return norm, [char_at[n2o[i]] for i in starts] if n2o else [0]
+
+        return [one(x) for x in input] if isinstance(input, list) else one(input)
+
+    # ---- decoding ----
+
+    def decode(self, input: Any, out_type: Any = str, num_threads: int | None = None) -> Any:
+        """Decodes ids or pieces; a list of lists decodes each (ids on native threads).
+
+        Raises:
+            IndexError: an id outside the vocabulary.
+        """
+        core = self._require()
+        if hasattr(input, "tolist"):
+            input = input.tolist()
+        if input is None or isinstance(input, (str, bytes)) and len(input) == 0:
+            input = []
+        if isinstance(input, (int, str, bytes)):
+            input = [input]
+        input = list(input)
+        finish = (lambda b: b) if out_type is bytes else (lambda b: b.decode("utf-8"))
+        try:
+            if input and isinstance(input[0], (list, tuple)) or input and hasattr(input[0], "tolist"):
+                seqs = [x.tolist() if hasattr(x, "tolist") else list(x) for x in input]
+                first = next((x for x in seqs if x), [])
+                if first and isinstance(first[0], (str, bytes)):
+                    return [finish(core.decode_pieces(x)) for x in seqs]
+                threads = _default_threads(self._defaults["num_threads"] if num_threads is None else num_threads)
+                return [finish(b) for b in core.decode_ids_batch(seqs, threads)]
+            if input and isinstance(input[0], (str, bytes)):
+                return finish(core.decode_pieces(input))
+            return finish(core.decode_ids(input))
+        except KeyError:
+            raise IndexError("piece id is out of range.") from None
+
+    def decode_ids(self, input: Any, out_type: Any = str, **kwargs: Any) -> Any:
+        """``decode`` for ids."""
+        return self.decode(input, out_type=out_type, **kwargs)
+
+    def decode_pieces(self, input: Any, out_type: Any = str, **kwargs: Any) -> Any:
+        """``decode`` for pieces."""
+        return self.decode(input, out_type=out_type, **kwargs)
+
+    # ---- vocabulary ----
+
+    def get_piece_size(self) -> int:
+        """The number of pieces."""
+        self._require()
+        return len(self._pieces)
+
+    vocab_size = piece_size = get_piece_size
+
+    def __len__(self) -> int:
+        return self.get_piece_size()
+
+    def piece_to_id(self, piece: Any) -> Any:
+        """The id of a piece (or list of pieces); text that is no piece gives ``unk_id()``."""
+        self._require()
+        if isinstance(piece, (list, tuple)):
+            return [self.piece_to_id(p) for p in piece]
+        if isinstance(piece, bytes):
+            piece = piece.decode("utf-8", "surrogateescape")
+        return self._piece_ids.get(piece, self._unk)
+
+    __getitem__ = piece_to_id
+
+    def _per_id(self, id: Any, table: list) -> Any:
+        self._require()
+        if isinstance(id, (list, tuple)) or hasattr(id, "tolist"):
+            return [self._per_id(i, table) for i in (id.tolist() if hasattr(id, "tolist") else id)]
+        if not 0 <= id < len(table):
+            raise IndexError("piece id is out of range.")
+        return table[id]
+
+    def id_to_piece(self, id: Any) -> Any:
+        """The piece of an id (or list of ids).
+
+        Raises:
+            IndexError: an id outside the vocabulary.
+        """
+        return self._per_id(id, self._pieces)
+
+    def get_score(self, id: Any) -> Any:
+        """The score of an id (or list of ids)."""
+        return self._per_id(id, self._scores)
+
+    def _is_type(self, id: Any, t: PieceType) -> Any:
+        r = self._per_id(id, self._types)
+        return [x == t for x in r] if isinstance(r, list) else r == t
+
+    def is_unknown(self, id: Any) -> Any:
+        """Whether the id is the UNKNOWN piece."""
+        return self._is_type(id, PieceType.UNKNOWN)
+
+    def is_control(self, id: Any) -> Any:
+        """Whether the id is a CONTROL piece (``<s>``, ``</s>``, ...)."""
+        return self._is_type(id, PieceType.CONTROL)
+
+    def is_unused(self, id: Any) -> Any:
+        """Whether the id is an UNUSED piece."""
+        return self._is_type(id, PieceType.UNUSED)
+
+    def is_byte(self, id: Any) -> Any:
+        """Whether the id is a BYTE piece (``<0xXX>``)."""
+        return self._is_type(id, PieceType.BYTE)
+
+    def unk_id(self) -> int:
+        """The id of ``<unk>``."""
+        self._require()
+        return self._special_ids["unk"]
+
+    def bos_id(self) -> int:
+        """The id of the BOS piece, or -1 if the model has none."""
+        self._require()
+        return self._special_ids["bos"]
+
+    def eos_id(self) -> int:
+        """The id of the EOS piece, or -1 if the model has none."""
+        self._require()
+        return self._special_ids["eos"]
+
+    def pad_id(self) -> int:
+        """The id of the PAD piece, or -1 if the model has none."""
+        self._require()
+        return self._special_ids["pad"]
+
+    def __getstate__(self) -> dict:
+        return {"model_proto": self.serialized_model_proto(), "defaults": self._defaults}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(**state["defaults"])
+        self.load_from_serialized_proto(state["model_proto"])
+
+
+def _char_index_of_bytes(data: bytes) -> list[int]:
+    """For each byte offset of UTF-8 ``data`` (and its end), the index of the character it is in."""
+    out = []
+    chars = 0
+    for b in data:
+        if (b & 0xC0) != 0x80 and out:
+            chars += 1
+        out.append(chars)
+    out.append(chars + 1 if data else 0)
+    return out
+
+
+def _add_camel_case_aliases(cls: type) -> None:
+    """Adds sentencepiece's CamelCase names (``EncodeAsIds``, ``IdToPiece``, ...)."""
+    names = {"encode": "Encode", "encode_as_ids": "EncodeAsIds", "encode_as_pieces": "EncodeAsPieces",
+             "sample_encode_as_ids": "SampleEncodeAsIds", "sample_encode_as_pieces": "SampleEncodeAsPieces",
+             "nbest_encode": "NBestEncode", "nbest_encode_as_ids": "NBestEncodeAsIds",
+             "nbest_encode_as_pieces": "NBestEncodeAsPieces", "decode": "Decode", "decode_ids": "DecodeIds",
+             "decode_pieces": "DecodePieces", "normalize": "Normalize", "get_piece_size": "GetPieceSize",
+             "piece_to_id": "PieceToId", "id_to_piece": "IdToPiece", "get_score": "GetScore",
+             "is_unknown": "IsUnknown", "is_control": "IsControl", "is_unused": "IsUnused", "is_byte": "IsByte",
+             "load": "Load", "load_from_file": "LoadFromFile", "calculate_entropy": "CalculateEntropy",
+             "load_from_serialized_proto": "LoadFromSerializedProto"}
+    for snake, camel in names.items():
+        setattr(cls, camel, getattr(cls, snake))
+    cls.tokenize = cls.Tokenize = cls.encode  # type: ignore[attr-defined]
+    cls.detokenize = cls.Detokenize = cls.decode  # type: ignore[attr-defined]
+
+
+_add_camel_case_aliases(SentencePieceProcessor)
