@@ -18,6 +18,7 @@
 #include "models/piece_cache.h"
 #include "models/token_table.h"
 #include "util/byte_hash.h"
+#include "util/inline.h"
 
 namespace tf {
 
@@ -59,7 +60,7 @@ class ByteLevelBpe {
 
 // Two-byte strings come from a direct table; strings of up to 16 bytes go through this
 // thread's small front table (which remembers misses too) before the vocabulary.
-inline uint32_t ByteLevelBpe::lookup_hashed(const uint8_t* p, size_t n, uint64_t h, PieceCache* cache) const {
+TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup_hashed(const uint8_t* p, size_t n, uint64_t h, PieceCache* cache) const {
   if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
   if (cache == nullptr || n > PieceCache::kFrontMax) return vocab_.find_hashed(p, n, h);
   uint64_t head = load_head(p, n);
@@ -72,7 +73,7 @@ inline uint32_t ByteLevelBpe::lookup_hashed(const uint8_t* p, size_t n, uint64_t
   return id;
 }
 
-inline uint32_t ByteLevelBpe::lookup(const uint8_t* p, size_t n, PieceCache* cache) const {
+TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup(const uint8_t* p, size_t n, PieceCache* cache) const {
   if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
   return lookup_hashed(p, n, hash_bytes(p, n), cache);
 }
