@@ -1,7 +1,8 @@
 """Encode throughput: tokenforge vs tiktoken, rs-bpe and fastokens, in one process.
 
-For every encoding and corpus file: single-thread `encode_ordinary` MB/s (best of 3), a
-2-thread batch of ~4 KB documents, and each peer's ratio.  Every tool's output is checked
+For every encoding and corpus file: single-thread `encode_ordinary` MB/s (best of 3, the
+process pinned to one core, since fastokens otherwise spreads one call over every core),
+a 2-thread batch of ~4 KB documents, and each peer's ratio.  Every tool's output is checked
 against tiktoken's on the timed text; a mismatch is printed.  A tool that caches per-input
 work gets a fresh instance for each repetition, warmed up on other text (the tail of a
 different corpus file), so no repetition profits from having seen the timed text.
@@ -17,6 +18,8 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import random
 import subprocess
 import sys
@@ -87,6 +90,24 @@ def make_tools(name: str) -> dict:
     return tools, ours, ref
 
 
+args_one_core = True
+
+
+@contextlib.contextmanager
+def one_core(enabled: bool):
+    """Pins the process to one CPU: "single thread" then means one core for every tool
+    (fastokens, for one, spreads a single encode call over all cores)."""
+    if not enabled or not hasattr(os, "sched_setaffinity"):
+        yield
+        return
+    cpus = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cpus)})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, cpus)
+
+
 def warmed(factory, warm_text: str):
     def setup():
         tool = factory()
@@ -116,7 +137,8 @@ def throughput(names, files, max_bytes):
                     if got != (want if mode == "single" else want_docs):
                         print(f"   !! {tname} output differs from tiktoken on {f} ({mode})")
                     run = (lambda s: s.encode(text)) if mode == "single" else (lambda s: s.batch(docs))
-                    speeds[tname] = mb / best_of(3, run, warmed(factory, warm))
+                    with one_core(mode == "single" and args_one_core):
+                        speeds[tname] = mb / best_of(3, run, warmed(factory, warm))
                 ratios = " ".join(f"{t}={speeds['tokenforge'] / v:.2f}x" for t, v in speeds.items() if t != "tokenforge")
                 print(f"{f:8} {mode:8} " + " ".join(f"{v:12.1f}" for v in speeds.values()) + "   " + ratios, flush=True)
 
@@ -197,7 +219,10 @@ def main():
     ap.add_argument("--memory", action="store_true", help="also measure encode_to_numpy peak memory")
     ap.add_argument("--skip-throughput", action="store_true")
     ap.add_argument("--skip-adversarial", action="store_true")
+    ap.add_argument("--no-pin", action="store_true", help="do not pin the single-thread runs to one core")
     args = ap.parse_args()
+    global args_one_core
+    args_one_core = not args.no_pin
     if not args.skip_throughput:
         throughput(args.encodings, args.files, args.max_bytes or None)
     if not args.skip_adversarial:
