@@ -56,6 +56,14 @@ bool TokenTable::build(std::vector<std::pair<std::string, uint32_t>> tokens, std
     hot += t.second < kHotTokens;
   }
   count_ = tokens.size();
+  size_t words = 1;
+  while (words * 64 < count_ * 16) words <<= 1;
+  filter_.assign(words, 0);
+  filter_mask_ = words - 1;
+  for (auto& t : tokens) {
+    uint64_t h = hash_bytes(reinterpret_cast<const uint8_t*>(t.first.data()), t.first.size());
+    filter_[(h >> 6) & filter_mask_] |= uint64_t{1} << (h & 63);
+  }
   hot_.init(hot);
   cold_.init(count_ - hot);
   for (auto& t : tokens) {

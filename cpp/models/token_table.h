@@ -35,10 +35,13 @@ class TokenTable {
   uint32_t find(const uint8_t* p, size_t n) const { return find_hashed(p, n, hash_bytes(p, n)); }
   // find() with h = hash_bytes(p, n) already computed.
   uint32_t find_hashed(const uint8_t* p, size_t n, uint64_t h) const {
-    if (n > max_len_) return kNoToken;
+    if (n > max_len_ || !maybe(h)) return kNoToken;
     uint32_t id = hot_.find(*this, p, n, h);
     return id != kNoToken ? id : cold_.find(*this, p, n, h);
   }
+  // False if no token has hash h: one bit of a filter of 16 bits per token (a single
+  // cache access; most byte strings tried while merging are not tokens).
+  bool maybe(uint64_t h) const { return (filter_[(h >> 6) & filter_mask_] >> (h & 63)) & 1; }
   uint32_t find(std::string_view s) const {
     return find(reinterpret_cast<const uint8_t*>(s.data()), s.size());
   }
@@ -86,6 +89,8 @@ class TokenTable {
   std::vector<uint32_t> starts_;   // id -> start in arena_, kHole where no token has that id
   std::vector<uint32_t> lengths_;  // id -> byte length
   Index hot_, cold_;
+  std::vector<uint64_t> filter_;  // bit (h >> 6 & mask) * 64 + (h & 63) set for every token's hash h
+  uint64_t filter_mask_ = 0;
   size_t count_ = 0;
   size_t max_len_ = 0;
 };
