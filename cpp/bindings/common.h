@@ -22,6 +22,33 @@ inline std::string_view utf8(nb::handle s) {
   return std::string_view(p, static_cast<size_t>(n));
 }
 
+// A str's characters as CPython stores them (1, 2 or 4 bytes each).  Strs are immutable,
+// so the view may be read without the GIL while the str is kept alive.
+struct StrView {
+  int kind = PyUnicode_1BYTE_KIND;
+  const void* data = nullptr;
+  size_t length = 0;
+  bool ascii = true;  // then data is already UTF-8
+};
+
+inline StrView str_view(nb::handle s) {
+  if (!PyUnicode_Check(s.ptr())) throw nb::type_error("expected a str");
+#if PY_VERSION_HEX < 0x030C0000
+  if (PyUnicode_READY(s.ptr()) != 0) throw nb::python_error();  // legacy strs (3.11 and older)
+#endif
+  StrView v;
+  v.kind = PyUnicode_KIND(s.ptr());
+  v.data = PyUnicode_DATA(s.ptr());
+  v.length = static_cast<size_t>(PyUnicode_GET_LENGTH(s.ptr()));
+  v.ascii = PyUnicode_IS_ASCII(s.ptr());
+  return v;
+}
+
+// The UTF-8 of a StrView, without the GIL.  Surrogates are repaired as tiktoken repairs
+// them (a UTF-16 round trip with errors="replace"): a high surrogate followed by a low one
+// becomes the character they encode, any other surrogate U+FFFD.
+void to_utf8(const StrView& v, std::string* out);
+
 inline std::string_view bytes_view(nb::handle b) {
   char* p = nullptr;
   Py_ssize_t n = 0;

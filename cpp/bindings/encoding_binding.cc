@@ -27,13 +27,6 @@ Pairs ranks_from_dict(nb::dict d, bool keys_are_str) {
   return out;
 }
 
-std::vector<std::string_view> views_of(nb::list texts) {
-  std::vector<std::string_view> views;
-  views.reserve(texts.size());
-  for (nb::handle t : texts) views.push_back(utf8(t));
-  return views;
-}
-
 void check(bool ok, const std::string& error) {
   if (!ok) value_error(error);
 }
@@ -53,16 +46,28 @@ nb::object encode_one(const Encoding& enc, nb::handle text, const SpecialMatcher
 }
 
 nb::list encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher* allowed, int threads) {
-  std::vector<std::string_view> views = views_of(texts);
+  // Only the views are taken with the GIL; each worker makes the UTF-8 of its texts, so
+  // that conversion runs in parallel too and no UTF-8 copy is left cached on the strs.
+  std::vector<StrView> views;
+  views.reserve(texts.size());
+  for (nb::handle t : texts) views.push_back(str_view(t));
   std::vector<std::vector<uint32_t>> results(views.size());
   std::vector<std::string> errors(views.size());
   std::vector<uint8_t> ok(views.size(), 1);
   {
     nb::gil_scoped_release release;
     parallel_for(views.size(), threads, [&](size_t i) {
-      results[i].reserve(views[i].size() / 3 + 4);
-      ok[i] = allowed ? enc.encode(views[i], *allowed, &results[i], &errors[i])
-                      : enc.encode_ordinary(views[i], &results[i], &errors[i]);
+      thread_local std::string utf8_buffer;
+      std::string_view text;
+      if (views[i].ascii) {
+        text = std::string_view(static_cast<const char*>(views[i].data), views[i].length);
+      } else {
+        to_utf8(views[i], &utf8_buffer);
+        text = utf8_buffer;
+      }
+      results[i].reserve(text.size() / 3 + 4);
+      ok[i] = allowed ? enc.encode(text, *allowed, &results[i], &errors[i])
+                      : enc.encode_ordinary(text, &results[i], &errors[i]);
     });
   }
   nb::list out;

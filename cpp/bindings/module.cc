@@ -24,6 +24,38 @@ PyObject* cached_int(uint32_t v) {
   return o;
 }
 
+void to_utf8(const StrView& v, std::string* out) {
+  out->clear();
+  out->reserve(v.length * (v.kind == PyUnicode_1BYTE_KIND ? 2 : 3));
+  auto at = [&](size_t i) -> uint32_t { return PyUnicode_READ(v.kind, v.data, i); };
+  for (size_t i = 0; i < v.length; ++i) {
+    uint32_t c = at(i);
+    if (c >= 0xD800 && c < 0xE000) {
+      if (c < 0xDC00 && i + 1 < v.length && at(i + 1) >= 0xDC00 && at(i + 1) < 0xE000) {
+        c = 0x10000 + ((c - 0xD800) << 10) + (at(i + 1) - 0xDC00);
+        ++i;
+      } else {
+        c = 0xFFFD;
+      }
+    }
+    if (c < 0x80) {
+      out->push_back(static_cast<char>(c));
+    } else if (c < 0x800) {
+      out->push_back(static_cast<char>(0xC0 | (c >> 6)));
+      out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    } else if (c < 0x10000) {
+      out->push_back(static_cast<char>(0xE0 | (c >> 12)));
+      out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+      out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    } else {
+      out->push_back(static_cast<char>(0xF0 | (c >> 18)));
+      out->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+      out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+      out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    }
+  }
+}
+
 std::vector<uint32_t> ids_from(nb::handle seq) {
   nb::object fast = nb::steal(PySequence_Fast(seq.ptr(), "token ids must be a sequence of ints"));
   if (!fast.is_valid()) throw nb::python_error();

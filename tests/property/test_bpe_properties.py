@@ -44,6 +44,9 @@ def test_surrogates_handled_like_tiktoken(name, text):
     ours, ref = pair(name)
     assert ours.encode(text, disallowed_special=()) == ref.encode(text, disallowed_special=())
     assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+    # Batches repair surrogates natively, while converting to UTF-8 on the worker threads.
+    assert ours.encode_ordinary_batch([text, "x" + text]) == [ref.encode_ordinary(text), ref.encode_ordinary("x" + text)]
+    assert ours.encode_batch([text], disallowed_special=()) == [ref.encode(text, disallowed_special=())]
 
 
 @functools.lru_cache(maxsize=None)
