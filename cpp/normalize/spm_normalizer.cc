@@ -32,14 +32,19 @@ size_t utf8_char_len(const uint8_t* s, size_t n) {
 bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& options, std::string* error) {
   options_ = options;
   if (blob.empty()) return true;
+  // The checks of sentencepiece 0.2.3's DecodePrecompiledCharsMap.
+  uint32_t trie_size = 0;
   if (blob.size() <= 4) {
-    *error = "precompiled_charsmap is truncated";
+    *error = "precompiled_charsmap: Blob for normalization rule is broken.";
     return false;
   }
-  uint32_t trie_size;
   std::memcpy(&trie_size, blob.data(), 4);  // little-endian, as written by sentencepiece
-  if (trie_size >= blob.size() - 4 + 1 || trie_size % 4 != 0) {
-    *error = "precompiled_charsmap has a trie size beyond the blob";
+  if (trie_size >= blob.size() - 4) {
+    *error = "precompiled_charsmap: Trie data size exceeds the input blob size.";
+    return false;
+  }
+  if (trie_size < 1024 || (trie_size & 0x3FF) != 0) {
+    *error = "precompiled_charsmap: Trie data size is not divisible by 1024.";
     return false;
   }
   trie_.assign(reinterpret_cast<const uint8_t*>(blob.data()) + 4, trie_size);
@@ -58,8 +63,7 @@ std::pair<std::string_view, size_t> SpmNormalizer::normalize_prefix(const uint8_
   if (first_byte_hit_[s[0]]) {
     uint32_t value = 0;
     size_t len = trie_.longest_prefix(s, n, &value);
-    if (len > 0) {
-      if (value >= replacements_.size()) return {std::string_view(), len};  // corrupt: drop
+    if (len > 0 && value < replacements_.size() - 1) {  // a value past the strings: no rule
       const char* r = replacements_.data() + value;
       return {std::string_view(r, std::strlen(r)), len};
     }
