@@ -5,6 +5,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "models/piece_cache.h"
 #include "util/byte_hash.h"
 
 namespace tf {
@@ -12,7 +13,9 @@ namespace tf {
 namespace {
 
 constexpr uint64_t kEmpty = ~0ull;
-std::atomic<uint64_t> next_model_serial{1};
+// Cache owners of this class count down from the top of the range, so they never meet the
+// owner numbers ByteLevelBpe counts up from 1 (thread_cache keys caches by owner).
+std::atomic<uint64_t> next_model_serial{~0ull};
 
 inline uint32_t pack_char(const uint8_t* s, size_t len) {
   uint32_t v = s[0];
@@ -30,7 +33,7 @@ inline uint64_t symbol_pair_key(int32_t a, int32_t b) {
 
 bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
   vocab_ = vocab;
-  serial_ = next_model_serial.fetch_add(1);
+  serial_ = next_model_serial.fetch_sub(1);
   const int32_t n = vocab->size();
   std::fill(std::begin(ascii_symbol_), std::end(ascii_symbol_), -1);
   char_symbols_.clear();
@@ -182,23 +185,6 @@ const SentencePieceBpe::PairValue* SentencePieceBpe::find_pair(int32_t left, int
 
 namespace {
 
-// A per-thread, direct-mapped cache of word -> segmentation for one model at a time.
-struct WordCache {
-  static constexpr size_t kSlots = 1 << 15;
-  static constexpr size_t kMaxWord = 26;
-  static constexpr size_t kMaxTokens = 10;
-  struct Entry {
-    uint64_t hash = 0;
-    uint8_t word_len = 0;  // 0: empty
-    uint8_t count = 0;
-    char word[kMaxWord];
-    uint8_t lens[kMaxTokens];
-    int32_t ids[kMaxTokens];
-  };
-  uint64_t owner = 0;
-  std::vector<Entry> entries;
-};
-
 }  // namespace
 
 void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out, double dropout,
@@ -207,12 +193,8 @@ void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<
     encode_word(text, base, out, dropout, rng);
     return;
   }
-  thread_local WordCache cache;
-  const bool use_cache = dropout <= 0.0;
-  if (use_cache && cache.owner != serial_) {
-    cache.entries.assign(WordCache::kSlots, WordCache::Entry());
-    cache.owner = serial_;
-  }
+  PieceCache* cache = dropout <= 0.0 ? &thread_cache(serial_) : nullptr;
+  thread_local std::vector<uint32_t> ids;
   // Words: cut between two characters that are consecutive in no piece (no merge can
   // ever join them), so each word is merged on its own.
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
@@ -257,34 +239,32 @@ void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<
         continue;
       }
     }
-    if (!use_cache || word.size() > WordCache::kMaxWord) {
+    if (cache == nullptr || word.size() > PieceCache::kMaxPiece) {
       encode_word(word, word_base, out, dropout, rng);
       continue;
     }
-    const uint64_t h = hash_bytes(reinterpret_cast<const uint8_t*>(word.data()), word.size());
-    WordCache::Entry& e = cache.entries[h & (WordCache::kSlots - 1)];
-    if (e.word_len == word.size() && e.hash == h && std::memcmp(e.word, word.data(), word.size()) == 0) {
+    const uint8_t* w = reinterpret_cast<const uint8_t*>(word.data());
+    const uint64_t h = hash_bytes(w, word.size());
+    uint32_t count = 0;
+    if (const uint32_t* hit = cache->find(w, word.size(), h, &count)) {
       uint32_t pos = word_base;
-      for (uint8_t k = 0; k < e.count; ++k) {
-        out->push_back({e.ids[k], pos, pos + e.lens[k]});
-        pos += e.lens[k];
+      for (uint32_t k = 0; k < count; ++k) {
+        const uint32_t len = symbol_len_[hit[k]];  // cached words hold no <unk>: lengths are the pieces'
+        out->push_back({static_cast<int32_t>(hit[k]), pos, pos + len});
+        pos += len;
       }
       continue;
     }
     const size_t first = out->size();
     encode_word(word, word_base, out, dropout, rng);
-    const size_t count = out->size() - first;
-    if (count <= WordCache::kMaxTokens) {
-      e.hash = h;
-      e.word_len = static_cast<uint8_t>(word.size());
-      e.count = static_cast<uint8_t>(count);
-      std::memcpy(e.word, word.data(), word.size());
-      for (size_t k = 0; k < count; ++k) {
-        const SpmToken& t = (*out)[first + k];
-        e.ids[k] = t.id;
-        e.lens[k] = static_cast<uint8_t>(t.end - t.begin);
-      }
+    ids.clear();
+    bool cacheable = true;
+    for (size_t k = first; k < out->size() && cacheable; ++k) {
+      const SpmToken& t = (*out)[k];
+      cacheable = !vocab_->is_unknown(t.id) && t.end - t.begin == symbol_len_[t.id];
+      ids.push_back(static_cast<uint32_t>(t.id));
     }
+    if (cacheable) cache->insert(w, word.size(), h, ids.data(), ids.size());
   }
 }
 
