@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <unordered_map>
 
@@ -128,12 +129,25 @@ bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
       size_t rlen = std::min(spm_char_len(s[k]), p.size() - k);
       int32_t right = rlen == p.size() - k ? char_symbol(s + k, rlen) : vocab->find_matchable(std::string_view(p).substr(k));
       if (left < 0 || right < 0) continue;
-      entries.push_back({(static_cast<uint64_t>(left) << 32) | static_cast<uint32_t>(right), id, vocab->score(id)});
+      entries.push_back({(static_cast<uint64_t>(left) << 32) | static_cast<uint32_t>(right), id, vocab->score(id), 0});
     }
+  }
+  // Rank of each distinct score, best first (merge_long's buckets); NaN ranks last.
+  std::vector<float> scores;
+  for (const PairValue& e : entries) scores.push_back(e.score);
+  auto better = [](float a, float b) { return std::isnan(b) ? !std::isnan(a) : a > b; };
+  std::sort(scores.begin(), scores.end(), better);
+  scores.erase(std::unique(scores.begin(), scores.end(), [](float a, float b) {
+    return a == b || (std::isnan(a) && std::isnan(b));
+  }), scores.end());
+  rank_count_ = static_cast<uint32_t>(scores.size());
+  for (PairValue& e : entries) {
+    e.rank = static_cast<uint32_t>(std::lower_bound(scores.begin(), scores.end(), e.score, better) - scores.begin());
+    if (e.rank >= rank_count_) e.rank = rank_count_ - 1;
   }
   size_t cap = 16;
   while (cap < entries.size() * 2) cap <<= 1;
-  pairs_.assign(cap, PairValue{kEmpty, -1, 0.0f});
+  pairs_.assign(cap, PairValue{kEmpty, -1, 0.0f, 0});
   pair_mask_ = cap - 1;
   for (const PairValue& e : entries) {
     for (uint64_t h = mix64(e.key) & pair_mask_;; h = (h + 1) & pair_mask_) {
@@ -317,21 +331,13 @@ void SentencePieceBpe::merge_linear(Symbol* sy, size_t m, double dropout, std::m
 
 void SentencePieceBpe::encode_word(std::string_view text, uint32_t base, std::vector<SpmToken>* out, double dropout,
                                    std::mt19937_64* rng) const {
-  struct Candidate {
-    float score;
-    int32_t left, right;
-    uint32_t size;
-    int32_t merged;
-  };
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
   const size_t n = text.size();
   if (n == 0) return;
   const PieceTrie& user = vocab_->user_defined();
 
   thread_local std::vector<Symbol> symbols;
-  thread_local std::vector<Candidate> heap;
   symbols.clear();
-  heap.clear();
   for (size_t i = 0; i < n;) {
     Symbol sy{-1, static_cast<int32_t>(symbols.size()) - 1, static_cast<int32_t>(symbols.size()) + 1,
               static_cast<uint32_t>(i), 0, false};
@@ -362,41 +368,7 @@ void SentencePieceBpe::encode_word(std::string_view text, uint32_t base, std::ve
 
   // Pieces an UNUSED merge was last formed from, for resegmentation: merged -> (left, right).
   std::unordered_map<int32_t, std::pair<int32_t, int32_t>> last_split;
-  // Highest score first, then the leftmost.
-  auto worse = [](const Candidate& a, const Candidate& b) {
-    return a.score < b.score || (a.score == b.score && a.left > b.left);
-  };
-  const bool track_unused = vocab_->has_unused();
-  auto maybe_add = [&](int32_t l, int32_t r) {
-    if (l < 0 || r < 0) return;
-    const Symbol& a = symbols[l];
-    const Symbol& b = symbols[r];
-    if (a.frozen || b.frozen || a.sym < 0 || b.sym < 0) return;
-    const PairValue* pv = find_pair(a.sym, b.sym);
-    if (pv == nullptr) return;
-    heap.push_back({pv->score, l, r, a.len + b.len, pv->merged});
-    std::push_heap(heap.begin(), heap.end(), worse);
-    if (track_unused && vocab_->type(pv->merged) == SpmType::kUnused) last_split[pv->merged] = {a.sym, b.sym};
-  };
-  for (size_t i = 1; i < symbols.size(); ++i) maybe_add(static_cast<int32_t>(i - 1), static_cast<int32_t>(i));
-
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), worse);
-    Candidate top = heap.back();
-    heap.pop_back();
-    Symbol& l = symbols[top.left];
-    Symbol& r = symbols[top.right];
-    if (l.len == 0 || r.len == 0 || l.len + r.len != top.size) continue;  // stale
-    if (dropout > 0.0 && (dropout >= 1.0 || uniform(*rng) < dropout)) continue;
-    l.len += r.len;
-    l.sym = top.merged;
-    l.next = r.next;
-    if (r.next >= 0) symbols[r.next].prev = top.left;
-    r.len = 0;
-    maybe_add(l.prev, top.left);
-    maybe_add(top.left, l.next);
-  }
+  merge_long(symbols, dropout, rng, vocab_->has_unused() ? &last_split : nullptr);
 
   // Emit as sentencepiece 0.2.3 resegments: an UNUSED piece splits back into the pair it
   // was last formed from (at most 100 levels deep), or is <unk> if it was never formed;
