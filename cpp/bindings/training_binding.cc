@@ -36,19 +36,21 @@ void bind_training(nb::module_& m) {
            },
            nb::arg("pattern"), nb::arg("threads"), nb::arg("block_bytes") = uint64_t{4} << 20)
       .def("add_files",
-           [](PieceCounter& c, const std::vector<std::string>& paths, bool replace_invalid) {
+           [](PieceCounter& c, const std::vector<std::string>& paths, bool replace_invalid, bool by_line) {
              std::string error;
              bool ok, is_os = false;
              {
                nb::gil_scoped_release release;
-               ok = c.add_files(paths, replace_invalid, &error, &is_os);
+               ok = c.add_files(paths, replace_invalid, by_line, &error, &is_os);
              }
              if (!ok) {
                if (is_os) os_error(error);
                value_error(error);
              }
            },
-           nb::arg("paths"), nb::arg("replace_invalid"))
+           nb::arg("paths"), nb::arg("replace_invalid"), nb::arg("by_line") = false)
+      .def("set_specials", &PieceCounter::set_specials, nb::arg("specials"),
+           "Special tokens: they cut the text and are not counted.  Set before adding input.")
       .def("add_texts",
            [](PieceCounter& c, nb::list texts) {
              std::vector<std::string_view> views;

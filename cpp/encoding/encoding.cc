@@ -47,6 +47,9 @@ struct CountSink {
   size_t total() const { return n; }
 };
 
+// Merging indexes a piece's bytes with 32-bit positions.
+constexpr uint64_t kMaxPiece = 0xFFFFFFFFull;
+
 std::string unencodable(const uint8_t* p, size_t n) {
   static const char* hex = "0123456789abcdef";
   std::string s = "cannot encode piece of ";
@@ -81,6 +84,10 @@ bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, 
   return with_scanner(pattern_, [&](auto next_piece) {
     while (p < end) {
       const uint8_t* q = next_piece(p, end);
+      if (static_cast<uint64_t>(q - p) >= kMaxPiece) {
+        *error = "a piece of " + std::to_string(q - p) + " bytes is longer than the 4 GiB a piece may have";
+        return false;
+      }
       if (!sink.piece(model_, p, q - p)) {
         *error = unencodable(p, q - p);
         return false;

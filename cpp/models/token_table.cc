@@ -1,11 +1,31 @@
 #include "models/token_table.h"
 
 #include <algorithm>
-#include <cstring>
-
-#include "util/byte_hash.h"
 
 namespace tf {
+
+void TokenTable::Index::init(size_t count) {
+  size_t cap = 16;
+  while (cap * 3 < count * 4 + 4) cap <<= 1;  // load <= 3/4: probes of misses are cheap (fingerprints)
+  slots_.assign(cap, Slot{0, kNoToken, 0});
+  fingerprints_.assign(cap, 0);
+  mask_ = cap - 1;
+}
+
+bool TokenTable::Index::insert(const TokenTable& t, const uint8_t* p, size_t n, uint32_t id, uint32_t* other) {
+  uint64_t h = hash_bytes(p, n);
+  for (uint64_t i = h & mask_;; i = (i + 1) & mask_) {
+    if (fingerprints_[i] == 0) {
+      slots_[i] = Slot{load_head(p, n), id, len_tag(n, h)};
+      fingerprints_[i] = fingerprint(h);
+      return true;
+    }
+    if (t.bytes(slots_[i].id) == std::string_view(reinterpret_cast<const char*>(p), n)) {
+      *other = slots_[i].id;
+      return false;
+    }
+  }
+}
 
 bool TokenTable::build(std::vector<std::pair<std::string, uint32_t>> tokens, std::string* error) {
   uint32_t bound = 0;
@@ -23,6 +43,7 @@ bool TokenTable::build(std::vector<std::pair<std::string, uint32_t>> tokens, std
   arena_.clear();
   arena_.reserve(total);
   max_len_ = 0;
+  size_t hot = 0;
   for (auto& t : tokens) {
     if (starts_[t.second] != kHole) {
       *error = "duplicate token id " + std::to_string(t.second);
@@ -32,34 +53,24 @@ bool TokenTable::build(std::vector<std::pair<std::string, uint32_t>> tokens, std
     lengths_[t.second] = static_cast<uint32_t>(t.first.size());
     arena_ += t.first;
     max_len_ = std::max(max_len_, t.first.size());
+    hot += t.second < kHotTokens;
   }
   count_ = tokens.size();
-  size_t cap = 16;
-  while (cap * 3 < count_ * 4 + 4) cap <<= 1;  // load <= 3/4: probes of misses are cheap (fingerprints)
-  slots_.assign(cap, Slot{0, kNoToken, 0});
-  fingerprints_.assign(cap, 0);
-  mask_ = cap - 1;
+  hot_.init(hot);
+  cold_.init(count_ - hot);
   for (auto& t : tokens) {
     const uint8_t* p = reinterpret_cast<const uint8_t*>(t.first.data());
-    size_t n = t.first.size();
-    uint64_t h = hash_bytes(p, n);
-    uint32_t lt = len_tag(n, h);
-    uint64_t head = load_head(p, n);
-    for (uint64_t i = h & mask_;; i = (i + 1) & mask_) {
-      Slot& s = slots_[i];
-      if (s.id == kNoToken) {
-        s = Slot{head, t.second, lt};
-        fingerprints_[i] = fingerprint(h);
-        break;
-      }
-      if (s.len_tag == lt && bytes(s.id) == t.first) {
-        *error = "duplicate token bytes for ids " + std::to_string(s.id) + " and " + std::to_string(t.second);
-        return false;
-      }
+    uint32_t other = 0;
+    // A duplicate can sit in either index: look in both before inserting.
+    uint32_t found = find(p, t.first.size());
+    bool ok = found == kNoToken && (t.second < kHotTokens ? hot_ : cold_).insert(*this, p, t.first.size(), t.second, &other);
+    if (!ok) {
+      if (found != kNoToken) other = found;
+      *error = "duplicate token bytes for ids " + std::to_string(other) + " and " + std::to_string(t.second);
+      return false;
     }
   }
   return true;
 }
-
 
 }  // namespace tf

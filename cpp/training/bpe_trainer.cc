@@ -40,9 +40,7 @@ BpeTrainer::BpeTrainer() {
     tokens_.emplace_back(1, static_cast<char>(kByteOrder.byte_of_rank[r]));
     token_ids_.emplace(tokens_.back(), r);
   }
-  id_.push_back(kSentinel);
-  span_.push_back(1);
-  word_of_.push_back(0);
+  units_.push_back(Unit{kSentinel, 1, 0});
 }
 
 bool BpeTrainer::add_word(const uint8_t* p, size_t n, uint64_t count) {
@@ -51,18 +49,14 @@ bool BpeTrainer::add_word(const uint8_t* p, size_t n, uint64_t count) {
     single_bytes_ += n * count;
     return true;
   }
-  if (id_.size() + n + 1 >= kInside) return false;
+  if (units_.size() + n + 1 >= kInside) return false;
   uint32_t w = static_cast<uint32_t>(word_start_.size());
-  word_start_.push_back(static_cast<uint32_t>(id_.size()));
+  word_start_.push_back(static_cast<uint32_t>(units_.size()));
   word_count_.push_back(count);
   for (size_t i = 0; i < n; ++i) {
-    id_.push_back(kByteOrder.rank_of_byte[p[i]]);
-    span_.push_back(1);
-    word_of_.push_back(w);
+    units_.push_back(Unit{kByteOrder.rank_of_byte[p[i]], 1, w});
   }
-  id_.push_back(kSentinel);
-  span_.push_back(1);
-  word_of_.push_back(w);
+  units_.push_back(Unit{kSentinel, 1, w});
   return true;
 }
 
@@ -74,8 +68,8 @@ bool BpeTrainer::add_words(const PieceMap& words) {
 
 std::pair<uint64_t, uint64_t> BpeTrainer::text_size() const {
   uint64_t tokens = single_bytes_;
-  for (size_t u = 1; u < id_.size(); ++u)
-    if (id_[u] != kSentinel && id_[u] != kInside) tokens += word_count_[word_of_[u]];
+  for (size_t u = 1; u < units_.size(); ++u)
+    if (units_[u].id != kSentinel && units_[u].id != kInside) tokens += word_count_[units_[u].word];
   return {total_bytes_, tokens};
 }
 
@@ -95,10 +89,10 @@ BpeTrainer::Entry BpeTrainer::pop() {
 void BpeTrainer::count_initial_pairs() {
   std::vector<int64_t> count(1 << 16, 0);
   std::vector<uint32_t> occurrences(1 << 16, 0);
-  for (size_t u = 1; u + 1 < id_.size(); ++u) {
-    if (id_[u] == kSentinel || id_[u + 1] == kSentinel) continue;
-    uint32_t k = id_[u] << 8 | id_[u + 1];
-    count[k] += static_cast<int64_t>(word_count_[word_of_[u]]);
+  for (size_t u = 1; u + 1 < units_.size(); ++u) {
+    if (units_[u].id == kSentinel || units_[u + 1].id == kSentinel) continue;
+    uint32_t k = units_[u].id << 8 | units_[u + 1].id;
+    count[k] += static_cast<int64_t>(word_count_[units_[u].word]);
     ++occurrences[k];
   }
   std::vector<uint32_t> list_of(1 << 16, 0);
@@ -108,9 +102,9 @@ void BpeTrainer::count_initial_pairs() {
     lists_.emplace_back();
     lists_.back().reserve(occurrences[k]);
   }
-  for (size_t u = 1; u + 1 < id_.size(); ++u) {
-    if (id_[u] == kSentinel || id_[u + 1] == kSentinel) continue;
-    lists_[list_of[id_[u] << 8 | id_[u + 1]]].push_back(static_cast<uint32_t>(u));
+  for (size_t u = 1; u + 1 < units_.size(); ++u) {
+    if (units_[u].id == kSentinel || units_[u + 1].id == kSentinel) continue;
+    lists_[list_of[units_[u].id << 8 | units_[u + 1].id]].push_back(static_cast<uint32_t>(u));
   }
   for (uint32_t k = 0; k < (1u << 16); ++k) {
     if (occurrences[k] == 0) continue;
@@ -138,14 +132,14 @@ uint32_t BpeTrainer::token_for(uint32_t a, uint32_t b) {
 // Merges the symbol at `pos` with the next one if they are (a, b), recording how the
 // neighbouring pairs change (the same changes HF's Word::merge reports).
 void BpeTrainer::merge_at(uint32_t pos, uint32_t a, uint32_t b, uint32_t r) {
-  if (id_[pos] != a) return;
-  uint32_t j = pos + span_[pos];
-  if (id_[j] != b) return;
-  int64_t w = static_cast<int64_t>(word_count_[word_of_[pos]]);
-  uint32_t k = j + span_[j];
-  if (id_[pos - 1] != kSentinel) {
-    uint32_t prev_start = pos - span_[pos - 1];
-    uint32_t x = id_[prev_start];
+  if (units_[pos].id != a) return;
+  uint32_t j = pos + units_[pos].span;
+  if (units_[j].id != b) return;
+  int64_t w = static_cast<int64_t>(word_count_[units_[pos].word]);
+  uint32_t k = j + units_[j].span;
+  if (units_[pos - 1].id != kSentinel) {
+    uint32_t prev_start = pos - units_[pos - 1].span;
+    uint32_t x = units_[prev_start].id;
     if (!touched_left_[x]) {
       touched_left_[x] = 1;
       touched_left_ids_.push_back(x);
@@ -154,8 +148,8 @@ void BpeTrainer::merge_at(uint32_t pos, uint32_t a, uint32_t b, uint32_t r) {
     gain_left_[x] += w;
     gain_left_pos_[x].push_back(prev_start);
   }
-  if (id_[k] != kSentinel) {
-    uint32_t x = id_[k];
+  if (units_[k].id != kSentinel) {
+    uint32_t x = units_[k].id;
     if (!touched_right_[x]) {
       touched_right_[x] = 1;
       touched_right_ids_.push_back(x);
@@ -164,22 +158,22 @@ void BpeTrainer::merge_at(uint32_t pos, uint32_t a, uint32_t b, uint32_t r) {
     gain_right_[x] += w;
     gain_right_pos_[x].push_back(pos);
   }
-  uint32_t len = span_[pos] + span_[j];
-  id_[pos] = r;
-  id_[j] = kInside;
-  span_[pos] = len;
-  span_[pos + len - 1] = len;
+  uint32_t len = units_[pos].span + units_[j].span;
+  units_[pos].id = r;
+  units_[j].id = kInside;
+  units_[pos].span = len;
+  units_[pos + len - 1].span = len;
 }
 
 // HF merges a pair in every word of an entry's position set, scanning each word left to
 // right; only needed for pairs that gained occurrences in two different steps.
 void BpeTrainer::merge_words(uint32_t list, uint32_t a, uint32_t b, uint32_t r) {
   std::vector<uint32_t> words;
-  for (uint32_t pos : lists_[list]) words.push_back(word_of_[pos]);
+  for (uint32_t pos : lists_[list]) words.push_back(units_[pos].word);
   std::sort(words.begin(), words.end());
   words.erase(std::unique(words.begin(), words.end()), words.end());
   for (uint32_t w : words)
-    for (uint32_t u = word_start_[w]; id_[u] != kSentinel; u += span_[u]) merge_at(u, a, b, r);
+    for (uint32_t u = word_start_[w]; units_[u].id != kSentinel; u += units_[u].span) merge_at(u, a, b, r);
 }
 
 // Adds occurrences of (a, b) found in this step to its record (*rec).  True if they start a
@@ -270,7 +264,13 @@ void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<
     if (rec.multi || word_level) {
       merge_words(top.list, top.a, top.b, r);
     } else {
-      for (uint32_t pos : lists_[top.list]) merge_at(pos, top.a, top.b, r);
+      const std::vector<uint32_t>& list = lists_[top.list];
+      for (size_t i = 0; i < list.size(); ++i) {
+        // Positions are scattered in memory: fetch a few merges ahead.
+        if (i + 16 < list.size()) __builtin_prefetch(&units_[list[i + 16]]);
+        if (i + 8 < list.size()) __builtin_prefetch(&word_count_[units_[list[i + 8]].word]);
+        merge_at(list[i], top.a, top.b, r);
+      }
     }
     std::vector<uint32_t>().swap(lists_[top.list]);
     flush(top.a, top.b, r);

@@ -66,7 +66,7 @@ class BpeTrainer {
   const std::vector<std::pair<uint32_t, uint32_t>>& merges() const { return merges_; }
   const std::vector<uint32_t>& merge_ids() const { return merge_ids_; }
   size_t num_words() const { return word_start_.size(); }
-  size_t num_units() const { return id_.size(); }
+  size_t num_units() const { return units_.size(); }
   size_t num_pairs() const { return pairs_.size(); }
   size_t heap_capacity() const { return heap_.capacity(); }
   // The training text's size in bytes and in tokens as segmented by the merges so far.
@@ -97,9 +97,14 @@ class BpeTrainer {
   static constexpr uint32_t kSentinel = 0xFFFFFFFFu;  // unit between two words
   static constexpr uint32_t kInside = 0xFFFFFFFEu;    // unit inside a merged symbol
 
-  // Symbols of all words: unit i holds id_[i] at the start of a symbol; span_ holds the
-  // symbol's length in units at its first and last unit.
-  std::vector<uint32_t> id_, span_, word_of_;
+  // Symbols of all words, one unit per byte, words separated by a kSentinel unit: `id` is
+  // the symbol's token id at its first unit (kInside elsewhere), `span` its length in units
+  // at its first and last unit, `word` the word the unit belongs to.  One struct per unit
+  // keeps what a merge reads about a position in one cache line.
+  struct Unit {
+    uint32_t id, span, word;
+  };
+  std::vector<Unit> units_;
   std::vector<uint32_t> word_start_;
   std::vector<uint64_t> word_count_;
   uint64_t total_bytes_ = 0, single_bytes_ = 0;  // all words; words of one byte

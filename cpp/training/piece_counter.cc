@@ -10,6 +10,7 @@
 #include <cstring>
 #include <thread>
 
+#include "training/piece_tally.h"
 #include "training/text_chunks.h"
 
 namespace tf {
@@ -82,13 +83,69 @@ struct BlockError {
   std::string message;
 };
 
-// Counts the pieces of block b into `map`: the text from the first chunk boundary at or after
-// its nominal start to the first one at or after its nominal end.
-void count_block(const PieceCounter::Source& s, const Block& b, NextPieceFn next_piece, bool replace_invalid,
-                 PieceMap* map, std::vector<uint8_t>* buf, std::string* scratch, BlockError* err,
-                 uint64_t* bytes) {
+// What every block needs to know besides its bytes.
+struct CountSettings {
+  NextPieceFn next_piece;
+  bool replace_invalid;
+  const SpecialMatcher* specials;  // nullptr: none
+  size_t max_special;              // length of the longest special token (0: none)
+  bool by_line;                    // every line (with its '\n') is a text of its own
+};
+
+// A chunk boundary (text_chunks.h) that is not inside an occurrence of a special token;
+// d[0..size) holds at least max_special - 1 bytes before q unless it starts the text.
+bool is_cut(const uint8_t* d, size_t size, size_t q, const CountSettings& c) {
+  if (!is_chunk_boundary(d, size, q)) return false;
+  if (c.specials == nullptr) return true;
+  size_t from = q >= c.max_special - 1 ? q - (c.max_special - 1) : 0;
+  size_t to = std::min(size, q + c.max_special - 1);
+  for (size_t at = from;;) {
+    SpecialMatcher::Match m = c.specials->find(d, to, at);
+    if (!m.found || m.pos >= q) return true;
+    if (m.pos + m.len > q) return false;
+    at = m.pos + 1;
+  }
+}
+
+// Splits [p, stop) into pieces and tallies them; the pattern may look at [stop, scan_end).
+// Special tokens cut the text first and are not counted.
+void count_text(const uint8_t* p, const uint8_t* stop, const uint8_t* scan_end, const CountSettings& c,
+                PieceTally* tally) {
+  while (p < stop) {
+    const uint8_t* seg_end = stop;
+    const uint8_t* seg_ahead = scan_end;
+    size_t skip = 0;
+    if (c.specials != nullptr) {
+      SpecialMatcher::Match m = c.specials->find(p, static_cast<size_t>(stop - p), 0);
+      if (m.found) {
+        seg_end = seg_ahead = p + m.pos;  // the text before a special ends there
+        skip = m.len;
+      }
+    }
+    while (p < seg_end) {
+      const uint8_t* line_end = seg_end;
+      const uint8_t* ahead = seg_ahead;
+      if (c.by_line) {
+        const void* nl = std::memchr(p, '\n', static_cast<size_t>(seg_end - p));
+        if (nl != nullptr) line_end = ahead = static_cast<const uint8_t*>(nl) + 1;  // nothing after a line
+      }
+      while (p < line_end) {
+        const uint8_t* e = std::min(c.next_piece(p, ahead), line_end);
+        tally->add(p, static_cast<size_t>(e - p));
+        p = e;
+      }
+    }
+    p += skip;
+  }
+}
+
+// Counts the pieces of block b: the text from the first cut at or after its nominal start to
+// the first cut at or after its nominal end.
+void count_block(const PieceCounter::Source& s, const Block& b, const CountSettings& c, PieceTally* tally,
+                 std::vector<uint8_t>* buf, std::string* scratch, BlockError* err, uint64_t* bytes) {
   uint64_t lo = b.lo, hi = b.hi;
-  uint64_t base = lo > 0 ? lo - 1 : 0;
+  uint64_t before = std::max<uint64_t>(1, c.max_special);  // bytes before a cut that is_cut reads
+  uint64_t base = lo > before ? lo - before : 0;
   struct Fd {
     int fd = -1;
     ~Fd() {
@@ -101,23 +158,22 @@ void count_block(const PieceCounter::Source& s, const Block& b, NextPieceFn next
     return;
   }
   Window w(s, file.fd, buf, base);
-  if (!w.load(hi + 1, &err->message)) {
+  if (!w.load(hi + before, &err->message)) {
     err->failed = err->os_error = true;
     return;
   }
   const uint8_t* d = w.data();  // d[i] is byte base + i
   uint64_t start = lo;
   if (lo > 0) {
-    while (start < hi && !(start + 1 <= w.loaded() && is_chunk_boundary(d, w.loaded() - base, start - base)))
-      ++start;
-    if (start >= hi) return;  // no boundary in this block: the previous block covers it
+    while (start < hi && !is_cut(d, w.loaded() - base, start - base, c)) ++start;
+    if (start >= hi) return;  // no cut in this block: the previous block covers it
   }
   uint64_t end = hi;
-  for (;;) {
-    while (end + 1 < w.loaded() && !is_chunk_boundary(d, w.loaded() - base, end - base)) ++end;
-    if (end + 1 < w.loaded()) break;  // found a boundary
+  for (;;) {  // the first cut at or after hi; is_cut may read max_special bytes past it
+    while (end + before < w.loaded() && !is_cut(d, w.loaded() - base, end - base, c)) ++end;
+    if (end + before < w.loaded()) break;
     if (w.loaded() >= s.size) {
-      end = s.size;
+      while (end < s.size && !is_cut(d, w.loaded() - base, end - base, c)) ++end;
       break;
     }
     uint64_t have = w.loaded();
@@ -133,7 +189,7 @@ void count_block(const PieceCounter::Source& s, const Block& b, NextPieceFn next
   const uint8_t* scan_end = d + (ahead - base);
   size_t bad = s.mem != nullptr ? end - start : utf8_first_invalid(p, end - start);
   if (bad < end - start) {
-    if (!replace_invalid) {
+    if (!c.replace_invalid) {
       err->failed = true;
       err->message = s.name + ": invalid UTF-8 at byte offset " + std::to_string(start + bad) +
                      " (errors=\"replace\" or --errors replace decode it as U+FFFD)";
@@ -147,11 +203,8 @@ void count_block(const PieceCounter::Source& s, const Block& b, NextPieceFn next
     stop = p + body;
     scan_end = p + scratch->size();
   }
-  while (p < stop) {
-    const uint8_t* e = std::min(next_piece(p, scan_end), stop);
-    map->add(p, static_cast<size_t>(e - p), 1);
-    p = e;
-  }
+  count_text(p, stop, scan_end, c, tally);
+  tally->drain();
   *bytes = end - start;
 }
 
@@ -163,7 +216,8 @@ PieceCounter::PieceCounter(SplitPattern pattern, int threads, uint64_t block_byt
       block_bytes_(std::max<uint64_t>(16, block_bytes)),
       maps_(static_cast<size_t>(threads_)) {}
 
-bool PieceCounter::run(const std::vector<Source>& sources, bool replace_invalid, std::string* error, bool* os_error) {
+bool PieceCounter::run(const std::vector<Source>& sources, bool replace_invalid, bool by_line, std::string* error,
+                       bool* os_error) {
   std::vector<Block> blocks;
   uint64_t total = 0;
   for (uint32_t i = 0; i < sources.size(); ++i) {
@@ -173,15 +227,17 @@ bool PieceCounter::run(const std::vector<Source>& sources, bool replace_invalid,
     total += sources[i].size;
   }
   std::vector<BlockError> errors(blocks.size());
+  CountSettings settings{next_piece_, replace_invalid, specials_.empty() ? nullptr : &specials_, max_special_,
+                         by_line};
   std::atomic<size_t> next{0};
   auto worker = [&](size_t t) {
     std::vector<uint8_t> buf;
     std::string scratch;
+    PieceTally tally(&maps_[t]);
     for (size_t i; (i = next.fetch_add(1)) < blocks.size();) {
       if (sources[blocks[i].source].size == 0) continue;
       uint64_t bytes = 0;
-      count_block(sources[blocks[i].source], blocks[i], next_piece_, replace_invalid, &maps_[t], &buf, &scratch,
-                  &errors[i], &bytes);
+      count_block(sources[blocks[i].source], blocks[i], settings, &tally, &buf, &scratch, &errors[i], &bytes);
       bytes_done_.fetch_add(bytes, std::memory_order_relaxed);
     }
   };
@@ -201,8 +257,8 @@ bool PieceCounter::run(const std::vector<Source>& sources, bool replace_invalid,
   return true;
 }
 
-bool PieceCounter::add_files(const std::vector<std::string>& paths, bool replace_invalid, std::string* error,
-                             bool* os_error) {
+bool PieceCounter::add_files(const std::vector<std::string>& paths, bool replace_invalid, bool by_line,
+                             std::string* error, bool* os_error) {
   std::vector<Source> sources(paths.size());
   bool ok = true;
   for (size_t i = 0; i < paths.size() && ok; ++i) {
@@ -220,19 +276,29 @@ bool PieceCounter::add_files(const std::vector<std::string>& paths, bool replace
     }
   }
   if (!ok) *os_error = true;
-  return ok && run(sources, replace_invalid, error, os_error);
+  return ok && run(sources, replace_invalid, by_line, error, os_error);
 }
 
 void PieceCounter::add_texts(const std::vector<std::string_view>& texts) {
   std::vector<Source> sources(texts.size());
   for (size_t i = 0; i < texts.size(); ++i) {
     sources[i].mem = reinterpret_cast<const uint8_t*>(texts[i].data());
-    sources[i].size = texts[i].size();
-    sources[i].name = "<text " + std::to_string(i) + ">";
+    sources[i].size = texts[i].size();  // no name: memory sources cannot fail
   }
   std::string error;
   bool os_error = false;
-  run(sources, false, &error, &os_error);  // memory sources are valid UTF-8 and cannot fail to read
+  run(sources, false, false, &error, &os_error);  // memory sources are valid UTF-8 and cannot fail to read
+}
+
+void PieceCounter::set_specials(const std::vector<std::string>& specials) {
+  std::vector<std::pair<std::string, uint32_t>> with_ids;
+  max_special_ = 0;
+  for (const std::string& t : specials) {
+    if (t.empty()) continue;
+    with_ids.emplace_back(t, 0);
+    max_special_ = std::max(max_special_, t.size());
+  }
+  specials_ = SpecialMatcher(std::move(with_ids));
 }
 
 void PieceCounter::add_pieces(const std::vector<std::string_view>& pieces) {

@@ -22,6 +22,31 @@ class PieceMap {
 
   void add(const uint8_t* p, size_t n, uint64_t count) { add_hashed(p, n, hash_bytes(p, n), count); }
 
+  // Adds a piece whose hash_bytes() is already known (see prefetch).
+  void add_hashed(const uint8_t* p, size_t n, uint64_t h, uint64_t count) {
+    size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.count == 0) {
+        s.hash = h;
+        s.offset = arena_.size();
+        s.len = static_cast<uint32_t>(n);
+        s.count = count;
+        arena_.insert(arena_.end(), p, p + n);
+        if (++size_ * 2 > slots_.size()) grow();
+        return;
+      }
+      if (s.hash == h && s.len == n && std::memcmp(arena_.data() + s.offset, p, n) == 0) {
+        s.count += count;
+        return;
+      }
+    }
+  }
+
+  // Starts loading the slot where a piece with hash h would be, so a later add_hashed finds
+  // it in cache: counting hashes a few pieces ahead and adds them in order.
+  void prefetch(uint64_t h) const { __builtin_prefetch(&slots_[h & (slots_.size() - 1)]); }
+
   // Adds every piece of `other` to this map.
   void merge_from(const PieceMap& other) {
     for (const Slot& s : other.slots_)
@@ -45,26 +70,6 @@ class PieceMap {
     uint64_t count = 0;  // 0 marks an empty slot
     uint32_t len = 0;
   };
-
-  void add_hashed(const uint8_t* p, size_t n, uint64_t h, uint64_t count) {
-    size_t mask = slots_.size() - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-      Slot& s = slots_[i];
-      if (s.count == 0) {
-        s.hash = h;
-        s.offset = arena_.size();
-        s.len = static_cast<uint32_t>(n);
-        s.count = count;
-        arena_.insert(arena_.end(), p, p + n);
-        if (++size_ * 2 > slots_.size()) grow();
-        return;
-      }
-      if (s.hash == h && s.len == n && std::memcmp(arena_.data() + s.offset, p, n) == 0) {
-        s.count += count;
-        return;
-      }
-    }
-  }
 
   void grow() {
     std::vector<Slot> old(slots_.size() * 2);

@@ -96,7 +96,12 @@ class SentencePieceProcessor:
 class PieceCounter:
     def __init__(self, pattern: int, threads: int, block_bytes: int = 4194304) -> None: ...
 
-    def add_files(self, paths: Sequence[str], replace_invalid: bool) -> None: ...
+    def add_files(self, paths: Sequence[str], replace_invalid: bool, by_line: bool = False) -> None: ...
+
+    def set_specials(self, specials: Sequence[str]) -> None:
+        """
+        Special tokens: they cut the text and are not counted.  Set before adding input.
+        """
 
     def add_texts(self, texts: list) -> None: ...
 

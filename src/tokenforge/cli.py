@@ -2,6 +2,7 @@
 
     tokenforge train [FILES...] [--vocab-size N] [--pattern {gpt2,cl100k,o200k,llama3,REGEX}]
                      [--special TOKEN ...] [-o OUT] [--min-frequency N] [--errors {strict,replace}]
+                     [--by-line] [--threads N] [-q]
 
 With no FILES, `train` learns from the Python standard library's own source files, a corpus
 every machine with Python has, so the first command of the README needs no download.
@@ -55,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--min-frequency", type=int, default=0, help="stop when the best pair occurs fewer times")
     train.add_argument("--errors", choices=["strict", "replace"], default=None,
                        help="non-UTF-8 input: fail (default for FILES) or decode as U+FFFD (default for the stdlib)")
+    train.add_argument("--by-line", action="store_true",
+                       help="split each line on its own, as HF's Tokenizer.train(files) does (default: whole files)")
     train.add_argument("--threads", type=int, default=None, help="counting threads (default: all cores)")
     train.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     return parser
@@ -84,7 +87,7 @@ def train(args: argparse.Namespace) -> int:
     )
     source = f"{len(files)} files" if args.files else f"the Python standard library ({len(files)} .py files)"
     print(f"training a {args.vocab_size}-token byte-level BPE on {source}", file=sys.stderr)
-    enc = trainer.train(files)
+    enc = trainer.train(files, by_line=args.by_line)
     s = trainer.stats
     print(f"vocab       {enc.n_vocab} tokens (256 bytes + {s.merges} merges + {len(args.special)} special)")
     print(f"text        {s.bytes / 1e6:.1f} MB, {s.distinct_pieces} distinct pieces")

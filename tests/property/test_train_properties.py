@@ -55,8 +55,14 @@ def test_trainer_equals_reference_on_text(texts, vocab_size):
         assert enc.decode(enc.encode_ordinary(t)) == t
 
 
+# HF's regex engine has its own Unicode tables (of another version), so texts for it come
+# from characters assigned long ago: ASCII, Latin, Greek, Cyrillic, CJK, Arabic digits, emoji.
+OLD_CHARS = list("ab ab\n\t'sSc1 9.,;<|>") + list("éÉßñЖжΩω中文日本語한국١٢\u00a0\u3000😀\u0301")
+hf_texts = st.lists(st.text(alphabet=st.sampled_from(OLD_CHARS), max_size=40), min_size=1, max_size=6)
+
+
 @settings(max_examples=60, deadline=None)
-@given(texts, st.integers(256, 330))
+@given(hf_texts, st.integers(256, 330))
 def test_equals_hf_on_random_text(texts, vocab_size):
     tokenizers = pytest.importorskip("tokenizers")
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers

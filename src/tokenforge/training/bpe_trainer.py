@@ -31,6 +31,7 @@ from tokenforge.core import Encoding
 from tokenforge.training.progress import run_with_progress
 
 _BATCH_BYTES = 8 << 20  # texts from an iterator go to the native counter in batches this big
+_LINE_ENDS = regex.compile(r"(?<=\n)")  # splits after every "\n" (and nowhere else)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,7 +75,10 @@ class BpeTrainer:
                 special tokens; at least 256.
             pat_str: the split pattern; gpt2, cl100k, llama3 and o200k run natively, any
                 other `regex` pattern is split in Python (slower).
-            special_tokens: texts that get the ids after the merges, in this order.
+            special_tokens: texts that get the ids after the merges, in this order.  Where
+                they occur in the training text they are cut out and not learned from, so
+                e.g. "<|endoftext|>" can separate documents in a file.  (HF's trainer learns
+                from them as ordinary text; ours equals HF's on the text between them.)
             min_frequency: stop early when the best pair occurs fewer times.
             show_progress: draw progress bars on stderr.
             errors: what to do with bytes of a file that are not UTF-8: "strict" raises
@@ -103,6 +107,10 @@ class BpeTrainer:
             self._regex = regex.compile(pat_str)
         except (regex.error, TypeError) as e:
             raise ValueError(f"split pattern does not compile: {e}") from None
+        # Longest first, so a special that starts another is preferred, as in the native matcher.
+        self._special_regex = (
+            regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True))) if specials else None
+        )
         self.vocab_size = vocab_size
         self.pat_str = pat_str
         self.special_tokens = specials
@@ -114,11 +122,24 @@ class BpeTrainer:
         self.merges: list[tuple[int, int, int]] = []  # (left id, right id, new id), in HF's order
         self.stats: TrainStats | None = None
 
-    def train(self, paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> Encoding:
+    def train(
+        self, paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *, by_line: bool = False
+    ) -> Encoding:
         """Trains on text files; each file is one text (no piece spans two files).
 
         Files are read in blocks, never whole (except with a pattern that has no native
         scanner), so memory grows with the number of distinct pieces, not the corpus size.
+        A file is split as one text, as tiktoken's encoder would see it.  With `by_line`,
+        every line (with its "\\n") is a text of its own, which is how HF's
+        ``Tokenizer.train(files)`` reads files: the merges then equal HF's for the same files.
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "corpus.txt")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write("aaa " * 5)
+        >>> trainer = BpeTrainer(258, show_progress=False)
+        >>> [trainer.train(path).decode([i]) for i in (256, 257)]
+        ['aa', 'aaa']
 
         Raises:
             OSError: a file cannot be opened or read.
@@ -132,23 +153,29 @@ class BpeTrainer:
                 pass
         started = time.monotonic()
         total = sum(os.path.getsize(p) for p in paths)
-        counter = _native.PieceCounter(int(self._scanner) if self._scanner is not None else 0, self.threads)
+        counter = self._counter()
         if self._scanner is not None:
-            work = lambda: counter.add_files(paths, self.errors == "replace")  # noqa: E731
+            work = lambda: counter.add_files(paths, self.errors == "replace", by_line)  # noqa: E731
         else:
-            work = lambda: [self._add_by_regex(counter, [self._read(p)]) for p in paths]  # noqa: E731
+            split = (lambda text: _LINE_ENDS.split(text)) if by_line else (lambda text: [text])  # noqa: E731
+            work = lambda: [self._add_by_regex(counter, split(self._read(p))) for p in paths]  # noqa: E731
         run_with_progress(work, lambda: counter.bytes_done, total, "counting", self.show_progress, "B")
         return self._merge(counter, started)
 
     def train_from_iterator(self, iterator: Iterable[str]) -> Encoding:
         """Trains on texts; each text is split on its own, as HF's train_from_iterator does.
 
+        >>> enc = BpeTrainer(257, special_tokens=["<|eot|>"], show_progress=False).train_from_iterator(
+        ...     ["ab ab<|eot|>ab"])
+        >>> enc.decode([256]), enc.encode("<|eot|>", allowed_special="all")
+        ('ab', [257])
+
         Raises:
             TypeError: an item is not a str.
             ValueError: a text holds a lone surrogate and errors="strict".
         """
         started = time.monotonic()
-        counter = _native.PieceCounter(int(self._scanner) if self._scanner is not None else 0, self.threads)
+        counter = self._counter()
 
         def work() -> None:
             batch: list[str] = []
@@ -156,7 +183,7 @@ class BpeTrainer:
             for text in iterator:
                 if not isinstance(text, str):
                     raise TypeError(f"train_from_iterator needs str items, got {type(text).__name__}")
-                batch.append(self._clean(text))
+                batch.append(text)
                 size += len(text)
                 if size >= _BATCH_BYTES:
                     self._add_texts(counter, batch)
@@ -167,6 +194,11 @@ class BpeTrainer:
         return self._merge(counter, started)
 
     # ---- internals ----
+
+    def _counter(self) -> _native.PieceCounter:
+        counter = _native.PieceCounter(int(self._scanner) if self._scanner is not None else 0, self.threads)
+        counter.set_specials(self.special_tokens)
+        return counter
 
     def _clean(self, text: str) -> str:
         try:
@@ -186,14 +218,18 @@ class BpeTrainer:
             raise ValueError(f"{path}: invalid UTF-8 at byte offset {e.start} (pass errors='replace')") from None
 
     def _add_texts(self, counter: _native.PieceCounter, texts: list[str]) -> None:
-        if self._scanner is not None:
-            counter.add_texts(texts)
-        else:
-            self._add_by_regex(counter, texts)
+        if self._scanner is None:
+            self._add_by_regex(counter, [self._clean(t) for t in texts])
+            return
+        try:
+            counter.add_texts(texts)  # converts every text before counting any
+        except UnicodeEncodeError:  # a lone surrogate somewhere in the batch
+            counter.add_texts([self._clean(t) for t in texts])
 
     def _add_by_regex(self, counter: _native.PieceCounter, texts: list[str]) -> None:
         for text in texts:
-            counter.add_pieces(self._regex.findall(text))
+            for segment in self._special_regex.split(text) if self._special_regex else [text]:
+                counter.add_pieces(self._regex.findall(segment))
 
     def _merge(self, counter: _native.PieceCounter, started: float) -> Encoding:
         core = _native.BpeTrainer()

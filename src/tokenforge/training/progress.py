@@ -77,8 +77,7 @@ def run_with_progress(
         thread.join(0.1)
         sys.stderr.write("\r" + draw(label, poll(), total, started, unit))
         sys.stderr.flush()
-    final = total if total and not error else poll()
-    sys.stderr.write("\r" + draw(label, final, total, started, unit) + "\n")
+    sys.stderr.write("\r" + draw(label, poll(), total, started, unit) + "\n")  # where it stopped
     sys.stderr.flush()
     if error:
         raise error[0]

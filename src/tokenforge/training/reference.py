@@ -41,16 +41,20 @@ def byte_order() -> list[int]:
     return printable + [b for b in range(256) if b not in printable]
 
 
-def count_pieces(texts: Iterable[str], pat_str: str) -> Counter[bytes]:
-    """Splits each text with `pat_str` and counts the pieces as UTF-8 bytes.
+def count_pieces(texts: Iterable[str], pat_str: str, special_tokens: Iterable[str] = ()) -> Counter[bytes]:
+    """Splits each text with `pat_str` and counts the pieces as UTF-8 bytes.  Special tokens
+    cut the text first (the longest one where several start) and are not counted.
 
-    >>> sorted(count_pieces(["hi hi", "hi"], r"\\s?\\w+").items())
-    [(b' hi', 1), (b'hi', 2)]
+    >>> sorted(count_pieces(["hi hi", "hi<s>hi"], r"\\s?\\w+", ["<s>"]).items())
+    [(b' hi', 1), (b'hi', 3)]
     """
     pattern = regex.compile(pat_str)
+    specials = sorted(special_tokens, key=len, reverse=True)
+    cut = regex.compile("|".join(map(regex.escape, specials))) if specials else None
     counts: Counter[bytes] = Counter()
     for text in texts:
-        counts.update(m.encode("utf-8") for m in pattern.findall(text))
+        for segment in cut.split(text) if cut else [text]:
+            counts.update(m.encode("utf-8") for m in pattern.findall(segment))
     return counts
 
 

@@ -119,3 +119,39 @@ def test_lone_surrogates_in_texts():
 def test_iterator_items_must_be_str():
     with pytest.raises(TypeError, match="needs str items"):
         train([b"bytes"])
+
+
+@pytest.mark.parametrize("pat_str", [patterns.CL100K, r"\s?\w+|\s+|[^\s\w]+"], ids=["native", "regex"])
+def test_special_tokens_in_the_text_are_not_learned_from(tmp_path, pat_str):
+    specials = ["<|endoftext|>", "<|end|>"]
+    text = "<|endoftext|>".join([TEXT, TEXT.upper(), "x<|end|>y"])
+    want = train_bpe(count_pieces([text], pat_str, specials), 400)[1]
+    trainer, enc = train([text], 400, pat_str=pat_str, special_tokens=specials)
+    assert trainer.merges == want
+    assert b"<|" not in [enc.decode_single_token_bytes(i) for i in range(enc.n_vocab - 2)]
+    path = tmp_path / "t.txt"
+    path.write_text(text, encoding="utf-8")
+    t2 = tokenforge.BpeTrainer(400, pat_str=pat_str, special_tokens=specials, show_progress=False)
+    t2.train(path)
+    assert t2.merges == want
+
+
+def test_progress_bars_go_to_stderr(tmp_path, capsys):
+    path = tmp_path / "t.txt"
+    path.write_text(TEXT, encoding="utf-8")
+    tokenforge.BpeTrainer(300, show_progress=True).train(path)
+    err = capsys.readouterr().err
+    assert "counting  [##############################]" in err and "merging   [" in err
+    with pytest.raises(TypeError):  # an error inside the progress thread reaches the caller
+        tokenforge.BpeTrainer(300, show_progress=True).train_from_iterator([1])
+
+
+@pytest.mark.parametrize("pat_str", [patterns.CL100K, r"\s?\w+|\s+|[^\s\w]+"], ids=["native", "regex"])
+def test_by_line(tmp_path, pat_str):
+    text = "a  \n\n  b\r\nccc  \n" * 30
+    path = tmp_path / "t.txt"
+    path.write_bytes(text.encode())
+    trainer = tokenforge.BpeTrainer(300, pat_str=pat_str, show_progress=False)
+    trainer.train(path, by_line=True)
+    lines = [line + "\n" for line in text.split("\n")[:-1]]
+    assert trainer.merges == train_bpe(count_pieces(lines, pat_str), 300)[1]

@@ -83,3 +83,33 @@ def test_invalid_utf8_replaced_like_python(tmp_path, data, replaced):
         first = e.start
     with pytest.raises(ValueError, match=f"bad.txt: invalid UTF-8 at byte offset {first} "):
         _native.PieceCounter(int(patterns.Scanner.CL100K), 2, 16).add_files([str(path)], False)
+
+
+@pytest.mark.parametrize("block", [16, 61, 1 << 20])
+def test_special_tokens_cut_the_text_and_are_not_counted(tmp_path, block):
+    # Specials that contain chunk-boundary look-alikes ("d o", "\nA") must never be cut.
+    specials = ["<|endoftext|>", "<|end of text|>", "<|x\nAy|>", "<|"]
+    text = "".join(f"doc {i} ab cd\n{s}next line  \n" for i in range(60) for s in specials) + "tail<|"
+    want = count_pieces([text], patterns.CL100K, specials)
+    assert b"<|" not in want and b"endoftext" not in want
+    c = _native.PieceCounter(int(patterns.Scanner.CL100K), 2, block)
+    c.set_specials(specials)
+    c.add_texts([text])
+    assert c.counts() == want
+    path = tmp_path / "t.txt"
+    path.write_text(text, encoding="utf-8")
+    c = _native.PieceCounter(int(patterns.Scanner.CL100K), 2, block)
+    c.set_specials(specials)
+    c.add_files([str(path)], False)
+    assert c.counts() == want
+
+
+@pytest.mark.parametrize("block", [16, 97, 1 << 20])
+def test_by_line_makes_each_line_a_text(tmp_path, block):
+    path = tmp_path / "t.txt"
+    path.write_bytes(TRICKY.encode("utf-8"))
+    lines = TRICKY.encode("utf-8").decode("utf-8").split("\n")
+    lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+    c = _native.PieceCounter(int(patterns.Scanner.LLAMA3), 2, block)
+    c.add_files([str(path)], False, True)
+    assert c.counts() == count_pieces(lines, patterns.LLAMA3)
