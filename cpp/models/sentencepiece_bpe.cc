@@ -247,9 +247,10 @@ void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<
     if (word.empty()) continue;
     if (word.size() == prev_len_of_word(word)) {  // one character: no merging to do
       int32_t sym = char_symbol(reinterpret_cast<const uint8_t*>(word.data()), word.size());
-      int32_t id = sym >= 0 && sym < vocab_->size() && vocab_->user_defined().empty() ? sym : -1;
-      if (id >= 0) {
-        out->push_back({id, word_base, word_base + static_cast<uint32_t>(word.size())});
+      // A character inside no piece (so inside no USER_DEFINED one either) is <unk>.
+      const bool unknown = sym < 0 || sym >= vocab_->size();
+      if (unknown || vocab_->user_defined().empty()) {
+        out->push_back({unknown ? vocab_->unk_id() : sym, word_base, word_base + static_cast<uint32_t>(word.size())});
         continue;
       }
     }
