@@ -73,6 +73,36 @@ std::pair<std::string_view, size_t> SpmNormalizer::normalize_prefix(const uint8_
   return {std::string_view(reinterpret_cast<const char*>(s), len), len};
 }
 
+void SpmNormalizer::normalize_identity(const uint8_t* s, size_t n, std::string* out) const {
+  // No rules and spaces kept: copy runs of well-formed text, escaping spaces and turning
+  // each malformed byte into U+FFFD, exactly what the general loop does byte by byte.
+  out->reserve(n + n / 4 + 8);
+  const std::string_view space = options_.escape_whitespaces ? kSpace : std::string_view(" ");
+  if (!options_.treat_whitespace_as_suffix && options_.add_dummy_prefix) out->append(space);
+  size_t run = 0;
+  for (size_t i = 0; i < n;) {
+    const uint8_t c = s[i];
+    if (c == ' ') {
+      out->append(reinterpret_cast<const char*>(s + run), i - run);
+      out->append(space);
+      run = ++i;
+    } else if (c < 0x80) {
+      ++i;
+    } else {
+      const size_t len = utf8_char_len(s + i, n - i);
+      if (len == 0) {
+        out->append(reinterpret_cast<const char*>(s + run), i - run);
+        out->append(kReplacement);
+        run = ++i;
+      } else {
+        i += len;
+      }
+    }
+  }
+  out->append(reinterpret_cast<const char*>(s + run), n - run);
+  if (options_.treat_whitespace_as_suffix && options_.add_dummy_prefix) out->append(space);
+}
+
 void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vector<uint32_t>* n2o) const {
   out->clear();
   if (n2o) n2o->clear();
@@ -82,6 +112,10 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
   uint32_t consumed = 0;
   if (n == 0) {
     if (n2o) n2o->push_back(0);  // matches sentencepiece: empty in, one offset out
+    return;
+  }
+  if (trie_.empty() && !options_.remove_extra_whitespaces && n2o == nullptr) {
+    normalize_identity(s, n, out);
     return;
   }
   if (options_.remove_extra_whitespaces) {
