@@ -10,8 +10,9 @@ group times single long texts: 1 MB of one letter, 1 MB of digits, and space-fre
 Usage:
     python benchmarks/bench_spm.py [--mb 1.0] [--models llama2,rut5] [--corpora en,multi] [--repeat 2]
 
-Thread counts are set per child process (RAYON_NUM_THREADS for the Rust libraries), so the
-script re-runs itself once per thread count.  It prints results; it asserts nothing.
+Thread counts are set per child process (RAYON_NUM_THREADS for the Rust libraries; the
+one-thread child is also pinned to one core), so the script re-runs itself once per thread
+count.  It prints results; it asserts nothing.
 """
 
 from __future__ import annotations
@@ -101,6 +102,10 @@ def encoders(model: str, threads: int) -> dict:
 
 def child(args: argparse.Namespace) -> None:
     """Runs every measurement with args.threads threads; prints one JSON record per line."""
+    if args.threads == 1 and hasattr(os, "sched_setaffinity"):
+        # Pin to one core: fastokens keeps helper threads even with RAYON_NUM_THREADS=1
+        # (about 1.6 CPU-seconds per wall second measured here), which is not single-thread.
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     corpora = {c: load_corpus(c, int(args.mb * 1e6)) for c in args.corpora}
     for model in args.models:
         libs = encoders(model, args.threads)

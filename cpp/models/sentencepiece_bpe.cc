@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <unordered_map>
 
+#include "models/piece_cache.h"
 #include "util/byte_hash.h"
 
 namespace tf {
@@ -12,7 +14,9 @@ namespace tf {
 namespace {
 
 constexpr uint64_t kEmpty = ~0ull;
-std::atomic<uint64_t> next_model_serial{1};
+// Cache owners of this class count down from the top of the range, so they never meet the
+// owner numbers ByteLevelBpe counts up from 1 (thread_cache keys caches by owner).
+std::atomic<uint64_t> next_model_serial{~0ull};
 
 inline uint32_t pack_char(const uint8_t* s, size_t len) {
   uint32_t v = s[0];
@@ -30,7 +34,7 @@ inline uint64_t symbol_pair_key(int32_t a, int32_t b) {
 
 bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
   vocab_ = vocab;
-  serial_ = next_model_serial.fetch_add(1);
+  serial_ = next_model_serial.fetch_sub(1);
   const int32_t n = vocab->size();
   std::fill(std::begin(ascii_symbol_), std::end(ascii_symbol_), -1);
   char_symbols_.clear();
@@ -125,12 +129,25 @@ bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
       size_t rlen = std::min(spm_char_len(s[k]), p.size() - k);
       int32_t right = rlen == p.size() - k ? char_symbol(s + k, rlen) : vocab->find_matchable(std::string_view(p).substr(k));
       if (left < 0 || right < 0) continue;
-      entries.push_back({(static_cast<uint64_t>(left) << 32) | static_cast<uint32_t>(right), id, vocab->score(id)});
+      entries.push_back({(static_cast<uint64_t>(left) << 32) | static_cast<uint32_t>(right), id, vocab->score(id), 0});
     }
+  }
+  // Rank of each distinct score, best first (merge_long's buckets); NaN ranks last.
+  std::vector<float> scores;
+  for (const PairValue& e : entries) scores.push_back(e.score);
+  auto better = [](float a, float b) { return std::isnan(b) ? !std::isnan(a) : a > b; };
+  std::sort(scores.begin(), scores.end(), better);
+  scores.erase(std::unique(scores.begin(), scores.end(), [](float a, float b) {
+    return a == b || (std::isnan(a) && std::isnan(b));
+  }), scores.end());
+  rank_count_ = static_cast<uint32_t>(scores.size());
+  for (PairValue& e : entries) {
+    e.rank = static_cast<uint32_t>(std::lower_bound(scores.begin(), scores.end(), e.score, better) - scores.begin());
+    if (e.rank >= rank_count_) e.rank = rank_count_ - 1;
   }
   size_t cap = 16;
   while (cap < entries.size() * 2) cap <<= 1;
-  pairs_.assign(cap, PairValue{kEmpty, -1, 0.0f});
+  pairs_.assign(cap, PairValue{kEmpty, -1, 0.0f, 0});
   pair_mask_ = cap - 1;
   for (const PairValue& e : entries) {
     for (uint64_t h = mix64(e.key) & pair_mask_;; h = (h + 1) & pair_mask_) {
@@ -182,23 +199,6 @@ const SentencePieceBpe::PairValue* SentencePieceBpe::find_pair(int32_t left, int
 
 namespace {
 
-// A per-thread, direct-mapped cache of word -> segmentation for one model at a time.
-struct WordCache {
-  static constexpr size_t kSlots = 1 << 15;
-  static constexpr size_t kMaxWord = 26;
-  static constexpr size_t kMaxTokens = 10;
-  struct Entry {
-    uint64_t hash = 0;
-    uint8_t word_len = 0;  // 0: empty
-    uint8_t count = 0;
-    char word[kMaxWord];
-    uint8_t lens[kMaxTokens];
-    int32_t ids[kMaxTokens];
-  };
-  uint64_t owner = 0;
-  std::vector<Entry> entries;
-};
-
 }  // namespace
 
 void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out, double dropout,
@@ -207,12 +207,8 @@ void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<
     encode_word(text, base, out, dropout, rng);
     return;
   }
-  thread_local WordCache cache;
-  const bool use_cache = dropout <= 0.0;
-  if (use_cache && cache.owner != serial_) {
-    cache.entries.assign(WordCache::kSlots, WordCache::Entry());
-    cache.owner = serial_;
-  }
+  PieceCache* cache = dropout <= 0.0 ? &thread_cache(serial_) : nullptr;
+  thread_local std::vector<uint32_t> ids;
   // Words: cut between two characters that are consecutive in no piece (no merge can
   // ever join them), so each word is merged on its own.
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
@@ -251,40 +247,39 @@ void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<
     if (word.empty()) continue;
     if (word.size() == prev_len_of_word(word)) {  // one character: no merging to do
       int32_t sym = char_symbol(reinterpret_cast<const uint8_t*>(word.data()), word.size());
-      int32_t id = sym >= 0 && sym < vocab_->size() && vocab_->user_defined().empty() ? sym : -1;
-      if (id >= 0) {
-        out->push_back({id, word_base, word_base + static_cast<uint32_t>(word.size())});
+      // A character inside no piece (so inside no USER_DEFINED one either) is <unk>.
+      const bool unknown = sym < 0 || sym >= vocab_->size();
+      if (unknown || vocab_->user_defined().empty()) {
+        out->push_back({unknown ? vocab_->unk_id() : sym, word_base, word_base + static_cast<uint32_t>(word.size())});
         continue;
       }
     }
-    if (!use_cache || word.size() > WordCache::kMaxWord) {
+    if (cache == nullptr || word.size() > PieceCache::kMaxPiece) {
       encode_word(word, word_base, out, dropout, rng);
       continue;
     }
-    const uint64_t h = hash_bytes(reinterpret_cast<const uint8_t*>(word.data()), word.size());
-    WordCache::Entry& e = cache.entries[h & (WordCache::kSlots - 1)];
-    if (e.word_len == word.size() && e.hash == h && std::memcmp(e.word, word.data(), word.size()) == 0) {
+    const uint8_t* w = reinterpret_cast<const uint8_t*>(word.data());
+    const uint64_t h = hash_bytes(w, word.size());
+    uint32_t count = 0;
+    if (const uint32_t* hit = cache->find(w, word.size(), h, &count)) {
       uint32_t pos = word_base;
-      for (uint8_t k = 0; k < e.count; ++k) {
-        out->push_back({e.ids[k], pos, pos + e.lens[k]});
-        pos += e.lens[k];
+      for (uint32_t k = 0; k < count; ++k) {
+        const uint32_t len = symbol_len_[hit[k]];  // cached words hold no <unk>: lengths are the pieces'
+        out->push_back({static_cast<int32_t>(hit[k]), pos, pos + len});
+        pos += len;
       }
       continue;
     }
     const size_t first = out->size();
     encode_word(word, word_base, out, dropout, rng);
-    const size_t count = out->size() - first;
-    if (count <= WordCache::kMaxTokens) {
-      e.hash = h;
-      e.word_len = static_cast<uint8_t>(word.size());
-      e.count = static_cast<uint8_t>(count);
-      std::memcpy(e.word, word.data(), word.size());
-      for (size_t k = 0; k < count; ++k) {
-        const SpmToken& t = (*out)[first + k];
-        e.ids[k] = t.id;
-        e.lens[k] = static_cast<uint8_t>(t.end - t.begin);
-      }
+    ids.clear();
+    bool cacheable = true;
+    for (size_t k = first; k < out->size() && cacheable; ++k) {
+      const SpmToken& t = (*out)[k];
+      cacheable = !vocab_->is_unknown(t.id) && t.end - t.begin == symbol_len_[t.id];
+      ids.push_back(static_cast<uint32_t>(t.id));
     }
+    if (cacheable) cache->insert(w, word.size(), h, ids.data(), ids.size());
   }
 }
 
@@ -337,21 +332,13 @@ void SentencePieceBpe::merge_linear(Symbol* sy, size_t m, double dropout, std::m
 
 void SentencePieceBpe::encode_word(std::string_view text, uint32_t base, std::vector<SpmToken>* out, double dropout,
                                    std::mt19937_64* rng) const {
-  struct Candidate {
-    float score;
-    int32_t left, right;
-    uint32_t size;
-    int32_t merged;
-  };
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
   const size_t n = text.size();
   if (n == 0) return;
   const PieceTrie& user = vocab_->user_defined();
 
   thread_local std::vector<Symbol> symbols;
-  thread_local std::vector<Candidate> heap;
   symbols.clear();
-  heap.clear();
   for (size_t i = 0; i < n;) {
     Symbol sy{-1, static_cast<int32_t>(symbols.size()) - 1, static_cast<int32_t>(symbols.size()) + 1,
               static_cast<uint32_t>(i), 0, false};
@@ -382,41 +369,7 @@ void SentencePieceBpe::encode_word(std::string_view text, uint32_t base, std::ve
 
   // Pieces an UNUSED merge was last formed from, for resegmentation: merged -> (left, right).
   std::unordered_map<int32_t, std::pair<int32_t, int32_t>> last_split;
-  // Highest score first, then the leftmost.
-  auto worse = [](const Candidate& a, const Candidate& b) {
-    return a.score < b.score || (a.score == b.score && a.left > b.left);
-  };
-  const bool track_unused = vocab_->has_unused();
-  auto maybe_add = [&](int32_t l, int32_t r) {
-    if (l < 0 || r < 0) return;
-    const Symbol& a = symbols[l];
-    const Symbol& b = symbols[r];
-    if (a.frozen || b.frozen || a.sym < 0 || b.sym < 0) return;
-    const PairValue* pv = find_pair(a.sym, b.sym);
-    if (pv == nullptr) return;
-    heap.push_back({pv->score, l, r, a.len + b.len, pv->merged});
-    std::push_heap(heap.begin(), heap.end(), worse);
-    if (track_unused && vocab_->type(pv->merged) == SpmType::kUnused) last_split[pv->merged] = {a.sym, b.sym};
-  };
-  for (size_t i = 1; i < symbols.size(); ++i) maybe_add(static_cast<int32_t>(i - 1), static_cast<int32_t>(i));
-
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), worse);
-    Candidate top = heap.back();
-    heap.pop_back();
-    Symbol& l = symbols[top.left];
-    Symbol& r = symbols[top.right];
-    if (l.len == 0 || r.len == 0 || l.len + r.len != top.size) continue;  // stale
-    if (dropout > 0.0 && (dropout >= 1.0 || uniform(*rng) < dropout)) continue;
-    l.len += r.len;
-    l.sym = top.merged;
-    l.next = r.next;
-    if (r.next >= 0) symbols[r.next].prev = top.left;
-    r.len = 0;
-    maybe_add(l.prev, top.left);
-    maybe_add(top.left, l.next);
-  }
+  merge_long(symbols, dropout, rng, vocab_->has_unused() ? &last_split : nullptr);
 
   // Emit as sentencepiece 0.2.3 resegments: an UNUSED piece splits back into the pair it
   // was last formed from (at most 100 levels deep), or is <unk> if it was never formed;

@@ -6,7 +6,8 @@
 // concatenation is the highest-scoring piece is merged, the leftmost on ties, until no
 // pair forms a piece.  Merged UNUSED pieces are split back into the two symbols they were
 // last formed from.  With BPE-dropout (Provilkov et al. 2020) each merge is skipped with
-// probability `dropout`.  O(n log n) with a binary heap of candidate pairs.
+// probability `dropout`.  Short words scan their pairs (merge_linear); long ones keep
+// candidates in per-score buckets (merge_long, sentencepiece_bpe_long.cc), about O(n).
 //
 // A merge never joins two characters that are consecutive in no piece, so the text is cut
 // at every such point (before most ▁, between most CJK characters) and the pieces between
@@ -47,9 +48,10 @@ class SentencePieceBpe {
 
  private:
   struct PairValue {
-    uint64_t key;  // (left symbol << 32) | right symbol, 0 for an empty slot
+    uint64_t key;  // (left symbol << 32) | right symbol, ~0 for an empty slot
     int32_t merged;
     float score;
+    uint32_t rank;  // position of `score` among the distinct scores, best first
   };
   struct Symbol {
     int32_t sym;  // symbol id (see char_symbol), -1 if it cannot merge
@@ -60,6 +62,9 @@ class SentencePieceBpe {
   static constexpr size_t kLinearMax = 24;
   static constexpr int kMaxResegmentDepth = 100;
   void merge_linear(Symbol* symbols, size_t count, double dropout, std::mt19937_64* rng) const;
+  // Merging for long words (sentencepiece_bpe_long.cc); records UNUSED merges in last_split.
+  void merge_long(std::vector<Symbol>& symbols, double dropout, std::mt19937_64* rng,
+                  std::unordered_map<int32_t, std::pair<int32_t, int32_t>>* last_split) const;
   // The symbol of one character or piece: its piece id, a number above the vocabulary for a
   // character that only occurs inside pieces, or -1 for text that can never merge.
   int32_t char_symbol(const uint8_t* s, size_t len) const;
@@ -87,7 +92,8 @@ class SentencePieceBpe {
   std::vector<uint64_t> bigram_slots_;      // other pairs, as (symbol << 32 | symbol), open addressing
   std::vector<uint64_t> bigram_filter_;     // 2^18-bit filter in front of bigram_slots_
   uint64_t bigram_mask_ = 0;
-  uint64_t serial_ = 0;  // identifies this model to the per-thread word cache
+  uint64_t serial_ = 0;
+  uint32_t rank_count_ = 0;  // identifies this model to the per-thread word cache
 };
 
 }  // namespace tf

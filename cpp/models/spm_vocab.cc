@@ -8,6 +8,8 @@ namespace tf {
 
 bool SpmVocab::build(std::vector<SpmPieceSpec> pieces, const SpmVocabOptions& options, std::string* error) {
   pieces_ = std::move(pieces);
+  types_.resize(pieces_.size());
+  for (size_t i = 0; i < pieces_.size(); ++i) types_[i] = pieces_[i].type;
   matchable_.clear();
   reserved_.clear();
   matchable_.reserve(pieces_.size() * 2);

@@ -40,7 +40,7 @@ class SpmVocab {
   int32_t size() const { return static_cast<int32_t>(pieces_.size()); }
   const std::string& piece(int32_t id) const { return pieces_[id].text; }
   float score(int32_t id) const { return pieces_[id].score; }
-  SpmType type(int32_t id) const { return static_cast<SpmType>(pieces_[id].type); }
+  SpmType type(int32_t id) const { return static_cast<SpmType>(types_[id]); }
   bool is(int32_t id, SpmType t) const { return id >= 0 && id < size() && type(id) == t; }
   bool is_unknown(int32_t id) const { return id < 0 || type(id) == SpmType::kUnknown; }
 
@@ -65,6 +65,7 @@ class SpmVocab {
 
  private:
   std::vector<SpmPieceSpec> pieces_;
+  std::vector<uint8_t> types_;  // id -> type, compact: the encoder checks it per token
   std::unordered_map<std::string_view, int32_t> matchable_;
   std::unordered_map<std::string_view, int32_t> reserved_;
   std::vector<int16_t> piece_byte_;

@@ -26,11 +26,11 @@ class DartsView {
   }
   bool empty() const { return units_.empty(); }
 
-  // The longest key that is a prefix of s[0, n): sets *value and returns its length,
-  // or returns 0 when no key matches.
-  size_t longest_prefix(const uint8_t* s, size_t n, uint32_t* value) const {
+  // The longest of the first `max_matches` keys that prefix s[0, n) (sentencepiece reads
+  // at most 32): sets *value and returns its length, or returns 0 when no key matches.
+  size_t longest_prefix(const uint8_t* s, size_t n, uint32_t* value, size_t max_matches = 32) const {
     if (units_.empty()) return 0;
-    size_t best = 0;
+    size_t best = 0, matches = 0;
     uint32_t pos = offset(units_[0]);
     const size_t size = units_.size();
     for (size_t i = 0; i < n; ++i) {
@@ -43,6 +43,7 @@ class DartsView {
         if (pos >= size) return best;
         *value = units_[pos] & 0x7FFFFFFFu;
         best = i + 1;
+        if (++matches == max_matches) return best;
       }
     }
     return best;

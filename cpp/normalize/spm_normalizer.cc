@@ -32,14 +32,19 @@ size_t utf8_char_len(const uint8_t* s, size_t n) {
 bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& options, std::string* error) {
   options_ = options;
   if (blob.empty()) return true;
+  // The checks of sentencepiece 0.2.3's DecodePrecompiledCharsMap.
+  uint32_t trie_size = 0;
   if (blob.size() <= 4) {
-    *error = "precompiled_charsmap is truncated";
+    *error = "precompiled_charsmap: Blob for normalization rule is broken.";
     return false;
   }
-  uint32_t trie_size;
   std::memcpy(&trie_size, blob.data(), 4);  // little-endian, as written by sentencepiece
-  if (trie_size >= blob.size() - 4 + 1 || trie_size % 4 != 0) {
-    *error = "precompiled_charsmap has a trie size beyond the blob";
+  if (trie_size >= blob.size() - 4) {
+    *error = "precompiled_charsmap: Trie data size exceeds the input blob size.";
+    return false;
+  }
+  if (trie_size < 1024 || (trie_size & 0x3FF) != 0) {
+    *error = "precompiled_charsmap: Trie data size is not divisible by 1024.";
     return false;
   }
   trie_.assign(reinterpret_cast<const uint8_t*>(blob.data()) + 4, trie_size);
@@ -58,8 +63,7 @@ std::pair<std::string_view, size_t> SpmNormalizer::normalize_prefix(const uint8_
   if (first_byte_hit_[s[0]]) {
     uint32_t value = 0;
     size_t len = trie_.longest_prefix(s, n, &value);
-    if (len > 0) {
-      if (value >= replacements_.size()) return {std::string_view(), len};  // corrupt: drop
+    if (len > 0 && value < replacements_.size() - 1) {  // a value past the strings: no rule
       const char* r = replacements_.data() + value;
       return {std::string_view(r, std::strlen(r)), len};
     }
@@ -67,6 +71,36 @@ std::pair<std::string_view, size_t> SpmNormalizer::normalize_prefix(const uint8_
   size_t len = utf8_char_len(s, n);
   if (len == 0) return {kReplacement, 1};
   return {std::string_view(reinterpret_cast<const char*>(s), len), len};
+}
+
+void SpmNormalizer::normalize_identity(const uint8_t* s, size_t n, std::string* out) const {
+  // No rules and spaces kept: copy runs of well-formed text, escaping spaces and turning
+  // each malformed byte into U+FFFD, exactly what the general loop does byte by byte.
+  out->reserve(n + n / 4 + 8);
+  const std::string_view space = options_.escape_whitespaces ? kSpace : std::string_view(" ");
+  if (!options_.treat_whitespace_as_suffix && options_.add_dummy_prefix) out->append(space);
+  size_t run = 0;
+  for (size_t i = 0; i < n;) {
+    const uint8_t c = s[i];
+    if (c == ' ') {
+      out->append(reinterpret_cast<const char*>(s + run), i - run);
+      out->append(space);
+      run = ++i;
+    } else if (c < 0x80) {
+      ++i;
+    } else {
+      const size_t len = utf8_char_len(s + i, n - i);
+      if (len == 0) {
+        out->append(reinterpret_cast<const char*>(s + run), i - run);
+        out->append(kReplacement);
+        run = ++i;
+      } else {
+        i += len;
+      }
+    }
+  }
+  out->append(reinterpret_cast<const char*>(s + run), n - run);
+  if (options_.treat_whitespace_as_suffix && options_.add_dummy_prefix) out->append(space);
 }
 
 void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vector<uint32_t>* n2o) const {
@@ -78,6 +112,10 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
   uint32_t consumed = 0;
   if (n == 0) {
     if (n2o) n2o->push_back(0);  // matches sentencepiece: empty in, one offset out
+    return;
+  }
+  if (trie_.empty() && !options_.remove_extra_whitespaces && n2o == nullptr) {
+    normalize_identity(s, n, out);
     return;
   }
   if (options_.remove_extra_whitespaces) {

@@ -48,6 +48,8 @@ class SpmNormalizer {
   bool is_identity() const { return trie_.empty(); }
 
  private:
+  // normalize() for a model without rules that keeps spaces, without alignment.
+  void normalize_identity(const uint8_t* s, size_t n, std::string* out) const;
   // The replacement for the longest rule at s[0, n) and how many input bytes it consumes.
   std::pair<std::string_view, size_t> normalize_prefix(const uint8_t* s, size_t n) const;
 

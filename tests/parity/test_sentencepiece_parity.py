@@ -122,3 +122,16 @@ def test_long_inputs(text):
         path = str(SPM_MODELS / name)
         ours, theirs = SentencePieceProcessor(model_file=path), spm.SentencePieceProcessor(model_file=path)
         assert ours.encode(text) == theirs.encode(text), name
+
+
+@pytest.mark.parametrize("text", ["a" * 100000, "ab" * 40000, "abc " * 20000 + "x" * 50000, "😀" * 20000,
+                                  "0" * 50000, "ﬁ" * 20000, "日本" * 20000])
+def test_long_words_bpe(text):
+    """Words of thousands of symbols take the bucketed merge; it must keep sentencepiece's order."""
+    need_shared()
+    for name in MODEL_FILES:
+        path = str(SPM_MODELS / name)
+        ours, theirs = SentencePieceProcessor(model_file=path), spm.SentencePieceProcessor(model_file=path)
+        if ours._model.trainer_spec.model_type != 2:  # BPE only
+            continue
+        assert ours.encode(text) == theirs.encode(text), name

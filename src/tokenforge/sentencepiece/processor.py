@@ -17,6 +17,7 @@ Example (needs a model file):
 
 from __future__ import annotations
 
+import math
 import os
 import random
 from collections.abc import Sequence
@@ -224,6 +225,8 @@ class SentencePieceProcessor:
         sampling = bool(o["enable_sampling"])
         if sampling and o["nbest_size"] in (None, 0, 1):
             raise ValueError('When enable_sampling is True, We must specify "nbest_size > 1" or "nbest_size = -1"')
+        if sampling and not (math.isfinite(float(o["alpha"])) and float(o["alpha"]) >= 0.0):
+            raise RuntimeError("alpha must be finite and >= 0 for sampling")
         if sampling and int(o["nbest_size"]) > _MAX_NBEST:
             raise RuntimeError(f"nbest_size must be nbest_size <= {_MAX_NBEST}")
         if o["add_bos"] and self.bos_id() < 0:

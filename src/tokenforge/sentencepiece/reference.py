@@ -75,8 +75,8 @@ class _Charsmap:
         self.strings = blob[4 + size:]
 
     def longest(self, data: bytes) -> tuple[int, bytes]:
-        """(length of the longest key prefixing data, its replacement), or (0, b"")."""
-        units, best = self.units, (0, b"")
+        """(length of the longest of the first 32 keys prefixing data, its replacement), or (0, b"")."""
+        units, best, matches = self.units, (0, b""), 0
         offset = lambda u: (u >> 10) << ((u & 0x200) >> 6)  # noqa: E731
         pos = offset(units[0])
         for i, c in enumerate(data):
@@ -87,7 +87,11 @@ class _Charsmap:
             pos ^= offset(units[pos])
             if leaf:
                 value = units[pos] & 0x7FFFFFFF
-                best = (i + 1, self.strings[value:self.strings.index(b"\0", value)])
+                end = self.strings.find(b"\0", value)
+                best = (i + 1, self.strings[value:end if end >= 0 else None]) if value < len(self.strings) else (0, b"")
+                matches += 1
+                if matches == 32:
+                    break
         return best
 
 
