@@ -61,6 +61,13 @@ bool BpeTrainer::add_word(const uint8_t* p, size_t n, uint64_t count) {
 }
 
 bool BpeTrainer::add_words(const PieceMap& words) {
+  size_t units = units_.size(), n_words = word_start_.size();
+  words.for_each([&](const uint8_t*, size_t n, uint64_t count) {
+    if (n >= 2 && count != 0) units += n + 1, ++n_words;
+  });
+  units_.reserve(units);  // exactly: doubling would leave up to half of the largest table unused
+  word_start_.reserve(n_words);
+  word_count_.reserve(n_words);
   bool ok = true;
   words.for_each([&](const uint8_t* p, size_t n, uint64_t count) { ok = ok && add_word(p, n, count); });
   return ok;
@@ -73,9 +80,45 @@ std::pair<uint64_t, uint64_t> BpeTrainer::text_size() const {
   return {total_bytes_, tokens};
 }
 
-void BpeTrainer::push(const Entry& e) {
+void BpeTrainer::push(const Entry& e, uint32_t rec) {
+  if (e.count == 1 && defer_ones_) {
+    ones_.push_back(Deferred{rec, e.list});
+    return;
+  }
   heap_.push_back(e);
   std::push_heap(heap_.begin(), heap_.end(), EntryLess());
+}
+
+// Gives the top entry its record's current count: a count that grew keeps it on top, one
+// that fell sinks it (sift-down from the root, which stops early when the fall is small).
+void BpeTrainer::requeue_top(int64_t count, uint32_t rec) {
+  if (count == 1 && defer_ones_) {
+    Entry e = pop();
+    e.count = 1;
+    push(e, rec);
+    return;
+  }
+  Entry e = heap_[0];
+  e.count = count;
+  size_t n = heap_.size(), hole = 0;
+  EntryLess less;
+  for (;;) {
+    size_t c = 2 * hole + 1;
+    if (c >= n) break;
+    if (c + 1 < n && less(heap_[c], heap_[c + 1])) ++c;
+    if (!less(e, heap_[c])) break;
+    heap_[hole] = heap_[c];
+    hole = c;
+  }
+  heap_[hole] = e;
+}
+
+// Moves the deferred entries of count 1 into the heap; from then on they go there directly.
+void BpeTrainer::undefer_ones() {
+  for (const Deferred& d : ones_) heap_.push_back(Entry{1, pairs_[d.rec].a, pairs_[d.rec].b, d.list});
+  std::make_heap(heap_.begin(), heap_.end(), EntryLess());
+  std::vector<Deferred>().swap(ones_);
+  defer_ones_ = false;
 }
 
 BpeTrainer::Entry BpeTrainer::pop() {
@@ -95,27 +138,23 @@ void BpeTrainer::count_initial_pairs() {
     count[k] += static_cast<int64_t>(word_count_[units_[u].word]);
     ++occurrences[k];
   }
-  std::vector<uint32_t> list_of(1 << 16, 0);
-  for (uint32_t k = 0; k < (1u << 16); ++k) {
-    if (occurrences[k] == 0) continue;
-    list_of[k] = static_cast<uint32_t>(lists_.size());
-    lists_.emplace_back();
-    lists_.back().reserve(occurrences[k]);
-  }
+  // Positions grouped by pair (a counting sort), then one list per pair.
+  std::vector<uint64_t> start(1 << 16, 0);
+  uint64_t total = 0;
+  for (uint32_t k = 0; k < (1u << 16); ++k) start[k] = total, total += occurrences[k];
+  std::vector<uint32_t> sorted(total);
   for (size_t u = 1; u + 1 < units_.size(); ++u) {
     if (units_[u].id == kSentinel || units_[u + 1].id == kSentinel) continue;
-    lists_[list_of[units_[u].id << 8 | units_[u + 1].id]].push_back(static_cast<uint32_t>(u));
+    sorted[start[units_[u].id << 8 | units_[u + 1].id]++] = static_cast<uint32_t>(u);
   }
   for (uint32_t k = 0; k < (1u << 16); ++k) {
     if (occurrences[k] == 0) continue;
-    bool inserted;
-    index_.find_or_insert(PairIndex::key(k >> 8, k & 255), static_cast<uint32_t>(pairs_.size()), &inserted);
-    pairs_.push_back(PairRecord{count[k], 0, list_of[k], false});
-    pair_left_.push_back(k >> 8);
-    pair_right_.push_back(k & 255);
-    if (count[k] > 0) heap_.push_back(Entry{count[k], k >> 8, k & 255, list_of[k]});
+    uint32_t list = lists_.add(sorted.data() + (start[k] - occurrences[k]), occurrences[k]);
+    uint32_t a = k >> 8, b = k & 255, rec = static_cast<uint32_t>(pairs_.size());
+    pairs_.push_back(PairRecord{count[k], a, b, 0, 0, list});
+    index_.insert(PairIndex::key(a, b), key_of());
+    if (count[k] > 0) push(Entry{count[k], a, b, list}, rec);
   }
-  std::make_heap(heap_.begin(), heap_.end(), EntryLess());
 }
 
 // The id of the token a+b: a new one, or the existing id if another merge built it already.
@@ -169,7 +208,7 @@ void BpeTrainer::merge_at(uint32_t pos, uint32_t a, uint32_t b, uint32_t r) {
 // right; only needed for pairs that gained occurrences in two different steps.
 void BpeTrainer::merge_words(uint32_t list, uint32_t a, uint32_t b, uint32_t r) {
   std::vector<uint32_t> words;
-  for (uint32_t pos : lists_[list]) words.push_back(units_[pos].word);
+  for (uint32_t pos : lists_.get(list)) words.push_back(units_[pos].word);
   std::sort(words.begin(), words.end());
   words.erase(std::unique(words.begin(), words.end()), words.end());
   for (uint32_t w : words)
@@ -180,27 +219,23 @@ void BpeTrainer::merge_words(uint32_t list, uint32_t a, uint32_t b, uint32_t r) 
 // new position list, which needs its own heap entry.
 bool BpeTrainer::add_pair_occurrences(uint32_t a, uint32_t b, int64_t count, std::vector<uint32_t>* positions,
                                       uint32_t* rec) {
-  bool inserted;
-  *rec = index_.find_or_insert(PairIndex::key(a, b), static_cast<uint32_t>(pairs_.size()), &inserted);
+  *rec = find(a, b);
+  bool inserted = *rec == PairIndex::kMissing;
   if (inserted) {
-    pairs_.push_back(PairRecord{0, 0, 0, false});
-    pair_left_.push_back(a);
-    pair_right_.push_back(b);
+    *rec = static_cast<uint32_t>(pairs_.size());
+    pairs_.push_back(PairRecord{0, a, b, 0, 0, 0});
+    index_.insert(PairIndex::key(a, b), key_of());
   }
   PairRecord& p = pairs_[*rec];
   p.count += count;
   if (inserted || p.step != step_) {
     if (!inserted) p.multi = true;  // occurrences from two steps: HF merges it word by word
     p.step = step_;
-    p.list = static_cast<uint32_t>(lists_.size());
-    lists_.emplace_back(std::move(*positions));
+    p.list = lists_.add(positions->data(), positions->size());
     positions->clear();
     return true;
   }
-  std::vector<uint32_t>& list = lists_[p.list];  // (r, r) gained on both sides of r
-  list.insert(list.end(), positions->begin(), positions->end());
-  std::sort(list.begin(), list.end());
-  list.erase(std::unique(list.begin(), list.end()), list.end());
+  lists_.extend(p.list, positions->data(), positions->size());  // (r, r) gained on both sides of r
   positions->clear();
   return false;
 }
@@ -218,12 +253,12 @@ void BpeTrainer::flush(uint32_t a, uint32_t b, uint32_t r) {
     if (!gain_right_pos_[x].empty() && add_pair_occurrences(r, x, gain_right_[x], &gain_right_pos_[x], &rec))
       gained.push_back(rec);
   for (uint32_t x : touched_left_ids_) {
-    if (lost_left_[x] != 0) pairs_[index_.find(PairIndex::key(x, a))].count -= lost_left_[x];
+    if (lost_left_[x] != 0) pairs_[find(x, a)].count -= lost_left_[x];
     lost_left_[x] = gain_left_[x] = 0;
     touched_left_[x] = 0;
   }
   for (uint32_t x : touched_right_ids_) {
-    if (lost_right_[x] != 0) pairs_[index_.find(PairIndex::key(b, x))].count -= lost_right_[x];
+    if (lost_right_[x] != 0) pairs_[find(b, x)].count -= lost_right_[x];
     lost_right_[x] = gain_right_[x] = 0;
     touched_right_[x] = 0;
   }
@@ -231,7 +266,7 @@ void BpeTrainer::flush(uint32_t a, uint32_t b, uint32_t r) {
   touched_right_ids_.clear();
   for (uint32_t g : gained) {
     const PairRecord& p = pairs_[g];
-    if (p.count > 0) push(Entry{p.count, pair_left_[g], pair_right_[g], p.list});
+    if (p.count > 0) push(Entry{p.count, p.a, p.b, p.list}, g);
   }
 }
 
@@ -247,15 +282,17 @@ void BpeTrainer::grow_step_tables(size_t n) {
 void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done, bool word_level) {
   count_initial_pairs();
   int64_t floor = static_cast<int64_t>(std::max<uint64_t>(min_frequency, 1));
-  while (tokens_.size() < vocab_size && !heap_.empty()) {
-    Entry top = pop();
-    const PairRecord rec = pairs_[index_.find(PairIndex::key(top.a, top.b))];
+  while (tokens_.size() < vocab_size && !(heap_.empty() && ones_.empty())) {
+    if (!ones_.empty() && (heap_.empty() || heap_[0].count <= 1)) undefer_ones();
+    Entry top = heap_[0];
+    uint32_t rec_id = find(top.a, top.b);
+    const PairRecord rec = pairs_[rec_id];
     if (top.count != rec.count) {  // stale: requeue with the current count
-      top.count = rec.count;
-      push(top);
+      requeue_top(rec.count, rec_id);
       continue;
     }
     if (top.count < floor) break;
+    pop();
     ++step_;
     uint32_t r = token_for(top.a, top.b);
     merges_.emplace_back(top.a, top.b);
@@ -264,15 +301,15 @@ void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<
     if (rec.multi || word_level) {
       merge_words(top.list, top.a, top.b, r);
     } else {
-      const std::vector<uint32_t>& list = lists_[top.list];
-      for (size_t i = 0; i < list.size(); ++i) {
+      PositionLists::View list = lists_.get(top.list);
+      for (size_t i = 0; i < list.size; ++i) {
         // Positions are scattered in memory: fetch a few merges ahead.
-        if (i + 16 < list.size()) __builtin_prefetch(&units_[list[i + 16]]);
-        if (i + 8 < list.size()) __builtin_prefetch(&word_count_[units_[list[i + 8]].word]);
-        merge_at(list[i], top.a, top.b, r);
+        if (i + 16 < list.size) __builtin_prefetch(&units_[list.data[i + 16]]);
+        if (i + 8 < list.size) __builtin_prefetch(&word_count_[units_[list.data[i + 8]].word]);
+        merge_at(list.data[i], top.a, top.b, r);
       }
     }
-    std::vector<uint32_t>().swap(lists_[top.list]);
+    lists_.drop(top.list);
     flush(top.a, top.b, r);
     if (done != nullptr) done->store(static_cast<uint32_t>(merges_.size()), std::memory_order_relaxed);
   }

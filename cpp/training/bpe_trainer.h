@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "training/pair_index.h"
+#include "training/position_lists.h"
 #include "training/piece_map.h"
 
 namespace tf {
@@ -75,9 +76,10 @@ class BpeTrainer {
  private:
   struct PairRecord {
     int64_t count;
-    uint32_t step;  // the last step that added occurrences
-    uint32_t list;  // positions added in that step
-    bool multi;  // gained occurrences in two steps: merge it word by word, as HF does
+    uint32_t a, b;       // the pair
+    uint32_t step : 31;  // the last step that added occurrences
+    uint32_t multi : 1;  // gained occurrences in two steps: merge it word by word, as HF does
+    uint32_t list;       // positions added in that step
   };
   struct Entry {
     int64_t count;
@@ -85,8 +87,10 @@ class BpeTrainer {
   };
 
   void count_initial_pairs();
-  void push(const Entry& e);
+  void push(const Entry& e, uint32_t rec);
   Entry pop();
+  void requeue_top(int64_t count, uint32_t rec);
+  void undefer_ones();
   uint32_t token_for(uint32_t a, uint32_t b);
   void merge_at(uint32_t pos, uint32_t a, uint32_t b, uint32_t r);
   void merge_words(uint32_t list, uint32_t a, uint32_t b, uint32_t r);
@@ -114,12 +118,25 @@ class BpeTrainer {
   std::vector<std::pair<uint32_t, uint32_t>> merges_;
   std::vector<uint32_t> merge_ids_;
 
-  PairIndex index_;                            // (a, b) -> index into pairs_
+  PairIndex index_;  // (a, b) -> index into pairs_
   std::vector<PairRecord> pairs_;
-  std::vector<uint32_t> pair_left_, pair_right_;  // record -> its pair
-  std::vector<uint32_t> gained_;                  // records that gained occurrences this step
-  std::vector<std::vector<uint32_t>> lists_;  // list id -> positions (unit indices)
+  struct KeyOf {
+    const std::vector<PairRecord>* pairs;
+    uint64_t operator()(uint32_t rec) const { return PairIndex::key((*pairs)[rec].a, (*pairs)[rec].b); }
+  };
+  KeyOf key_of() const { return KeyOf{&pairs_}; }
+  uint32_t find(uint32_t a, uint32_t b) const { return index_.find(PairIndex::key(a, b), key_of()); }
+  std::vector<uint32_t> gained_;  // records that gained occurrences this step
+  PositionLists lists_;           // list id -> positions (unit indices)
   std::vector<Entry> heap_;
+  // Entries of count 1 wait here as (record, list) until the heap's best count falls to 1:
+  // on text of rare pieces most pairs occur once and are never merged, and keeping them out
+  // of the heap keeps it small.  Entries pop in the same total order either way.
+  struct Deferred {
+    uint32_t rec, list;
+  };
+  std::vector<Deferred> ones_;
+  bool defer_ones_ = true;
   uint32_t step_ = 0;
 
   // Per-step changes, indexed by the neighbour's id x: (x, a) and (b, x) lose occurrences,
