@@ -88,10 +88,11 @@ void bind_training(nb::module_& m) {
              {
                nb::gil_scoped_release release;
                ok = t.trainer.add_words(c.merged());
+               c.release();  // the trainer has copied the pieces: don't hold them twice while merging
              }
              if (!ok) value_error("the corpus has more than 4 billion bytes of distinct pieces");
            },
-           nb::arg("counter"))
+           nb::arg("counter"), "Copies the counter's pieces into the trainer and empties the counter.")
       .def("add_word",
            [](TrainerHandle& t, nb::bytes word, uint64_t count) {
              std::string_view v = bytes_view(word);

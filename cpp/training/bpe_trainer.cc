@@ -117,7 +117,7 @@ void BpeTrainer::requeue_top(int64_t count, uint32_t rec) {
 void BpeTrainer::undefer_ones() {
   for (const Deferred& d : ones_) heap_.push_back(Entry{1, pairs_[d.rec].a, pairs_[d.rec].b, d.list});
   std::make_heap(heap_.begin(), heap_.end(), EntryLess());
-  std::vector<Deferred>().swap(ones_);
+  BigVector<Deferred>().swap(ones_);
   defer_ones_ = false;
 }
 
@@ -142,7 +142,7 @@ void BpeTrainer::count_initial_pairs() {
   std::vector<uint64_t> start(1 << 16, 0);
   uint64_t total = 0;
   for (uint32_t k = 0; k < (1u << 16); ++k) start[k] = total, total += occurrences[k];
-  std::vector<uint32_t> sorted(total);
+  BigVector<uint32_t> sorted(total);
   for (size_t u = 1; u + 1 < units_.size(); ++u) {
     if (units_[u].id == kSentinel || units_[u + 1].id == kSentinel) continue;
     sorted[start[units_[u].id << 8 | units_[u + 1].id]++] = static_cast<uint32_t>(u);
@@ -215,6 +215,17 @@ void BpeTrainer::merge_words(uint32_t list, uint32_t a, uint32_t b, uint32_t r) 
     for (uint32_t u = word_start_[w]; units_[u].id != kSentinel; u += units_[u].span) merge_at(u, a, b, r);
 }
 
+// Empties a per-step position buffer; a big one gives its memory back, since one buffer per
+// neighbour id kept at its largest size adds up to more than the lists themselves.
+namespace {
+void release(std::vector<uint32_t>* positions) {
+  if (positions->capacity() > 64)
+    std::vector<uint32_t>().swap(*positions);
+  else
+    positions->clear();
+}
+}  // namespace
+
 // Adds occurrences of (a, b) found in this step to its record (*rec).  True if they start a
 // new position list, which needs its own heap entry.
 bool BpeTrainer::add_pair_occurrences(uint32_t a, uint32_t b, int64_t count, std::vector<uint32_t>* positions,
@@ -232,11 +243,11 @@ bool BpeTrainer::add_pair_occurrences(uint32_t a, uint32_t b, int64_t count, std
     if (!inserted) p.multi = true;  // occurrences from two steps: HF merges it word by word
     p.step = step_;
     p.list = lists_.add(positions->data(), positions->size());
-    positions->clear();
+    release(positions);
     return true;
   }
   lists_.extend(p.list, positions->data(), positions->size());  // (r, r) gained on both sides of r
-  positions->clear();
+  release(positions);
   return false;
 }
 

@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "training/big_allocator.h"
 #include "training/pair_index.h"
 #include "training/position_lists.h"
 #include "training/piece_map.h"
@@ -108,9 +109,9 @@ class BpeTrainer {
   struct Unit {
     uint32_t id, span, word;
   };
-  std::vector<Unit> units_;
-  std::vector<uint32_t> word_start_;
-  std::vector<uint64_t> word_count_;
+  BigVector<Unit> units_;
+  BigVector<uint32_t> word_start_;
+  BigVector<uint64_t> word_count_;
   uint64_t total_bytes_ = 0, single_bytes_ = 0;  // all words; words of one byte
 
   std::vector<std::string> tokens_;
@@ -119,23 +120,23 @@ class BpeTrainer {
   std::vector<uint32_t> merge_ids_;
 
   PairIndex index_;  // (a, b) -> index into pairs_
-  std::vector<PairRecord> pairs_;
+  BigVector<PairRecord> pairs_;
   struct KeyOf {
-    const std::vector<PairRecord>* pairs;
+    const BigVector<PairRecord>* pairs;
     uint64_t operator()(uint32_t rec) const { return PairIndex::key((*pairs)[rec].a, (*pairs)[rec].b); }
   };
   KeyOf key_of() const { return KeyOf{&pairs_}; }
   uint32_t find(uint32_t a, uint32_t b) const { return index_.find(PairIndex::key(a, b), key_of()); }
   std::vector<uint32_t> gained_;  // records that gained occurrences this step
   PositionLists lists_;           // list id -> positions (unit indices)
-  std::vector<Entry> heap_;
+  BigVector<Entry> heap_;
   // Entries of count 1 wait here as (record, list) until the heap's best count falls to 1:
   // on text of rare pieces most pairs occur once and are never merged, and keeping them out
   // of the heap keeps it small.  Entries pop in the same total order either way.
   struct Deferred {
     uint32_t rec, list;
   };
-  std::vector<Deferred> ones_;
+  BigVector<Deferred> ones_;
   bool defer_ones_ = true;
   uint32_t step_ = 0;
 

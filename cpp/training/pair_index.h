@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "training/big_allocator.h"
 #include "util/byte_hash.h"
 
 namespace tf {
@@ -61,11 +62,11 @@ class PairIndex {
 
   template <typename KeyOf>
   void grow(KeyOf&& key_of) {
-    std::vector<Slot>(slots_.size() * 2, Slot{0, kMissing}).swap(slots_);
+    BigVector<Slot>(slots_.size() * 2, Slot{0, kMissing}).swap(slots_);
     for (size_t v = 0; v < size_; ++v) place(mix64(key_of(static_cast<uint32_t>(v))), static_cast<uint32_t>(v));
   }
 
-  std::vector<Slot> slots_;
+  BigVector<Slot> slots_;
   size_t size_ = 0;
 };
 

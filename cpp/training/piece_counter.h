@@ -52,6 +52,11 @@ class PieceCounter {
   // All pieces counted so far, merged across threads.
   const PieceMap& merged();
 
+  // Frees the pieces (once the trainer has its own copy of them); counting starts afresh.
+  void release() {
+    for (PieceMap& m : maps_) m = PieceMap();
+  }
+
   // Input bytes processed so far; safe to read from another thread while counting.
   uint64_t bytes_done() const { return bytes_done_.load(std::memory_order_relaxed); }
 

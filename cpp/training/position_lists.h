@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "training/big_allocator.h"
+
 namespace tf {
 
 class PositionLists {
@@ -80,7 +82,7 @@ class PositionLists {
   // copy the live lists to a new pool instead of growing this one.
   void maybe_compact(size_t n) {
     if (pool_.size() + n <= pool_.capacity() || dead_ * 2 < pool_.size()) return;
-    std::vector<uint32_t> fresh;
+    BigVector<uint32_t> fresh;
     fresh.reserve(2 * (pool_.size() - dead_ + n));
     for (Header& h : headers_) {
       if (h.size <= 1) continue;
@@ -93,8 +95,8 @@ class PositionLists {
     dead_ = 0;
   }
 
-  std::vector<Header> headers_;
-  std::vector<uint32_t> pool_;
+  BigVector<Header> headers_;
+  BigVector<uint32_t> pool_;
   uint64_t dead_ = 0;  // positions of dropped lists still in pool_
 };
 
