@@ -257,18 +257,37 @@ void BpeTrainer::flush(uint32_t a, uint32_t b, uint32_t r) {
   std::vector<uint32_t>& gained = gained_;
   gained.clear();
   uint32_t rec;
-  for (uint32_t x : touched_left_ids_)
+  // Each step below probes the index at random: the slot of the pair a few ahead is
+  // fetched while this one is worked on.
+  constexpr size_t kAhead = 8;
+  const std::vector<uint32_t>& left = touched_left_ids_;
+  const std::vector<uint32_t>& right = touched_right_ids_;
+  for (size_t i = 0; i < std::min(kAhead, left.size()); ++i) index_.prefetch(PairIndex::key(left[i], r));
+  for (size_t i = 0; i < left.size(); ++i) {
+    if (i + kAhead < left.size()) index_.prefetch(PairIndex::key(left[i + kAhead], r));
+    uint32_t x = left[i];
     if (!gain_left_pos_[x].empty() && add_pair_occurrences(x, r, gain_left_[x], &gain_left_pos_[x], &rec))
       gained.push_back(rec);
-  for (uint32_t x : touched_right_ids_)
+  }
+  for (size_t i = 0; i < std::min(kAhead, right.size()); ++i) index_.prefetch(PairIndex::key(r, right[i]));
+  for (size_t i = 0; i < right.size(); ++i) {
+    if (i + kAhead < right.size()) index_.prefetch(PairIndex::key(r, right[i + kAhead]));
+    uint32_t x = right[i];
     if (!gain_right_pos_[x].empty() && add_pair_occurrences(r, x, gain_right_[x], &gain_right_pos_[x], &rec))
       gained.push_back(rec);
-  for (uint32_t x : touched_left_ids_) {
+  }
+  for (size_t i = 0; i < std::min(kAhead, left.size()); ++i) index_.prefetch(PairIndex::key(left[i], a));
+  for (size_t i = 0; i < std::min(kAhead, right.size()); ++i) index_.prefetch(PairIndex::key(b, right[i]));
+  for (size_t i = 0; i < left.size(); ++i) {
+    if (i + kAhead < left.size()) index_.prefetch(PairIndex::key(left[i + kAhead], a));
+    uint32_t x = left[i];
     if (lost_left_[x] != 0) pairs_[find(x, a)].count -= lost_left_[x];
     lost_left_[x] = gain_left_[x] = 0;
     touched_left_[x] = 0;
   }
-  for (uint32_t x : touched_right_ids_) {
+  for (size_t i = 0; i < right.size(); ++i) {
+    if (i + kAhead < right.size()) index_.prefetch(PairIndex::key(b, right[i + kAhead]));
+    uint32_t x = right[i];
     if (lost_right_[x] != 0) pairs_[find(b, x)].count -= lost_right_[x];
     lost_right_[x] = gain_right_[x] = 0;
     touched_right_[x] = 0;

@@ -45,6 +45,9 @@ class PairIndex {
     if (++size_ * 2 > slots_.size()) grow(key_of);
   }
 
+  // Starts loading the slot where a probe for k begins.
+  void prefetch(uint64_t k) const { __builtin_prefetch(&slots_[mix64(k) & (slots_.size() - 1)]); }
+
   size_t size() const { return size_; }
 
  private:
