@@ -80,9 +80,9 @@ std::pair<uint64_t, uint64_t> BpeTrainer::text_size() const {
   return {total_bytes_, tokens};
 }
 
-void BpeTrainer::push(const Entry& e, uint32_t rec) {
+void BpeTrainer::push(const Entry& e) {
   if (e.count == 1 && defer_ones_) {
-    ones_.push_back(Deferred{rec, e.list});
+    ones_.push_back(Deferred{e.rec, e.list});
     return;
   }
   heap_.push_back(e);
@@ -91,11 +91,11 @@ void BpeTrainer::push(const Entry& e, uint32_t rec) {
 
 // Gives the top entry its record's current count: a count that grew keeps it on top, one
 // that fell sinks it (sift-down from the root, which stops early when the fall is small).
-void BpeTrainer::requeue_top(int64_t count, uint32_t rec) {
+void BpeTrainer::requeue_top(int64_t count) {
   if (count == 1 && defer_ones_) {
     Entry e = pop();
     e.count = 1;
-    push(e, rec);
+    push(e);
     return;
   }
   Entry e = heap_[0];
@@ -115,7 +115,7 @@ void BpeTrainer::requeue_top(int64_t count, uint32_t rec) {
 
 // Moves the deferred entries of count 1 into the heap; from then on they go there directly.
 void BpeTrainer::undefer_ones() {
-  for (const Deferred& d : ones_) heap_.push_back(Entry{1, pairs_[d.rec].a, pairs_[d.rec].b, d.list});
+  for (const Deferred& d : ones_) heap_.push_back(Entry{1, pairs_[d.rec].a, pairs_[d.rec].b, d.list, d.rec});
   std::make_heap(heap_.begin(), heap_.end(), EntryLess());
   BigVector<Deferred>().swap(ones_);
   defer_ones_ = false;
@@ -153,7 +153,7 @@ void BpeTrainer::count_initial_pairs() {
     uint32_t a = k >> 8, b = k & 255, rec = static_cast<uint32_t>(pairs_.size());
     pairs_.push_back(PairRecord{count[k], a, b, 0, 0, list});
     index_.insert(PairIndex::key(a, b), key_of());
-    if (count[k] > 0) push(Entry{count[k], a, b, list}, rec);
+    if (count[k] > 0) push(Entry{count[k], a, b, list, rec});
   }
 }
 
@@ -296,7 +296,7 @@ void BpeTrainer::flush(uint32_t a, uint32_t b, uint32_t r) {
   touched_right_ids_.clear();
   for (uint32_t g : gained) {
     const PairRecord& p = pairs_[g];
-    if (p.count > 0) push(Entry{p.count, p.a, p.b, p.list}, g);
+    if (p.count > 0) push(Entry{p.count, p.a, p.b, p.list, g});
   }
 }
 
@@ -315,10 +315,9 @@ void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<
   while (tokens_.size() < vocab_size && !(heap_.empty() && ones_.empty())) {
     if (!ones_.empty() && (heap_.empty() || heap_[0].count <= 1)) undefer_ones();
     Entry top = heap_[0];
-    uint32_t rec_id = find(top.a, top.b);
-    const PairRecord rec = pairs_[rec_id];
+    const PairRecord rec = pairs_[top.rec];
     if (top.count != rec.count) {  // stale: requeue with the current count
-      requeue_top(rec.count, rec_id);
+      requeue_top(rec.count);
       continue;
     }
     if (top.count < floor) break;

@@ -8,7 +8,12 @@
 //     tags), so its neighbours are found in O(1) and merging never moves memory;
 //   * pair -> count, and for each pair the list of positions where it occurs;
 //   * a max-heap of (count, pair) with lazy updates: a popped entry whose count is stale is
-//     pushed back with the current count.
+//     pushed back with the current count (sifted down from the top in place).
+// Memory per pair on text of rare pieces (random lines, where most pairs occur once and are
+// never merged): a 24-byte record holding the pair, 8-byte index slots (pair_index.h), a
+// 16-byte position list header with one position inline (position_lists.h), and while the
+// best count is above 1, an 8-byte deferred entry instead of a 24-byte heap entry.  Large
+// tables come straight from mmap (big_allocator.h), so a grown table's old copy is returned.
 // A merge visits only the positions of its pair, so training costs O(total occurrences
 // touched), independent of word length (a 100 000-letter word costs no more per merge than
 // many short ones).  Counts of neighbour pairs are gathered per step in arrays indexed by
@@ -85,12 +90,14 @@ class BpeTrainer {
   struct Entry {
     int64_t count;
     uint32_t a, b, list;
+    uint32_t rec;  // the pair's record (fills the padding: a pop needs no index probe)
   };
+  static_assert(sizeof(Entry) == 24, "rec fills what would be padding");
 
   void count_initial_pairs();
-  void push(const Entry& e, uint32_t rec);
+  void push(const Entry& e);
   Entry pop();
-  void requeue_top(int64_t count, uint32_t rec);
+  void requeue_top(int64_t count);
   void undefer_ones();
   uint32_t token_for(uint32_t a, uint32_t b);
   void merge_at(uint32_t pos, uint32_t a, uint32_t b, uint32_t r);

@@ -81,7 +81,7 @@ class PositionLists {
   // Before appending n positions: if the pool is full and dropped lists fill half of it,
   // copy the live lists to a new pool instead of growing this one.
   void maybe_compact(size_t n) {
-    if (pool_.size() + n <= pool_.capacity() || dead_ * 2 < pool_.size()) return;
+    if (pool_.size() + n <= pool_.capacity() || dead_ == 0 || dead_ * 2 < pool_.size()) return;
     BigVector<uint32_t> fresh;
     fresh.reserve(2 * (pool_.size() - dead_ + n));
     for (Header& h : headers_) {
