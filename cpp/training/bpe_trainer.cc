@@ -81,8 +81,9 @@ std::pair<uint64_t, uint64_t> BpeTrainer::text_size() const {
 }
 
 void BpeTrainer::push(const Entry& e) {
-  if (e.count == 1 && defer_ones_) {
-    ones_.push_back(Deferred{e.rec, e.list});
+  if (e.count >= 1 && e.count <= defer_max_) {
+    deferred_[e.count].push_back(Deferred{e.rec, e.list});
+    ++num_deferred_;
     return;
   }
   heap_.push_back(e);
@@ -92,9 +93,9 @@ void BpeTrainer::push(const Entry& e) {
 // Gives the top entry its record's current count: a count that grew keeps it on top, one
 // that fell sinks it (sift-down from the root, which stops early when the fall is small).
 void BpeTrainer::requeue_top(int64_t count) {
-  if (count == 1 && defer_ones_) {
+  if (count >= 1 && count <= defer_max_) {
     Entry e = pop();
-    e.count = 1;
+    e.count = count;
     push(e);
     return;
   }
@@ -113,12 +114,22 @@ void BpeTrainer::requeue_top(int64_t count) {
   heap_[hole] = e;
 }
 
-// Moves the deferred entries of count 1 into the heap; from then on they go there directly.
-void BpeTrainer::undefer_ones() {
-  for (const Deferred& d : ones_) heap_.push_back(Entry{1, pairs_[d.rec].a, pairs_[d.rec].b, d.list, d.rec});
+// The highest count with deferred entries (0: none).
+int64_t BpeTrainer::highest_deferred() const {
+  for (int64_t c = defer_max_; c >= 1; --c)
+    if (!deferred_[c].empty()) return c;
+  return 0;
+}
+
+// Moves the deferred entries of `count` (the highest deferred count) into the heap; from
+// then on entries of that count go there directly.
+void BpeTrainer::undefer(int64_t count) {
+  for (const Deferred& d : deferred_[count])
+    heap_.push_back(Entry{count, pairs_[d.rec].a, pairs_[d.rec].b, d.list, d.rec});
   std::make_heap(heap_.begin(), heap_.end(), EntryLess());
-  BigVector<Deferred>().swap(ones_);
-  defer_ones_ = false;
+  num_deferred_ -= deferred_[count].size();
+  BigVector<Deferred>().swap(deferred_[count]);
+  defer_max_ = count - 1;
 }
 
 BpeTrainer::Entry BpeTrainer::pop() {
@@ -312,8 +323,14 @@ void BpeTrainer::grow_step_tables(size_t n) {
 void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done, bool word_level) {
   count_initial_pairs();
   int64_t floor = static_cast<int64_t>(std::max<uint64_t>(min_frequency, 1));
-  while (tokens_.size() < vocab_size && !(heap_.empty() && ones_.empty())) {
-    if (!ones_.empty() && (heap_.empty() || heap_[0].count <= 1)) undefer_ones();
+  while (tokens_.size() < vocab_size && !(heap_.empty() && num_deferred_ == 0)) {
+    if (num_deferred_ != 0) {
+      int64_t c = highest_deferred();
+      if (heap_.empty() || heap_[0].count <= c) {
+        undefer(c);
+        continue;
+      }
+    }
     Entry top = heap_[0];
     const PairRecord rec = pairs_[top.rec];
     if (top.count != rec.count) {  // stale: requeue with the current count

@@ -98,7 +98,8 @@ class BpeTrainer {
   void push(const Entry& e);
   Entry pop();
   void requeue_top(int64_t count);
-  void undefer_ones();
+  int64_t highest_deferred() const;
+  void undefer(int64_t count);
   uint32_t token_for(uint32_t a, uint32_t b);
   void merge_at(uint32_t pos, uint32_t a, uint32_t b, uint32_t r);
   void merge_words(uint32_t list, uint32_t a, uint32_t b, uint32_t r);
@@ -137,14 +138,18 @@ class BpeTrainer {
   std::vector<uint32_t> gained_;  // records that gained occurrences this step
   PositionLists lists_;           // list id -> positions (unit indices)
   BigVector<Entry> heap_;
-  // Entries of count 1 wait here as (record, list) until the heap's best count falls to 1:
-  // on text of rare pieces most pairs occur once and are never merged, and keeping them out
-  // of the heap keeps it small.  Entries pop in the same total order either way.
+  // Entries of a small count c (1 <= c <= defer_max_) wait in deferred_[c] as (record,
+  // list) until the heap's best count falls to c: on text of rare pieces most pairs occur
+  // once or twice and are never merged, and keeping them out of the heap keeps it small.
+  // Heap entries have counts above defer_max_ (or <= 0), so entries pop in the same total
+  // order either way.
   struct Deferred {
     uint32_t rec, list;
   };
-  BigVector<Deferred> ones_;
-  bool defer_ones_ = true;
+  static constexpr int64_t kDeferMax = 16;
+  std::vector<BigVector<Deferred>> deferred_ = std::vector<BigVector<Deferred>>(kDeferMax + 1);
+  int64_t defer_max_ = kDeferMax;
+  size_t num_deferred_ = 0;
   uint32_t step_ = 0;
 
   // Per-step changes, indexed by the neighbour's id x: (x, a) and (b, x) lose occurrences,
