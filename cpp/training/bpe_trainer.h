@@ -12,7 +12,8 @@
 // Memory per pair on text of rare pieces (random lines, where most pairs occur once and are
 // never merged): a 24-byte record holding the pair, 8-byte index slots (pair_index.h), a
 // 16-byte position list header with one position inline (position_lists.h), and while the
-// best count is above 1, an 8-byte deferred entry instead of a 24-byte heap entry.  Large
+// best count is above its own (up to 16), an 8-byte deferred entry instead of a 24-byte
+// heap entry.  Large
 // tables come straight from mmap (big_allocator.h), so a grown table's old copy is returned.
 // A merge visits only the positions of its pair, so training costs O(total occurrences
 // touched), independent of word length (a 100 000-letter word costs no more per merge than
