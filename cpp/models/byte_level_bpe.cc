@@ -9,8 +9,7 @@
 namespace tf {
 
 bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, std::string* error) {
-  static std::atomic<uint64_t> instances{0};
-  instance_ = ++instances;
+  instance_ = new_cache_owner();
   if (!vocab_.build(std::move(ranks), error)) return false;
   for (int b = 0; b < 256; ++b) {
     uint8_t byte = static_cast<uint8_t>(b);

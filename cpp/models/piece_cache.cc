@@ -1,9 +1,15 @@
 #include "models/piece_cache.h"
 
+#include <atomic>
 #include <memory>
 #include <utility>
 
 namespace tf {
+
+uint64_t new_cache_owner() {
+  static std::atomic<uint64_t> owners{0};
+  return ++owners;
+}
 
 PieceCache& thread_cache(uint64_t owner) {
   constexpr size_t kKeep = 4;

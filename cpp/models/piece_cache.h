@@ -113,4 +113,7 @@ class PieceCache {
 // caches of its few most recently used vocabularies.
 PieceCache& thread_cache(uint64_t owner);
 
+// A new owner number for thread_cache: process-unique, never reused.
+uint64_t new_cache_owner();
+
 }  // namespace tf

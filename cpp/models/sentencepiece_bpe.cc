@@ -14,9 +14,6 @@ namespace tf {
 namespace {
 
 constexpr uint64_t kEmpty = ~0ull;
-// Cache owners of this class count down from the top of the range, so they never meet the
-// owner numbers ByteLevelBpe counts up from 1 (thread_cache keys caches by owner).
-std::atomic<uint64_t> next_model_serial{~0ull};
 
 inline uint32_t pack_char(const uint8_t* s, size_t len) {
   uint32_t v = s[0];
@@ -34,7 +31,7 @@ inline uint64_t symbol_pair_key(int32_t a, int32_t b) {
 
 bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
   vocab_ = vocab;
-  serial_ = next_model_serial.fetch_sub(1);
+  serial_ = new_cache_owner();
   const int32_t n = vocab->size();
   std::fill(std::begin(ascii_symbol_), std::end(ascii_symbol_), -1);
   char_symbols_.clear();
