@@ -118,7 +118,8 @@ class PieceCounter:
 class BpeTrainer:
     def __init__(self) -> None: ...
 
-    def add_counts(self, counter: PieceCounter) -> None: ...
+    def add_counts(self, counter: PieceCounter) -> None:
+        """Copies the counter's pieces into the trainer and empties the counter."""
 
     def add_word(self, word: bytes, count: int) -> None: ...
 
