@@ -22,6 +22,14 @@ inline std::string_view utf8(nb::handle s) {
   return std::string_view(p, static_cast<size_t>(n));
 }
 
+// utf8() of every str of a list (valid while the list lives).
+inline std::vector<std::string_view> utf8_views(nb::list texts) {
+  std::vector<std::string_view> views;
+  views.reserve(texts.size());
+  for (nb::handle t : texts) views.push_back(utf8(t));
+  return views;
+}
+
 // A str's characters as CPython stores them (1, 2 or 4 bytes each).  Strs are immutable,
 // so the view may be read without the GIL while the str is kept alive.
 struct StrView {

@@ -53,18 +53,14 @@ void bind_training(nb::module_& m) {
            "Special tokens: they cut the text and are not counted.  Set before adding input.")
       .def("add_texts",
            [](PieceCounter& c, nb::list texts) {
-             std::vector<std::string_view> views;
-             views.reserve(texts.size());
-             for (nb::handle t : texts) views.push_back(utf8(t));
+             std::vector<std::string_view> views = utf8_views(texts);
              nb::gil_scoped_release release;
              c.add_texts(views);
            },
            nb::arg("texts"))
       .def("add_pieces",
            [](PieceCounter& c, nb::list pieces) {
-             std::vector<std::string_view> views;
-             views.reserve(pieces.size());
-             for (nb::handle t : pieces) views.push_back(utf8(t));
+             std::vector<std::string_view> views = utf8_views(pieces);
              nb::gil_scoped_release release;
              c.add_pieces(views);
            },
