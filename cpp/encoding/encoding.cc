@@ -74,7 +74,7 @@ bool Encoding::build(std::vector<std::pair<std::string, uint32_t>> ranks,
     return false;
   }
   all_specials_ = SpecialMatcher(std::move(specials));
-  scanner_ = pattern < 0 ? nullptr : scanner_for(static_cast<SplitPattern>(pattern));
+  has_scanner_ = pattern >= 0;
   pattern_ = pattern < 0 ? SplitPattern::kGpt2 : static_cast<SplitPattern>(pattern);
   return true;
 }
@@ -138,7 +138,8 @@ bool Encoding::encode_to_buffer(std::string_view text, const SpecialMatcher& all
 bool Encoding::encode_prefix(std::string_view text, const SpecialMatcher& allowed, IdBuffer* out,
                              size_t* consumed, std::string* error) const {
   *consumed = 0;
-  if (scanner_ == nullptr || text.size() <= kStreamMargin) return true;
+  if (!has_scanner_ || text.size() <= kStreamMargin) return true;
+  const NextPieceFn next_piece = scanner_for(pattern_);
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
   const size_t n = text.size(), limit = n - kStreamMargin;
   PieceCache* cache = &model_.cache();
@@ -164,10 +165,10 @@ bool Encoding::encode_prefix(std::string_view text, const SpecialMatcher& allowe
     size_t seg_end = whole_segment ? m.pos : n;
     const uint8_t* p = s + start;
     while (p < s + seg_end) {
-      const uint8_t* q = scanner_(p, s + seg_end);
+      const uint8_t* q = next_piece(p, s + seg_end);
       if (!whole_segment && static_cast<size_t>(q - s) > limit) break;
       if (!model_.encode_piece(p, q - p, &block, cache)) {
-        *error = "cannot encode a piece: it holds a byte that is not a token";
+        *error = unencodable(p, q - p);
         return false;
       }
       p = q;

@@ -26,7 +26,7 @@ class Encoding {
   bool build(std::vector<std::pair<std::string, uint32_t>> ranks,
              std::vector<std::pair<std::string, uint32_t>> specials, int pattern, std::string* error);
 
-  bool has_scanner() const { return scanner_ != nullptr; }
+  bool has_scanner() const { return has_scanner_; }
 
   // Each returns false and sets *error on a byte the vocabulary cannot encode.
   bool encode_ordinary(std::string_view text, std::vector<uint32_t>* out, std::string* error) const;
@@ -64,7 +64,7 @@ class Encoding {
                             std::string* error) const;
 
   ByteLevelBpe model_;
-  NextPieceFn scanner_ = nullptr;  // nullptr: the caller splits (encode_pieces only)
+  bool has_scanner_ = false;  // false: the caller splits (encode_pieces only)
   SplitPattern pattern_ = SplitPattern::kGpt2;
   TokenTable specials_;
   SpecialMatcher all_specials_;

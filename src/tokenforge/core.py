@@ -343,8 +343,8 @@ class Encoding:
             if found is None:
                 segment, special, text = text, None, ""
             else:
-                cut = text.encode("utf-8").index(found[1])
                 raw = text.encode("utf-8")
+                cut = raw.index(found[1])
                 segment = raw[:cut].decode("utf-8")
                 special = found[0]
                 text = raw[cut + len(found[1]):].decode("utf-8")
