@@ -5,6 +5,8 @@
 // applies.  A piece that is itself a token is emitted directly.  Short pieces use a
 // quadratic, vectorized scan (fast for the typical 2-60 bytes); long pieces use a bucket
 // queue over ranks (long_piece_merge.cc), near-linear, so no input is quadratic.
+// A piece that needs merging is first cut where no token can straddle (SafeCuts) and the
+// chunks are merged on their own, which keeps long pieces of most text short.
 // Lookups go through a per-thread PieceCache (whole pieces seen before, and a front
 // table for short byte strings).
 // See Sennrich et al. 2016 (BPE) and Radford et al. 2019 (byte-level BPE).
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "models/piece_cache.h"
+#include "models/safe_cuts.h"
 #include "models/token_table.h"
 #include "util/byte_hash.h"
 #include "util/inline.h"
@@ -46,6 +49,8 @@ class ByteLevelBpe {
   static constexpr size_t kShortPiece = 256;
 
  private:
+  // Merges a piece that is not a token chunk by chunk (see SafeCuts).
+  bool merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   bool merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   // The id of bytes [p, p + n) (n >= 2), or kNoToken; h = hash_bytes(p, n).
@@ -55,6 +60,7 @@ class ByteLevelBpe {
   TokenTable vocab_;
   uint32_t byte_token_[256];
   std::vector<uint32_t> pair_token_;  // 65536 entries: two bytes b0 | b1 << 8 -> id or kNoToken
+  SafeCuts cuts_;
   uint64_t instance_ = 0;  // process-unique, names this vocabulary's thread caches
 };
 
