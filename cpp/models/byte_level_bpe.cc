@@ -24,13 +24,8 @@ bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, st
   return true;
 }
 
-bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
-  if (n == 1) {
-    if (byte_token_[*p] == kNoToken) return false;
-    out->push_back(byte_token_[*p]);
-    return true;
-  }
-  uint64_t h = hash_bytes(p, n);
+bool ByteLevelBpe::encode_piece_slow(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out,
+                                     PieceCache* cache) const {
   uint32_t whole = lookup_hashed(p, n, h, cache);
   if (whole != kNoToken) {
     out->push_back(whole);

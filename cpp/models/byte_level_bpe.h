@@ -36,7 +36,9 @@ class ByteLevelBpe {
   // Appends the ids of piece [p, p + n) to *out.  Returns false if the piece holds a byte
   // that is not in the vocabulary (nothing is appended then).  `cache`, if given, must be
   // this vocabulary's (see cache()).
-  bool encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache = nullptr) const;
+  // Inline: single bytes and short pieces the front table knows are answered here (most
+  // pieces of real text), without a call; the rest go to encode_piece_slow.
+  inline bool encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache = nullptr) const;
 
   // How many ids encode_piece would append, without keeping them (`scratch` is working
   // memory); 0 if the piece cannot be encoded.
@@ -50,6 +52,7 @@ class ByteLevelBpe {
 
  private:
   // Merges a piece that is not a token chunk by chunk (see SafeCuts).
+  bool encode_piece_slow(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, PieceCache* cache) const;
   bool merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   bool merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
@@ -77,6 +80,30 @@ TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup_hashed(const uint8_t* p, size_t n
   id = vocab_.find_hashed(p, n, h);
   cache->front_insert(h, head, tail, n, id);
   return id;
+}
+
+TF_ALWAYS_INLINE bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out,
+                                                 PieceCache* cache) const {
+  if (n == 1) {
+    if (byte_token_[*p] == kNoToken) return false;
+    out->push_back(byte_token_[*p]);
+    return true;
+  }
+  if (n == 2 && pair_token_[p[0] | (p[1] << 8)] != kNoToken) {
+    out->push_back(pair_token_[p[0] | (p[1] << 8)]);
+    return true;
+  }
+  uint64_t h = hash_bytes(p, n);
+  if (cache != nullptr && n <= PieceCache::kFrontMax) {
+    uint64_t tail = 0;
+    if (n > 8) std::memcpy(&tail, p + n - 8, 8);
+    uint32_t id;
+    if (cache->front_find(h, load_head(p, n), tail, n, &id) && id != kNoToken) {
+      out->push_back(id);
+      return true;
+    }
+  }
+  return encode_piece_slow(p, n, h, out, cache);
 }
 
 TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup(const uint8_t* p, size_t n, PieceCache* cache) const {
