@@ -108,6 +108,7 @@ TF_ALWAYS_INLINE bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std
 
 TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup(const uint8_t* p, size_t n, PieceCache* cache) const {
   if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
+  if (n > vocab_.max_token_len()) return kNoToken;  // before hashing: long runs join long parts
   return lookup_hashed(p, n, hash_bytes(p, n), cache);
 }
 
