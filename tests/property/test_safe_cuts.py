@@ -68,3 +68,15 @@ def test_random_vocabulary_equal_to_tiktoken_and_reference(tokens, text):
     merged = reference.bpe_merge(text.encode(), ranks)
     assert merged == want or text.encode() in ranks
     assert reference.bpe_merge_in_chunks(text.encode(), ranks) == merged
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("left", [1, 2, 3, 254, 255, 256, 257, 600])
+def test_chunks_on_both_sides_of_the_short_piece_limit(name, left):
+    """Chunks of every size next to a cut ("qg" and its neighbours are in no token of
+    these vocabularies): short merges, the long-piece merge, and the switch at 256 bytes."""
+    ours, ref = pair(name)
+    for right in (1, 2, 255, 256, 257):
+        for letter in "ae":
+            text = letter * left + "qg" + letter * right + "qg" + "zq" * 130
+            assert ours.encode_ordinary(text) == ref.encode_ordinary(text), (left, right, letter)
