@@ -1,4 +1,4 @@
-"""Encode throughput: tokenforge vs tiktoken, rs-bpe and fastokens, in one process.
+"""Encode throughput: tokenforge vs tiktoken, rs-bpe and fastokens, all tools in one process per mode.
 
 For every encoding and corpus file: single-thread `encode_ordinary` MB/s (best of 3), a
 2-thread batch of ~4 KB documents, and each peer's ratio.
@@ -8,10 +8,10 @@ itself to one core before any tool is created, with RAYON_NUM_THREADS=1.  (Pinni
 parent's thread after a tool has run is not enough: Linux sets the affinity of the calling
 thread only, and a Rust thread pool started by the first call keeps its threads on every
 core.)  The batch rows run unpinned in the parent.  --no-pin runs the single rows unpinned
-in the parent too, for comparison.  Every tool's output is checked
-against tiktoken's on the timed text; a mismatch is printed.  A tool that caches per-input
-work gets a fresh instance for each repetition, warmed up on other text (the tail of a
-different corpus file), so no repetition profits from having seen the timed text.
+in the parent too, for comparison.  Every tool's output is checked against tiktoken's on
+the timed text; a mismatch is printed.  A tool that caches per-input work gets a fresh
+instance for each repetition, warmed up on other text (the first 400 kB of mixed.txt), so
+no repetition profits from having seen the timed text.
 
 Then the adversarial inputs (time per byte relative to English), count_tokens vs
 encode_ordinary, and (with --memory) peak RSS of encode_to_numpy on a 100 MB string.
