@@ -1,11 +1,17 @@
-"""Encode throughput: tokenforge vs tiktoken, rs-bpe and fastokens, in one process.
+"""Encode throughput: tokenforge vs tiktoken, rs-bpe and fastokens, all tools in one process per mode.
 
-For every encoding and corpus file: single-thread `encode_ordinary` MB/s (best of 3, the
-process pinned to one core, since fastokens otherwise spreads one call over every core),
-a 2-thread batch of ~4 KB documents, and each peer's ratio.  Every tool's output is checked
-against tiktoken's on the timed text; a mismatch is printed.  A tool that caches per-input
-work gets a fresh instance for each repetition, warmed up on other text (the tail of a
-different corpus file), so no repetition profits from having seen the timed text.
+For every encoding and corpus file: single-thread `encode_ordinary` MB/s (best of 3), a
+2-thread batch of ~4 KB documents, and each peer's ratio.
+
+"Single thread" means one core for every tool: those rows run in a child process that pins
+itself to one core before any tool is created, with RAYON_NUM_THREADS=1.  (Pinning the
+parent's thread after a tool has run is not enough: Linux sets the affinity of the calling
+thread only, and a Rust thread pool started by the first call keeps its threads on every
+core.)  The batch rows run unpinned in the parent.  --no-pin runs the single rows unpinned
+in the parent too, for comparison.  Every tool's output is checked against tiktoken's on
+the timed text; a mismatch is printed.  A tool that caches per-input work gets a fresh
+instance for each repetition, warmed up on other text (the first 400 kB of mixed.txt), so
+no repetition profits from having seen the timed text.
 
 Then the adversarial inputs (time per byte relative to English), count_tokens vs
 encode_ordinary, and (with --memory) peak RSS of encode_to_numpy on a 100 MB string.
@@ -18,7 +24,6 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import random
 import subprocess
@@ -90,22 +95,18 @@ def make_tools(name: str) -> dict:
     return tools, ours, ref
 
 
-args_one_core = True
+def pin_to_one_core():
+    """Pins this (still single-threaded) process to one CPU; threads made later inherit it."""
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
 
-@contextlib.contextmanager
-def one_core(enabled: bool):
-    """Pins the process to one CPU: "single thread" then means one core for every tool
-    (fastokens, for one, spreads a single encode call over all cores)."""
-    if not enabled or not hasattr(os, "sched_setaffinity"):
-        yield
-        return
-    cpus = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {min(cpus)})
-    try:
-        yield
-    finally:
-        os.sched_setaffinity(0, cpus)
+def run_single_rows_in_child(args):
+    """Runs the single-thread rows in a fresh process pinned to one core before any tool exists."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--single-child", "--skip-adversarial",
+           "--max-bytes", str(args.max_bytes), "--files", *args.files, "--encodings", *args.encodings]
+    env = dict(os.environ, RAYON_NUM_THREADS="1")
+    subprocess.run(cmd, env=env, check=True)
 
 
 def warmed(factory, warm_text: str):
@@ -117,7 +118,7 @@ def warmed(factory, warm_text: str):
     return setup
 
 
-def throughput(names, files, max_bytes):
+def throughput(names, files, max_bytes, modes=("single", "batch2")):
     warm = corpus_text("mixed", 400_000)
     for name in names:
         tools, ours, ref = make_tools(name)
@@ -129,7 +130,7 @@ def throughput(names, files, max_bytes):
             want = ref.encode_ordinary(text)
             docs = documents(text)
             want_docs = [ref.encode_ordinary(d) for d in docs]
-            for mode in ("single", "batch2"):
+            for mode in modes:
                 speeds = {}
                 for tname, factory in tools.items():
                     tool = factory()
@@ -137,8 +138,7 @@ def throughput(names, files, max_bytes):
                     if got != (want if mode == "single" else want_docs):
                         print(f"   !! {tname} output differs from tiktoken on {f} ({mode})")
                     run = (lambda s: s.encode(text)) if mode == "single" else (lambda s: s.batch(docs))
-                    with one_core(mode == "single" and args_one_core):
-                        speeds[tname] = mb / best_of(3, run, warmed(factory, warm))
+                    speeds[tname] = mb / best_of(3, run, warmed(factory, warm))
                 ratios = " ".join(f"{t}={speeds['tokenforge'] / v:.2f}x" for t, v in speeds.items() if t != "tokenforge")
                 print(f"{f:8} {mode:8} " + " ".join(f"{v:12.1f}" for v in speeds.values()) + "   " + ratios, flush=True)
 
@@ -219,12 +219,20 @@ def main():
     ap.add_argument("--memory", action="store_true", help="also measure encode_to_numpy peak memory")
     ap.add_argument("--skip-throughput", action="store_true")
     ap.add_argument("--skip-adversarial", action="store_true")
-    ap.add_argument("--no-pin", action="store_true", help="do not pin the single-thread runs to one core")
+    ap.add_argument("--no-pin", action="store_true", help="run the single-thread rows unpinned, in this process")
+    ap.add_argument("--single-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    global args_one_core
-    args_one_core = not args.no_pin
+    if args.single_child:
+        pin_to_one_core()
+        throughput(args.encodings, args.files, args.max_bytes or None, modes=("single",))
+        return
     if not args.skip_throughput:
-        throughput(args.encodings, args.files, args.max_bytes or None)
+        if args.no_pin:
+            throughput(args.encodings, args.files, args.max_bytes or None)
+        else:
+            sys.stdout.flush()
+            run_single_rows_in_child(args)
+            throughput(args.encodings, args.files, args.max_bytes or None, modes=("batch2",))
     if not args.skip_adversarial:
         adversarial(args.encodings)
     if args.memory:

@@ -20,16 +20,12 @@ bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, st
     uint8_t two[2] = {static_cast<uint8_t>(b & 255), static_cast<uint8_t>(b >> 8)};
     pair_token_[b] = vocab_.find(two, 2);
   }
+  cuts_.build(vocab_);
   return true;
 }
 
-bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
-  if (n == 1) {
-    if (byte_token_[*p] == kNoToken) return false;
-    out->push_back(byte_token_[*p]);
-    return true;
-  }
-  uint64_t h = hash_bytes(p, n);
+bool ByteLevelBpe::encode_piece_slow(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out,
+                                     PieceCache* cache) const {
   uint32_t whole = lookup_hashed(p, n, h, cache);
   if (whole != kNoToken) {
     out->push_back(whole);
@@ -46,7 +42,7 @@ bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t
     if (byte_token_[p[i]] == kNoToken) return false;
   }
   size_t before = out->size();
-  bool ok = n <= kShortPiece ? merge_short(p, n, out, cache) : merge_long(p, n, out, cache);
+  bool ok = merge_chunks(p, n, out, cache);
   if (ok && cache != nullptr) cache->insert(p, n, h, out->data() + before, out->size() - before);
   return ok;
 }
@@ -64,8 +60,33 @@ size_t ByteLevelBpe::count_piece(const uint8_t* p, size_t n, std::vector<uint32_
   return encode_piece(p, n, scratch, cache) ? scratch->size() : 0;
 }
 
-namespace {
+// A chunk is not looked up whole: tiktoken emits a token directly only for a whole piece,
+// and a chunk's merges need not end in the token its bytes spell.
+bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
+  size_t start = 0;
+  for (size_t b = 1; b <= n; ++b) {
+    if (b < n && !cuts_.at(p, n, b)) continue;
+    const uint8_t* q = p + start;
+    size_t m = b - start;
+    if (m == 1) {
+      out->push_back(byte_token_[q[0]]);
+    } else if (m == 2) {
+      uint32_t t = pair_token_[q[0] | (q[1] << 8)];
+      if (t != kNoToken) {
+        out->push_back(t);
+      } else {
+        out->push_back(byte_token_[q[0]]);
+        out->push_back(byte_token_[q[1]]);
+      }
+    } else if (!(m <= kShortPiece ? merge_short(q, m, out, cache) : merge_long(q, m, out, cache))) {
+      return false;
+    }
+    start = b;
+  }
+  return true;
+}
 
+namespace {
 
 // The smallest value of r[0, n) (n a multiple of 8, padded with kNoToken) and the first
 // index holding it.  Blocks of 8 keep both loops branch-free so they vectorize (pminud

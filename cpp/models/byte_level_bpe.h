@@ -5,6 +5,8 @@
 // applies.  A piece that is itself a token is emitted directly.  Short pieces use a
 // quadratic, vectorized scan (fast for the typical 2-60 bytes); long pieces use a bucket
 // queue over ranks (long_piece_merge.cc), near-linear, so no input is quadratic.
+// A piece that needs merging is first cut where no token can straddle (SafeCuts) and the
+// chunks are merged on their own, which keeps long pieces of most text short.
 // Lookups go through a per-thread PieceCache (whole pieces seen before, and a front
 // table for short byte strings).
 // See Sennrich et al. 2016 (BPE) and Radford et al. 2019 (byte-level BPE).
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "models/piece_cache.h"
+#include "models/safe_cuts.h"
 #include "models/token_table.h"
 #include "util/byte_hash.h"
 #include "util/inline.h"
@@ -33,7 +36,9 @@ class ByteLevelBpe {
   // Appends the ids of piece [p, p + n) to *out.  Returns false if the piece holds a byte
   // that is not in the vocabulary (nothing is appended then).  `cache`, if given, must be
   // this vocabulary's (see cache()).
-  bool encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache = nullptr) const;
+  // Inline: single bytes and short pieces the front table knows are answered here (most
+  // pieces of real text), without a call; the rest go to encode_piece_slow.
+  inline bool encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache = nullptr) const;
 
   // How many ids encode_piece would append, without keeping them (`scratch` is working
   // memory); 0 if the piece cannot be encoded.
@@ -46,6 +51,9 @@ class ByteLevelBpe {
   static constexpr size_t kShortPiece = 256;
 
  private:
+  // Merges a piece that is not a token chunk by chunk (see SafeCuts).
+  bool encode_piece_slow(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, PieceCache* cache) const;
+  bool merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   bool merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   // The id of bytes [p, p + n) (n >= 2), or kNoToken; h = hash_bytes(p, n).
@@ -55,6 +63,7 @@ class ByteLevelBpe {
   TokenTable vocab_;
   uint32_t byte_token_[256];
   std::vector<uint32_t> pair_token_;  // 65536 entries: two bytes b0 | b1 << 8 -> id or kNoToken
+  SafeCuts cuts_;
   uint64_t instance_ = 0;  // process-unique, names this vocabulary's thread caches
 };
 
@@ -73,8 +82,33 @@ TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup_hashed(const uint8_t* p, size_t n
   return id;
 }
 
+TF_ALWAYS_INLINE bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out,
+                                                 PieceCache* cache) const {
+  if (n == 1) {
+    if (byte_token_[*p] == kNoToken) return false;
+    out->push_back(byte_token_[*p]);
+    return true;
+  }
+  if (n == 2 && pair_token_[p[0] | (p[1] << 8)] != kNoToken) {
+    out->push_back(pair_token_[p[0] | (p[1] << 8)]);
+    return true;
+  }
+  uint64_t h = hash_bytes(p, n);
+  if (cache != nullptr && n <= PieceCache::kFrontMax) {
+    uint64_t tail = 0;
+    if (n > 8) std::memcpy(&tail, p + n - 8, 8);
+    uint32_t id;
+    if (cache->front_find(h, load_head(p, n), tail, n, &id) && id != kNoToken) {
+      out->push_back(id);
+      return true;
+    }
+  }
+  return encode_piece_slow(p, n, h, out, cache);
+}
+
 TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup(const uint8_t* p, size_t n, PieceCache* cache) const {
   if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
+  if (n > vocab_.max_token_len()) return kNoToken;  // before hashing: long runs join long parts
   return lookup_hashed(p, n, hash_bytes(p, n), cache);
 }
 

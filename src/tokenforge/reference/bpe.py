@@ -8,7 +8,8 @@ Three steps, as in tiktoken:
    have the lowest rank is merged (the leftmost on ties) until no pair is a token.
 
 It leaves out everything that makes the native path fast (hand-written scanners, hash
-tables, heaps) and the API conveniences of :class:`tokenforge.Encoding`.
+tables, heaps) and the API conveniences of :class:`tokenforge.Encoding`, except
+`safe_cuts`, which shows why the native merge may cut a piece into chunks.
 
 Example:
     >>> ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257}
@@ -40,6 +41,37 @@ def bpe_merge(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
             break
         parts[best_at:best_at + 2] = [parts[best_at] + parts[best_at + 1]]
     return [ranks[p] for p in parts]
+
+
+def safe_cuts(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
+    """Positions b (0 < b < len(piece)) where no token can hold both piece[b-1] and piece[b].
+
+    No merge ever joins across such a cut (a merge makes a token), so the two sides merge
+    exactly as they would alone.  A token holding both bytes is those two bytes, or holds
+    piece[b-2:b+1] or piece[b-1:b+2]; the native SafeCuts keeps these as bit sets.
+
+    >>> safe_cuts(b"abxab", {bytes([b]): b for b in range(256)} | {b"ab": 256})
+    [2, 3]
+    >>> safe_cuts(b"abxab", {bytes([b]): b for b in range(256)} | {b"ab": 256, b"bxa": 257})
+    []
+    """
+    threes = {t[i:i + 3] for t in ranks for i in range(len(t) - 2)}
+    return [
+        b for b in range(1, len(piece))
+        if piece[b - 1:b + 1] not in ranks
+        and (b < 2 or piece[b - 2:b + 1] not in threes)
+        and (b + 1 >= len(piece) or piece[b - 1:b + 2] not in threes)
+    ]
+
+
+def bpe_merge_in_chunks(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
+    """`bpe_merge` of each chunk between safe cuts: the same ids as `bpe_merge(piece)`.
+
+    >>> bpe_merge_in_chunks(b"abxab", {bytes([b]): b for b in range(256)} | {b"ab": 256})
+    [256, 120, 256]
+    """
+    bounds = [0, *safe_cuts(piece, ranks), len(piece)]
+    return [i for a, b in zip(bounds, bounds[1:]) for i in bpe_merge(piece[a:b], ranks)]
 
 
 def encode_ordinary(text: str, pat_str: str, ranks: dict[bytes, int]) -> list[int]:

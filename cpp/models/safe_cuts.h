@@ -1,0 +1,52 @@
+// SafeCuts: places inside a piece where no token can straddle, so the piece may be merged
+// as independent chunks.
+//
+// tiktoken merges the adjacent pair of lowest rank until none is a token.  Cut the piece
+// between bytes b-1 and b.  If no token of the vocabulary could cover both bytes, no merge
+// ever joins across the cut (a merge makes a token), so the merges on either side never
+// see each other: each side goes through exactly the merges it would go through alone, and
+// the ids are those of the two sides merged separately.  A token covering bytes b-1 and b
+// either is those two bytes, or has three bytes or more and then contains the three bytes
+// b-2, b-1, b or the three bytes b-1, b, b+1.  So the cut is safe when the two bytes are
+// not a token and neither three-byte string occurs inside any token.
+//
+// Kept as a bit per two-byte token (8 KB) and a hashed bit set of the three-byte strings
+// of all tokens (128 KB, so it stays in the L2 cache): a hash collision only forgoes a
+// cut, never makes a wrong one.  On random letters most cuts fall every 15-30 bytes, on a
+// run of Chinese characters that are not tokens at almost every character, so a long piece
+// becomes many short merges instead of one big one; on a run of one repeated byte there is
+// none (the long-piece merge handles those).  O(1) per position.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "models/token_table.h"
+
+namespace tf {
+
+class SafeCuts {
+ public:
+  void build(const TokenTable& vocab);
+
+  // True if the piece [p, p + n) may be cut between bytes b - 1 and b (0 < b < n).
+  bool at(const uint8_t* p, size_t n, size_t b) const {
+    if (bit(two_, p[b - 1] | (p[b] << 8))) return false;
+    if (b >= 2 && bit(three_, slot(p + b - 2))) return false;
+    return b + 1 >= n || !bit(three_, slot(p + b - 1));
+  }
+
+ private:
+  static constexpr int kThreeBits = 20;
+  static uint32_t slot(const uint8_t* q) {
+    uint32_t t = q[0] | (q[1] << 8) | (static_cast<uint32_t>(q[2]) << 16);
+    return (t * 0x9E3779B1u) >> (32 - kThreeBits);
+  }
+  static bool bit(const std::vector<uint64_t>& set, uint32_t i) { return (set[i >> 6] >> (i & 63)) & 1; }
+
+  std::vector<uint64_t> two_ = std::vector<uint64_t>(65536 / 64, 0);
+  std::vector<uint64_t> three_ = std::vector<uint64_t>((size_t{1} << kThreeBits) / 64, 0);
+};
+
+}  // namespace tf

@@ -1,0 +1,82 @@
+"""The merge of a piece cut where no token can straddle (cpp/models/safe_cuts.h) gives
+tiktoken's ids: on cut-prone text with the real vocabularies, and on random small
+vocabularies whose tokens need not be reachable by merges."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from _tiktoken_refs import pair
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tokenforge
+from tokenforge.reference import bpe as reference
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def test_chunk_spelling_a_token_is_still_merged():
+    """"abc" is a token, but no merge reaches it (neither "ab" nor "bc" is one).  In the piece
+    "abcq" the cut before "q" is safe, and the chunk "abc" must stay three bytes: tiktoken
+    looks up only whole pieces, never their chunks."""
+    import tiktoken
+
+    ranks = {bytes([b]): b for b in range(256)} | {b"abc": 256, b"qq": 257}
+    ours = tokenforge.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
+    ref = tiktoken.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
+    for text in ["abcq", "abc", "qabcq", "abcqq abc abcabc"]:
+        assert ours.encode_ordinary(text) == ref.encode_ordinary(text), text
+    assert ours.encode_ordinary("abcq") == [97, 98, 99, 113]
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "r50k_base"])
+@SETTINGS
+@given(
+    alphabet=st.sampled_from(["abcdefghijklmnopqrstuvwxyz", "qxzjvkw", "中文字的一是不了人我在有他这为之大来以个",
+                              "\u4e00\u9fa0\u9f98\u4e02", "aéüßqx", "ЖЩЪЫЬЭЮЯжщ", "ก ข ฃ ค"]),
+    length=st.integers(min_value=1, max_value=700),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_cut_prone_text_equal_to_tiktoken(name, alphabet, length, seed):
+    """Letters with rare pairs and random CJK cut often; lengths cross the 256-byte short-piece limit."""
+    rng = random.Random(seed)
+    text = "".join(rng.choice(alphabet) for _ in range(length))
+    ours, ref = pair(name)
+    assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+    assert ours.count_tokens(text) == len(ref.encode_ordinary(text))
+
+
+@SETTINGS
+@given(
+    tokens=st.lists(st.text(alphabet="abcd", min_size=2, max_size=5), min_size=1, max_size=40, unique=True),
+    text=st.text(alphabet="abcd", min_size=1, max_size=300),
+)
+def test_random_vocabulary_equal_to_tiktoken_and_reference(tokens, text):
+    """Random tokens in random rank order (some unreachable by merges), one piece per text."""
+    import tiktoken
+
+    ranks = {bytes([b]): b for b in range(256)}
+    for t in tokens:
+        ranks[t.encode()] = len(ranks)
+    ours = tokenforge.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
+    ref = tiktoken.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
+    want = ref.encode_ordinary(text)
+    assert ours.encode_ordinary(text) == want
+    # The reference merges whole pieces too (no shortcut for a piece that is a token).
+    merged = reference.bpe_merge(text.encode(), ranks)
+    assert merged == want or text.encode() in ranks
+    assert reference.bpe_merge_in_chunks(text.encode(), ranks) == merged
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("left", [1, 2, 3, 254, 255, 256, 257, 600])
+def test_chunks_on_both_sides_of_the_short_piece_limit(name, left):
+    """Chunks of every size next to a cut ("qg" and its neighbours are in no token of
+    these vocabularies): short merges, the long-piece merge, and the switch at 256 bytes."""
+    ours, ref = pair(name)
+    for right in (1, 2, 255, 256, 257):
+        for letter in "ae":
+            text = letter * left + "qg" + letter * right + "qg" + "zq" * 130
+            assert ours.encode_ordinary(text) == ref.encode_ordinary(text), (left, right, letter)
