@@ -40,7 +40,7 @@ BpeTrainer::BpeTrainer() {
     tokens_.emplace_back(1, static_cast<char>(kByteOrder.byte_of_rank[r]));
     token_ids_.emplace(tokens_.back(), r);
   }
-  units_.push_back(Unit{kSentinel, 1, 0});
+  units_.push_back(Unit{kSentinel, 1, 0});  // the unit before the first word
 }
 
 bool BpeTrainer::add_word(const uint8_t* p, size_t n, uint64_t count) {
@@ -49,25 +49,29 @@ bool BpeTrainer::add_word(const uint8_t* p, size_t n, uint64_t count) {
     single_bytes_ += n * count;
     return true;
   }
-  if (units_.size() + n + 1 >= kInside) return false;
-  uint32_t w = static_cast<uint32_t>(word_start_.size());
-  word_start_.push_back(static_cast<uint32_t>(units_.size()));
-  word_count_.push_back(count);
-  for (size_t i = 0; i < n; ++i) {
-    units_.push_back(Unit{kByteOrder.rank_of_byte[p[i]], 1, w});
+  ++num_words_;
+  for (; count != 0; count -= std::min(count, kMaxUnitCount)) {
+    if (units_.size() + n + 1 >= kInside) return false;
+    uint32_t c = static_cast<uint32_t>(std::min(count, kMaxUnitCount));
+    word_start_.push_back(static_cast<uint32_t>(units_.size()));
+    Unit* u = units_.extend_uninitialized(n + 1);
+    for (size_t i = 0; i < n; ++i) u[i] = Unit{kByteOrder.rank_of_byte[p[i]], 1, c};
+    u[n] = Unit{kSentinel, 1, 0};
+    units_.commit(n + 1);
   }
-  units_.push_back(Unit{kSentinel, 1, w});
   return true;
 }
 
 bool BpeTrainer::add_words(const PieceMap& words) {
   size_t units = units_.size(), n_words = word_start_.size();
   words.for_each([&](const uint8_t*, size_t n, uint64_t count) {
-    if (n >= 2 && count != 0) units += n + 1, ++n_words;
+    if (n >= 2 && count != 0) {
+      size_t copies = (count + kMaxUnitCount - 1) / kMaxUnitCount;
+      units += (n + 1) * copies, n_words += copies;
+    }
   });
   units_.reserve(units);  // exactly: doubling would leave up to half of the largest table unused
   word_start_.reserve(n_words);
-  word_count_.reserve(n_words);
   bool ok = true;
   words.for_each([&](const uint8_t* p, size_t n, uint64_t count) { ok = ok && add_word(p, n, count); });
   return ok;
@@ -76,7 +80,7 @@ bool BpeTrainer::add_words(const PieceMap& words) {
 std::pair<uint64_t, uint64_t> BpeTrainer::text_size() const {
   uint64_t tokens = single_bytes_;
   for (size_t u = 1; u < units_.size(); ++u)
-    if (units_[u].id != kSentinel && units_[u].id != kInside) tokens += word_count_[units_[u].word];
+    if (units_[u].id != kSentinel && units_[u].id != kInside) tokens += units_[u].count;
   return {total_bytes_, tokens};
 }
 
@@ -146,7 +150,7 @@ void BpeTrainer::count_initial_pairs() {
   for (size_t u = 1; u + 1 < units_.size(); ++u) {
     if (units_[u].id == kSentinel || units_[u + 1].id == kSentinel) continue;
     uint32_t k = units_[u].id << 8 | units_[u + 1].id;
-    count[k] += static_cast<int64_t>(word_count_[units_[u].word]);
+    count[k] += units_[u].count;
     ++occurrences[k];
   }
   // Positions grouped by pair (a counting sort), then one list per pair.
@@ -185,7 +189,7 @@ void BpeTrainer::merge_at(uint32_t pos, uint32_t a, uint32_t b, uint32_t r) {
   if (units_[pos].id != a) return;
   uint32_t j = pos + units_[pos].span;
   if (units_[j].id != b) return;
-  int64_t w = static_cast<int64_t>(word_count_[units_[pos].word]);
+  int64_t w = units_[pos].count;
   uint32_t k = j + units_[j].span;
   if (units_[pos - 1].id != kSentinel) {
     uint32_t prev_start = pos - units_[pos - 1].span;
@@ -218,12 +222,16 @@ void BpeTrainer::merge_at(uint32_t pos, uint32_t a, uint32_t b, uint32_t r) {
 // HF merges a pair in every word of an entry's position set, scanning each word left to
 // right; only needed for pairs that gained occurrences in two different steps.
 void BpeTrainer::merge_words(uint32_t list, uint32_t a, uint32_t b, uint32_t r) {
-  std::vector<uint32_t> words;
-  for (uint32_t pos : lists_.get(list)) words.push_back(units_[pos].word);
-  std::sort(words.begin(), words.end());
-  words.erase(std::unique(words.begin(), words.end()), words.end());
-  for (uint32_t w : words)
-    for (uint32_t u = word_start_[w]; units_[u].id != kSentinel; u += units_[u].span) merge_at(u, a, b, r);
+  PositionLists::View v = lists_.get(list);
+  std::vector<uint32_t> positions(v.begin(), v.end());
+  std::sort(positions.begin(), positions.end());
+  uint32_t scanned = 0;  // units before this belong to words already merged
+  for (uint32_t pos : positions) {
+    if (pos < scanned) continue;
+    uint32_t u = *(std::upper_bound(word_start_.begin(), word_start_.end(), pos) - 1);
+    for (; units_[u].id != kSentinel; u += units_[u].span) merge_at(u, a, b, r);
+    scanned = u;
+  }
 }
 
 // Empties a per-step position buffer; a big one gives its memory back, since one buffer per
@@ -351,7 +359,6 @@ void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<
       for (size_t i = 0; i < list.size; ++i) {
         // Positions are scattered in memory: fetch a few merges ahead.
         if (i + 16 < list.size) __builtin_prefetch(&units_[list.data[i + 16]]);
-        if (i + 8 < list.size) __builtin_prefetch(&word_count_[units_[list.data[i + 8]].word]);
         merge_at(list.data[i], top.a, top.b, r);
       }
     }

@@ -14,7 +14,7 @@
 // 16-byte position list header with one position inline (position_lists.h), and while the
 // best count is above its own (up to 16), an 8-byte deferred entry instead of a 24-byte
 // heap entry.  Large
-// tables come straight from mmap (big_allocator.h), so a grown table's old copy is returned.
+// tables grow in place through mremap, on huge pages (big_vector.h).
 // A merge visits only the positions of its pair, so training costs O(total occurrences
 // touched), independent of word length (a 100 000-letter word costs no more per merge than
 // many short ones).  Counts of neighbour pairs are gathered per step in arrays indexed by
@@ -40,7 +40,7 @@
 #include <utility>
 #include <vector>
 
-#include "training/big_allocator.h"
+#include "training/big_vector.h"
 #include "training/pair_index.h"
 #include "training/position_lists.h"
 #include "training/piece_map.h"
@@ -73,7 +73,7 @@ class BpeTrainer {
   // The merges in order: the pair merged and the id it produced.
   const std::vector<std::pair<uint32_t, uint32_t>>& merges() const { return merges_; }
   const std::vector<uint32_t>& merge_ids() const { return merge_ids_; }
-  size_t num_words() const { return word_start_.size(); }
+  size_t num_words() const { return num_words_; }
   size_t num_units() const { return units_.size(); }
   size_t num_pairs() const { return pairs_.size(); }
   size_t heap_capacity() const { return heap_.capacity(); }
@@ -113,14 +113,17 @@ class BpeTrainer {
 
   // Symbols of all words, one unit per byte, words separated by a kSentinel unit: `id` is
   // the symbol's token id at its first unit (kInside elsewhere), `span` its length in units
-  // at its first and last unit, `word` the word the unit belongs to.  One struct per unit
-  // keeps what a merge reads about a position in one cache line.
+  // at its first and last unit, `count` the word's count.  One struct per unit keeps all a
+  // merge reads about a position in one cache line (a separate count table was a second
+  // random access per position).  A word counted more than 2^32 - 1 times is stored as
+  // several copies, which changes no pair count and no merge.
   struct Unit {
-    uint32_t id, span, word;
+    uint32_t id, span, count;
   };
+  static constexpr uint64_t kMaxUnitCount = 0xFFFFFFFFu;
   BigVector<Unit> units_;
-  BigVector<uint32_t> word_start_;
-  BigVector<uint64_t> word_count_;
+  BigVector<uint32_t> word_start_;  // the first unit of each word (copy), increasing
+  size_t num_words_ = 0;            // distinct words of two or more bytes
   uint64_t total_bytes_ = 0, single_bytes_ = 0;  // all words; words of one byte
 
   std::vector<std::string> tokens_;

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "training/big_allocator.h"
+#include "training/big_vector.h"
 
 namespace tf {
 
@@ -34,7 +34,7 @@ class PositionLists {
     if (n > 1) {
       maybe_compact(n);
       h.begin = pool_.size();
-      pool_.insert(pool_.end(), p, p + n);
+      pool_.append(p, p + n);
     }
     headers_.push_back(h);
     return static_cast<uint32_t>(headers_.size() - 1);
@@ -52,7 +52,7 @@ class PositionLists {
     if (all.size() > 1) {
       maybe_compact(all.size());
       h.begin = pool_.size();
-      pool_.insert(pool_.end(), all.begin(), all.end());
+      pool_.append(all.data(), all.data() + all.size());
     }
     headers_[id] = h;
   }
@@ -87,8 +87,7 @@ class PositionLists {
     for (Header& h : headers_) {
       if (h.size <= 1) continue;
       uint64_t at = fresh.size();
-      fresh.insert(fresh.end(), pool_.begin() + static_cast<std::ptrdiff_t>(h.begin),
-                   pool_.begin() + static_cast<std::ptrdiff_t>(h.begin + h.size));
+      fresh.append(pool_.data() + h.begin, pool_.data() + h.begin + h.size);
       h.begin = at;
     }
     pool_.swap(fresh);

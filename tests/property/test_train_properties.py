@@ -100,3 +100,15 @@ def test_identical_across_runs_and_thread_counts():
         trainer.train_from_iterator(texts)
         results.add(tuple(trainer.merges))
     assert len(results) == 1
+
+
+def test_counts_above_32_bits_equal_reference():
+    """A word counted 2^32 times or more is stored as several copies; the merges must not change."""
+    counts = {b"ab": 2**33 + 1, b"abc": 2**32 - 1, b"bcbc": 2**32, b"cab": 3 * 2**32 + 7, b"aaaa": 5}
+    for word_level in (False, True):
+        assert native_train(counts, 270, word_level=word_level) == train_bpe(counts, 270)
+    t = _native.BpeTrainer()
+    for w, c in counts.items():
+        t.add_word(w, c)
+    assert t.num_words == len(counts)
+    assert t.text_size() == (sum(len(w) * c for w, c in counts.items()), sum(len(w) * c for w, c in counts.items()))
