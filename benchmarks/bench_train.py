@@ -9,7 +9,8 @@ Options:
     --parity   also check that tokenforge's merges equal HF's on the whole corpus (same
                documents, Llama 3 pattern; takes a minute or two for HF).
     --big GB   build a file of about GB gigabytes by repeating and shuffling the corpus
-               paragraphs, and report tokenforge's time and peak memory on it.
+               paragraphs (in $TMPDIR or /tmp), report tokenforge's time and peak memory
+               on it, then delete the file.
 
 Usage:
     python benchmarks/bench_train.py [--vocab 32768] [--tools tokenforge hf rustbpe bpeasy]
@@ -47,20 +48,22 @@ def input_path(name: str) -> Path:
 def big_input(gigabytes: float) -> Path:
     """About `gigabytes` GB of corpus paragraphs, shuffled and repeated (seeded)."""
     path = TMP / f"tokenforge-train-big-{gigabytes:g}.txt"
-    if path.exists():
-        return path
     paragraphs = "".join(corpus_text(p) for p in ("en", "code", "multi", "mixed")).split("\n\n")
     rng = random.Random(20241122)
     target, written = int(gigabytes * 1e9), 0
     tmp = path.with_suffix(".part")
-    with open(tmp, "w", encoding="utf-8") as f:
-        while written < target:
-            rng.shuffle(paragraphs)
-            for p in paragraphs:
-                f.write(p + "\n\n")
-                written += len(p.encode("utf-8")) + 2
-                if written >= target:
-                    break
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            while written < target:
+                rng.shuffle(paragraphs)
+                for p in paragraphs:
+                    f.write(p + "\n\n")
+                    written += len(p.encode("utf-8")) + 2
+                    if written >= target:
+                        break
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     os.replace(tmp, path)
     return path
 
@@ -184,8 +187,11 @@ def main() -> None:
         parity(args.vocab)
     if args.big:
         path = big_input(args.big)
-        r = measure("tokenforge", path, args.vocab)
-        size = path.stat().st_size
+        try:
+            r = measure("tokenforge", path, args.vocab)
+            size = path.stat().st_size
+        finally:
+            path.unlink()  # do not leave gigabytes behind
         print(f"\nbig: {size / 1e9:.2f} GB shuffled corpus, vocab {args.vocab}: tokenforge {r.get('seconds', 0):.1f} s, "
               f"peak RSS {r.get('rss_mb', 0):.0f} MB {r.get('error', '')}")
 

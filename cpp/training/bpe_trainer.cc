@@ -246,10 +246,12 @@ void release(std::vector<uint32_t>* positions) {
 }  // namespace
 
 // Adds occurrences of (a, b) found in this step to its record (*rec).  True if they start a
-// new position list, which needs its own heap entry.
+// new position list, which needs its own heap entry.  `is_new`: the pair cannot have a
+// record yet (it holds a token that did not exist before this step), so the index is not
+// searched.
 bool BpeTrainer::add_pair_occurrences(uint32_t a, uint32_t b, int64_t count, std::vector<uint32_t>* positions,
-                                      uint32_t* rec) {
-  *rec = find(a, b);
+                                      bool is_new, uint32_t* rec) {
+  *rec = is_new ? PairIndex::kMissing : find(a, b);
   bool inserted = *rec == PairIndex::kMissing;
   if (inserted) {
     *rec = static_cast<uint32_t>(pairs_.size());
@@ -271,8 +273,10 @@ bool BpeTrainer::add_pair_occurrences(uint32_t a, uint32_t b, int64_t count, std
 }
 
 // Applies the changes gathered while merging (a, b) into r, then pushes the pairs that
-// gained occurrences, as HF does after each merge.
-void BpeTrainer::flush(uint32_t a, uint32_t b, uint32_t r) {
+// gained occurrences, as HF does after each merge.  `fresh`: r is a new token, not one an
+// earlier merge built already, so every pair that gains is new, except (r, r) the second
+// time (it gains on both sides of r).
+void BpeTrainer::flush(uint32_t a, uint32_t b, uint32_t r, bool fresh) {
   std::vector<uint32_t>& gained = gained_;
   gained.clear();
   uint32_t rec;
@@ -285,14 +289,14 @@ void BpeTrainer::flush(uint32_t a, uint32_t b, uint32_t r) {
   for (size_t i = 0; i < left.size(); ++i) {
     if (i + kAhead < left.size()) index_.prefetch(PairIndex::key(left[i + kAhead], r));
     uint32_t x = left[i];
-    if (!gain_left_pos_[x].empty() && add_pair_occurrences(x, r, gain_left_[x], &gain_left_pos_[x], &rec))
+    if (!gain_left_pos_[x].empty() && add_pair_occurrences(x, r, gain_left_[x], &gain_left_pos_[x], fresh, &rec))
       gained.push_back(rec);
   }
   for (size_t i = 0; i < std::min(kAhead, right.size()); ++i) index_.prefetch(PairIndex::key(r, right[i]));
   for (size_t i = 0; i < right.size(); ++i) {
     if (i + kAhead < right.size()) index_.prefetch(PairIndex::key(r, right[i + kAhead]));
     uint32_t x = right[i];
-    if (!gain_right_pos_[x].empty() && add_pair_occurrences(r, x, gain_right_[x], &gain_right_pos_[x], &rec))
+    if (!gain_right_pos_[x].empty() && add_pair_occurrences(r, x, gain_right_[x], &gain_right_pos_[x], fresh && x != r, &rec))
       gained.push_back(rec);
   }
   for (size_t i = 0; i < std::min(kAhead, left.size()); ++i) index_.prefetch(PairIndex::key(left[i], a));
@@ -348,6 +352,7 @@ void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<
     if (top.count < floor) break;
     pop();
     ++step_;
+    size_t known = tokens_.size();
     uint32_t r = token_for(top.a, top.b);
     merges_.emplace_back(top.a, top.b);
     merge_ids_.push_back(r);
@@ -363,7 +368,7 @@ void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<
       }
     }
     lists_.drop(top.list);
-    flush(top.a, top.b, r);
+    flush(top.a, top.b, r, tokens_.size() != known);
     if (done != nullptr) done->store(static_cast<uint32_t>(merges_.size()), std::memory_order_relaxed);
   }
 }

@@ -104,9 +104,10 @@ class BpeTrainer {
   uint32_t token_for(uint32_t a, uint32_t b);
   void merge_at(uint32_t pos, uint32_t a, uint32_t b, uint32_t r);
   void merge_words(uint32_t list, uint32_t a, uint32_t b, uint32_t r);
-  void flush(uint32_t a, uint32_t b, uint32_t r);
+  void flush(uint32_t a, uint32_t b, uint32_t r, bool fresh);
   void grow_step_tables(size_t n);
-  bool add_pair_occurrences(uint32_t a, uint32_t b, int64_t count, std::vector<uint32_t>* positions, uint32_t* rec);
+  bool add_pair_occurrences(uint32_t a, uint32_t b, int64_t count, std::vector<uint32_t>* positions, bool is_new,
+                            uint32_t* rec);
 
   static constexpr uint32_t kSentinel = 0xFFFFFFFFu;  // unit between two words
   static constexpr uint32_t kInside = 0xFFFFFFFEu;    // unit inside a merged symbol
