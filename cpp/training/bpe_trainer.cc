@@ -272,6 +272,41 @@ bool BpeTrainer::add_pair_occurrences(uint32_t a, uint32_t b, int64_t count, std
   return false;
 }
 
+void BpeTrainer::skip_pair(uint32_t a, uint32_t b, int64_t count, std::vector<uint32_t>* positions) {
+  skipped_.add(a, b, count, positions->data(), positions->size());
+  release(positions);
+}
+
+// A pair lost occurrences; a skipped pair has no record to update (restore_skipped counts
+// what is left of it).
+void BpeTrainer::lose(uint32_t a, uint32_t b, int64_t count) {
+  uint32_t rec = find(a, b);
+  if (rec != PairIndex::kMissing) pairs_[rec].count -= count;
+}
+
+// Gives every logged pair of count `floor` or more what it would have had if it had not
+// been skipped: a record holding its current count (never merged, so the count is what
+// its positions still hold), its position list, and a queue entry with the count it was
+// created with (as stale as the entry it would have had; the lazy requeue corrects both
+// alike).  O(logged pairs and their positions).
+void BpeTrainer::restore_skipped(int64_t floor) {
+  skipped_.take_if([&](const SkippedPairs::Pair& s) {
+    if (s.count < floor) return false;
+    const uint32_t* pos = skipped_.positions(s);
+    int64_t now = 0;
+    for (uint32_t k = 0; k < s.size; ++k) {
+      const Unit& u = units_[pos[k]];
+      if (u.id == s.a && units_[pos[k] + u.span].id == s.b) now += u.count;
+    }
+    uint32_t rec = static_cast<uint32_t>(pairs_.size());
+    uint32_t list = lists_.add(pos, s.size);
+    pairs_.push_back(PairRecord{now, s.a, s.b, 0, 0, list});  // step 0: a later gain is another step
+    index_.insert(PairIndex::key(s.a, s.b), key_of());
+    if (s.count > 0) push(Entry{s.count, s.a, s.b, list, rec});
+    return true;
+  });
+}
+
 // Applies the changes gathered while merging (a, b) into r, then pushes the pairs that
 // gained occurrences, as HF does after each merge.  `fresh`: r is a new token, not one an
 // earlier merge built already, so every pair that gains is new, except (r, r) the second
@@ -289,29 +324,43 @@ void BpeTrainer::flush(uint32_t a, uint32_t b, uint32_t r, bool fresh) {
   for (size_t i = 0; i < left.size(); ++i) {
     if (i + kAhead < left.size()) index_.prefetch(PairIndex::key(left[i + kAhead], r));
     uint32_t x = left[i];
-    if (!gain_left_pos_[x].empty() && add_pair_occurrences(x, r, gain_left_[x], &gain_left_pos_[x], fresh, &rec))
-      gained.push_back(rec);
+    if (gain_left_pos_[x].empty()) continue;
+    if (fresh && skip_floor_ != 0 && x != r) {
+      int64_t net = gain_left_[x] - (x == b ? lost_right_[r] : 0);  // (b, r) can also lose in this step
+      if (net < skip_floor_) {
+        skip_pair(x, r, net, &gain_left_pos_[x]);
+        continue;
+      }
+    }
+    if (add_pair_occurrences(x, r, gain_left_[x], &gain_left_pos_[x], fresh, &rec)) gained.push_back(rec);
   }
   for (size_t i = 0; i < std::min(kAhead, right.size()); ++i) index_.prefetch(PairIndex::key(r, right[i]));
   for (size_t i = 0; i < right.size(); ++i) {
     if (i + kAhead < right.size()) index_.prefetch(PairIndex::key(r, right[i + kAhead]));
     uint32_t x = right[i];
-    if (!gain_right_pos_[x].empty() && add_pair_occurrences(r, x, gain_right_[x], &gain_right_pos_[x], fresh && x != r, &rec))
-      gained.push_back(rec);
+    if (gain_right_pos_[x].empty()) continue;
+    if (fresh && skip_floor_ != 0 && x != r) {
+      int64_t net = gain_right_[x] - (x == a ? lost_left_[r] : 0);  // (r, a) can also lose in this step
+      if (net < skip_floor_) {
+        skip_pair(r, x, net, &gain_right_pos_[x]);
+        continue;
+      }
+    }
+    if (add_pair_occurrences(r, x, gain_right_[x], &gain_right_pos_[x], fresh && x != r, &rec)) gained.push_back(rec);
   }
   for (size_t i = 0; i < std::min(kAhead, left.size()); ++i) index_.prefetch(PairIndex::key(left[i], a));
   for (size_t i = 0; i < std::min(kAhead, right.size()); ++i) index_.prefetch(PairIndex::key(b, right[i]));
   for (size_t i = 0; i < left.size(); ++i) {
     if (i + kAhead < left.size()) index_.prefetch(PairIndex::key(left[i + kAhead], a));
     uint32_t x = left[i];
-    if (lost_left_[x] != 0) pairs_[find(x, a)].count -= lost_left_[x];
+    if (lost_left_[x] != 0) lose(x, a, lost_left_[x]);
     lost_left_[x] = gain_left_[x] = 0;
     touched_left_[x] = 0;
   }
   for (size_t i = 0; i < right.size(); ++i) {
     if (i + kAhead < right.size()) index_.prefetch(PairIndex::key(b, right[i + kAhead]));
     uint32_t x = right[i];
-    if (lost_right_[x] != 0) pairs_[find(b, x)].count -= lost_right_[x];
+    if (lost_right_[x] != 0) lose(b, x, lost_right_[x]);
     lost_right_[x] = gain_right_[x] = 0;
     touched_right_[x] = 0;
   }
@@ -335,13 +384,20 @@ void BpeTrainer::grow_step_tables(size_t n) {
 void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done, bool word_level) {
   count_initial_pairs();
   int64_t floor = static_cast<int64_t>(std::max<uint64_t>(min_frequency, 1));
-  while (tokens_.size() < vocab_size && !(heap_.empty() && num_deferred_ == 0)) {
+  while (tokens_.size() < vocab_size && !(heap_.empty() && num_deferred_ == 0 && skipped_.empty())) {
     if (num_deferred_ != 0) {
       int64_t c = highest_deferred();
       if (heap_.empty() || heap_[0].count <= c) {
         undefer(c);
         continue;
       }
+    }
+    if (skip_floor_ != 0 && (heap_.empty() || heap_[0].count < skip_floor_)) {
+      // The next merge could be a skipped pair: restore those of the upper half.
+      skip_floor_ /= 2;
+      restore_skipped(skip_floor_ > 1 ? skip_floor_ : INT64_MIN);
+      if (skip_floor_ <= 1) skip_floor_ = 0;
+      continue;
     }
     Entry top = heap_[0];
     const PairRecord rec = pairs_[top.rec];
@@ -354,16 +410,23 @@ void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<
     ++step_;
     size_t known = tokens_.size();
     uint32_t r = token_for(top.a, top.b);
+    if (tokens_.size() == known && skip_floor_ != 0) {  // r was built before: pairs may gain twice from now on
+      restore_skipped(INT64_MIN);
+      skip_floor_ = 0;
+    }
     merges_.emplace_back(top.a, top.b);
     merge_ids_.push_back(r);
     if (tokens_.size() > lost_left_.size()) grow_step_tables(2 * tokens_.size());  // neighbours are any id
     if (rec.multi || word_level) {
       merge_words(top.list, top.a, top.b, r);
     } else {
+      // Positions are scattered in memory: fetch kAhead merges ahead, starting with the
+      // first ones (most merges late in training have only a few positions).
+      constexpr size_t kAhead = 16;
       PositionLists::View list = lists_.get(top.list);
+      for (size_t i = 0; i < std::min(kAhead, list.size); ++i) __builtin_prefetch(&units_[list.data[i]]);
       for (size_t i = 0; i < list.size; ++i) {
-        // Positions are scattered in memory: fetch a few merges ahead.
-        if (i + 16 < list.size) __builtin_prefetch(&units_[list.data[i + 16]]);
+        if (i + kAhead < list.size) __builtin_prefetch(&units_[list.data[i + kAhead]]);
         merge_at(list.data[i], top.a, top.b, r);
       }
     }

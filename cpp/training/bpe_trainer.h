@@ -44,6 +44,7 @@
 #include "training/pair_index.h"
 #include "training/position_lists.h"
 #include "training/piece_map.h"
+#include "training/skipped_pairs.h"
 
 namespace tf {
 
@@ -105,6 +106,7 @@ class BpeTrainer {
   void merge_at(uint32_t pos, uint32_t a, uint32_t b, uint32_t r);
   void merge_words(uint32_t list, uint32_t a, uint32_t b, uint32_t r);
   void flush(uint32_t a, uint32_t b, uint32_t r, bool fresh);
+  void lose(uint32_t a, uint32_t b, int64_t count);
   void grow_step_tables(size_t n);
   bool add_pair_occurrences(uint32_t a, uint32_t b, int64_t count, std::vector<uint32_t>* positions, bool is_new,
                             uint32_t* rec);
@@ -156,6 +158,20 @@ class BpeTrainer {
   int64_t defer_max_ = kDeferMax;
   size_t num_deferred_ = 0;
   uint32_t step_ = 0;
+
+  // Pairs created with a count below skip_floor_ get no record, only a line in skipped_
+  // (skipped_pairs.h).  Exact because, as long as no merge has rebuilt an existing token,
+  // every pair gains occurrences in one step only (the step that creates its newer token),
+  // so its count can only fall afterwards and never reaches the floor again; merges come
+  // in order of count, so none of them can be a skipped pair until the best count falls
+  // below the floor.  Then (or at the first merge that rebuilds an existing token, after
+  // which pairs can gain twice) restore_skipped gives the logged pairs the record, position
+  // list and queue entry they would have had, and the floor is halved (or dropped).
+  static constexpr int64_t kSkipFloor = 16;
+  int64_t skip_floor_ = kSkipFloor;  // 0: nothing is skipped any more
+  SkippedPairs skipped_;
+  void skip_pair(uint32_t a, uint32_t b, int64_t count, std::vector<uint32_t>* positions);
+  void restore_skipped(int64_t floor);
 
   // Per-step changes, indexed by the neighbour's id x: (x, a) and (b, x) lose occurrences,
   // (x, r) and (r, x) gain them at the listed positions.
