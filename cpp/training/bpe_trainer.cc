@@ -40,7 +40,7 @@ BpeTrainer::BpeTrainer() {
     tokens_.emplace_back(1, static_cast<char>(kByteOrder.byte_of_rank[r]));
     token_ids_.emplace(tokens_.back(), r);
   }
-  units_.push_back(Unit{kSentinel, 1, 0});  // the unit before the first word
+  units_.push_back(Unit{kSentinel, 0});  // the unit before the first word
 }
 
 bool BpeTrainer::add_word(const uint8_t* p, size_t n, uint64_t count) {
@@ -55,8 +55,8 @@ bool BpeTrainer::add_word(const uint8_t* p, size_t n, uint64_t count) {
     uint32_t c = static_cast<uint32_t>(std::min(count, kMaxUnitCount));
     word_start_.push_back(static_cast<uint32_t>(units_.size()));
     Unit* u = units_.extend_uninitialized(n + 1);
-    for (size_t i = 0; i < n; ++i) u[i] = Unit{kByteOrder.rank_of_byte[p[i]], 1, c};
-    u[n] = Unit{kSentinel, 1, 0};
+    for (size_t i = 0; i < n; ++i) u[i] = Unit{kByteOrder.rank_of_byte[p[i]], c};
+    u[n] = Unit{kSentinel, 0};
     units_.commit(n + 1);
   }
   return true;
@@ -80,7 +80,7 @@ bool BpeTrainer::add_words(const PieceMap& words) {
 std::pair<uint64_t, uint64_t> BpeTrainer::text_size() const {
   uint64_t tokens = single_bytes_;
   for (size_t u = 1; u < units_.size(); ++u)
-    if (units_[u].id != kSentinel && units_[u].id != kInside) tokens += units_[u].count;
+    if (units_[u].id != kSentinel && units_[u].id != kInside) tokens += units_[u].x;
   return {total_bytes_, tokens};
 }
 
@@ -150,7 +150,7 @@ void BpeTrainer::count_initial_pairs() {
   for (size_t u = 1; u + 1 < units_.size(); ++u) {
     if (units_[u].id == kSentinel || units_[u + 1].id == kSentinel) continue;
     uint32_t k = units_[u].id << 8 | units_[u + 1].id;
-    count[k] += units_[u].count;
+    count[k] += units_[u].x;
     ++occurrences[k];
   }
   // Positions grouped by pair (a counting sort), then one list per pair.
@@ -187,12 +187,12 @@ uint32_t BpeTrainer::token_for(uint32_t a, uint32_t b) {
 // neighbouring pairs change (the same changes HF's Word::merge reports).
 void BpeTrainer::merge_at(uint32_t pos, uint32_t a, uint32_t b, uint32_t r) {
   if (units_[pos].id != a) return;
-  uint32_t j = pos + units_[pos].span;
+  uint32_t j = pos + span_at(pos);
   if (units_[j].id != b) return;
-  int64_t w = units_[pos].count;
-  uint32_t k = j + units_[j].span;
+  int64_t w = units_[pos].x;
+  uint32_t k = j + span_at(j);
   if (units_[pos - 1].id != kSentinel) {
-    uint32_t prev_start = pos - units_[pos - 1].span;
+    uint32_t prev_start = start_before(pos);
     uint32_t x = units_[prev_start].id;
     if (!touched_left_[x]) {
       touched_left_[x] = 1;
@@ -212,11 +212,11 @@ void BpeTrainer::merge_at(uint32_t pos, uint32_t a, uint32_t b, uint32_t r) {
     gain_right_[x] += w;
     gain_right_pos_[x].push_back(pos);
   }
-  uint32_t len = units_[pos].span + units_[j].span;
+  uint32_t len = k - pos;
   units_[pos].id = r;
   units_[j].id = kInside;
-  units_[pos].span = len;
-  units_[pos + len - 1].span = len;
+  units_[pos + 1] = Unit{kInside, len};  // (j itself when a was one unit)
+  units_[pos + len - 1] = Unit{kInside, len};
 }
 
 // HF merges a pair in every word of an entry's position set, scanning each word left to
@@ -229,7 +229,7 @@ void BpeTrainer::merge_words(uint32_t list, uint32_t a, uint32_t b, uint32_t r) 
   for (uint32_t pos : positions) {
     if (pos < scanned) continue;
     uint32_t u = *(std::upper_bound(word_start_.begin(), word_start_.end(), pos) - 1);
-    for (; units_[u].id != kSentinel; u += units_[u].span) merge_at(u, a, b, r);
+    for (; units_[u].id != kSentinel; u += span_at(u)) merge_at(u, a, b, r);
     scanned = u;
   }
 }
@@ -296,7 +296,7 @@ void BpeTrainer::restore_skipped(int64_t floor) {
     int64_t now = 0;
     for (uint32_t k = 0; k < s.size; ++k) {
       const Unit& u = units_[pos[k]];
-      if (u.id == s.a && units_[pos[k] + u.span].id == s.b) now += u.count;
+      if (u.id == s.a && units_[pos[k] + span_at(pos[k])].id == s.b) now += u.x;
     }
     uint32_t rec = static_cast<uint32_t>(pairs_.size());
     uint32_t list = lists_.add(pos, s.size);

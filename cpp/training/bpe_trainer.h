@@ -4,7 +4,7 @@
 // Algorithm (Sennrich et al. 2016, "Neural Machine Translation of Rare Words with Subword
 // Units", with the incremental bookkeeping of HF tokenizers' trainer):
 //   * every distinct word is stored once, weighted by its count, as a run of symbols in one
-//     flat array; a merged symbol keeps its length at its first and last unit (boundary
+//     flat array; a merged symbol keeps its length at its second and last unit (boundary
 //     tags), so its neighbours are found in O(1) and merging never moves memory;
 //   * pair -> count, and for each pair the list of positions where it occurs;
 //   * a max-heap of (count, pair) with lazy updates: a popped entry whose count is stale is
@@ -114,15 +114,28 @@ class BpeTrainer {
   static constexpr uint32_t kSentinel = 0xFFFFFFFFu;  // unit between two words
   static constexpr uint32_t kInside = 0xFFFFFFFEu;    // unit inside a merged symbol
 
-  // Symbols of all words, one unit per byte, words separated by a kSentinel unit: `id` is
-  // the symbol's token id at its first unit (kInside elsewhere), `span` its length in units
-  // at its first and last unit, `count` the word's count.  One struct per unit keeps all a
-  // merge reads about a position in one cache line (a separate count table was a second
-  // random access per position).  A word counted more than 2^32 - 1 times is stored as
-  // several copies, which changes no pair count and no merge.
+  // Symbols of all words, one unit per byte, words separated by a kSentinel unit.  A
+  // symbol's first unit holds its token id and the word's count; a symbol of two or more
+  // units is kInside at the others, and its length in units is in `x` of its second and
+  // last unit (so a one-unit symbol is recognised by the next unit not being kInside).
+  // 8 bytes a unit and all a merge reads about a position in one cache line: the units are
+  // the table merging reads at random, and a smaller one misses the cache less.  A word
+  // counted more than 2^32 - 1 times is stored as several copies, which changes no pair
+  // count and no merge.
   struct Unit {
-    uint32_t id, span, count;
+    uint32_t id;
+    uint32_t x;  // the count at a symbol's first unit, its span at its second and last
   };
+  static_assert(sizeof(Unit) == 8, "two units to a 16-byte load");
+  uint32_t span_at(uint32_t start) const {
+    const Unit& next = units_[start + 1];  // every word ends with a sentinel
+    return next.id == kInside ? next.x : 1;
+  }
+  // The first unit of the symbol that ends just before `start` (not a sentinel).
+  uint32_t start_before(uint32_t start) const {
+    const Unit& prev = units_[start - 1];
+    return prev.id == kInside ? start - prev.x : start - 1;
+  }
   static constexpr uint64_t kMaxUnitCount = 0xFFFFFFFFu;
   BigVector<Unit> units_;
   BigVector<uint32_t> word_start_;  // the first unit of each word (copy), increasing
