@@ -424,9 +424,9 @@ void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<
       // first ones (most merges late in training have only a few positions).
       constexpr size_t kAhead = 16;
       PositionLists::View list = lists_.get(top.list);
-      for (size_t i = 0; i < std::min(kAhead, list.size); ++i) __builtin_prefetch(&units_[list.data[i]]);
+      for (size_t i = 0; i < std::min(kAhead, list.size); ++i) prefetch_around(list.data[i]);
       for (size_t i = 0; i < list.size; ++i) {
-        if (i + kAhead < list.size) __builtin_prefetch(&units_[list.data[i + kAhead]]);
+        if (i + kAhead < list.size) prefetch_around(list.data[i + kAhead]);
         merge_at(list.data[i], top.a, top.b, r);
       }
     }

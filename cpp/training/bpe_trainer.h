@@ -131,6 +131,13 @@ class BpeTrainer {
     const Unit& next = units_[start + 1];  // every word ends with a sentinel
     return next.id == kInside ? next.x : 1;
   }
+  // Starts loading what merging at `pos` reads: the units from pos - 1 to about pos + 2
+  // (the left neighbour's last unit, the symbol, its span, the next symbol), which can
+  // straddle two cache lines.
+  void prefetch_around(uint32_t pos) const {
+    __builtin_prefetch(&units_[pos - 1]);
+    __builtin_prefetch(&units_[pos + 3]);
+  }
   // The first unit of the symbol that ends just before `start` (not a sentinel).
   uint32_t start_before(uint32_t start) const {
     const Unit& prev = units_[start - 1];
