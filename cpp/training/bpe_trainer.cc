@@ -35,11 +35,7 @@ struct EntryLess {
 }  // namespace
 
 BpeTrainer::BpeTrainer() {
-  tokens_.reserve(512);
-  for (uint32_t r = 0; r < 256; ++r) {
-    tokens_.emplace_back(1, static_cast<char>(kByteOrder.byte_of_rank[r]));
-    token_ids_.emplace(tokens_.back(), r);
-  }
+  for (uint32_t r = 0; r < 256; ++r) tokens_.add(std::string(1, static_cast<char>(kByteOrder.byte_of_rank[r])));
   units_.push_back(Unit{kSentinel, 0});  // the unit before the first word
 }
 
@@ -170,17 +166,6 @@ void BpeTrainer::count_initial_pairs() {
     index_.insert(PairIndex::key(a, b), key_of());
     if (count[k] > 0) push(Entry{count[k], a, b, list, rec});
   }
-}
-
-// The id of the token a+b: a new one, or the existing id if another merge built it already.
-uint32_t BpeTrainer::token_for(uint32_t a, uint32_t b) {
-  std::string bytes = tokens_[a] + tokens_[b];
-  auto it = token_ids_.find(bytes);
-  if (it != token_ids_.end()) return it->second;
-  uint32_t r = static_cast<uint32_t>(tokens_.size());
-  token_ids_.emplace(bytes, r);
-  tokens_.push_back(std::move(bytes));
-  return r;
 }
 
 // Merges the symbol at `pos` with the next one if they are (a, b), recording how the
@@ -409,7 +394,7 @@ void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<
     pop();
     ++step_;
     size_t known = tokens_.size();
-    uint32_t r = token_for(top.a, top.b);
+    uint32_t r = tokens_.join(top.a, top.b);  // a new token, or the existing id if another merge built it
     if (tokens_.size() == known && skip_floor_ != 0) {  // r was built before: pairs may gain twice from now on
       restore_skipped(INT64_MIN);
       skip_floor_ = 0;

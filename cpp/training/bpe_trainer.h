@@ -36,7 +36,6 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -45,6 +44,7 @@
 #include "training/position_lists.h"
 #include "training/piece_map.h"
 #include "training/skipped_pairs.h"
+#include "training/token_table.h"
 
 namespace tf {
 
@@ -70,7 +70,7 @@ class BpeTrainer {
   void train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done, bool word_level = false);
 
   // id -> token bytes.
-  const std::vector<std::string>& tokens() const { return tokens_; }
+  const std::vector<std::string>& tokens() const { return tokens_.tokens(); }
   // The merges in order: the pair merged and the id it produced.
   const std::vector<std::pair<uint32_t, uint32_t>>& merges() const { return merges_; }
   const std::vector<uint32_t>& merge_ids() const { return merge_ids_; }
@@ -102,7 +102,6 @@ class BpeTrainer {
   void requeue_top(int64_t count);
   int64_t highest_deferred() const;
   void undefer(int64_t count);
-  uint32_t token_for(uint32_t a, uint32_t b);
   void merge_at(uint32_t pos, uint32_t a, uint32_t b, uint32_t r);
   void merge_words(uint32_t list, uint32_t a, uint32_t b, uint32_t r);
   void flush(uint32_t a, uint32_t b, uint32_t r, bool fresh);
@@ -149,8 +148,7 @@ class BpeTrainer {
   size_t num_words_ = 0;            // distinct words of two or more bytes
   uint64_t total_bytes_ = 0, single_bytes_ = 0;  // all words; words of one byte
 
-  std::vector<std::string> tokens_;
-  std::unordered_map<std::string, uint32_t> token_ids_;
+  TokenTable tokens_;
   std::vector<std::pair<uint32_t, uint32_t>> merges_;
   std::vector<uint32_t> merge_ids_;
 
