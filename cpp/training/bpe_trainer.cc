@@ -149,22 +149,26 @@ void BpeTrainer::count_initial_pairs() {
     count[k] += units_[u].x;
     ++occurrences[k];
   }
-  // Positions grouped by pair (a counting sort), then one list per pair.
-  std::vector<uint64_t> start(1 << 16, 0);
-  uint64_t total = 0;
-  for (uint32_t k = 0; k < (1u << 16); ++k) start[k] = total, total += occurrences[k];
-  BigVector<uint32_t> sorted(total);
-  for (size_t u = 1; u + 1 < units_.size(); ++u) {
-    if (units_[u].id == kSentinel || units_[u + 1].id == kSentinel) continue;
-    sorted[start[units_[u].id << 8 | units_[u + 1].id]++] = static_cast<uint32_t>(u);
-  }
+  // One list per pair, sized first and then filled in unit order (a counting sort written
+  // straight into the lists, so positions are sorted and never copied).
+  uint64_t pooled = 0;
+  for (uint32_t k = 0; k < (1u << 16); ++k) pooled += occurrences[k] > 1 ? occurrences[k] : 0;
+  lists_.reserve(pooled);
+  std::vector<uint32_t> list_of(1 << 16, 0);
   for (uint32_t k = 0; k < (1u << 16); ++k) {
     if (occurrences[k] == 0) continue;
-    uint32_t list = lists_.add(sorted.data() + (start[k] - occurrences[k]), occurrences[k]);
+    uint32_t list = list_of[k] = lists_.add_uninitialized(occurrences[k]);
     uint32_t a = k >> 8, b = k & 255, rec = static_cast<uint32_t>(pairs_.size());
     pairs_.push_back(PairRecord{count[k], a, b, 0, 0, list});
     index_.insert(PairIndex::key(a, b), key_of());
     if (count[k] > 0) push(Entry{count[k], a, b, list, rec});
+  }
+  std::vector<uint32_t*> next(1 << 16, nullptr);  // where the pair's next position goes
+  for (uint32_t k = 0; k < (1u << 16); ++k)
+    if (occurrences[k] != 0) next[k] = lists_.data(list_of[k]);
+  for (size_t u = 1; u + 1 < units_.size(); ++u) {
+    if (units_[u].id == kSentinel || units_[u + 1].id == kSentinel) continue;
+    *next[units_[u].id << 8 | units_[u + 1].id]++ = static_cast<uint32_t>(u);
   }
 }
 

@@ -40,6 +40,27 @@ class PositionLists {
     return static_cast<uint32_t>(headers_.size() - 1);
   }
 
+  // A new list of n positions, to be written through data(id) before the next add; returns
+  // its id.
+  uint32_t add_uninitialized(size_t n) {
+    Header h{0, static_cast<uint32_t>(n), 0};
+    if (n > 1) {
+      maybe_compact(n);
+      h.begin = pool_.size();
+      pool_.extend_uninitialized(n);
+      pool_.commit(n);
+    }
+    headers_.push_back(h);
+    return static_cast<uint32_t>(headers_.size() - 1);
+  }
+  uint32_t* data(uint32_t id) {
+    Header& h = headers_[id];
+    return h.size == 1 ? &h.single : pool_.data() + h.begin;
+  }
+
+  // Room for n more pooled positions without growing.
+  void reserve(size_t n) { pool_.reserve(pool_.size() + n); }
+
   // Adds p[0..n) to list `id`, keeping it sorted without repeats.
   void extend(uint32_t id, const uint32_t* p, size_t n) {
     View v = get(id);
