@@ -293,6 +293,8 @@ void BpeTrainer::restore_skipped(int64_t floor) {
     index_.insert(PairIndex::key(s.a, s.b), key_of());
     if (s.count > 0) push(Entry{s.count, s.a, s.b, list, rec});
     return true;
+  }, [&](const SkippedPairs::Pair& s) {
+    if (s.count >= floor) prefetch_around(skipped_.positions(s)[0]);
   });
 }
 

@@ -46,11 +46,13 @@ class SkippedPairs {
   }
 
   // Calls f(pair) for every logged pair, in the order logged, and forgets those for which
-  // it returns true.
-  template <typename F>
-  void take_if(F&& f) {
+  // it returns true; ahead(pair) is called a few pairs before f (to prefetch what f reads).
+  template <typename F, typename A>
+  void take_if(F&& f, A&& ahead) {
+    constexpr size_t kAhead = 8;
     size_t kept = 0;
     for (size_t i = 0; i < pairs_.size(); ++i) {
+      if (i + kAhead < pairs_.size()) ahead(pairs_[i + kAhead]);
       Pair s = pairs_[i];
       if (!f(s)) pairs_[kept++] = s;
     }
