@@ -422,6 +422,11 @@ void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<
       }
     }
     lists_.drop(top.list);
+    if (!heap_.empty()) {  // likely the next merge: its record and first positions load during flush
+      __builtin_prefetch(&pairs_[heap_[0].rec]);
+      PositionLists::View next = lists_.get(heap_[0].list);
+      for (size_t i = 0; i < std::min<size_t>(8, next.size); ++i) prefetch_around(next.data[i]);
+    }
     flush(top.a, top.b, r, tokens_.size() != known);
     if (done != nullptr) done->store(static_cast<uint32_t>(merges_.size()), std::memory_order_relaxed);
   }
