@@ -372,7 +372,9 @@ void BpeTrainer::grow_step_tables(size_t n) {
   touched_right_.resize(n, 0);
 }
 
-void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done, bool word_level) {
+void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done, bool word_level,
+                       int64_t skip_floor) {
+  skip_floor_ = skip_floor > 1 ? std::min<int64_t>(skip_floor, INT32_MAX) : 0;  // logged counts are 32-bit
   count_initial_pairs();
   int64_t floor = static_cast<int64_t>(std::max<uint64_t>(min_frequency, 1));
   while (tokens_.size() < vocab_size && !(heap_.empty() && num_deferred_ == 0 && skipped_.empty())) {

@@ -65,9 +65,11 @@ class BpeTrainer {
   bool add_words(const PieceMap& words);
 
   // Learns merges until there are `vocab_size` tokens; `done` counts merges as they happen.
-  // `word_level` merges every pair the slow way HF does (scanning whole words); the result
-  // is the same, which the tests check.
-  void train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done, bool word_level = false);
+  // `word_level` merges every pair the slow way HF does (scanning whole words), and
+  // `skip_floor` sets the first floor of rare pairs that are logged instead of recorded
+  // (0 or 1: none); the result is the same whatever they are, which the tests check.
+  void train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done, bool word_level = false,
+             int64_t skip_floor = kSkipFloor);
 
   // id -> token bytes.
   const std::vector<std::string>& tokens() const { return tokens_.tokens(); }
