@@ -10,11 +10,16 @@
 //   * a max-heap of (count, pair) with lazy updates: a popped entry whose count is stale is
 //     pushed back with the current count (sifted down from the top in place).
 // Memory per pair on text of rare pieces (random lines, where most pairs occur once and are
-// never merged): a 24-byte record holding the pair, 8-byte index slots (pair_index.h), a
-// 16-byte position list header with one position inline (position_lists.h), and while the
-// best count is above its own (up to 16), an 8-byte deferred entry instead of a 24-byte
-// heap entry.  Large
-// tables grow in place through mremap, on huge pages (big_vector.h).
+// never merged): a pair created with a count under a floor (16 at first, halved as the best
+// count falls) is only logged, 24 bytes written in order (skipped_pairs.h), and recorded
+// when the best count reaches its floor (see skip_floor_ below); a recorded pair has a
+// 24-byte record, 8-byte index slots (pair_index.h), a 16-byte position list header with
+// one position inline (position_lists.h), and while the best count is above its own (up
+// to 16), an 8-byte deferred entry instead of a 24-byte heap entry.  Units are 8 bytes.
+// Large tables grow in place through mremap, on huge pages (big_vector.h).
+// What costs time is reading units at the positions of a merge (random access into the
+// largest table): merges prefetch them 16 positions ahead, and the likely next merge's
+// first ones while the current merge's changes are applied.
 // A merge visits only the positions of its pair, so training costs O(total occurrences
 // touched), independent of word length (a 100 000-letter word costs no more per merge than
 // many short ones).  Counts of neighbour pairs are gathered per step in arrays indexed by
