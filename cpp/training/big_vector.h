@@ -113,8 +113,15 @@ class BigVector {
     } else {
       bytes = (bytes + kPage - 1) / kPage * kPage;
       if (mapped_ != 0) {
+#ifdef MREMAP_MAYMOVE
         p = ::mremap(data_, mapped_, bytes, MREMAP_MAYMOVE);
         if (p == MAP_FAILED) throw std::bad_alloc();
+#else  // no mremap (not Linux): a new mapping and a copy
+        p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) throw std::bad_alloc();
+        std::memcpy(p, static_cast<void*>(data_), size_ * sizeof(T));
+        ::munmap(data_, mapped_);
+#endif
       } else {
         p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) throw std::bad_alloc();
