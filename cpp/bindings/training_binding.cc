@@ -97,11 +97,12 @@ void bind_training(nb::module_& m) {
            },
            nb::arg("word"), nb::arg("count"))
       .def("train",
-           [](TrainerHandle& t, uint32_t vocab_size, uint64_t min_frequency, bool word_level) {
+           [](TrainerHandle& t, uint32_t vocab_size, uint64_t min_frequency, bool word_level, int64_t skip_floor) {
              nb::gil_scoped_release release;
-             t.trainer.train(vocab_size, min_frequency, &t.done, word_level);
+             t.trainer.train(vocab_size, min_frequency, &t.done, word_level, skip_floor);
            },
-           nb::arg("vocab_size"), nb::arg("min_frequency"), nb::arg("word_level") = false)
+           nb::arg("vocab_size"), nb::arg("min_frequency"), nb::arg("word_level") = false, nb::arg("skip_floor") = 16,
+           "word_level and skip_floor choose slower or faster bookkeeping with the same result (for tests).")
       .def_prop_ro("merges_done", [](const TrainerHandle& t) { return t.done.load(std::memory_order_relaxed); })
       .def_prop_ro("num_words", [](const TrainerHandle& t) { return t.trainer.num_words(); })
       .def("sizes",

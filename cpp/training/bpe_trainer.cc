@@ -35,12 +35,8 @@ struct EntryLess {
 }  // namespace
 
 BpeTrainer::BpeTrainer() {
-  tokens_.reserve(512);
-  for (uint32_t r = 0; r < 256; ++r) {
-    tokens_.emplace_back(1, static_cast<char>(kByteOrder.byte_of_rank[r]));
-    token_ids_.emplace(tokens_.back(), r);
-  }
-  units_.push_back(Unit{kSentinel, 1, 0});
+  for (uint32_t r = 0; r < 256; ++r) tokens_.add(std::string(1, static_cast<char>(kByteOrder.byte_of_rank[r])));
+  units_.push_back(Unit{kSentinel, 0});  // the unit before the first word
 }
 
 bool BpeTrainer::add_word(const uint8_t* p, size_t n, uint64_t count) {
@@ -49,25 +45,29 @@ bool BpeTrainer::add_word(const uint8_t* p, size_t n, uint64_t count) {
     single_bytes_ += n * count;
     return true;
   }
-  if (units_.size() + n + 1 >= kInside) return false;
-  uint32_t w = static_cast<uint32_t>(word_start_.size());
-  word_start_.push_back(static_cast<uint32_t>(units_.size()));
-  word_count_.push_back(count);
-  for (size_t i = 0; i < n; ++i) {
-    units_.push_back(Unit{kByteOrder.rank_of_byte[p[i]], 1, w});
+  ++num_words_;
+  for (; count != 0; count -= std::min(count, kMaxUnitCount)) {
+    if (units_.size() + n + 1 >= kInside) return false;
+    uint32_t c = static_cast<uint32_t>(std::min(count, kMaxUnitCount));
+    word_start_.push_back(static_cast<uint32_t>(units_.size()));
+    Unit* u = units_.extend_uninitialized(n + 1);
+    for (size_t i = 0; i < n; ++i) u[i] = Unit{kByteOrder.rank_of_byte[p[i]], c};
+    u[n] = Unit{kSentinel, 0};
+    units_.commit(n + 1);
   }
-  units_.push_back(Unit{kSentinel, 1, w});
   return true;
 }
 
 bool BpeTrainer::add_words(const PieceMap& words) {
   size_t units = units_.size(), n_words = word_start_.size();
   words.for_each([&](const uint8_t*, size_t n, uint64_t count) {
-    if (n >= 2 && count != 0) units += n + 1, ++n_words;
+    if (n >= 2 && count != 0) {
+      size_t copies = (count + kMaxUnitCount - 1) / kMaxUnitCount;
+      units += (n + 1) * copies, n_words += copies;
+    }
   });
   units_.reserve(units);  // exactly: doubling would leave up to half of the largest table unused
   word_start_.reserve(n_words);
-  word_count_.reserve(n_words);
   bool ok = true;
   words.for_each([&](const uint8_t* p, size_t n, uint64_t count) { ok = ok && add_word(p, n, count); });
   return ok;
@@ -76,7 +76,7 @@ bool BpeTrainer::add_words(const PieceMap& words) {
 std::pair<uint64_t, uint64_t> BpeTrainer::text_size() const {
   uint64_t tokens = single_bytes_;
   for (size_t u = 1; u < units_.size(); ++u)
-    if (units_[u].id != kSentinel && units_[u].id != kInside) tokens += word_count_[units_[u].word];
+    if (units_[u].id != kSentinel && units_[u].id != kInside) tokens += units_[u].x;
   return {total_bytes_, tokens};
 }
 
@@ -146,49 +146,42 @@ void BpeTrainer::count_initial_pairs() {
   for (size_t u = 1; u + 1 < units_.size(); ++u) {
     if (units_[u].id == kSentinel || units_[u + 1].id == kSentinel) continue;
     uint32_t k = units_[u].id << 8 | units_[u + 1].id;
-    count[k] += static_cast<int64_t>(word_count_[units_[u].word]);
+    count[k] += units_[u].x;
     ++occurrences[k];
   }
-  // Positions grouped by pair (a counting sort), then one list per pair.
-  std::vector<uint64_t> start(1 << 16, 0);
-  uint64_t total = 0;
-  for (uint32_t k = 0; k < (1u << 16); ++k) start[k] = total, total += occurrences[k];
-  BigVector<uint32_t> sorted(total);
-  for (size_t u = 1; u + 1 < units_.size(); ++u) {
-    if (units_[u].id == kSentinel || units_[u + 1].id == kSentinel) continue;
-    sorted[start[units_[u].id << 8 | units_[u + 1].id]++] = static_cast<uint32_t>(u);
-  }
+  // One list per pair, sized first and then filled in unit order (a counting sort written
+  // straight into the lists, so positions are sorted and never copied).
+  uint64_t pooled = 0;
+  for (uint32_t k = 0; k < (1u << 16); ++k) pooled += occurrences[k] > 1 ? occurrences[k] : 0;
+  lists_.reserve(pooled);
+  std::vector<uint32_t> list_of(1 << 16, 0);
   for (uint32_t k = 0; k < (1u << 16); ++k) {
     if (occurrences[k] == 0) continue;
-    uint32_t list = lists_.add(sorted.data() + (start[k] - occurrences[k]), occurrences[k]);
+    uint32_t list = list_of[k] = lists_.add_uninitialized(occurrences[k]);
     uint32_t a = k >> 8, b = k & 255, rec = static_cast<uint32_t>(pairs_.size());
     pairs_.push_back(PairRecord{count[k], a, b, 0, 0, list});
     index_.insert(PairIndex::key(a, b), key_of());
     if (count[k] > 0) push(Entry{count[k], a, b, list, rec});
   }
-}
-
-// The id of the token a+b: a new one, or the existing id if another merge built it already.
-uint32_t BpeTrainer::token_for(uint32_t a, uint32_t b) {
-  std::string bytes = tokens_[a] + tokens_[b];
-  auto it = token_ids_.find(bytes);
-  if (it != token_ids_.end()) return it->second;
-  uint32_t r = static_cast<uint32_t>(tokens_.size());
-  token_ids_.emplace(bytes, r);
-  tokens_.push_back(std::move(bytes));
-  return r;
+  std::vector<uint32_t*> next(1 << 16, nullptr);  // where the pair's next position goes
+  for (uint32_t k = 0; k < (1u << 16); ++k)
+    if (occurrences[k] != 0) next[k] = lists_.data(list_of[k]);
+  for (size_t u = 1; u + 1 < units_.size(); ++u) {
+    if (units_[u].id == kSentinel || units_[u + 1].id == kSentinel) continue;
+    *next[units_[u].id << 8 | units_[u + 1].id]++ = static_cast<uint32_t>(u);
+  }
 }
 
 // Merges the symbol at `pos` with the next one if they are (a, b), recording how the
 // neighbouring pairs change (the same changes HF's Word::merge reports).
 void BpeTrainer::merge_at(uint32_t pos, uint32_t a, uint32_t b, uint32_t r) {
   if (units_[pos].id != a) return;
-  uint32_t j = pos + units_[pos].span;
+  uint32_t j = pos + span_at(pos);
   if (units_[j].id != b) return;
-  int64_t w = static_cast<int64_t>(word_count_[units_[pos].word]);
-  uint32_t k = j + units_[j].span;
+  int64_t w = units_[pos].x;
+  uint32_t k = j + span_at(j);
   if (units_[pos - 1].id != kSentinel) {
-    uint32_t prev_start = pos - units_[pos - 1].span;
+    uint32_t prev_start = start_before(pos);
     uint32_t x = units_[prev_start].id;
     if (!touched_left_[x]) {
       touched_left_[x] = 1;
@@ -208,22 +201,26 @@ void BpeTrainer::merge_at(uint32_t pos, uint32_t a, uint32_t b, uint32_t r) {
     gain_right_[x] += w;
     gain_right_pos_[x].push_back(pos);
   }
-  uint32_t len = units_[pos].span + units_[j].span;
+  uint32_t len = k - pos;
   units_[pos].id = r;
   units_[j].id = kInside;
-  units_[pos].span = len;
-  units_[pos + len - 1].span = len;
+  units_[pos + 1] = Unit{kInside, len};  // (j itself when a was one unit)
+  units_[pos + len - 1] = Unit{kInside, len};
 }
 
 // HF merges a pair in every word of an entry's position set, scanning each word left to
 // right; only needed for pairs that gained occurrences in two different steps.
 void BpeTrainer::merge_words(uint32_t list, uint32_t a, uint32_t b, uint32_t r) {
-  std::vector<uint32_t> words;
-  for (uint32_t pos : lists_.get(list)) words.push_back(units_[pos].word);
-  std::sort(words.begin(), words.end());
-  words.erase(std::unique(words.begin(), words.end()), words.end());
-  for (uint32_t w : words)
-    for (uint32_t u = word_start_[w]; units_[u].id != kSentinel; u += units_[u].span) merge_at(u, a, b, r);
+  PositionLists::View v = lists_.get(list);
+  std::vector<uint32_t> positions(v.begin(), v.end());
+  std::sort(positions.begin(), positions.end());
+  uint32_t scanned = 0;  // units before this belong to words already merged
+  for (uint32_t pos : positions) {
+    if (pos < scanned) continue;
+    uint32_t u = *(std::upper_bound(word_start_.begin(), word_start_.end(), pos) - 1);
+    for (; units_[u].id != kSentinel; u += span_at(u)) merge_at(u, a, b, r);
+    scanned = u;
+  }
 }
 
 // Empties a per-step position buffer; a big one gives its memory back, since one buffer per
@@ -238,10 +235,12 @@ void release(std::vector<uint32_t>* positions) {
 }  // namespace
 
 // Adds occurrences of (a, b) found in this step to its record (*rec).  True if they start a
-// new position list, which needs its own heap entry.
+// new position list, which needs its own heap entry.  `is_new`: the pair cannot have a
+// record yet (it holds a token that did not exist before this step), so the index is not
+// searched.
 bool BpeTrainer::add_pair_occurrences(uint32_t a, uint32_t b, int64_t count, std::vector<uint32_t>* positions,
-                                      uint32_t* rec) {
-  *rec = find(a, b);
+                                      bool is_new, uint32_t* rec) {
+  *rec = is_new ? PairIndex::kMissing : find(a, b);
   bool inserted = *rec == PairIndex::kMissing;
   if (inserted) {
     *rec = static_cast<uint32_t>(pairs_.size());
@@ -262,9 +261,48 @@ bool BpeTrainer::add_pair_occurrences(uint32_t a, uint32_t b, int64_t count, std
   return false;
 }
 
+void BpeTrainer::skip_pair(uint32_t a, uint32_t b, int64_t count, std::vector<uint32_t>* positions) {
+  skipped_.add(a, b, count, positions->data(), positions->size());
+  release(positions);
+}
+
+// A pair lost occurrences; a skipped pair has no record to update (restore_skipped counts
+// what is left of it).
+void BpeTrainer::lose(uint32_t a, uint32_t b, int64_t count) {
+  uint32_t rec = find(a, b);
+  if (rec != PairIndex::kMissing) pairs_[rec].count -= count;
+}
+
+// Gives every logged pair of count `floor` or more what it would have had if it had not
+// been skipped: a record holding its current count (never merged, so the count is what
+// its positions still hold), its position list, and a queue entry with the count it was
+// created with (as stale as the entry it would have had; the lazy requeue corrects both
+// alike).  O(logged pairs and their positions).
+void BpeTrainer::restore_skipped(int64_t floor) {
+  skipped_.take_if([&](const SkippedPairs::Pair& s) {
+    if (s.count < floor) return false;
+    const uint32_t* pos = skipped_.positions(s);
+    int64_t now = 0;
+    for (uint32_t k = 0; k < s.size; ++k) {
+      const Unit& u = units_[pos[k]];
+      if (u.id == s.a && units_[pos[k] + span_at(pos[k])].id == s.b) now += u.x;
+    }
+    uint32_t rec = static_cast<uint32_t>(pairs_.size());
+    uint32_t list = lists_.add(pos, s.size);
+    pairs_.push_back(PairRecord{now, s.a, s.b, 0, 0, list});  // step 0: a later gain is another step
+    index_.insert(PairIndex::key(s.a, s.b), key_of());
+    if (s.count > 0) push(Entry{s.count, s.a, s.b, list, rec});
+    return true;
+  }, [&](const SkippedPairs::Pair& s) {
+    if (s.count >= floor) prefetch_around(skipped_.positions(s)[0]);
+  });
+}
+
 // Applies the changes gathered while merging (a, b) into r, then pushes the pairs that
-// gained occurrences, as HF does after each merge.
-void BpeTrainer::flush(uint32_t a, uint32_t b, uint32_t r) {
+// gained occurrences, as HF does after each merge.  `fresh`: r is a new token, not one an
+// earlier merge built already, so every pair that gains is new, except (r, r) the second
+// time (it gains on both sides of r).
+void BpeTrainer::flush(uint32_t a, uint32_t b, uint32_t r, bool fresh) {
   std::vector<uint32_t>& gained = gained_;
   gained.clear();
   uint32_t rec;
@@ -277,29 +315,43 @@ void BpeTrainer::flush(uint32_t a, uint32_t b, uint32_t r) {
   for (size_t i = 0; i < left.size(); ++i) {
     if (i + kAhead < left.size()) index_.prefetch(PairIndex::key(left[i + kAhead], r));
     uint32_t x = left[i];
-    if (!gain_left_pos_[x].empty() && add_pair_occurrences(x, r, gain_left_[x], &gain_left_pos_[x], &rec))
-      gained.push_back(rec);
+    if (gain_left_pos_[x].empty()) continue;
+    if (fresh && skip_floor_ != 0 && x != r) {
+      int64_t net = gain_left_[x] - (x == b ? lost_right_[r] : 0);  // (b, r) can also lose in this step
+      if (net < skip_floor_) {
+        skip_pair(x, r, net, &gain_left_pos_[x]);
+        continue;
+      }
+    }
+    if (add_pair_occurrences(x, r, gain_left_[x], &gain_left_pos_[x], fresh, &rec)) gained.push_back(rec);
   }
   for (size_t i = 0; i < std::min(kAhead, right.size()); ++i) index_.prefetch(PairIndex::key(r, right[i]));
   for (size_t i = 0; i < right.size(); ++i) {
     if (i + kAhead < right.size()) index_.prefetch(PairIndex::key(r, right[i + kAhead]));
     uint32_t x = right[i];
-    if (!gain_right_pos_[x].empty() && add_pair_occurrences(r, x, gain_right_[x], &gain_right_pos_[x], &rec))
-      gained.push_back(rec);
+    if (gain_right_pos_[x].empty()) continue;
+    if (fresh && skip_floor_ != 0 && x != r) {
+      int64_t net = gain_right_[x] - (x == a ? lost_left_[r] : 0);  // (r, a) can also lose in this step
+      if (net < skip_floor_) {
+        skip_pair(r, x, net, &gain_right_pos_[x]);
+        continue;
+      }
+    }
+    if (add_pair_occurrences(r, x, gain_right_[x], &gain_right_pos_[x], fresh && x != r, &rec)) gained.push_back(rec);
   }
   for (size_t i = 0; i < std::min(kAhead, left.size()); ++i) index_.prefetch(PairIndex::key(left[i], a));
   for (size_t i = 0; i < std::min(kAhead, right.size()); ++i) index_.prefetch(PairIndex::key(b, right[i]));
   for (size_t i = 0; i < left.size(); ++i) {
     if (i + kAhead < left.size()) index_.prefetch(PairIndex::key(left[i + kAhead], a));
     uint32_t x = left[i];
-    if (lost_left_[x] != 0) pairs_[find(x, a)].count -= lost_left_[x];
+    if (lost_left_[x] != 0) lose(x, a, lost_left_[x]);
     lost_left_[x] = gain_left_[x] = 0;
     touched_left_[x] = 0;
   }
   for (size_t i = 0; i < right.size(); ++i) {
     if (i + kAhead < right.size()) index_.prefetch(PairIndex::key(b, right[i + kAhead]));
     uint32_t x = right[i];
-    if (lost_right_[x] != 0) pairs_[find(b, x)].count -= lost_right_[x];
+    if (lost_right_[x] != 0) lose(b, x, lost_right_[x]);
     lost_right_[x] = gain_right_[x] = 0;
     touched_right_[x] = 0;
   }
@@ -320,16 +372,25 @@ void BpeTrainer::grow_step_tables(size_t n) {
   touched_right_.resize(n, 0);
 }
 
-void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done, bool word_level) {
+void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done, bool word_level,
+                       int64_t skip_floor) {
+  skip_floor_ = skip_floor > 1 ? std::min<int64_t>(skip_floor, INT32_MAX) : 0;  // logged counts are 32-bit
   count_initial_pairs();
   int64_t floor = static_cast<int64_t>(std::max<uint64_t>(min_frequency, 1));
-  while (tokens_.size() < vocab_size && !(heap_.empty() && num_deferred_ == 0)) {
+  while (tokens_.size() < vocab_size && !(heap_.empty() && num_deferred_ == 0 && skipped_.empty())) {
     if (num_deferred_ != 0) {
       int64_t c = highest_deferred();
       if (heap_.empty() || heap_[0].count <= c) {
         undefer(c);
         continue;
       }
+    }
+    if (skip_floor_ != 0 && (heap_.empty() || heap_[0].count < skip_floor_)) {
+      // The next merge could be a skipped pair: restore those of the upper half.
+      skip_floor_ /= 2;
+      restore_skipped(skip_floor_ > 1 ? skip_floor_ : INT64_MIN);
+      if (skip_floor_ <= 1) skip_floor_ = 0;
+      continue;
     }
     Entry top = heap_[0];
     const PairRecord rec = pairs_[top.rec];
@@ -340,23 +401,35 @@ void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<
     if (top.count < floor) break;
     pop();
     ++step_;
-    uint32_t r = token_for(top.a, top.b);
+    size_t known = tokens_.size();
+    uint32_t r = tokens_.join(top.a, top.b);  // a new token, or the existing id if another merge built it
+    if (tokens_.size() == known && skip_floor_ != 0) {  // r was built before: pairs may gain twice from now on
+      restore_skipped(INT64_MIN);
+      skip_floor_ = 0;
+    }
     merges_.emplace_back(top.a, top.b);
     merge_ids_.push_back(r);
     if (tokens_.size() > lost_left_.size()) grow_step_tables(2 * tokens_.size());  // neighbours are any id
     if (rec.multi || word_level) {
       merge_words(top.list, top.a, top.b, r);
     } else {
+      // Positions are scattered in memory: fetch kAhead merges ahead, starting with the
+      // first ones (most merges late in training have only a few positions).
+      constexpr size_t kAhead = 16;
       PositionLists::View list = lists_.get(top.list);
+      for (size_t i = 0; i < std::min(kAhead, list.size); ++i) prefetch_around(list.data[i]);
       for (size_t i = 0; i < list.size; ++i) {
-        // Positions are scattered in memory: fetch a few merges ahead.
-        if (i + 16 < list.size) __builtin_prefetch(&units_[list.data[i + 16]]);
-        if (i + 8 < list.size) __builtin_prefetch(&word_count_[units_[list.data[i + 8]].word]);
+        if (i + kAhead < list.size) prefetch_around(list.data[i + kAhead]);
         merge_at(list.data[i], top.a, top.b, r);
       }
     }
     lists_.drop(top.list);
-    flush(top.a, top.b, r);
+    if (!heap_.empty()) {  // likely the next merge: its record and first positions load during flush
+      __builtin_prefetch(&pairs_[heap_[0].rec]);
+      PositionLists::View next = lists_.get(heap_[0].list);
+      for (size_t i = 0; i < std::min<size_t>(8, next.size); ++i) prefetch_around(next.data[i]);
+    }
+    flush(top.a, top.b, r, tokens_.size() != known);
     if (done != nullptr) done->store(static_cast<uint32_t>(merges_.size()), std::memory_order_relaxed);
   }
 }

@@ -4,17 +4,22 @@
 // Algorithm (Sennrich et al. 2016, "Neural Machine Translation of Rare Words with Subword
 // Units", with the incremental bookkeeping of HF tokenizers' trainer):
 //   * every distinct word is stored once, weighted by its count, as a run of symbols in one
-//     flat array; a merged symbol keeps its length at its first and last unit (boundary
+//     flat array; a merged symbol keeps its length at its second and last unit (boundary
 //     tags), so its neighbours are found in O(1) and merging never moves memory;
 //   * pair -> count, and for each pair the list of positions where it occurs;
 //   * a max-heap of (count, pair) with lazy updates: a popped entry whose count is stale is
 //     pushed back with the current count (sifted down from the top in place).
 // Memory per pair on text of rare pieces (random lines, where most pairs occur once and are
-// never merged): a 24-byte record holding the pair, 8-byte index slots (pair_index.h), a
-// 16-byte position list header with one position inline (position_lists.h), and while the
-// best count is above its own (up to 16), an 8-byte deferred entry instead of a 24-byte
-// heap entry.  Large
-// tables come straight from mmap (big_allocator.h), so a grown table's old copy is returned.
+// never merged): a pair created with a count under a floor (16 at first, halved as the best
+// count falls) is only logged, 24 bytes written in order (skipped_pairs.h), and recorded
+// when the best count reaches its floor (see skip_floor_ below); a recorded pair has a
+// 24-byte record, 8-byte index slots (pair_index.h), a 16-byte position list header with
+// one position inline (position_lists.h), and while the best count is above its own (up
+// to 16), an 8-byte deferred entry instead of a 24-byte heap entry.  Units are 8 bytes.
+// Large tables grow in place through mremap, on huge pages (big_vector.h).
+// What costs time is reading units at the positions of a merge (random access into the
+// largest table): merges prefetch them 16 positions ahead, and the likely next merge's
+// first ones while the current merge's changes are applied.
 // A merge visits only the positions of its pair, so training costs O(total occurrences
 // touched), independent of word length (a 100 000-letter word costs no more per merge than
 // many short ones).  Counts of neighbour pairs are gathered per step in arrays indexed by
@@ -36,14 +41,15 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "training/big_allocator.h"
+#include "training/big_vector.h"
 #include "training/pair_index.h"
 #include "training/position_lists.h"
 #include "training/piece_map.h"
+#include "training/skipped_pairs.h"
+#include "training/token_table.h"
 
 namespace tf {
 
@@ -64,16 +70,18 @@ class BpeTrainer {
   bool add_words(const PieceMap& words);
 
   // Learns merges until there are `vocab_size` tokens; `done` counts merges as they happen.
-  // `word_level` merges every pair the slow way HF does (scanning whole words); the result
-  // is the same, which the tests check.
-  void train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done, bool word_level = false);
+  // `word_level` merges every pair the slow way HF does (scanning whole words), and
+  // `skip_floor` sets the first floor of rare pairs that are logged instead of recorded
+  // (0 or 1: none); the result is the same whatever they are, which the tests check.
+  void train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done, bool word_level = false,
+             int64_t skip_floor = kSkipFloor);
 
   // id -> token bytes.
-  const std::vector<std::string>& tokens() const { return tokens_; }
+  const std::vector<std::string>& tokens() const { return tokens_.tokens(); }
   // The merges in order: the pair merged and the id it produced.
   const std::vector<std::pair<uint32_t, uint32_t>>& merges() const { return merges_; }
   const std::vector<uint32_t>& merge_ids() const { return merge_ids_; }
-  size_t num_words() const { return word_start_.size(); }
+  size_t num_words() const { return num_words_; }
   size_t num_units() const { return units_.size(); }
   size_t num_pairs() const { return pairs_.size(); }
   size_t heap_capacity() const { return heap_.capacity(); }
@@ -101,30 +109,53 @@ class BpeTrainer {
   void requeue_top(int64_t count);
   int64_t highest_deferred() const;
   void undefer(int64_t count);
-  uint32_t token_for(uint32_t a, uint32_t b);
   void merge_at(uint32_t pos, uint32_t a, uint32_t b, uint32_t r);
   void merge_words(uint32_t list, uint32_t a, uint32_t b, uint32_t r);
-  void flush(uint32_t a, uint32_t b, uint32_t r);
+  void flush(uint32_t a, uint32_t b, uint32_t r, bool fresh);
+  void lose(uint32_t a, uint32_t b, int64_t count);
   void grow_step_tables(size_t n);
-  bool add_pair_occurrences(uint32_t a, uint32_t b, int64_t count, std::vector<uint32_t>* positions, uint32_t* rec);
+  bool add_pair_occurrences(uint32_t a, uint32_t b, int64_t count, std::vector<uint32_t>* positions, bool is_new,
+                            uint32_t* rec);
 
   static constexpr uint32_t kSentinel = 0xFFFFFFFFu;  // unit between two words
   static constexpr uint32_t kInside = 0xFFFFFFFEu;    // unit inside a merged symbol
 
-  // Symbols of all words, one unit per byte, words separated by a kSentinel unit: `id` is
-  // the symbol's token id at its first unit (kInside elsewhere), `span` its length in units
-  // at its first and last unit, `word` the word the unit belongs to.  One struct per unit
-  // keeps what a merge reads about a position in one cache line.
+  // Symbols of all words, one unit per byte, words separated by a kSentinel unit.  A
+  // symbol's first unit holds its token id and the word's count; a symbol of two or more
+  // units is kInside at the others, and its length in units is in `x` of its second and
+  // last unit (so a one-unit symbol is recognised by the next unit not being kInside).
+  // 8 bytes a unit and all a merge reads about a position in one cache line: the units are
+  // the table merging reads at random, and a smaller one misses the cache less.  A word
+  // counted more than 2^32 - 1 times is stored as several copies, which changes no pair
+  // count and no merge.
   struct Unit {
-    uint32_t id, span, word;
+    uint32_t id;
+    uint32_t x;  // the count at a symbol's first unit, its span at its second and last
   };
+  static_assert(sizeof(Unit) == 8, "two units to a 16-byte load");
+  uint32_t span_at(uint32_t start) const {
+    const Unit& next = units_[start + 1];  // every word ends with a sentinel
+    return next.id == kInside ? next.x : 1;
+  }
+  // Starts loading what merging at `pos` reads: the units from pos - 1 to about pos + 2
+  // (the left neighbour's last unit, the symbol, its span, the next symbol), which can
+  // straddle two cache lines.
+  void prefetch_around(uint32_t pos) const {
+    __builtin_prefetch(&units_[pos - 1]);
+    __builtin_prefetch(&units_[pos + 3]);
+  }
+  // The first unit of the symbol that ends just before `start` (not a sentinel).
+  uint32_t start_before(uint32_t start) const {
+    const Unit& prev = units_[start - 1];
+    return prev.id == kInside ? start - prev.x : start - 1;
+  }
+  static constexpr uint64_t kMaxUnitCount = 0xFFFFFFFFu;
   BigVector<Unit> units_;
-  BigVector<uint32_t> word_start_;
-  BigVector<uint64_t> word_count_;
+  BigVector<uint32_t> word_start_;  // the first unit of each word (copy), increasing
+  size_t num_words_ = 0;            // distinct words of two or more bytes
   uint64_t total_bytes_ = 0, single_bytes_ = 0;  // all words; words of one byte
 
-  std::vector<std::string> tokens_;
-  std::unordered_map<std::string, uint32_t> token_ids_;
+  TokenTable tokens_;
   std::vector<std::pair<uint32_t, uint32_t>> merges_;
   std::vector<uint32_t> merge_ids_;
 
@@ -152,6 +183,20 @@ class BpeTrainer {
   int64_t defer_max_ = kDeferMax;
   size_t num_deferred_ = 0;
   uint32_t step_ = 0;
+
+  // Pairs created with a count below skip_floor_ get no record, only a line in skipped_
+  // (skipped_pairs.h).  Exact because, as long as no merge has rebuilt an existing token,
+  // every pair gains occurrences in one step only (the step that creates its newer token),
+  // so its count can only fall afterwards and never reaches the floor again; merges come
+  // in order of count, so none of them can be a skipped pair until the best count falls
+  // below the floor.  Then (or at the first merge that rebuilds an existing token, after
+  // which pairs can gain twice) restore_skipped gives the logged pairs the record, position
+  // list and queue entry they would have had, and the floor is halved (or dropped).
+  static constexpr int64_t kSkipFloor = 16;
+  int64_t skip_floor_ = kSkipFloor;  // 0: nothing is skipped any more
+  SkippedPairs skipped_;
+  void skip_pair(uint32_t a, uint32_t b, int64_t count, std::vector<uint32_t>* positions);
+  void restore_skipped(int64_t floor);
 
   // Per-step changes, indexed by the neighbour's id x: (x, a) and (b, x) lose occurrences,
   // (x, r) and (r, x) gain them at the listed positions.

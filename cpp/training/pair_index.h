@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "training/big_allocator.h"
+#include "training/big_vector.h"
 #include "util/byte_hash.h"
 
 namespace tf {

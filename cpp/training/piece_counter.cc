@@ -220,11 +220,13 @@ bool PieceCounter::run(const std::vector<Source>& sources, bool replace_invalid,
                        bool* os_error) {
   std::vector<Block> blocks;
   uint64_t total = 0;
+  for (const Source& s : sources) total += s.size;
+  // Blocks of block_bytes_, smaller (down to 1 MB) when the input is not many blocks per
+  // thread: a 5 MB file in 4 MB blocks leaves one thread counting 4 MB alone.
+  uint64_t block = std::min(block_bytes_, std::max<uint64_t>(uint64_t{1} << 20, total / (4 * threads_)));
   for (uint32_t i = 0; i < sources.size(); ++i) {
-    uint64_t n = std::max<uint64_t>(1, (sources[i].size + block_bytes_ - 1) / block_bytes_);
-    for (uint64_t k = 0; k < n; ++k)
-      blocks.push_back(Block{i, k * block_bytes_, std::min(sources[i].size, (k + 1) * block_bytes_)});
-    total += sources[i].size;
+    uint64_t n = std::max<uint64_t>(1, (sources[i].size + block - 1) / block);
+    for (uint64_t k = 0; k < n; ++k) blocks.push_back(Block{i, k * block, std::min(sources[i].size, (k + 1) * block)});
   }
   std::vector<BlockError> errors(blocks.size());
   CountSettings settings{next_piece_, replace_invalid, specials_.empty() ? nullptr : &specials_, max_special_,
@@ -242,7 +244,7 @@ bool PieceCounter::run(const std::vector<Source>& sources, bool replace_invalid,
     }
   };
   size_t n_threads = std::min<size_t>(static_cast<size_t>(threads_), std::max<size_t>(1, blocks.size()));
-  if (total < block_bytes_) n_threads = 1;
+  if (total < block) n_threads = 1;
   std::vector<std::thread> pool;
   for (size_t t = 1; t < n_threads; ++t) pool.emplace_back(worker, t);
   worker(0);

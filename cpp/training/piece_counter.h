@@ -1,11 +1,12 @@
 // PieceCounter: pre-tokenize a corpus and count its distinct pieces, on several threads.
 //
-// Input is cut into blocks of about 4 MB at chunk boundaries (text_chunks.h), so each
-// block is split by the hand-written scanner of the pattern exactly as the whole text
-// would be.  Files are read block by block with pread, never whole: memory grows with the
-// number of distinct pieces (one PieceMap per thread, merged at the end), not with the
-// size of the corpus.  Per piece: O(its length) to scan and hash; short frequent pieces are
-// tallied in a small per-thread cache, the rest go to the map with their slot prefetched.
+// Input is cut into blocks of about 4 MB (down to 1 MB when that gives each thread too
+// few) at chunk boundaries (text_chunks.h), so each block is split by the hand-written
+// scanner of the pattern exactly as the whole text would be.  Files are read block by
+// block with pread, never whole: memory grows with the number of distinct pieces (one
+// PieceMap per thread, merged at the end), not with the size of the corpus.  Per piece:
+// O(its length) to scan and hash; short frequent pieces are tallied in a small per-thread
+// cache, the rest go to the map with their slot prefetched.
 // Each file and each in-memory text is its own text: no piece spans two of them, nor a
 // special token (set_specials), which is skipped.  Pieces split elsewhere (a pattern
 // without a scanner, split in Python by the `regex` module) can be added with add_pieces.

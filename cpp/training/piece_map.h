@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
-#include <vector>
 
+#include "training/big_vector.h"
 #include "util/byte_hash.h"
 
 namespace tf {
@@ -32,7 +32,7 @@ class PieceMap {
         s.offset = arena_.size();
         s.len = static_cast<uint32_t>(n);
         s.count = count;
-        arena_.insert(arena_.end(), p, p + n);
+        arena_.append(p, p + n);
         if (++size_ * 2 > slots_.size()) grow();
         return;
       }
@@ -72,7 +72,7 @@ class PieceMap {
   };
 
   void grow() {
-    std::vector<Slot> old(slots_.size() * 2);
+    BigVector<Slot> old(slots_.size() * 2);
     old.swap(slots_);
     size_t mask = slots_.size() - 1;
     for (const Slot& s : old) {
@@ -83,8 +83,8 @@ class PieceMap {
     }
   }
 
-  std::vector<Slot> slots_;
-  std::vector<uint8_t> arena_;
+  BigVector<Slot> slots_;   // big tables grow in place, on huge pages (big_vector.h)
+  BigVector<uint8_t> arena_;
   size_t size_ = 0;
 };
 

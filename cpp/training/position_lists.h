@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "training/big_allocator.h"
+#include "training/big_vector.h"
 
 namespace tf {
 
@@ -34,11 +34,32 @@ class PositionLists {
     if (n > 1) {
       maybe_compact(n);
       h.begin = pool_.size();
-      pool_.insert(pool_.end(), p, p + n);
+      pool_.append(p, p + n);
     }
     headers_.push_back(h);
     return static_cast<uint32_t>(headers_.size() - 1);
   }
+
+  // A new list of n positions, to be written through data(id) before the next add; returns
+  // its id.
+  uint32_t add_uninitialized(size_t n) {
+    Header h{0, static_cast<uint32_t>(n), 0};
+    if (n > 1) {
+      maybe_compact(n);
+      h.begin = pool_.size();
+      pool_.extend_uninitialized(n);
+      pool_.commit(n);
+    }
+    headers_.push_back(h);
+    return static_cast<uint32_t>(headers_.size() - 1);
+  }
+  uint32_t* data(uint32_t id) {
+    Header& h = headers_[id];
+    return h.size == 1 ? &h.single : pool_.data() + h.begin;
+  }
+
+  // Room for n more pooled positions without growing.
+  void reserve(size_t n) { pool_.reserve(pool_.size() + n); }
 
   // Adds p[0..n) to list `id`, keeping it sorted without repeats.
   void extend(uint32_t id, const uint32_t* p, size_t n) {
@@ -52,7 +73,7 @@ class PositionLists {
     if (all.size() > 1) {
       maybe_compact(all.size());
       h.begin = pool_.size();
-      pool_.insert(pool_.end(), all.begin(), all.end());
+      pool_.append(all.data(), all.data() + all.size());
     }
     headers_[id] = h;
   }
@@ -87,8 +108,7 @@ class PositionLists {
     for (Header& h : headers_) {
       if (h.size <= 1) continue;
       uint64_t at = fresh.size();
-      fresh.insert(fresh.end(), pool_.begin() + static_cast<std::ptrdiff_t>(h.begin),
-                   pool_.begin() + static_cast<std::ptrdiff_t>(h.begin + h.size));
+      fresh.append(pool_.data() + h.begin, pool_.data() + h.begin + h.size);
       h.begin = at;
     }
     pool_.swap(fresh);

@@ -123,7 +123,10 @@ class BpeTrainer:
 
     def add_word(self, word: bytes, count: int) -> None: ...
 
-    def train(self, vocab_size: int, min_frequency: int, word_level: bool = False) -> None: ...
+    def train(self, vocab_size: int, min_frequency: int, word_level: bool = False, skip_floor: int = 16) -> None:
+        """
+        word_level and skip_floor choose slower or faster bookkeeping with the same result (for tests).
+        """
 
     @property
     def merges_done(self) -> int: ...

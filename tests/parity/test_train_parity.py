@@ -170,3 +170,38 @@ def test_by_line_file_training_equals_hf_train_files(tmp_path):
     whole = tokenforge.BpeTrainer(3000, pat_str=patterns.LLAMA3, show_progress=False)
     whole.train(paths)
     assert whole.merges != trainer.merges  # whole files make other pieces ("\n\n", "  \n  ")
+
+
+def adversarial_texts() -> list[str]:
+    """Long runs that make overlapping pairs and huge words: one letter, digits, spaces,
+    CRLF, tabs, control characters, emoji, combining marks; each run alone and inside text."""
+    import random
+
+    rng = random.Random(4)
+    runs = [
+        "a" * 20_000,
+        "b" * 4_097 + "c" * 3,
+        "Ab" * 3_001,
+        "0" * 9_999,
+        "1234567890" * 700,
+        " " * 20_000 + "x",
+        " " * 5_003,
+        "\r\n" * 4_000,
+        "\t" * 3_000 + " " * 7,
+        "\x01\x02\x1b" * 1_500,
+        "\U0001F600" * 2_000,
+        "e\u0301" * 1_500 + "\u0301" * 999,
+        "  \n" * 1_500,
+        "\u00a0" * 2_500 + "!" * 2_500,
+    ]
+    words = ["".join(rng.choice("abcxyz01 \t\r\n.") for _ in range(rng.randint(1, 12))) for _ in range(3_000)]
+    return runs + ["".join(words[i:i + 30]) + runs[i % len(runs)][:777] for i in range(0, len(words), 30)]
+
+
+@pytest.mark.parametrize(
+    "pat_str", [patterns.LLAMA3, patterns.CL100K, patterns.GPT2, patterns.O200K], ids=["llama3", "cl100k", "gpt2", "o200k"]
+)
+def test_merges_equal_hf_on_adversarial_runs(pat_str):
+    texts = adversarial_texts()
+    ours, theirs = our_merges(texts, 700, pat_str=pat_str), hf_merges(texts, 700, pat_str=pat_str)
+    assert ours == theirs, first_difference(ours, theirs)

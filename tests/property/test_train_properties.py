@@ -27,11 +27,11 @@ texts = st.lists(
 )
 
 
-def native_train(counts: dict[bytes, int], vocab_size: int, min_frequency: int = 0, word_level: bool = False):
+def native_train(counts: dict[bytes, int], vocab_size: int, min_frequency: int = 0, word_level: bool = False, skip_floor: int = 16):
     t = _native.BpeTrainer()
     for w, c in counts.items():
         t.add_word(w, c)
-    t.train(vocab_size, min_frequency, word_level)
+    t.train(vocab_size, min_frequency, word_level, skip_floor)
     return t.tokens(), [tuple(m) for m in t.merges()]
 
 
@@ -41,6 +41,9 @@ def test_native_equals_reference(counts, vocab_size, min_frequency):
     want = train_bpe(counts, vocab_size, min_frequency)
     assert native_train(counts, vocab_size, min_frequency) == want
     assert native_train(counts, vocab_size, min_frequency, word_level=True) == want
+    # Rare pairs logged instead of recorded: never, from count 2 or 3, or all of them.
+    for skip_floor in (0, 2, 3, 1 << 20):
+        assert native_train(counts, vocab_size, min_frequency, skip_floor=skip_floor) == want
 
 
 @SETTINGS
@@ -99,4 +102,30 @@ def test_identical_across_runs_and_thread_counts():
         trainer = tokenforge.BpeTrainer(2000, show_progress=False, threads=threads)
         trainer.train_from_iterator(texts)
         results.add(tuple(trainer.merges))
+    assert len(results) == 1
+
+
+def test_counts_above_32_bits_equal_reference():
+    """A word counted 2^32 times or more is stored as several copies; the merges must not change."""
+    counts = {b"ab": 2**33 + 1, b"abc": 2**32 - 1, b"bcbc": 2**32, b"cab": 3 * 2**32 + 7, b"aaaa": 5}
+    for word_level in (False, True):
+        assert native_train(counts, 270, word_level=word_level) == train_bpe(counts, 270)
+    t = _native.BpeTrainer()
+    for w, c in counts.items():
+        t.add_word(w, c)
+    assert t.num_words == len(counts)
+    assert t.text_size() == (sum(len(w) * c for w, c in counts.items()), sum(len(w) * c for w, c in counts.items()))
+
+
+def test_skipping_rare_pairs_changes_no_merge_on_text():
+    """Logging rare pairs (restored as the best count falls) gives the merges of recording all."""
+    from _shared import corpus_sample, need_shared
+
+    need_shared()
+    counter = _native.PieceCounter(int(patterns.scanner_for(patterns.CL100K)), 2)
+    counter.add_texts([corpus_sample("mixed")[:400_000], corpus_sample("multi", 300_000)[:300_000]])
+    counts = counter.counts()
+    results = set()
+    for skip_floor in (0, 2, 16, 1000, 1 << 30):
+        results.add(tuple(native_train(counts, 6000, skip_floor=skip_floor)[1]))
     assert len(results) == 1
