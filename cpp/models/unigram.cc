@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/piece_cache.h"
+
 namespace tf {
 
 bool Unigram::build(const SpmVocab* vocab, std::string* error) {
@@ -15,7 +17,7 @@ bool Unigram::build(const SpmVocab* vocab, std::string* error) {
       keys.emplace_back(vocab->piece(id), id);
     }
   }
-  trie_.build(std::move(keys));
+  trie_.build(keys);
   std::vector<float> by_id(vocab->size());
   has_user_defined_ = false;
   for (int32_t id = 0; id < vocab->size(); ++id) {
@@ -23,21 +25,27 @@ bool Unigram::build(const SpmVocab* vocab, std::string* error) {
     has_user_defined_ |= scores_[id].user_defined;
   }
   trie_.set_payloads(by_id);
+  // A ▁ after a piece's first byte would let an edge cross the point before a ▁.
+  splits_words_ = true;
+  for (const auto& key : keys) {
+    if (key.first.find("\xE2\x96\x81", 1) != std::string::npos) splits_words_ = false;
+  }
+  cache_owner_ = new_cache_owner();
   (void)error;
   return true;
 }
 
-void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out) const {
+float Unigram::encode_span(const uint8_t* s, size_t n, float initial, uint32_t base,
+                          std::vector<SpmToken>* out) const {
   struct Best {
     int32_t id = -1;
     float score = 0.0f;
     int32_t start = -1;  // where the last piece of the best path ending here starts
   };
-  const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
-  const size_t n = text.size();
-  if (n == 0) return;
+  if (n == 0) return initial;
   thread_local std::vector<Best> best;
   best.assign(n + 1, Best());
+  best[0].score = initial;
   const float unk = unk_score();
   const int32_t unk_id = vocab_->unk_id();
 
@@ -93,6 +101,7 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
     end = static_cast<size_t>(b.start);
   }
   std::reverse(out->begin() + first, out->end());
+  return best[n].score;
 }
 
 }  // namespace tf

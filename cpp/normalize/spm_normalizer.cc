@@ -29,8 +29,18 @@ size_t utf8_char_len(const uint8_t* s, size_t n) {
   return 0;
 }
 
+SpmNormalizer::CharClass SpmNormalizer::classify(const uint8_t* bytes, size_t len) const {
+  bool hit = false;
+  const int64_t node = trie_.walk(bytes, len, &hit);
+  if (hit) return kRule;
+  if (node < 0) return kPlain;
+  return trie_.has_child(node, 0, 0x80) ? kRule : kPlainBeforeAscii;
+}
+
 bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& options, std::string* error) {
   options_ = options;
+  bmp_class_.assign(0x10000 / 4, 0);
+  for (uint8_t& c : ascii_class_) c = kPlain;
   if (blob.empty()) return true;
   // The checks of sentencepiece 0.2.3's DecodePrecompiledCharsMap.
   uint32_t trie_size = 0;
@@ -51,7 +61,52 @@ bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& opti
   replacements_.assign(blob.substr(4 + trie_size));
   replacements_.push_back('\0');  // a corrupt last string still ends
   for (int b = 0; b < 256; ++b) first_byte_hit_[b] = trie_.has_first_byte(static_cast<uint8_t>(b));
+  for (uint8_t c = 0; c < 0x80; ++c) ascii_class_[c] = classify(&c, 1);
+  for (uint32_t cp = 0x80; cp < 0x10000; ++cp) {
+    uint8_t b[3];
+    size_t len;
+    if (cp < 0x800) {
+      b[0] = static_cast<uint8_t>(0xC0 | (cp >> 6));
+      b[1] = static_cast<uint8_t>(0x80 | (cp & 0x3F));
+      len = 2;
+    } else {
+      b[0] = static_cast<uint8_t>(0xE0 | (cp >> 12));
+      b[1] = static_cast<uint8_t>(0x80 | ((cp >> 6) & 0x3F));
+      b[2] = static_cast<uint8_t>(0x80 | (cp & 0x3F));
+      len = 3;
+    }
+    // Only characters whose first byte starts a key can be anything but plain.
+    const uint8_t cls = first_byte_hit_[b[0]] ? classify(b, len) : kPlain;
+    bmp_class_[cp >> 2] |= static_cast<uint8_t>(cls << ((cp & 3) * 2));
+  }
   return true;
+}
+
+size_t SpmNormalizer::plain_run(const uint8_t* s, size_t pos, size_t n) const {
+  while (pos < n) {
+    const uint8_t c = s[pos];
+    size_t len;
+    CharClass cls;
+    if (c < 0x80) {
+      if (c == ' ') break;
+      len = 1;
+      cls = static_cast<CharClass>(ascii_class_[c]);
+    } else if (c >= 0xC2 && c <= 0xDF && pos + 1 < n && (s[pos + 1] & 0xC0) == 0x80) {
+      len = 2;
+      cls = bmp_class(((c & 0x1Fu) << 6) | (s[pos + 1] & 0x3Fu));
+    } else if ((c & 0xF0) == 0xE0 && utf8_char_len(s + pos, n - pos) == 3) {
+      len = 3;
+      cls = bmp_class(((c & 0x0Fu) << 12) | ((s[pos + 1] & 0x3Fu) << 6) | (s[pos + 2] & 0x3Fu));
+    } else {
+      break;  // 4-byte characters and malformed bytes take the general path
+    }
+    if (cls == kPlain || (cls == kPlainBeforeAscii && (pos + len == n || s[pos + len] < 0x80))) {
+      pos += len;
+    } else {
+      break;
+    }
+  }
+  return pos;
 }
 
 std::pair<std::string_view, size_t> SpmNormalizer::normalize_prefix(const uint8_t* s, size_t n) const {
@@ -144,7 +199,26 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
   if (!options_.treat_whitespace_as_suffix && options_.add_dummy_prefix) add_space();
 
   bool prev_space = options_.remove_extra_whitespaces;
+  const bool runs = user_defined_ == nullptr || user_defined_->empty();
   while (pos < n) {
+    if (runs) {
+      // Characters no rule touches are copied as a run.
+      const size_t end = plain_run(s, pos, n);
+      if (end > pos) {
+        out->append(reinterpret_cast<const char*>(s + pos), end - pos);
+        if (n2o) {
+          for (size_t i = pos; i < end;) {
+            const size_t len = utf8_char_len(s + i, end - i);
+            n2o->insert(n2o->end(), len, consumed + static_cast<uint32_t>(i - pos));
+            i += len;
+          }
+        }
+        consumed += static_cast<uint32_t>(end - pos);
+        pos = end;
+        prev_space = false;
+        if (pos == n) break;
+      }
+    }
     std::string_view sp;
     size_t used;
     uint8_t c = s[pos];

@@ -50,6 +50,15 @@ class SpmNormalizer {
  private:
   // normalize() for a model without rules that keeps spaces, without alignment.
   void normalize_identity(const uint8_t* s, size_t n, std::string* out) const;
+  // How the charsmap treats a character (ASCII or BMP): kPlain, no key starts with it;
+  // kPlainBeforeAscii, keys start with it but continue only with non-ASCII bytes (NFKC's
+  // base letter + combining mark), so before an ASCII byte it stays as it is; kRule,
+  // anything else (looked up in the trie).
+  enum CharClass : uint8_t { kPlain = 0, kPlainBeforeAscii = 1, kRule = 2 };
+  CharClass classify(const uint8_t* bytes, size_t len) const;
+  CharClass bmp_class(uint32_t cp) const { return static_cast<CharClass>((bmp_class_[cp >> 2] >> ((cp & 3) * 2)) & 3); }
+  // The end of the run of plain characters other than ' ' that starts at s[pos] (pos if none).
+  size_t plain_run(const uint8_t* s, size_t pos, size_t n) const;
   // The replacement for the longest rule at s[0, n) and how many input bytes it consumes.
   std::pair<std::string_view, size_t> normalize_prefix(const uint8_t* s, size_t n) const;
 
@@ -57,6 +66,8 @@ class SpmNormalizer {
   DartsView trie_;
   std::string replacements_;      // NUL-terminated strings, indexed by trie values
   bool first_byte_hit_[256] = {};  // some charsmap key starts with this byte
+  uint8_t ascii_class_[128] = {};   // CharClass of each ASCII character
+  std::vector<uint8_t> bmp_class_;  // CharClass of each BMP code point, 2 bits each
   const PieceTrie* user_defined_ = nullptr;
 };
 

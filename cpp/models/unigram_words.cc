@@ -1,0 +1,190 @@
+// Unigram::encode by words, through a per-thread cache of word segmentations.
+//
+// Why a cached segmentation may be reused although sentencepiece sums scores in float
+// from the start of the text: inside a word every path starts from the same total P (no
+// edge crosses the word's first point), so in exact arithmetic the best path does not
+// depend on P.  In float, each addition along a path is off by at most u = 2^-24 times the
+// magnitude M it works at, so a candidate reached after k additions is within k * u * M
+// of its exact value, and a comparison whose exact margin exceeds the sum of both errors
+// comes out as in exact arithmetic.  word_entry() runs the word's Viterbi in double from
+// P = 0 and records the smallest margin between the winner and the runner-up at every
+// point of the word (any point: off-path totals feed later comparisons), the most
+// additions behind a candidate and the largest |candidate|; from these follows the
+// largest |P| for which every decision is safe and no total can pass the ±1e5 that makes
+// sentencepiece rebase its scores.  Within that bound the float Viterbi from P picks
+// exactly the cached path, and replaying its float additions from P gives the same total
+// bit for bit; outside it (near-ties, huge totals) the word is segmented in place by
+// encode_span, exactly as before.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "models/piece_cache.h"
+#include "models/unigram.h"
+#include "util/byte_hash.h"
+
+namespace tf {
+
+namespace {
+
+uint32_t float_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+float bits_float(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+bool is_space_mark(const uint8_t* s, size_t n) { return n >= 3 && s[0] == 0xE2 && s[1] == 0x96 && s[2] == 0x81; }
+
+}  // namespace
+
+void Unigram::word_entry(const uint8_t* s, size_t n, std::vector<uint32_t>* entry) const {
+  struct Cell {
+    double best = 0.0, second = 0.0;
+    int32_t id = -1, start = -1;
+    float score = 0.0f;   // the float score of the winning edge
+    uint32_t count = 0;   // additions behind the best total
+    bool second_set = false;
+  };
+  thread_local std::vector<Cell> cells;
+  cells.assign(n + 1, Cell());
+  cells[0].start = 0;
+  double max_abs = 0.0;
+  uint32_t max_count = 0;
+  auto offer = [&](size_t from, size_t to, int32_t id, float score) {
+    const double candidate = cells[from].best + static_cast<double>(score);
+    const uint32_t count = cells[from].count + 1;
+    max_abs = std::max(max_abs, std::fabs(candidate));
+    max_count = std::max(max_count, count);
+    Cell& t = cells[to];
+    if (t.start < 0) {
+      t.best = candidate;
+      t.start = static_cast<int32_t>(from);
+      t.id = id;
+      t.score = score;
+      t.count = count;
+    } else if (candidate > t.best) {
+      t.second = t.best;
+      t.second_set = true;
+      t.best = candidate;
+      t.start = static_cast<int32_t>(from);
+      t.id = id;
+      t.score = score;
+      t.count = count;
+    } else if (!t.second_set || candidate > t.second) {
+      t.second = candidate;
+      t.second_set = true;
+    }
+  };
+  // The same edges as encode_span: every piece from each character start, and <unk> for
+  // a character no one-character piece covers.
+  const float unk = unk_score();
+  for (size_t start = 0; start < n;) {
+    const size_t mblen = std::min(spm_char_len(s[start]), n - start);
+    bool has_single = false;
+    int32_t node = 0;
+    for (size_t k = start; k < n; ++k) {
+      node = trie_.child(node, s[k]);
+      if (node < 0) break;
+      const int32_t id = trie_.value(node);
+      if (id < 0) continue;
+      const size_t length = k + 1 - start;
+      float score = trie_.payload(node);
+      if (has_user_defined_ && scores_[id].user_defined) score = user_defined_score(length);
+      offer(start, k + 1, id, score);
+      if (length == mblen) has_single = true;
+    }
+    if (!has_single) offer(start, start + mblen, vocab_->unk_id(), unk);
+    start += mblen;
+  }
+  double margin = std::numeric_limits<double>::infinity();
+  for (size_t i = 1; i <= n; ++i) {
+    if (cells[i].second_set) margin = std::min(margin, cells[i].best - cells[i].second);
+  }
+  // margin > 2 * max_count * u * (|P| + max_abs), with a factor 2 to spare and an absolute
+  // allowance for the double arithmetic here.
+  constexpr double u = 1.0 / 16777216.0;
+  const double per_unit = 4.0 * max_count * u;
+  double limit = (margin - 1e-9) / per_unit - max_abs;
+  limit = std::min(limit, static_cast<double>(kScoreReset) - max_abs - 16.0);
+  if (!(limit >= 0.0)) limit = -1.0;  // also catches NaN
+  limit = std::min(limit, 1e30);
+  entry->clear();
+  entry->push_back(float_bits(static_cast<float>(limit)));
+  const size_t head = entry->size();
+  for (size_t end = n; end > 0;) {
+    const Cell& c = cells[end];
+    entry->push_back(static_cast<uint32_t>(c.id));
+    entry->push_back(static_cast<uint32_t>(end - static_cast<size_t>(c.start)));
+    entry->push_back(float_bits(c.score));
+    end = static_cast<size_t>(c.start);
+  }
+  // Reverse the (id, length, score) triples into text order.
+  const size_t k = (entry->size() - head) / 3;
+  for (size_t i = 0; i < k / 2; ++i) {
+    for (size_t j = 0; j < 3; ++j) std::swap((*entry)[head + 3 * i + j], (*entry)[head + 3 * (k - 1 - i) + j]);
+  }
+}
+
+void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out) const {
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
+  const size_t n = text.size();
+  if (!splits_words_) {
+    encode_span(s, n, 0.0f, base, out);
+    return;
+  }
+  PieceCache& cache = thread_cache(cache_owner_);
+  thread_local std::vector<uint32_t> entry;
+  float total = 0.0f;
+  size_t start = 0;
+  for (size_t i = 0; i <= n;) {
+    size_t len = 0;
+    if (i < n) {
+      len = std::min(spm_char_len(s[i]), n - i);
+      if (i == start || !(len == 3 && is_space_mark(s + i, n - i))) {
+        i += len;
+        continue;
+      }
+    }
+    // The word s[start, i): no edge crosses either end.
+    const uint8_t* w = s + start;
+    const size_t wn = i - start;
+    const uint32_t word_base = base + static_cast<uint32_t>(start);
+    start = i;
+    i += (i < n) ? len : 1;
+    if (wn == 0) continue;
+    if (total < -kScoreReset || total > kScoreReset) total = 0.0f;  // sentencepiece's rebase, here exact
+    if (wn > PieceCache::kMaxPiece) {
+      total = encode_span(w, wn, total, word_base, out);
+      continue;
+    }
+    const uint64_t h = hash_bytes(w, wn);
+    uint32_t count = 0;
+    const uint32_t* cached = cache.find(w, wn, h, &count);
+    if (cached == nullptr) {
+      word_entry(w, wn, &entry);
+      cache.insert(w, wn, h, entry.data(), entry.size());
+      cached = entry.data();
+      count = static_cast<uint32_t>(entry.size());
+    }
+    if (!(std::fabs(total) <= bits_float(cached[0]))) {
+      total = encode_span(w, wn, total, word_base, out);
+      continue;
+    }
+    uint32_t at = word_base;
+    for (uint32_t k = 1; k + 2 < count; k += 3) {
+      const uint32_t length = cached[k + 1];
+      out->push_back({static_cast<int32_t>(cached[k]), at, at + length});
+      at += length;
+      total = total + bits_float(cached[k + 2]);
+    }
+  }
+}
+
+}  // namespace tf
