@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/piece_cache.h"
+#include "normalize/spm_normalizer.h"
 
 namespace tf {
 
@@ -29,6 +30,24 @@ bool Unigram::build(const SpmVocab* vocab, std::string* error) {
   splits_words_ = true;
   for (const auto& key : keys) {
     if (key.first.find("\xE2\x96\x81", 1) != std::string::npos) splits_words_ = false;
+  }
+  // The BMP characters some piece contains.
+  in_piece_.assign(0x10000 / 64, 0);
+  cuts_at_unknown_ = true;
+  for (const auto& key : keys) {
+    const uint8_t* k = reinterpret_cast<const uint8_t*>(key.first.data());
+    for (size_t i = 0; i < key.first.size();) {
+      const size_t len = utf8_char_len(k + i, key.first.size() - i);
+      if (len == 0) {
+        cuts_at_unknown_ = false;
+        break;
+      }
+      uint32_t cp = k[i];
+      if (len == 2) cp = ((k[i] & 0x1Fu) << 6) | (k[i + 1] & 0x3Fu);
+      if (len == 3) cp = ((k[i] & 0x0Fu) << 12) | ((k[i + 1] & 0x3Fu) << 6) | (k[i + 2] & 0x3Fu);
+      if (len <= 3) in_piece_[cp >> 6] |= uint64_t{1} << (cp & 63);
+      i += len;
+    }
   }
   cache_owner_ = new_cache_owner();
   (void)error;

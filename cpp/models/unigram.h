@@ -14,6 +14,7 @@
 // segmentation is then cached per thread (unigram_words.cc) with the largest |total|
 // at which float rounding cannot change any of its decisions; otherwise it is segmented
 // in place exactly as the whole text would be.  Same result, one hash lookup per word.
+// A character in no piece is cut out the same way, as one <unk>.
 //
 // The full lattice (n-best, sampling, entropy) is in unigram_lattice.h.
 #pragma once
@@ -65,6 +66,10 @@ class Unigram {
   std::vector<Score> scores_;  // id -> score and whether USER_DEFINED
   bool has_user_defined_ = false;
   bool splits_words_ = false;
+  // A BMP character in no piece (bit clear in in_piece_) has only the <unk> edge and no
+  // edge crosses it, so it is a word of its own; off when some piece is not UTF-8.
+  bool cuts_at_unknown_ = false;
+  std::vector<uint64_t> in_piece_;
   uint64_t cache_owner_ = 0;  // identifies this model to the per-thread word cache
 };
 

@@ -22,6 +22,7 @@
 
 #include "models/piece_cache.h"
 #include "models/unigram.h"
+#include "normalize/spm_normalizer.h"
 #include "util/byte_hash.h"
 
 namespace tf {
@@ -135,34 +136,22 @@ void Unigram::word_entry(const uint8_t* s, size_t n, std::vector<uint32_t>* entr
 void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out) const {
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
   const size_t n = text.size();
-  if (!splits_words_) {
+  if (!splits_words_ && !cuts_at_unknown_) {
     encode_span(s, n, 0.0f, base, out);
     return;
   }
   PieceCache& cache = thread_cache(cache_owner_);
   thread_local std::vector<uint32_t> entry;
   float total = 0.0f;
-  size_t start = 0;
-  for (size_t i = 0; i <= n;) {
-    size_t len = 0;
-    if (i < n) {
-      len = std::min(spm_char_len(s[i]), n - i);
-      if (i == start || !(len == 3 && is_space_mark(s + i, n - i))) {
-        i += len;
-        continue;
-      }
-    }
-    // The word s[start, i): no edge crosses either end.
-    const uint8_t* w = s + start;
-    const size_t wn = i - start;
-    const uint32_t word_base = base + static_cast<uint32_t>(start);
-    start = i;
-    i += (i < n) ? len : 1;
-    if (wn == 0) continue;
+  auto word = [&](size_t begin, size_t end) {
+    // The word s[begin, end): no edge crosses either end.
+    const uint8_t* w = s + begin;
+    const size_t wn = end - begin;
+    const uint32_t word_base = base + static_cast<uint32_t>(begin);
     if (total < -kScoreReset || total > kScoreReset) total = 0.0f;  // sentencepiece's rebase, here exact
     if (wn > PieceCache::kMaxPiece) {
       total = encode_span(w, wn, total, word_base, out);
-      continue;
+      return;
     }
     const uint64_t h = hash_bytes(w, wn);
     uint32_t count = 0;
@@ -175,7 +164,7 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
     }
     if (!(std::fabs(total) <= bits_float(cached[0]))) {
       total = encode_span(w, wn, total, word_base, out);
-      continue;
+      return;
     }
     uint32_t at = word_base;
     for (uint32_t k = 1; k + 2 < count; k += 3) {
@@ -184,7 +173,42 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
       at += length;
       total = total + bits_float(cached[k + 2]);
     }
+  };
+  const float unk = unk_score();
+  const int32_t unk_id = vocab_->unk_id();
+  size_t start = 0;
+  for (size_t i = 0; i < n;) {
+    const uint8_t c = s[i];
+    const size_t len = std::min(spm_char_len(c), n - i);
+    // A character inside no piece has <unk> as its only edge, and none crosses it.
+    bool unknown = false;
+    if (cuts_at_unknown_) {
+      uint32_t cp = 0x10000;  // beyond the table: assume it is in some piece
+      if (c < 0x80) {
+        cp = c;
+      } else if (len == 2 && (s[i + 1] & 0xC0) == 0x80 && c >= 0xC2) {
+        cp = ((c & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu);
+      } else if (len == 3 && utf8_char_len(s + i, 3) == 3) {
+        cp = ((c & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu);
+      }
+      unknown = cp < 0x10000 && !((in_piece_[cp >> 6] >> (cp & 63)) & 1);
+    }
+    if (unknown) {
+      if (i > start) word(start, i);
+      if (total < -kScoreReset || total > kScoreReset) total = 0.0f;
+      out->push_back({unk_id, base + static_cast<uint32_t>(i), base + static_cast<uint32_t>(i + len)});
+      total = total + unk;
+      i += len;
+      start = i;
+      continue;
+    }
+    if (splits_words_ && i > start && len == 3 && is_space_mark(s + i, n - i)) {
+      word(start, i);
+      start = i;
+    }
+    i += len;
   }
+  if (n > start) word(start, n);
 }
 
 }  // namespace tf
