@@ -68,7 +68,8 @@ void SentencePieceProcessor::populate(const std::vector<SpmToken>& tokens, std::
 
 void SentencePieceProcessor::encode_normalized(std::string_view normalized, const SpmSampling& sampling,
                                                std::vector<SpmPiece>* out) const {
-  thread_local std::vector<SpmToken> tokens;
+  thread_local std::vector<SpmToken> tls_tokens;
+  std::vector<SpmToken>& tokens = pinned(tls_tokens);
   tokens.clear();
   if (normalized.empty()) return;
   if (!sampling.enabled) {
@@ -115,8 +116,10 @@ void SentencePieceProcessor::encode(std::string_view text, const SpmSampling& sa
 }
 
 void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32_t>* ids) const {
-  thread_local std::string normalized;
-  thread_local std::vector<SpmPiece> pieces;
+  thread_local std::string tls_normalized;
+  thread_local std::vector<SpmPiece> tls_pieces;
+  std::string& normalized = pinned(tls_normalized);
+  std::vector<SpmPiece>& pieces = pinned(tls_pieces);
   pieces.clear();
   normalizer_.normalize(text, &normalized, nullptr);
   encode_normalized(normalized, SpmSampling(), &pieces);

@@ -78,6 +78,17 @@ class SpmVocab {
 
 // Length of the UTF-8 character starting with byte c, judged from c alone as sentencepiece
 // does (1 for ASCII and stray continuation bytes, else 2, 3 or 4).
+// A thread_local's address made opaque to the optimizer: in a shared library GCC would
+// otherwise recompute it (a __tls_get_addr call) at each use inside hot loops.
+template <typename T>
+inline T& pinned(T& tls) {
+  T* p = &tls;
+#if defined(__GNUC__) || defined(__clang__)
+  __asm__("" : "+r"(p));
+#endif
+  return *p;
+}
+
 inline size_t spm_char_len(uint8_t c) {
   static constexpr uint8_t kLen[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4};
   return kLen[c >> 4];

@@ -50,6 +50,7 @@ bool Unigram::build(const SpmVocab* vocab, std::string* error) {
     }
   }
   cache_owner_ = new_cache_owner();
+  cache_words_ = vocab->size() < (1 << 24);
   (void)error;
   return true;
 }
@@ -62,7 +63,8 @@ float Unigram::encode_span(const uint8_t* s, size_t n, float initial, uint32_t b
     int32_t start = -1;  // where the last piece of the best path ending here starts
   };
   if (n == 0) return initial;
-  thread_local std::vector<Best> best;
+  thread_local std::vector<Best> tls_best;
+  std::vector<Best>& best = pinned(tls_best);
   best.assign(n + 1, Best());
   best[0].score = initial;
   const float unk = unk_score();

@@ -69,6 +69,7 @@ class Unigram {
   // A BMP character in no piece (bit clear in in_piece_) has only the <unk> edge and no
   // edge crosses it, so it is a word of its own; off when some piece is not UTF-8.
   bool cuts_at_unknown_ = false;
+  bool cache_words_ = false;  // ids fit the cache's 24 bits
   std::vector<uint64_t> in_piece_;
   uint64_t cache_owner_ = 0;  // identifies this model to the per-thread word cache
 };

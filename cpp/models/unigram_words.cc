@@ -20,7 +20,7 @@
 #include <cstring>
 #include <limits>
 
-#include "models/piece_cache.h"
+#include "models/unigram_word_cache.h"
 #include "models/unigram.h"
 #include "normalize/spm_normalizer.h"
 #include "util/byte_hash.h"
@@ -41,6 +41,15 @@ float bits_float(uint32_t u) {
   return f;
 }
 
+// Field by field: building the token on the stack and copying it stalls on store forwarding.
+inline void push_token(std::vector<SpmToken>* out, int32_t id, uint32_t begin, uint32_t end) {
+  out->emplace_back();
+  SpmToken& t = out->back();
+  t.id = id;
+  t.begin = begin;
+  t.end = end;
+}
+
 bool is_space_mark(const uint8_t* s, size_t n) { return n >= 3 && s[0] == 0xE2 && s[1] == 0x96 && s[2] == 0x81; }
 
 }  // namespace
@@ -53,7 +62,8 @@ void Unigram::word_entry(const uint8_t* s, size_t n, std::vector<uint32_t>* entr
     uint32_t count = 0;   // additions behind the best total
     bool second_set = false;
   };
-  thread_local std::vector<Cell> cells;
+  thread_local std::vector<Cell> tls_cells;
+  std::vector<Cell>& cells = pinned(tls_cells);
   cells.assign(n + 1, Cell());
   cells[0].start = 0;
   double max_abs = 0.0;
@@ -118,18 +128,17 @@ void Unigram::word_entry(const uint8_t* s, size_t n, std::vector<uint32_t>* entr
   limit = std::min(limit, 1e30);
   entry->clear();
   entry->push_back(float_bits(static_cast<float>(limit)));
-  const size_t head = entry->size();
   for (size_t end = n; end > 0;) {
     const Cell& c = cells[end];
-    entry->push_back(static_cast<uint32_t>(c.id));
-    entry->push_back(static_cast<uint32_t>(end - static_cast<size_t>(c.start)));
+    entry->push_back(static_cast<uint32_t>(c.id) | static_cast<uint32_t>(end - static_cast<size_t>(c.start)) << 24);
     entry->push_back(float_bits(c.score));
     end = static_cast<size_t>(c.start);
   }
-  // Reverse the (id, length, score) triples into text order.
-  const size_t k = (entry->size() - head) / 3;
+  // Reverse the (id | length, score) pairs into text order.
+  const size_t k = (entry->size() - 1) / 2;
   for (size_t i = 0; i < k / 2; ++i) {
-    for (size_t j = 0; j < 3; ++j) std::swap((*entry)[head + 3 * i + j], (*entry)[head + 3 * (k - 1 - i) + j]);
+    std::swap((*entry)[1 + 2 * i], (*entry)[1 + 2 * (k - 1 - i)]);
+    std::swap((*entry)[2 + 2 * i], (*entry)[2 + 2 * (k - 1 - i)]);
   }
 }
 
@@ -140,42 +149,23 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
     encode_span(s, n, 0.0f, base, out);
     return;
   }
-  PieceCache& cache = thread_cache(cache_owner_);
-  thread_local std::vector<uint32_t> entry;
-  float total = 0.0f;
-  auto word = [&](size_t begin, size_t end) {
-    // The word s[begin, end): no edge crosses either end.
-    const uint8_t* w = s + begin;
-    const size_t wn = end - begin;
-    const uint32_t word_base = base + static_cast<uint32_t>(begin);
-    if (total < -kScoreReset || total > kScoreReset) total = 0.0f;  // sentencepiece's rebase, here exact
-    if (wn > PieceCache::kMaxPiece) {
-      total = encode_span(w, wn, total, word_base, out);
-      return;
-    }
-    const uint64_t h = hash_bytes(w, wn);
-    uint32_t count = 0;
-    const uint32_t* cached = cache.find(w, wn, h, &count);
-    if (cached == nullptr) {
-      word_entry(w, wn, &entry);
-      cache.insert(w, wn, h, entry.data(), entry.size());
-      cached = entry.data();
-      count = static_cast<uint32_t>(entry.size());
-    }
-    if (!(std::fabs(total) <= bits_float(cached[0]))) {
-      total = encode_span(w, wn, total, word_base, out);
-      return;
-    }
-    uint32_t at = word_base;
-    for (uint32_t k = 1; k + 2 < count; k += 3) {
-      const uint32_t length = cached[k + 1];
-      out->push_back({static_cast<int32_t>(cached[k]), at, at + length});
-      at += length;
-      total = total + bits_float(cached[k + 2]);
-    }
+  // First the words and unknown characters with the hashes of the words, so the cache can
+  // be prefetched a few words ahead; then each in turn.
+  struct Segment {
+    uint32_t begin, end;
+    uint64_t hash;  // 0 for a run of unknown characters
   };
-  const float unk = unk_score();
-  const int32_t unk_id = vocab_->unk_id();
+  thread_local std::vector<Segment> tls_segments;
+  std::vector<Segment>& segments = pinned(tls_segments);
+  segments.clear();
+  auto add_word = [&](size_t begin, size_t end) {
+    const uint64_t h = end - begin <= UnigramWordCache::kMaxWord ? hash_bytes(s + begin, end - begin) | 1 : 1;
+    segments.emplace_back();
+    Segment& g = segments.back();
+    g.begin = static_cast<uint32_t>(begin);
+    g.end = static_cast<uint32_t>(end);
+    g.hash = h;
+  };
   size_t start = 0;
   for (size_t i = 0; i < n;) {
     const uint8_t c = s[i];
@@ -194,21 +184,82 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
       unknown = cp < 0x10000 && !((in_piece_[cp >> 6] >> (cp & 63)) & 1);
     }
     if (unknown) {
-      if (i > start) word(start, i);
-      if (total < -kScoreReset || total > kScoreReset) total = 0.0f;
-      out->push_back({unk_id, base + static_cast<uint32_t>(i), base + static_cast<uint32_t>(i + len)});
-      total = total + unk;
+      if (i > start) add_word(start, i);
+      if (!segments.empty() && segments.back().hash == 0 && segments.back().end == i) {
+        segments.back().end = static_cast<uint32_t>(i + len);
+      } else {
+        segments.emplace_back();
+        Segment& g = segments.back();
+        g.begin = static_cast<uint32_t>(i);
+        g.end = static_cast<uint32_t>(i + len);
+        g.hash = 0;
+      }
       i += len;
       start = i;
       continue;
     }
     if (splits_words_ && i > start && len == 3 && is_space_mark(s + i, n - i)) {
-      word(start, i);
+      add_word(start, i);
       start = i;
     }
     i += len;
   }
-  if (n > start) word(start, n);
+  if (n > start) add_word(start, n);
+
+  UnigramWordCache* cache = cache_words_ ? &unigram_word_cache(cache_owner_) : nullptr;
+  thread_local std::vector<uint32_t> tls_entry;
+  std::vector<uint32_t>& entry = pinned(tls_entry);
+  const float unk = unk_score();
+  const int32_t unk_id = vocab_->unk_id();
+  float total = 0.0f;
+  constexpr size_t kAhead = 8;
+  const size_t count = segments.size();
+  for (size_t j = 0; j < count; ++j) {
+    if (cache != nullptr) {
+      if (j + kAhead < count && (segments[j + kAhead].hash & ~uint64_t{1}) != 0) cache->prefetch_slot(segments[j + kAhead].hash);
+      if (j + kAhead / 2 < count && (segments[j + kAhead / 2].hash & ~uint64_t{1}) != 0) {
+        cache->prefetch_record(segments[j + kAhead / 2].hash);
+      }
+    }
+    const Segment& seg = segments[j];
+    if (seg.hash == 0) {
+      for (uint32_t i = seg.begin; i < seg.end;) {
+        const uint32_t len = static_cast<uint32_t>(std::min<size_t>(spm_char_len(s[i]), seg.end - i));
+        if (total < -kScoreReset || total > kScoreReset) total = 0.0f;  // sentencepiece's rebase
+        push_token(out, unk_id, base + i, base + i + len);
+        total = total + unk;
+        i += len;
+      }
+      continue;
+    }
+    if (total < -kScoreReset || total > kScoreReset) total = 0.0f;  // sentencepiece's rebase, here exact
+    const uint32_t word_base = base + seg.begin;
+    // A word: no edge crosses either end.
+    const uint8_t* w = s + seg.begin;
+    const size_t wn = seg.end - seg.begin;
+    if (cache == nullptr || wn > UnigramWordCache::kMaxWord) {
+      total = encode_span(w, wn, total, word_base, out);
+      continue;
+    }
+    const uint32_t* record = cache->find(w, wn, seg.hash);
+    if (record == nullptr) {
+      word_entry(w, wn, &entry);
+      record = cache->insert(w, wn, seg.hash, entry[0], entry.data() + 1, (entry.size() - 1) / 2);
+    }
+    if (!(std::fabs(total) <= bits_float(record[1]))) {
+      total = encode_span(w, wn, total, word_base, out);
+      continue;
+    }
+    const uint32_t* p = UnigramWordCache::pieces(record);
+    const size_t k = UnigramWordCache::pieces_of(record);
+    uint32_t at = word_base;
+    for (size_t i = 0; i < k; ++i) {
+      const uint32_t length = p[2 * i] >> 24;
+      push_token(out, static_cast<int32_t>(p[2 * i] & 0xFFFFFF), at, at + length);
+      at += length;
+      total = total + bits_float(p[2 * i + 1]);
+    }
+  }
 }
 
 }  // namespace tf
