@@ -117,14 +117,30 @@ void SentencePieceProcessor::encode(std::string_view text, const SpmSampling& sa
 
 void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32_t>* ids) const {
   thread_local std::string tls_normalized;
-  thread_local std::vector<SpmPiece> tls_pieces;
+  thread_local std::vector<SpmToken> tls_tokens;
   std::string& normalized = pinned(tls_normalized);
-  std::vector<SpmPiece>& pieces = pinned(tls_pieces);
-  pieces.clear();
+  std::vector<SpmToken>& tokens = pinned(tls_tokens);
+  tokens.clear();
   normalizer_.normalize(text, &normalized, nullptr);
-  encode_normalized(normalized, SpmSampling(), &pieces);
-  ids->reserve(ids->size() + pieces.size());
-  for (const SpmPiece& p : pieces) ids->push_back(p.id);
+  if (normalized.empty()) return;
+  if (is_bpe_) {
+    bpe_.encode(normalized, 0, &tokens, 0.0, nullptr);
+  } else {
+    unigram_.encode(normalized, 0, &tokens);
+  }
+  // populate() for ids only.
+  ids->reserve(ids->size() + tokens.size());
+  const int32_t unk = vocab_.unk_id();
+  bool prev_unk = false;
+  for (const SpmToken& t : tokens) {
+    const bool is_unk = vocab_.is_unknown(t.id);
+    if (is_unk && byte_fallback_) {
+      for (uint32_t b = t.begin; b < t.end; ++b) ids->push_back(vocab_.byte_id(static_cast<uint8_t>(normalized[b])));
+    } else if (!(is_unk && prev_unk)) {
+      ids->push_back(is_unk ? unk : t.id);
+    }
+    prev_unk = is_unk;
+  }
 }
 
 bool SentencePieceProcessor::nbest(std::string_view text, int nbest_size, std::vector<std::vector<SpmPiece>>* out,

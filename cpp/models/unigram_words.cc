@@ -167,21 +167,29 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
     g.hash = h;
   };
   size_t start = 0;
+  const bool cut_unknown = cuts_at_unknown_, split = splits_words_;
+  const uint64_t* in_piece = in_piece_.data();
+  const uint64_t ascii_in_piece[2] = {cut_unknown ? in_piece[0] : ~uint64_t{0}, cut_unknown ? in_piece[1] : ~uint64_t{0}};
   for (size_t i = 0; i < n;) {
     const uint8_t c = s[i];
-    const size_t len = std::min(spm_char_len(c), n - i);
+    size_t len = 1;
     // A character inside no piece has <unk> as its only edge, and none crosses it.
-    bool unknown = false;
-    if (cuts_at_unknown_) {
-      uint32_t cp = 0x10000;  // beyond the table: assume it is in some piece
-      if (c < 0x80) {
-        cp = c;
-      } else if (len == 2 && (s[i + 1] & 0xC0) == 0x80 && c >= 0xC2) {
-        cp = ((c & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu);
-      } else if (len == 3 && utf8_char_len(s + i, 3) == 3) {
-        cp = ((c & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu);
+    bool unknown;
+    if (c < 0x80) {
+      unknown = !((ascii_in_piece[c >> 6] >> (c & 63)) & 1);
+      if (!unknown) {
+        ++i;
+        continue;
       }
-      unknown = cp < 0x10000 && !((in_piece_[cp >> 6] >> (cp & 63)) & 1);
+    } else {
+      len = std::min(spm_char_len(c), n - i);
+      uint32_t cp = 0x10000;  // beyond the table: assume it is in some piece
+      if (len == 2 && (s[i + 1] & 0xC0) == 0x80 && c >= 0xC2) {
+        cp = ((c & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu);
+      } else if (len == 3) {
+        if (const uint32_t three = utf8_three_byte(s + i, 3)) cp = three;
+      }
+      unknown = cut_unknown && cp < 0x10000 && !((in_piece[cp >> 6] >> (cp & 63)) & 1);
     }
     if (unknown) {
       if (i > start) add_word(start, i);
@@ -198,7 +206,7 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
       start = i;
       continue;
     }
-    if (splits_words_ && i > start && len == 3 && is_space_mark(s + i, n - i)) {
+    if (split && i > start && len == 3 && is_space_mark(s + i, n - i)) {
       add_word(start, i);
       start = i;
     }
@@ -223,13 +231,15 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
     }
     const Segment& seg = segments[j];
     if (seg.hash == 0) {
+      float t = total;  // in a register: `total` lives in memory for the lambda
       for (uint32_t i = seg.begin; i < seg.end;) {
         const uint32_t len = static_cast<uint32_t>(std::min<size_t>(spm_char_len(s[i]), seg.end - i));
-        if (total < -kScoreReset || total > kScoreReset) total = 0.0f;  // sentencepiece's rebase
+        if (t < -kScoreReset || t > kScoreReset) t = 0.0f;  // sentencepiece's rebase
         push_token(out, unk_id, base + i, base + i + len);
-        total = total + unk;
+        t = t + unk;
         i += len;
       }
+      total = t;
       continue;
     }
     if (total < -kScoreReset || total > kScoreReset) total = 0.0f;  // sentencepiece's rebase, here exact

@@ -29,18 +29,22 @@ size_t utf8_char_len(const uint8_t* s, size_t n) {
   return 0;
 }
 
-SpmNormalizer::CharClass SpmNormalizer::classify(const uint8_t* bytes, size_t len) const {
+SpmNormalizer::CharClass SpmNormalizer::classify(const uint8_t* bytes, size_t len) {
   bool hit = false;
   const int64_t node = trie_.walk(bytes, len, &hit);
   if (hit) return kRule;
   if (node < 0) return kPlain;
-  return trie_.has_child(node, 0, 0x80) ? kRule : kPlainBeforeAscii;
+  for (unsigned b = 0; b < 256; ++b) {
+    if (!continues_[b] && trie_.has_child(node, b, b + 1)) continues_[b] = true;
+  }
+  return kPlainUnlessContinued;
 }
 
 bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& options, std::string* error) {
   options_ = options;
   bmp_class_.assign(0x10000 / 4, 0);
   for (uint8_t& c : ascii_class_) c = kPlain;
+  for (bool& b : continues_) b = false;
   if (blob.empty()) return true;
   // The checks of sentencepiece 0.2.3's DecodePrecompiledCharsMap.
   uint32_t trie_size = 0;
@@ -94,13 +98,13 @@ size_t SpmNormalizer::plain_run(const uint8_t* s, size_t pos, size_t n) const {
     } else if (c >= 0xC2 && c <= 0xDF && pos + 1 < n && (s[pos + 1] & 0xC0) == 0x80) {
       len = 2;
       cls = bmp_class(((c & 0x1Fu) << 6) | (s[pos + 1] & 0x3Fu));
-    } else if ((c & 0xF0) == 0xE0 && utf8_char_len(s + pos, n - pos) == 3) {
+    } else if (const uint32_t cp = utf8_three_byte(s + pos, n - pos)) {
       len = 3;
-      cls = bmp_class(((c & 0x0Fu) << 12) | ((s[pos + 1] & 0x3Fu) << 6) | (s[pos + 2] & 0x3Fu));
+      cls = bmp_class(cp);
     } else {
       break;  // 4-byte characters and malformed bytes take the general path
     }
-    if (cls == kPlain || (cls == kPlainBeforeAscii && (pos + len == n || s[pos + len] < 0x80))) {
+    if (cls == kPlain || (cls == kPlainUnlessContinued && (pos + len == n || !continues_[s[pos + len]]))) {
       pos += len;
     } else {
       break;

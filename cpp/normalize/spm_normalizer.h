@@ -51,11 +51,12 @@ class SpmNormalizer {
   // normalize() for a model without rules that keeps spaces, without alignment.
   void normalize_identity(const uint8_t* s, size_t n, std::string* out) const;
   // How the charsmap treats a character (ASCII or BMP): kPlain, no key starts with it;
-  // kPlainBeforeAscii, keys start with it but continue only with non-ASCII bytes (NFKC's
-  // base letter + combining mark), so before an ASCII byte it stays as it is; kRule,
-  // anything else (looked up in the trie).
-  enum CharClass : uint8_t { kPlain = 0, kPlainBeforeAscii = 1, kRule = 2 };
-  CharClass classify(const uint8_t* bytes, size_t len) const;
+  // kPlainUnlessContinued, no key ends inside it but longer ones start with it (NFKC's
+  // base letter + combining mark), so it stays as it is unless the next byte is one such
+  // a key continues with (continues_[b], over all such characters); kRule, anything else
+  // (looked up in the trie).
+  enum CharClass : uint8_t { kPlain = 0, kPlainUnlessContinued = 1, kRule = 2 };
+  CharClass classify(const uint8_t* bytes, size_t len);
   CharClass bmp_class(uint32_t cp) const { return static_cast<CharClass>((bmp_class_[cp >> 2] >> ((cp & 3) * 2)) & 3); }
   // The end of the run of plain characters other than ' ' that starts at s[pos] (pos if none).
   size_t plain_run(const uint8_t* s, size_t pos, size_t n) const;
@@ -67,9 +68,18 @@ class SpmNormalizer {
   std::string replacements_;      // NUL-terminated strings, indexed by trie values
   bool first_byte_hit_[256] = {};  // some charsmap key starts with this byte
   uint8_t ascii_class_[128] = {};   // CharClass of each ASCII character
+  bool continues_[256] = {};        // a key goes on with this byte after a kPlainUnlessContinued character
   std::vector<uint8_t> bmp_class_;  // CharClass of each BMP code point, 2 bits each
   const PieceTrie* user_defined_ = nullptr;
 };
+
+// The code point of the well-formed 3-byte UTF-8 character at s[0, n), or 0 if s does not
+// start with one (inline: the hot loops test every character).
+inline uint32_t utf8_three_byte(const uint8_t* s, size_t n) {
+  if (n < 3 || (s[0] & 0xF0) != 0xE0 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80) return 0;
+  const uint32_t cp = ((s[0] & 0x0Fu) << 12) | ((s[1] & 0x3Fu) << 6) | (s[2] & 0x3Fu);
+  return (cp >= 0x800 && (cp < 0xD800 || cp > 0xDFFF)) ? cp : 0;
+}
 
 // Length of the well-formed UTF-8 character at s[0, n) (no surrogates, no overlongs,
 // <= U+10FFFF), or 0 if malformed.
