@@ -64,6 +64,13 @@ class DartsView {
     }
     return pos;
   }
+  // The node reached from node `base` (from walk) by byte b, or -1; *leaf: a key ends there.
+  int64_t step(int64_t base, uint8_t b, bool* leaf) const {
+    const uint64_t pos = static_cast<uint64_t>(base) ^ b;
+    if (pos >= units_.size() || (units_[pos] & 0x800000FFu) != b) return -1;
+    *leaf = (units_[pos] & 0x100u) != 0;
+    return static_cast<int64_t>(pos ^ offset(units_[pos]));
+  }
   // Whether node `base` (from walk) has a child labelled with a byte in [lo, hi).
   bool has_child(int64_t base, unsigned lo, unsigned hi) const {
     for (unsigned b = lo; b < hi; ++b) {

@@ -34,17 +34,58 @@ SpmNormalizer::CharClass SpmNormalizer::classify(const uint8_t* bytes, size_t le
   const int64_t node = trie_.walk(bytes, len, &hit);
   if (hit) return kRule;
   if (node < 0) return kPlain;
-  for (unsigned b = 0; b < 256; ++b) {
-    if (!continues_[b] && trie_.has_child(node, b, b + 1)) continues_[b] = true;
+  // Every character some key continues with from here.
+  auto mark = [&](uint32_t cp) { continues_[cp >> 6] |= uint64_t{1} << (cp & 63); };
+  bool leaf;
+  for (unsigned b1 = 0; b1 < 256; ++b1) {
+    const int64_t n1 = trie_.step(node, static_cast<uint8_t>(b1), &leaf);
+    if (n1 < 0) continue;
+    if (b1 < 0x80) {
+      mark(b1);
+    } else if (b1 >= 0xC2 && b1 <= 0xDF) {
+      for (unsigned b2 = 0x80; b2 < 0xC0; ++b2) {
+        if (trie_.step(n1, static_cast<uint8_t>(b2), &leaf) >= 0) mark(((b1 & 0x1Fu) << 6) | (b2 & 0x3Fu));
+      }
+    } else if (b1 >= 0xE0 && b1 <= 0xEF) {
+      for (unsigned b2 = 0x80; b2 < 0xC0; ++b2) {
+        const int64_t n2 = trie_.step(n1, static_cast<uint8_t>(b2), &leaf);
+        if (n2 < 0) continue;
+        for (unsigned b3 = 0x80; b3 < 0xC0; ++b3) {
+          if (trie_.step(n2, static_cast<uint8_t>(b3), &leaf) >= 0) {
+            mark(((b1 & 0x0Fu) << 12) | ((b2 & 0x3Fu) << 6) | (b3 & 0x3Fu));
+          }
+        }
+      }
+    } else {
+      continues_byte_[b1] = true;
+    }
   }
   return kPlainUnlessContinued;
+}
+
+bool SpmNormalizer::may_continue(const uint8_t* s, size_t n) const {
+  const uint8_t c = s[0];
+  uint32_t cp;
+  if (c < 0x80) {
+    cp = c;
+  } else if (c >= 0xC2 && c <= 0xDF && n >= 2 && (s[1] & 0xC0) == 0x80) {
+    cp = ((c & 0x1Fu) << 6) | (s[1] & 0x3Fu);
+  } else if (const uint32_t three = utf8_three_byte(s, n)) {
+    cp = three;
+  } else {
+    // Not a BMP character: only a first byte no continuation starts with is safe.  (A
+    // malformed byte that happens to be a continuation's lead byte is caught here too.)
+    return continues_byte_[c] || (c >= 0xC2 && c <= 0xEF);
+  }
+  return (continues_[cp >> 6] >> (cp & 63)) & 1;
 }
 
 bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& options, std::string* error) {
   options_ = options;
   bmp_class_.assign(0x10000 / 4, 0);
   for (uint8_t& c : ascii_class_) c = kPlain;
-  for (bool& b : continues_) b = false;
+  continues_.assign(0x10000 / 64, 0);
+  for (bool& b : continues_byte_) b = false;
   if (blob.empty()) return true;
   // The checks of sentencepiece 0.2.3's DecodePrecompiledCharsMap.
   uint32_t trie_size = 0;
@@ -104,7 +145,7 @@ size_t SpmNormalizer::plain_run(const uint8_t* s, size_t pos, size_t n) const {
     } else {
       break;  // 4-byte characters and malformed bytes take the general path
     }
-    if (cls == kPlain || (cls == kPlainUnlessContinued && (pos + len == n || !continues_[s[pos + len]]))) {
+    if (cls == kPlain || (cls == kPlainUnlessContinued && (pos + len == n || !may_continue(s + pos + len, n - pos - len)))) {
       pos += len;
     } else {
       break;

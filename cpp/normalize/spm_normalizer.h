@@ -52,9 +52,10 @@ class SpmNormalizer {
   void normalize_identity(const uint8_t* s, size_t n, std::string* out) const;
   // How the charsmap treats a character (ASCII or BMP): kPlain, no key starts with it;
   // kPlainUnlessContinued, no key ends inside it but longer ones start with it (NFKC's
-  // base letter + combining mark), so it stays as it is unless the next byte is one such
-  // a key continues with (continues_[b], over all such characters); kRule, anything else
-  // (looked up in the trie).
+  // base letter + combining mark), so it stays as it is unless the next character is one
+  // such a key continues with (bit set in continues_, over all such characters; a
+  // continuation that is not a BMP character marks its first byte in continues_byte_);
+  // kRule, anything else (looked up in the trie).
   enum CharClass : uint8_t { kPlain = 0, kPlainUnlessContinued = 1, kRule = 2 };
   CharClass classify(const uint8_t* bytes, size_t len);
   CharClass bmp_class(uint32_t cp) const { return static_cast<CharClass>((bmp_class_[cp >> 2] >> ((cp & 3) * 2)) & 3); }
@@ -68,7 +69,10 @@ class SpmNormalizer {
   std::string replacements_;      // NUL-terminated strings, indexed by trie values
   bool first_byte_hit_[256] = {};  // some charsmap key starts with this byte
   uint8_t ascii_class_[128] = {};   // CharClass of each ASCII character
-  bool continues_[256] = {};        // a key goes on with this byte after a kPlainUnlessContinued character
+  std::vector<uint64_t> continues_;  // BMP characters a key goes on with after a kPlainUnlessContinued one
+  bool continues_byte_[256] = {};    // ... or a first byte it goes on with, when not a BMP character
+  // Whether the character at s[0, n) (n >= 1) may continue a key (see CharClass).
+  bool may_continue(const uint8_t* s, size_t n) const;
   std::vector<uint8_t> bmp_class_;  // CharClass of each BMP code point, 2 bits each
   const PieceTrie* user_defined_ = nullptr;
 };
