@@ -32,7 +32,7 @@ bool Unigram::build(const SpmVocab* vocab, std::string* error) {
     if (key.first.find("\xE2\x96\x81", 1) != std::string::npos) splits_words_ = false;
   }
   // The BMP characters some piece contains.
-  in_piece_.assign(0x10000 / 64, 0);
+  in_piece_.assign(0x110000 / 64, 0);
   cuts_at_unknown_ = true;
   for (const auto& key : keys) {
     const uint8_t* k = reinterpret_cast<const uint8_t*>(key.first.data());
@@ -45,7 +45,10 @@ bool Unigram::build(const SpmVocab* vocab, std::string* error) {
       uint32_t cp = k[i];
       if (len == 2) cp = ((k[i] & 0x1Fu) << 6) | (k[i + 1] & 0x3Fu);
       if (len == 3) cp = ((k[i] & 0x0Fu) << 12) | ((k[i + 1] & 0x3Fu) << 6) | (k[i + 2] & 0x3Fu);
-      if (len <= 3) in_piece_[cp >> 6] |= uint64_t{1} << (cp & 63);
+      if (len == 4) {
+        cp = ((k[i] & 0x07u) << 18) | ((k[i + 1] & 0x3Fu) << 12) | ((k[i + 2] & 0x3Fu) << 6) | (k[i + 3] & 0x3Fu);
+      }
+      in_piece_[cp >> 6] |= uint64_t{1} << (cp & 63);
       i += len;
     }
   }

@@ -66,8 +66,9 @@ class Unigram {
   std::vector<Score> scores_;  // id -> score and whether USER_DEFINED
   bool has_user_defined_ = false;
   bool splits_words_ = false;
-  // A BMP character in no piece (bit clear in in_piece_) has only the <unk> edge and no
-  // edge crosses it, so it is a word of its own; off when some piece is not UTF-8.
+  // A character in no piece (bit clear in in_piece_, one bit per code point) has only the
+  // <unk> edge and no edge crosses it, so it is a word of its own; off when some piece is
+  // not UTF-8.
   bool cuts_at_unknown_ = false;
   bool cache_words_ = false;  // ids fit the cache's 24 bits
   std::vector<uint64_t> in_piece_;

@@ -183,13 +183,15 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
       }
     } else {
       len = std::min(spm_char_len(c), n - i);
-      uint32_t cp = 0x10000;  // beyond the table: assume it is in some piece
+      uint32_t cp = 0x110000;  // malformed: assume it is in some piece
       if (len == 2 && (s[i + 1] & 0xC0) == 0x80 && c >= 0xC2) {
         cp = ((c & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu);
       } else if (len == 3) {
         if (const uint32_t three = utf8_three_byte(s + i, 3)) cp = three;
+      } else if (len == 4 && utf8_char_len(s + i, 4) == 4) {
+        cp = ((c & 0x07u) << 18) | ((s[i + 1] & 0x3Fu) << 12) | ((s[i + 2] & 0x3Fu) << 6) | (s[i + 3] & 0x3Fu);
       }
-      unknown = cut_unknown && cp < 0x10000 && !((in_piece[cp >> 6] >> (cp & 63)) & 1);
+      unknown = cut_unknown && cp < 0x110000 && !((in_piece[cp >> 6] >> (cp & 63)) & 1);
     }
     if (unknown) {
       if (i > start) add_word(start, i);
