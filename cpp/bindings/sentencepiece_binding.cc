@@ -240,6 +240,28 @@ void bind_sentencepiece(nb::module_& m) {
         return out;
       }, nb::arg("text"), nb::arg("nbest_size"), nb::arg("as_pieces"),
            "[(ids or pieces, score)] for the n best segmentations (Unigram).")
+      .def("sample_encode_and_score", [](const Proc& p, nb::handle text, int num_samples, float alpha, bool wor,
+                                         bool include_best, bool as_pieces, uint64_t seed) {
+        std::string_view v = text_view(text);
+        std::vector<std::vector<SpmPiece>> results;
+        std::vector<float> scores;
+        std::string normalized, error;
+        bool ok;
+        {
+          nb::gil_scoped_release release;
+          ok = p.sample_encode_and_score(v, num_samples, alpha, wor, include_best, seed, &results, &scores,
+                                         &normalized, &error);
+        }
+        check(ok, error);
+        nb::list out;
+        for (size_t i = 0; i < results.size(); ++i) {
+          nb::object seg = as_pieces ? nb::object(pieces_list(p, results[i], normalized)) : ids_list(results[i]);
+          out.append(nb::make_tuple(seg, scores[i]));
+        }
+        return out;
+      }, nb::arg("text"), nb::arg("num_samples"), nb::arg("alpha"), nb::arg("wor"), nb::arg("include_best"),
+           nb::arg("as_pieces"), nb::arg("seed"),
+           "[(ids or pieces, log probability or log inclusion probability)] (Unigram).")
       .def("entropy", [](const Proc& p, nb::handle text, float alpha) {
         std::string_view v = text_view(text);
         float h = 0;

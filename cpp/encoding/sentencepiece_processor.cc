@@ -1,5 +1,6 @@
 #include "encoding/sentencepiece_processor.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "models/unigram_lattice.h"
@@ -169,6 +170,95 @@ bool SentencePieceProcessor::nbest(std::string_view text, int nbest_size, std::v
     out->emplace_back();
     populate(tokens, *normalized, &out->back());
     scores->push_back(nb.second);
+  }
+  return true;
+}
+
+bool SentencePieceProcessor::sample_encode_and_score(std::string_view text, int num_samples, float alpha, bool wor,
+                                                     bool include_best, uint64_t seed,
+                                                     std::vector<std::vector<SpmPiece>>* out, std::vector<float>* scores,
+                                                     std::string* normalized, std::string* error) const {
+  out->clear();
+  scores->clear();
+  if (is_bpe_) {
+    *error = "SampleEncodeAndScore is not available for the current model (BPE)";
+    return false;
+  }
+  if (num_samples < 1) {
+    *error = "num_samples must be positive";
+    return false;
+  }
+  if (include_best && !wor) {
+    *error = "include_best is only supported with wor (sampling without replacement)";
+    return false;
+  }
+  normalizer_.normalize(text, normalized, nullptr);
+  std::vector<std::pair<UnigramLattice::Path, float>> results;  // path, score
+  UnigramLattice lattice;
+  if (!normalized->empty()) {
+    lattice.build(unigram_, *normalized);
+    std::mt19937_64 rng(seed);
+    const float marginal = lattice.log_partition(alpha);
+    UnigramLattice::Path best;
+    if (include_best) {
+      best = lattice.viterbi();
+      results.emplace_back(best, 0.0f);  // always included: probability 1
+    }
+    auto score_of = [&](const UnigramLattice::Path& path) {
+      float score = 0.0f;  // summed in float, as sentencepiece
+      for (int32_t i : path) score += alpha * lattice.node(i).score;
+      return score - marginal;
+    };
+    if (wor) {
+      // One draw more than asked: its perturbed score is the threshold kappa.
+      auto drawn = lattice.sample_nbest(static_cast<size_t>(num_samples) + 1, alpha, rng);
+      if (include_best) {
+        auto it = std::find_if(drawn.begin(), drawn.end(), [&](const auto& d) { return d.first == best; });
+        if (it != drawn.end()) {
+          drawn.erase(it);
+        } else if (!drawn.empty()) {
+          drawn.pop_back();
+        }
+      }
+      if (!drawn.empty()) {
+        const double kappa = drawn.back().second;
+        drawn.pop_back();
+        for (auto& d : drawn) {
+          const float score = score_of(d.first);
+          results.emplace_back(std::move(d.first), score);
+        }
+        // log P(included) = log(1 - exp(-exp(score - kappa))), with a series where it underflows.
+        for (auto& r : results) {
+          if (r.second == 0.0f) continue;  // the best path (as sentencepiece, by its score)
+          const double x = r.second - kappa;
+          const double y = std::exp(x);
+          const double log_inclusion = x <= -10 ? x - y / 2 + y * y / 24 - y * y * y * y / 2880
+                                                : std::log(-std::expm1(-y));
+          r.second = static_cast<float>(log_inclusion);
+        }
+      }
+    } else {
+      for (int i = 0; i < num_samples; ++i) {
+        UnigramLattice::Path path = lattice.sample(alpha, rng);
+        const float score = score_of(path);
+        results.emplace_back(std::move(path), score);
+      }
+    }
+  }
+  if (results.empty()) {
+    *error = "SampleEncodeAndScore returns empty result.";
+    return false;
+  }
+  std::vector<SpmToken> tokens;
+  for (auto& r : results) {
+    tokens.clear();
+    for (int32_t i : r.first) {
+      const auto& nd = lattice.node(i);
+      tokens.push_back({nd.id, nd.begin, nd.end});
+    }
+    out->emplace_back();
+    populate(tokens, *normalized, &out->back());
+    scores->push_back(r.second);
   }
   return true;
 }

@@ -72,6 +72,14 @@ class SentencePieceProcessor {
   // The n best segmentations with their scores (Unigram only; fails for BPE).
   bool nbest(std::string_view text, int nbest_size, std::vector<std::vector<SpmPiece>>* out,
              std::vector<float>* scores, std::string* normalized, std::string* error) const;
+  // sentencepiece's SampleEncodeAndScore (Unigram only): with `wor`, up to num_samples
+  // distinct segmentations drawn without replacement, each scored with the log of its
+  // inclusion probability (0 for the best path when include_best); without, num_samples
+  // independent draws scored with their log probability.  Fails where sentencepiece does
+  // (BPE, include_best without wor, num_samples < 1, nothing to return).
+  bool sample_encode_and_score(std::string_view text, int num_samples, float alpha, bool wor, bool include_best,
+                               uint64_t seed, std::vector<std::vector<SpmPiece>>* out, std::vector<float>* scores,
+                               std::string* normalized, std::string* error) const;
   // Entropy of the segmentation distribution at `alpha` (Unigram only).
   bool entropy(std::string_view text, float alpha, float* out, std::string* error) const;
 

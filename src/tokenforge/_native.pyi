@@ -78,6 +78,11 @@ class SentencePieceProcessor:
     def nbest(self, text: object, nbest_size: int, as_pieces: bool) -> list:
         """[(ids or pieces, score)] for the n best segmentations (Unigram)."""
 
+    def sample_encode_and_score(self, text: object, num_samples: int, alpha: float, wor: bool, include_best: bool, as_pieces: bool, seed: int) -> list:
+        """
+        [(ids or pieces, log probability or log inclusion probability)] (Unigram).
+        """
+
     def entropy(self, text: object, alpha: float) -> float:
         """Entropy of the segmentation distribution (Unigram)."""
 

@@ -346,6 +346,54 @@ class SentencePieceProcessor:
         """``nbest_encode(input, out_type=str)``."""
         return self.nbest_encode(input, out_type=str, nbest_size=nbest_size, **kwargs)
 
+    def sample_encode_and_score(self, input: Any, out_type: Any = None, add_bos: bool | None = None,
+                                add_eos: bool | None = None, reverse: bool | None = None,
+                                emit_unk_piece: bool | None = None, num_samples: int | None = None,
+                                alpha: float | None = None, wor: bool | None = None,
+                                include_best: bool | None = None) -> Any:
+        """Several sampled segmentations with their scores (Unigram models only).
+
+        sentencepiece's C++ ``SampleEncodeAndScore``: with ``wor`` (without replacement),
+        up to ``num_samples`` distinct segmentations drawn with probability proportional to
+        ``exp(alpha * score)``, each with the log of its probability of being in the sample
+        (``include_best`` puts the best segmentation first, with score 0); without ``wor``,
+        ``num_samples`` independent draws, each with its log probability.  Fewer are
+        returned when the text has fewer segmentations.
+
+        Args:
+            input: the text, or a list of texts.
+            out_type: ``int`` (ids) or ``str`` (pieces); ``bytes`` for UTF-8 pieces.
+            num_samples: how many to draw (default 1).
+            alpha: the smoothing exponent (default: the processor's ``alpha``).
+            wor: sample without replacement (default False).
+            include_best: always include the best segmentation (needs ``wor``).
+
+        Returns:
+            A list of ``(ids or pieces, score)``, or one such list per text.
+
+        Raises:
+            ValueError: a BPE model, ``num_samples < 1``, ``include_best`` without ``wor``,
+                or nothing to return (an empty text, or ``wor`` on a text with a single
+                segmentation), as sentencepiece fails on these.
+        """
+        core = self._require()
+        o = {**self._defaults, **{k: v for k, v in dict(out_type=out_type, add_bos=add_bos, add_eos=add_eos,
+                                                         reverse=reverse, emit_unk_piece=emit_unk_piece,
+                                                         alpha=alpha).items() if v is not None}}
+        kind = o["out_type"]
+        if kind not in (int, str, bytes):
+            raise ValueError(f"Invalid out_type: {kind}. Must be int, str or bytes")
+        n = 1 if num_samples is None else int(num_samples)
+        theta = float(o["alpha"])
+
+        def one(text: Any) -> list:
+            seed = _seed_source.getrandbits(64)
+            results = core.sample_encode_and_score(text, n, theta, bool(wor), bool(include_best), kind is not int,
+                                                   seed)
+            return [(self._rewrite(seg, kind, o), score) for seg, score in results]
+
+        return [one(x) for x in input] if isinstance(input, list) else one(input)
+
     def calculate_entropy(self, input: Any, alpha: float) -> Any:
         """Entropy of the Unigram segmentation distribution p(x) ∝ exp(alpha * score(x))."""
         core = self._require()
@@ -523,6 +571,7 @@ def _add_camel_case_aliases(cls: type) -> None:
              "piece_to_id": "PieceToId", "id_to_piece": "IdToPiece", "get_score": "GetScore",
              "is_unknown": "IsUnknown", "is_control": "IsControl", "is_unused": "IsUnused", "is_byte": "IsByte",
              "load": "Load", "load_from_file": "LoadFromFile", "calculate_entropy": "CalculateEntropy",
+             "sample_encode_and_score": "SampleEncodeAndScore",
              "load_from_serialized_proto": "LoadFromSerializedProto"}
     for snake, camel in names.items():
         setattr(cls, camel, getattr(cls, snake))
