@@ -127,19 +127,38 @@ class SentencePieceProcessor:
 
     def load_from_serialized_proto(self, serialized: bytes) -> bool:
         """Loads a model from the bytes of a ``.model`` file (or a :class:`ModelProto`)."""
-        model = serialized if isinstance(serialized, ModelProto) else ModelProto.from_bytes(serialized)
-        self._init_from_model(model)  # type: ignore[arg-type]
+        if isinstance(serialized, ModelProto):
+            self._init_from_model(serialized)
+            return True
+        data = bytes(serialized)
+        # Fast path: the native code reads the pieces; Python parses only the other fields.
+        rest = _native.spm_model_rest(data)
+        if rest is None:  # an unusual or malformed file: the full parser (and its errors)
+            self._init_from_model(ModelProto.from_bytes(data))
+        else:
+            self._init_from_model(ModelProto.from_bytes(rest), data)
         return True
 
-    def _init_from_model(self, model: ModelProto) -> None:
+    @property
+    def _model(self) -> ModelProto:
+        """The loaded ModelProto, parsed in full on first use when loading took the fast path."""
+        if self._model_obj is None:
+            self._model_obj = ModelProto.from_bytes(self._model_data)
+        return self._model_obj
+
+    def _init_from_model(self, model: ModelProto, data: bytes | None = None) -> None:
+        """Builds the processor from `model`; with `data`, `model` lacks the pieces and the
+        native code reads them from `data`, the whole serialized model."""
         ts, ns = model.trainer_spec, model.normalizer_spec
         if ts.model_type not in (ModelType.UNIGRAM, ModelType.BPE):
             raise ValueError(f"unsupported model type {ts.model_type}: only UNIGRAM and BPE models are implemented")
-        raw = [p._values for p in model.pieces]  # direct reads: 32k attribute lookups add up
-        self._pieces = [v.get("piece", "") for v in raw]
-        self._scores = [v.get("score", 0.0) for v in raw]
-        self._types = [v.get("type", PieceType.NORMAL) for v in raw]
-        pieces = [(p.encode("utf-8"), sc, t) for p, sc, t in zip(self._pieces, self._scores, self._types)]
+        if data is None:
+            raw = [p._values for p in model.pieces]  # direct reads: 32k attribute lookups add up
+            piece_texts = [v.get("piece", "") for v in raw]
+            piece_types = [v.get("type", PieceType.NORMAL) for v in raw]
+            pieces: Any = [(p.encode("utf-8"), v.get("score", 0.0), t) for p, v, t in zip(piece_texts, raw, piece_types)]
+        else:
+            pieces = data
         denorm = None
         if model.has("denormalizer_spec") and model.denormalizer_spec.precompiled_charsmap:
             d = model.denormalizer_spec
@@ -148,12 +167,18 @@ class SentencePieceProcessor:
             pieces, int(ts.model_type), ts.byte_fallback, ts.unk_surface.encode("utf-8"), ns.precompiled_charsmap,
             (ns.add_dummy_prefix, ns.remove_extra_whitespaces, ns.escape_whitespaces, ts.treat_whitespace_as_suffix),
             denorm)
-        self._model = model
-        # sentencepiece's PieceToId: reserved pieces (UNKNOWN, CONTROL, BYTE) win over the others.
+        if data is None:
+            self._pieces, self._types = piece_texts, piece_types
+            self._scores = [p[1] for p in pieces]
+            self._model_obj: ModelProto | None = model
+        else:
+            self._pieces, self._scores, self._types = self._core.vocab_lists()
+            self._model_obj, self._model_data = None, data
+        # sentencepiece's PieceToId: reserved pieces (UNKNOWN, CONTROL, BYTE) win over the
+        # others; among equals the last wins.
         reserved = (PieceType.UNKNOWN, PieceType.CONTROL, PieceType.BYTE)
-        self._piece_ids: dict[str, int] = {p: i for i, (p, t) in enumerate(zip(self._pieces, self._types))
-                                           if t not in reserved}
-        self._piece_ids.update((p, i) for i, (p, t) in enumerate(zip(self._pieces, self._types)) if t in reserved)
+        self._piece_ids: dict[str, int] = dict(zip(self._pieces, range(len(self._pieces))))
+        self._piece_ids.update((self._pieces[i], i) for i, t in enumerate(self._types) if t in reserved)
         self._unk = self._types.index(PieceType.UNKNOWN) if PieceType.UNKNOWN in self._types else -1
         self._special_ids = {name: self._special_id(getattr(ts, f"{name}_piece"), ok)
                              for name, ok in (("unk", PieceType.UNKNOWN), ("bos", PieceType.CONTROL),
