@@ -247,7 +247,7 @@ void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<
       // A character inside no piece (so inside no USER_DEFINED one either) is <unk>.
       const bool unknown = sym < 0 || sym >= vocab_->size();
       if (unknown || vocab_->user_defined().empty()) {
-        out->push_back({unknown ? vocab_->unk_id() : sym, word_base, word_base + static_cast<uint32_t>(word.size())});
+        push_token(out, unknown ? vocab_->unk_id() : sym, word_base, word_base + static_cast<uint32_t>(word.size()));
         continue;
       }
     }
@@ -262,7 +262,7 @@ void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<
       uint32_t pos = word_base;
       for (uint32_t k = 0; k < count; ++k) {
         const uint32_t len = symbol_len_[hit[k]];  // cached words hold no <unk>: lengths are the pieces'
-        out->push_back({static_cast<int32_t>(hit[k]), pos, pos + len});
+        push_token(out, static_cast<int32_t>(hit[k]), pos, pos + len);
         pos += len;
       }
       continue;
@@ -359,7 +359,7 @@ void SentencePieceBpe::encode_word(std::string_view text, uint32_t base, std::ve
     for (const Symbol& sy : symbols) {
       if (sy.len == 0) continue;
       int32_t id = sy.sym >= 0 && sy.sym < vocab_->size() ? sy.sym : vocab_->unk_id();
-      out->push_back({id, base + sy.begin, base + sy.begin + sy.len});
+      push_token(out, id, base + sy.begin, base + sy.begin + sy.len);
     }
     return;
   }
@@ -384,7 +384,7 @@ void SentencePieceBpe::encode_word(std::string_view text, uint32_t base, std::ve
         return;
       }
     }
-    out->push_back({id, base + begin, base + begin + len});
+    push_token(out, id, base + begin, base + begin + len);
   };
   for (int32_t i = 0; i >= 0; i = symbols[i].next) emit(emit, symbols[i].sym, symbols[i].begin, symbols[i].len, 0);
 }

@@ -121,7 +121,7 @@ float Unigram::encode_span(const uint8_t* s, size_t n, float initial, uint32_t b
   size_t first = out->size();
   for (size_t end = n; end > 0;) {
     const Best& b = best[end];
-    out->push_back({b.id, base + static_cast<uint32_t>(b.start), base + static_cast<uint32_t>(end)});
+    push_token(out, b.id, base + static_cast<uint32_t>(b.start), base + static_cast<uint32_t>(end));
     end = static_cast<size_t>(b.start);
   }
   std::reverse(out->begin() + first, out->end());

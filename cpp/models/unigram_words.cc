@@ -41,15 +41,6 @@ float bits_float(uint32_t u) {
   return f;
 }
 
-// Field by field: building the token on the stack and copying it stalls on store forwarding.
-inline void push_token(std::vector<SpmToken>* out, int32_t id, uint32_t begin, uint32_t end) {
-  out->emplace_back();
-  SpmToken& t = out->back();
-  t.id = id;
-  t.begin = begin;
-  t.end = end;
-}
-
 bool is_space_mark(const uint8_t* s, size_t n) { return n >= 3 && s[0] == 0xE2 && s[1] == 0x96 && s[2] == 0x81; }
 
 }  // namespace
