@@ -26,10 +26,11 @@ void append_unescaped(std::string_view piece, std::string* out) {
 }  // namespace
 
 bool SentencePieceProcessor::load(SpmModelSpec spec, std::string* error) {
-  if (spec.model_type != 1 && spec.model_type != 2) {
-    *error = "unsupported model type " + std::to_string(spec.model_type) + " (only UNIGRAM and BPE are implemented)";
+  if (spec.model_type < 1 || spec.model_type > 4) {
+    *error = "unsupported model type " + std::to_string(spec.model_type);
     return false;
   }
+  model_type_ = spec.model_type;
   SpmVocabOptions vocab_options;
   vocab_options.bpe = spec.model_type == 2;
   vocab_options.byte_fallback = spec.byte_fallback;
@@ -45,7 +46,49 @@ bool SentencePieceProcessor::load(SpmModelSpec spec, std::string* error) {
     denormalizer_ = std::make_unique<SpmNormalizer>();
     if (!denormalizer_->init(spec.denormalizer_charsmap, spec.denormalizer, error)) return false;
   }
+  if (model_type_ == kWord || model_type_ == kChar) return true;  // segmented by the vocabulary alone
   return is_bpe_ ? bpe_.build(&vocab_, error) : unigram_.build(&vocab_, error);
+}
+
+void SentencePieceProcessor::segment(std::string_view normalized, std::vector<SpmToken>* tokens) const {
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(normalized.data());
+  const size_t n = normalized.size();
+  switch (model_type_) {
+    case kBpe:
+      bpe_.encode(normalized, 0, tokens, 0.0, nullptr);
+      return;
+    case kUnigram:
+      unigram_.encode(normalized, 0, tokens);
+      return;
+    case kChar:
+      // One character per piece, or the longest USER_DEFINED piece (sentencepiece's CHAR model).
+      for (size_t i = 0; i < n;) {
+        int32_t id = -1;
+        size_t len = vocab_.user_defined().empty() ? 0 : vocab_.user_defined().longest_prefix(s + i, n - i, &id);
+        if (len == 0) len = std::min(spm_char_len(s[i]), n - i);
+        push_token(tokens, vocab_.piece_to_id(normalized.substr(i, len)), static_cast<uint32_t>(i),
+                   static_cast<uint32_t>(i + len));
+        i += len;
+      }
+      return;
+    default:
+      // WORD: one piece per word, a word starting at the text's start and at each ▁
+      // (sentencepiece's SplitIntoWords), or <unk>.
+      for (size_t i = 0, start = 0; i <= n;) {
+        const size_t len = i < n ? std::min(spm_char_len(s[i]), n - i) : 0;
+        const bool cut = i == n || (i > start && normalized.compare(i, 3, "\xE2\x96\x81") == 0);
+        if (cut) {
+          if (i > start) {
+            push_token(tokens, vocab_.piece_to_id(normalized.substr(start, i - start)), static_cast<uint32_t>(start),
+                       static_cast<uint32_t>(i));
+          }
+          start = i;
+        }
+        if (i == n) break;
+        i += len;
+      }
+      return;
+  }
 }
 
 void SentencePieceProcessor::populate(const std::vector<SpmToken>& tokens, std::string_view normalized,
@@ -73,12 +116,8 @@ void SentencePieceProcessor::encode_normalized(std::string_view normalized, cons
   std::vector<SpmToken>& tokens = pinned(tls_tokens);
   tokens.clear();
   if (normalized.empty()) return;
-  if (!sampling.enabled) {
-    if (is_bpe_) {
-      bpe_.encode(normalized, 0, &tokens, 0.0, nullptr);
-    } else {
-      unigram_.encode(normalized, 0, &tokens);
-    }
+  if (!sampling.enabled || model_type_ == kWord || model_type_ == kChar) {
+    segment(normalized, &tokens);
   } else {
     std::mt19937_64 rng(sampling.seed);
     if (is_bpe_) {
@@ -124,11 +163,7 @@ void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32
   tokens.clear();
   normalizer_.normalize(text, &normalized, nullptr);
   if (normalized.empty()) return;
-  if (is_bpe_) {
-    bpe_.encode(normalized, 0, &tokens, 0.0, nullptr);
-  } else {
-    unigram_.encode(normalized, 0, &tokens);
-  }
+  segment(normalized, &tokens);
   // populate() for ids only.
   ids->reserve(ids->size() + tokens.size());
   const int32_t unk = vocab_.unk_id();
@@ -146,8 +181,8 @@ void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32
 
 bool SentencePieceProcessor::nbest(std::string_view text, int nbest_size, std::vector<std::vector<SpmPiece>>* out,
                                    std::vector<float>* scores, std::string* normalized, std::string* error) const {
-  if (is_bpe_) {
-    *error = "NBestEncode is not available for the current model (BPE)";
+  if (model_type_ != kUnigram) {
+    *error = "NBestEncode is not available for the current model (" + model_name() + ")";
     return false;
   }
   normalizer_.normalize(text, normalized, nullptr);
@@ -180,8 +215,8 @@ bool SentencePieceProcessor::sample_encode_and_score(std::string_view text, int 
                                                      std::string* normalized, std::string* error) const {
   out->clear();
   scores->clear();
-  if (is_bpe_) {
-    *error = "SampleEncodeAndScore is not available for the current model (BPE)";
+  if (model_type_ != kUnigram) {
+    *error = "SampleEncodeAndScore is not available for the current model (" + model_name() + ")";
     return false;
   }
   if (num_samples < 1) {
@@ -264,8 +299,8 @@ bool SentencePieceProcessor::sample_encode_and_score(std::string_view text, int 
 }
 
 bool SentencePieceProcessor::entropy(std::string_view text, float alpha, float* out, std::string* error) const {
-  if (is_bpe_) {
-    *error = "CalculateEntropy is not available for the current model (BPE)";
+  if (model_type_ != kUnigram) {
+    *error = "CalculateEntropy is not available for the current model (" + model_name() + ")";
     return false;
   }
   std::string normalized;

@@ -150,8 +150,9 @@ class SentencePieceProcessor:
         """Builds the processor from `model`; with `data`, `model` lacks the pieces and the
         native code reads them from `data`, the whole serialized model."""
         ts, ns = model.trainer_spec, model.normalizer_spec
-        if ts.model_type not in (ModelType.UNIGRAM, ModelType.BPE):
-            raise ValueError(f"unsupported model type {ts.model_type}: only UNIGRAM and BPE models are implemented")
+        if ts.model_type not in (ModelType.UNIGRAM, ModelType.BPE, ModelType.WORD, ModelType.CHAR):
+            raise ValueError(f"unsupported model type {ts.model_type}")
+        self._model_type = ModelType(ts.model_type)
         if data is None:
             raw = [p._values for p in model.pieces]  # direct reads: 32k attribute lookups add up
             piece_texts = [v.get("piece", "") for v in raw]
@@ -248,6 +249,8 @@ class SentencePieceProcessor:
         if kind not in _RETURN_TYPES:
             raise ValueError(f"Invalid return_type: {kind}. Must be one of {_RETURN_TYPES}")
         sampling = bool(o["enable_sampling"])
+        if sampling and self._model_type in (ModelType.WORD, ModelType.CHAR):
+            raise RuntimeError("SampleEncode is not available for the current model (WORD and CHAR models).")
         if sampling and o["nbest_size"] in (None, 0, 1):
             raise ValueError('When enable_sampling is True, We must specify "nbest_size > 1" or "nbest_size = -1"')
         if sampling and not (math.isfinite(float(o["alpha"])) and float(o["alpha"]) >= 0.0):
