@@ -199,7 +199,7 @@ namespace {
 }  // namespace
 
 void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out, double dropout,
-                              std::mt19937_64* rng) const {
+                              std::mt19937_64* rng, bool merge_unknown) const {
   if (!splits_words_) {
     encode_word(text, base, out, dropout, rng);
     return;
@@ -247,7 +247,13 @@ void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<
       // A character inside no piece (so inside no USER_DEFINED one either) is <unk>.
       const bool unknown = sym < 0 || sym >= vocab_->size();
       if (unknown || vocab_->user_defined().empty()) {
-        push_token(out, unknown ? vocab_->unk_id() : sym, word_base, word_base + static_cast<uint32_t>(word.size()));
+        const uint32_t end = word_base + static_cast<uint32_t>(word.size());
+        if (unknown && merge_unknown && !out->empty() && out->back().id == vocab_->unk_id() &&
+            out->back().end == word_base) {
+          out->back().end = end;  // ids: adjacent <unk> tokens give one <unk> or the same bytes
+          continue;
+        }
+        push_token(out, unknown ? vocab_->unk_id() : sym, word_base, end);
         continue;
       }
     }

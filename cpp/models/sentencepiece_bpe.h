@@ -49,9 +49,10 @@ class SentencePieceBpe {
   bool build(const SpmVocab* vocab, std::string* error);
 
   // Appends the segmentation of `normalized` (offsets relative to its start plus `base`).
-  // `rng` is only used when dropout > 0.
+  // `rng` is only used when dropout > 0.  With merge_unknown, consecutive characters in no
+  // piece come out as one <unk> token spanning them (enough for ids), not one each.
   void encode(std::string_view normalized, uint32_t base, std::vector<SpmToken>* out, double dropout,
-              std::mt19937_64* rng) const;
+              std::mt19937_64* rng, bool merge_unknown = false) const;
 
   // Whether encode() may cut the text into words (see the class comment).
   bool splits_words() const { return splits_words_; }

@@ -34,8 +34,12 @@ class Unigram {
   // `vocab` must outlive this object.
   bool build(const SpmVocab* vocab, std::string* error);
 
-  // Appends the best segmentation of `normalized` (offsets plus `base`).
-  void encode(std::string_view normalized, uint32_t base, std::vector<SpmToken>* out) const;
+  // Appends the best segmentation of `normalized` (offsets plus `base`).  With
+  // merge_unknown, a run of characters in no piece comes out as one <unk> token spanning
+  // them all (what ids need: one <unk>, or the same byte-fallback bytes) instead of one
+  // per character (what offsets need).
+  void encode(std::string_view normalized, uint32_t base, std::vector<SpmToken>* out,
+              bool merge_unknown = false) const;
 
   const SpmVocab& vocab() const { return *vocab_; }
   const PieceTrie& trie() const { return trie_; }

@@ -113,7 +113,9 @@ void Unigram::word_entry(const uint8_t* s, size_t n, std::vector<uint32_t>* entr
   // allowance for the double arithmetic here.
   constexpr double u = 1.0 / 16777216.0;
   const double per_unit = 4.0 * max_count * u;
-  double limit = (margin - 1e-9) / per_unit - max_abs;
+  // The margins above are themselves double sums, each off by at most max_count * 2^-53 * max_abs.
+  const double double_error = 2.0 * max_count * std::ldexp(max_abs, -53) + 1e-9;
+  double limit = (margin - double_error) / per_unit - max_abs;
   limit = std::min(limit, static_cast<double>(kScoreReset) - max_abs - 16.0);
   if (!(limit >= 0.0)) limit = -1.0;  // also catches NaN
   limit = std::min(limit, 1e30);
@@ -133,7 +135,7 @@ void Unigram::word_entry(const uint8_t* s, size_t n, std::vector<uint32_t>* entr
   }
 }
 
-void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out) const {
+void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out, bool merge_unknown) const {
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
   const size_t n = text.size();
   if (!splits_words_ && !cuts_at_unknown_) {
@@ -225,10 +227,11 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
     const Segment& seg = segments[j];
     if (seg.hash == 0) {
       float t = total;  // in a register: `total` lives in memory for the lambda
+      if (merge_unknown) push_token(out, unk_id, base + seg.begin, base + seg.end);
       for (uint32_t i = seg.begin; i < seg.end;) {
         const uint32_t len = static_cast<uint32_t>(std::min<size_t>(spm_char_len(s[i]), seg.end - i));
         if (t < -kScoreReset || t > kScoreReset) t = 0.0f;  // sentencepiece's rebase
-        push_token(out, unk_id, base + i, base + i + len);
+        if (!merge_unknown) push_token(out, unk_id, base + i, base + i + len);
         t = t + unk;
         i += len;
       }
