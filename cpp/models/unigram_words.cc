@@ -41,6 +41,16 @@ float bits_float(uint32_t u) {
   return f;
 }
 
+// The total after `count` <unk> edges from `total`, each preceded by sentencepiece's rebase
+// check: a tight loop of its own, so the sum stays in a register.
+__attribute__((noinline)) float add_unknowns(float total, float unk, uint32_t count) {
+  for (uint32_t k = 0; k < count; ++k) {
+    if (total < -Unigram::kScoreReset || total > Unigram::kScoreReset) total = 0.0f;
+    total += unk;
+  }
+  return total;
+}
+
 bool is_space_mark(const uint8_t* s, size_t n) { return n >= 3 && s[0] == 0xE2 && s[1] == 0x96 && s[2] == 0x81; }
 
 }  // namespace
@@ -146,7 +156,8 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
   // be prefetched a few words ahead; then each in turn.
   struct Segment {
     uint32_t begin, end;
-    uint64_t hash;  // 0 for a run of unknown characters
+    uint64_t hash;   // 0 for a run of unknown characters
+    uint32_t chars;  // characters in a run of unknown ones
   };
   thread_local std::vector<Segment> tls_segments;
   std::vector<Segment>& segments = pinned(tls_segments);
@@ -190,12 +201,14 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
       if (i > start) add_word(start, i);
       if (!segments.empty() && segments.back().hash == 0 && segments.back().end == i) {
         segments.back().end = static_cast<uint32_t>(i + len);
+        ++segments.back().chars;
       } else {
         segments.emplace_back();
         Segment& g = segments.back();
         g.begin = static_cast<uint32_t>(i);
         g.end = static_cast<uint32_t>(i + len);
         g.hash = 0;
+        g.chars = 1;
       }
       i += len;
       start = i;
@@ -226,12 +239,16 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
     }
     const Segment& seg = segments[j];
     if (seg.hash == 0) {
-      float t = total;  // in a register: `total` lives in memory for the lambda
-      if (merge_unknown) push_token(out, unk_id, base + seg.begin, base + seg.end);
+      if (merge_unknown) {
+        push_token(out, unk_id, base + seg.begin, base + seg.end);
+        total = add_unknowns(total, unk, seg.chars);
+        continue;
+      }
+      float t = total;
       for (uint32_t i = seg.begin; i < seg.end;) {
         const uint32_t len = static_cast<uint32_t>(std::min<size_t>(spm_char_len(s[i]), seg.end - i));
         if (t < -kScoreReset || t > kScoreReset) t = 0.0f;  // sentencepiece's rebase
-        if (!merge_unknown) push_token(out, unk_id, base + i, base + i + len);
+        push_token(out, unk_id, base + i, base + i + len);
         t = t + unk;
         i += len;
       }
