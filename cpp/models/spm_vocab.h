@@ -130,9 +130,10 @@ inline T& pinned(T& tls) {
 
 // Length of the UTF-8 character starting with byte c, judged from c alone as sentencepiece
 // does (1 for ASCII and stray continuation bytes, else 2, 3 or 4).
+// (Computed, not looked up: in the character-stepping loops the table load sat on the
+// critical path.)
 inline size_t spm_char_len(uint8_t c) {
-  static constexpr uint8_t kLen[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4};
-  return kLen[c >> 4];
+  return size_t{1} + (c >= 0xC0) + (c >= 0xE0) + (c >= 0xF0);
 }
 
 }  // namespace tf

@@ -174,6 +174,18 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
   const bool cut_unknown = cuts_at_unknown_, split = splits_words_;
   const uint64_t* in_piece = in_piece_.data();
   const uint64_t ascii_in_piece[2] = {cut_unknown ? in_piece[0] : ~uint64_t{0}, cut_unknown ? in_piece[1] : ~uint64_t{0}};
+  // The run of unknown characters being read, kept in registers until it ends.
+  bool in_run = false;
+  uint32_t run_begin = 0, run_chars = 0;
+  auto end_run = [&](size_t end) {
+    segments.emplace_back();
+    Segment& g = segments.back();
+    g.begin = run_begin;
+    g.end = static_cast<uint32_t>(end);
+    g.hash = 0;
+    g.chars = run_chars;
+    in_run = false;
+  };
   for (size_t i = 0; i < n;) {
     const uint8_t c = s[i];
     size_t len = 1;
@@ -182,6 +194,7 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
     if (c < 0x80) {
       unknown = !((ascii_in_piece[c >> 6] >> (c & 63)) & 1);
       if (!unknown) {
+        if (in_run) end_run(i);
         ++i;
         continue;
       }
@@ -198,28 +211,25 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
       unknown = cut_unknown && cp < 0x110000 && !((in_piece[cp >> 6] >> (cp & 63)) & 1);
     }
     if (unknown) {
-      if (i > start) add_word(start, i);
-      if (!segments.empty() && segments.back().hash == 0 && segments.back().end == i) {
-        segments.back().end = static_cast<uint32_t>(i + len);
-        ++segments.back().chars;
-      } else {
-        segments.emplace_back();
-        Segment& g = segments.back();
-        g.begin = static_cast<uint32_t>(i);
-        g.end = static_cast<uint32_t>(i + len);
-        g.hash = 0;
-        g.chars = 1;
+      if (i > start) add_word(start, i);  // (no run is open: a known character came since)
+      if (!in_run) {
+        in_run = true;
+        run_begin = static_cast<uint32_t>(i);
+        run_chars = 0;
       }
+      ++run_chars;
       i += len;
       start = i;
       continue;
     }
+    if (in_run) end_run(i);
     if (split && i > start && len == 3 && is_space_mark(s + i, n - i)) {
       add_word(start, i);
       start = i;
     }
     i += len;
   }
+  if (in_run) end_run(n);
   if (n > start) add_word(start, n);
 
   UnigramWordCache* cache = cache_words_ ? &unigram_word_cache(cache_owner_) : nullptr;
