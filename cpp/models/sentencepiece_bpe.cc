@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "models/piece_cache.h"
+#include "normalize/spm_normalizer.h"
 #include "util/byte_hash.h"
 
 namespace tf {
@@ -21,6 +22,12 @@ inline uint32_t pack_char(const uint8_t* s, size_t len) {
   if (len > 2) v |= static_cast<uint32_t>(s[2]) << 16;
   if (len > 3) v |= static_cast<uint32_t>(s[3]) << 24;
   return v;
+}
+
+// The code point of s[0, len) if it is one well-formed 2- or 3-byte UTF-8 character, else 0.
+inline uint32_t bmp_code_point(const uint8_t* s, size_t len) {
+  if (len == 2) return (s[0] >= 0xC2 && (s[1] & 0xC0) == 0x80) ? ((s[0] & 0x1Fu) << 6) | (s[1] & 0x3Fu) : 0;
+  return len == 3 ? utf8_three_byte(s, 3) : 0;
 }
 
 inline uint64_t symbol_pair_key(int32_t a, int32_t b) {
@@ -58,6 +65,15 @@ bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
       }
       i += len;
     }
+  }
+
+  // The well-formed BMP characters among those keys, one bit per code point.
+  in_piece_.assign(0x10000 / 64, 0);
+  for (const auto& [key, sym] : char_symbols_) {
+    uint8_t b[4];
+    size_t len = 0;
+    for (uint32_t k = key; k != 0 && len < 4; k >>= 8) b[len++] = static_cast<uint8_t>(k);
+    if (const uint32_t cp = bmp_code_point(b, len)) in_piece_[cp >> 6] |= uint64_t{1} << (cp & 63);
   }
 
   // The same map as an open-addressing table for the encoder (key 0 is no character).
@@ -177,6 +193,9 @@ bool SentencePieceBpe::joinable(int32_t a, int32_t b) const {
 
 int32_t SentencePieceBpe::char_symbol(const uint8_t* s, size_t len) const {
   if (len == 1 && s[0] < 128) return ascii_symbol_[s[0]];
+  // A well-formed BMP character in no piece needs no probe (an absent key probes longest).
+  const uint32_t cp = bmp_code_point(s, len);
+  if (cp != 0 && !((in_piece_[cp >> 6] >> (cp & 63)) & 1)) return -1;
   const uint32_t key = pack_char(s, len);
   for (uint64_t h = mix64(key) & char_mask_;; h = (h + 1) & char_mask_) {
     const CharSlot& slot = char_slots_[h];
