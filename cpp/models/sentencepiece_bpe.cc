@@ -67,13 +67,13 @@ bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
     }
   }
 
-  // The well-formed BMP characters among those keys, one bit per code point.
-  in_piece_.assign(0x10000 / 64, 0);
+  // The symbols of well-formed BMP characters, directly by code point (-1: in no piece).
+  bmp_symbol_.assign(0x10000, -1);
   for (const auto& [key, sym] : char_symbols_) {
     uint8_t b[4];
     size_t len = 0;
     for (uint32_t k = key; k != 0 && len < 4; k >>= 8) b[len++] = static_cast<uint8_t>(k);
-    if (const uint32_t cp = bmp_code_point(b, len)) in_piece_[cp >> 6] |= uint64_t{1} << (cp & 63);
+    if (const uint32_t cp = bmp_code_point(b, len)) bmp_symbol_[cp] = sym;
   }
 
   // The same map as an open-addressing table for the encoder (key 0 is no character).
@@ -193,9 +193,8 @@ bool SentencePieceBpe::joinable(int32_t a, int32_t b) const {
 
 int32_t SentencePieceBpe::char_symbol(const uint8_t* s, size_t len) const {
   if (len == 1 && s[0] < 128) return ascii_symbol_[s[0]];
-  // A well-formed BMP character in no piece needs no probe (an absent key probes longest).
-  const uint32_t cp = bmp_code_point(s, len);
-  if (cp != 0 && !((in_piece_[cp >> 6] >> (cp & 63)) & 1)) return -1;
+  // A well-formed BMP character: one direct load, no hashing or probing.
+  if (const uint32_t cp = bmp_code_point(s, len)) return bmp_symbol_[cp];
   const uint32_t key = pack_char(s, len);
   for (uint64_t h = mix64(key) & char_mask_;; h = (h + 1) & char_mask_) {
     const CharSlot& slot = char_slots_[h];

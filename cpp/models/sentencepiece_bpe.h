@@ -96,7 +96,7 @@ class SentencePieceBpe {
     int32_t symbol;
   };
   std::vector<CharSlot> char_slots_;  // char_symbols_ as open addressing, for encoding
-  std::vector<uint64_t> in_piece_;    // bit per BMP code point: a well-formed character with a symbol
+  std::vector<int32_t> bmp_symbol_;   // BMP code point -> its symbol, or -1 (256 KB, saves a probe per character)
   uint64_t char_mask_ = 0;
   std::vector<uint32_t> symbol_len_;                    // symbol -> byte length
   bool splits_words_ = false;

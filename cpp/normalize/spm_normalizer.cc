@@ -188,6 +188,8 @@ void SpmNormalizer::normalize_identity(const uint8_t* s, size_t n, std::string* 
       run = ++i;
     } else if (c < 0x80) {
       ++i;
+    } else if (utf8_three_byte(s + i, n - i) != 0) {
+      i += 3;
     } else {
       const size_t len = utf8_char_len(s + i, n - i);
       if (len == 0) {
