@@ -269,8 +269,12 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
     std::string_view sp;
     size_t used;
     uint8_t c = s[pos];
-    if (c < 0x80 && !first_byte_hit_[c] && (user_defined_ == nullptr || user_defined_->empty())) {
-      sp = std::string_view(reinterpret_cast<const char*>(s + pos), 1);  // fast path: plain ASCII
+    // Fast path: an ASCII character no rule applies to here (a space mostly: plain_run
+    // stops at spaces, and NFKC has rules that start with one).
+    if (c < 0x80 && runs &&
+        (ascii_class_[c] == kPlain ||
+         (ascii_class_[c] == kPlainUnlessContinued && (pos + 1 == n || !may_continue(s + pos + 1, n - pos - 1))))) {
+      sp = std::string_view(reinterpret_cast<const char*>(s + pos), 1);
       used = 1;
     } else {
       auto p = normalize_prefix(s + pos, n - pos);
