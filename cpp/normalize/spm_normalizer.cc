@@ -220,8 +220,19 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
     normalize_identity(s, n, out);
     return;
   }
+  const bool runs = user_defined_ == nullptr || user_defined_->empty();
+  // A space no rule applies to here (indentation runs: skip the trie for them).
+  auto plain_space = [&](size_t at) {
+    return runs && s[at] == ' ' &&
+           (ascii_class_[' '] == kPlain ||
+            (ascii_class_[' '] == kPlainUnlessContinued && (at + 1 == n || !may_continue(s + at + 1, n - at - 1))));
+  };
   if (options_.remove_extra_whitespaces) {
     while (pos < n) {
+      if (plain_space(pos)) {
+        ++pos;
+        continue;
+      }
       auto p = normalize_prefix(s + pos, n - pos);
       if (p.first != " ") break;
       pos += p.second;
@@ -246,7 +257,6 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
   if (!options_.treat_whitespace_as_suffix && options_.add_dummy_prefix) add_space();
 
   bool prev_space = options_.remove_extra_whitespaces;
-  const bool runs = user_defined_ == nullptr || user_defined_->empty();
   while (pos < n) {
     if (runs) {
       // Characters no rule touches are copied as a run.
