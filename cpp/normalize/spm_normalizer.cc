@@ -222,14 +222,17 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
   }
   const bool runs = user_defined_ == nullptr || user_defined_->empty();
   // A space no rule applies to here (indentation runs: skip the trie for them).
-  auto plain_space = [&](size_t at) {
-    return runs && s[at] == ' ' &&
-           (ascii_class_[' '] == kPlain ||
-            (ascii_class_[' '] == kPlainUnlessContinued && (at + 1 == n || !may_continue(s + at + 1, n - at - 1))));
+  // An ASCII character no rule applies to here: it stays as it is.
+  auto plain_ascii = [&](size_t at) {
+    const uint8_t c = s[at];
+    return runs && c < 0x80 &&
+           (ascii_class_[c] == kPlain ||
+            (ascii_class_[c] == kPlainUnlessContinued && (at + 1 == n || !may_continue(s + at + 1, n - at - 1))));
   };
   if (options_.remove_extra_whitespaces) {
     while (pos < n) {
-      if (plain_space(pos)) {
+      if (plain_ascii(pos)) {  // indentation, then most first characters: no trie walk
+        if (s[pos] != ' ') break;
         ++pos;
         continue;
       }
