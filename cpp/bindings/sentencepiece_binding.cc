@@ -7,6 +7,7 @@
 
 #include "bindings/common.h"
 #include "encoding/sentencepiece_processor.h"
+#include "models/spm_vocab_wire.h"
 #include "util/byte_hash.h"
 #include "util/parallel.h"
 
@@ -117,13 +118,35 @@ void check(bool ok, const std::string& error) {
 }  // namespace
 
 void bind_sentencepiece(nb::module_& m) {
+  m.def("spm_model_rest", [](nb::bytes data) -> nb::object {
+        std::string_view v = bytes_view(data);
+        std::vector<SpmPieceSpec> pieces;
+        std::string rest;
+        bool ok;
+        {
+          nb::gil_scoped_release release;
+          ok = read_model_pieces(v, &pieces, &rest);
+        }
+        if (!ok) return nb::none();
+        return to_bytes(rest);
+      }, nb::arg("data"),
+        "The bytes of every top-level ModelProto field but the pieces, or None when the file is "
+        "not of the usual well-formed shape (then parse it in full).");
   nb::class_<Proc>(m, "SentencePieceProcessor",
                    "tf::SentencePieceProcessor: normalizer, BPE or Unigram model, and decoder of one .model file.")
       .def("__init__",
-           [](Proc* self, nb::list pieces, int model_type, bool byte_fallback, nb::bytes unk_surface, nb::bytes charsmap,
-              std::tuple<bool, bool, bool, bool> options, nb::object denormalizer) {
+           [](Proc* self, nb::object pieces_or_model, int model_type, bool byte_fallback, nb::bytes unk_surface,
+              nb::bytes charsmap, std::tuple<bool, bool, bool, bool> options, nb::object denormalizer) {
              SpmModelSpec spec;
-             spec.pieces.reserve(pieces.size());
+             if (PyBytes_Check(pieces_or_model.ptr())) {
+               // The serialized model: its pieces are read here (see spm_model_rest).
+               std::string rest;
+               if (!read_model_pieces(bytes_view(pieces_or_model), &spec.pieces, &rest)) {
+                 value_error("malformed model file (pieces)");
+               }
+             }
+             nb::list pieces = PyBytes_Check(pieces_or_model.ptr()) ? nb::list() : nb::cast<nb::list>(pieces_or_model);
+             spec.pieces.reserve(spec.pieces.size() + pieces.size());
              for (nb::handle item : pieces) {
                nb::tuple t = nb::borrow<nb::tuple>(item);
                SpmPieceSpec ps;
@@ -158,6 +181,31 @@ void bind_sentencepiece(nb::module_& m) {
            },
            nb::arg("pieces"), nb::arg("model_type"), nb::arg("byte_fallback"), nb::arg("unk_surface"),
            nb::arg("precompiled_charsmap"), nb::arg("options"), nb::arg("denormalizer").none())
+      .def("vocab_lists", [](const Proc& p) {
+        const SpmVocab& v = p.vocab();
+        const size_t n = static_cast<size_t>(v.size());
+        PyObject* pieces = PyList_New(static_cast<Py_ssize_t>(n));
+        PyObject* scores = PyList_New(static_cast<Py_ssize_t>(n));
+        PyObject* types = PyList_New(static_cast<Py_ssize_t>(n));
+        nb::object keep_p = nb::steal(pieces), keep_s = nb::steal(scores), keep_t = nb::steal(types);
+        if (pieces == nullptr || scores == nullptr || types == nullptr) throw nb::python_error();
+        for (size_t i = 0; i < n; ++i) {
+          const std::string& text = v.piece(static_cast<int32_t>(i));
+          PyObject* s = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "surrogateescape");
+          PyObject* f = PyFloat_FromDouble(v.score(static_cast<int32_t>(i)));
+          PyObject* t = PyLong_FromLong(static_cast<long>(v.type(static_cast<int32_t>(i))));
+          if (s == nullptr || f == nullptr || t == nullptr) {
+            Py_XDECREF(s);
+            Py_XDECREF(f);
+            Py_XDECREF(t);
+            throw nb::python_error();
+          }
+          PyList_SET_ITEM(pieces, i, s);
+          PyList_SET_ITEM(scores, i, f);
+          PyList_SET_ITEM(types, i, t);
+        }
+        return nb::make_tuple(keep_p, keep_s, keep_t);
+      }, "(pieces, scores, types) of the vocabulary, as Python lists.")
       .def("encode_ids", [](const Proc& p, nb::handle text) {
         std::string_view v = text_view(text);
         std::vector<int32_t> ids;
@@ -240,6 +288,28 @@ void bind_sentencepiece(nb::module_& m) {
         return out;
       }, nb::arg("text"), nb::arg("nbest_size"), nb::arg("as_pieces"),
            "[(ids or pieces, score)] for the n best segmentations (Unigram).")
+      .def("sample_encode_and_score", [](const Proc& p, nb::handle text, int num_samples, float alpha, bool wor,
+                                         bool include_best, bool as_pieces, uint64_t seed) {
+        std::string_view v = text_view(text);
+        std::vector<std::vector<SpmPiece>> results;
+        std::vector<float> scores;
+        std::string normalized, error;
+        bool ok;
+        {
+          nb::gil_scoped_release release;
+          ok = p.sample_encode_and_score(v, num_samples, alpha, wor, include_best, seed, &results, &scores,
+                                         &normalized, &error);
+        }
+        check(ok, error);
+        nb::list out;
+        for (size_t i = 0; i < results.size(); ++i) {
+          nb::object seg = as_pieces ? nb::object(pieces_list(p, results[i], normalized)) : ids_list(results[i]);
+          out.append(nb::make_tuple(seg, scores[i]));
+        }
+        return out;
+      }, nb::arg("text"), nb::arg("num_samples"), nb::arg("alpha"), nb::arg("wor"), nb::arg("include_best"),
+           nb::arg("as_pieces"), nb::arg("seed"),
+           "[(ids or pieces, log probability or log inclusion probability)] (Unigram).")
       .def("entropy", [](const Proc& p, nb::handle text, float alpha) {
         std::string_view v = text_view(text);
         float h = 0;

@@ -1,5 +1,6 @@
 #include "encoding/sentencepiece_processor.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "models/unigram_lattice.h"
@@ -25,10 +26,11 @@ void append_unescaped(std::string_view piece, std::string* out) {
 }  // namespace
 
 bool SentencePieceProcessor::load(SpmModelSpec spec, std::string* error) {
-  if (spec.model_type != 1 && spec.model_type != 2) {
-    *error = "unsupported model type " + std::to_string(spec.model_type) + " (only UNIGRAM and BPE are implemented)";
+  if (spec.model_type < 1 || spec.model_type > 4) {
+    *error = "unsupported model type " + std::to_string(spec.model_type);
     return false;
   }
+  model_type_ = spec.model_type;
   SpmVocabOptions vocab_options;
   vocab_options.bpe = spec.model_type == 2;
   vocab_options.byte_fallback = spec.byte_fallback;
@@ -44,7 +46,49 @@ bool SentencePieceProcessor::load(SpmModelSpec spec, std::string* error) {
     denormalizer_ = std::make_unique<SpmNormalizer>();
     if (!denormalizer_->init(spec.denormalizer_charsmap, spec.denormalizer, error)) return false;
   }
+  if (model_type_ == kWord || model_type_ == kChar) return true;  // segmented by the vocabulary alone
   return is_bpe_ ? bpe_.build(&vocab_, error) : unigram_.build(&vocab_, error);
+}
+
+void SentencePieceProcessor::segment(std::string_view normalized, std::vector<SpmToken>* tokens) const {
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(normalized.data());
+  const size_t n = normalized.size();
+  switch (model_type_) {
+    case kBpe:
+      bpe_.encode(normalized, 0, tokens, 0.0, nullptr);
+      return;
+    case kUnigram:
+      unigram_.encode(normalized, 0, tokens);
+      return;
+    case kChar:
+      // One character per piece, or the longest USER_DEFINED piece (sentencepiece's CHAR model).
+      for (size_t i = 0; i < n;) {
+        int32_t id = -1;
+        size_t len = vocab_.user_defined().empty() ? 0 : vocab_.user_defined().longest_prefix(s + i, n - i, &id);
+        if (len == 0) len = std::min(spm_char_len(s[i]), n - i);
+        push_token(tokens, vocab_.piece_to_id(normalized.substr(i, len)), static_cast<uint32_t>(i),
+                   static_cast<uint32_t>(i + len));
+        i += len;
+      }
+      return;
+    default:
+      // WORD: one piece per word, a word starting at the text's start and at each ▁
+      // (sentencepiece's SplitIntoWords), or <unk>.
+      for (size_t i = 0, start = 0; i <= n;) {
+        const size_t len = i < n ? std::min(spm_char_len(s[i]), n - i) : 0;
+        const bool cut = i == n || (i > start && normalized.compare(i, 3, "\xE2\x96\x81") == 0);
+        if (cut) {
+          if (i > start) {
+            push_token(tokens, vocab_.piece_to_id(normalized.substr(start, i - start)), static_cast<uint32_t>(start),
+                       static_cast<uint32_t>(i));
+          }
+          start = i;
+        }
+        if (i == n) break;
+        i += len;
+      }
+      return;
+  }
 }
 
 void SentencePieceProcessor::populate(const std::vector<SpmToken>& tokens, std::string_view normalized,
@@ -68,15 +112,12 @@ void SentencePieceProcessor::populate(const std::vector<SpmToken>& tokens, std::
 
 void SentencePieceProcessor::encode_normalized(std::string_view normalized, const SpmSampling& sampling,
                                                std::vector<SpmPiece>* out) const {
-  thread_local std::vector<SpmToken> tokens;
+  thread_local std::vector<SpmToken> tls_tokens;
+  std::vector<SpmToken>& tokens = pinned(tls_tokens);
   tokens.clear();
   if (normalized.empty()) return;
-  if (!sampling.enabled) {
-    if (is_bpe_) {
-      bpe_.encode(normalized, 0, &tokens, 0.0, nullptr);
-    } else {
-      unigram_.encode(normalized, 0, &tokens);
-    }
+  if (!sampling.enabled || model_type_ == kWord || model_type_ == kChar) {
+    segment(normalized, &tokens);
   } else {
     std::mt19937_64 rng(sampling.seed);
     if (is_bpe_) {
@@ -115,19 +156,40 @@ void SentencePieceProcessor::encode(std::string_view text, const SpmSampling& sa
 }
 
 void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32_t>* ids) const {
-  thread_local std::string normalized;
-  thread_local std::vector<SpmPiece> pieces;
-  pieces.clear();
+  thread_local std::string tls_normalized;
+  thread_local std::vector<SpmToken> tls_tokens;
+  std::string& normalized = pinned(tls_normalized);
+  std::vector<SpmToken>& tokens = pinned(tls_tokens);
+  tokens.clear();
   normalizer_.normalize(text, &normalized, nullptr);
-  encode_normalized(normalized, SpmSampling(), &pieces);
-  ids->reserve(ids->size() + pieces.size());
-  for (const SpmPiece& p : pieces) ids->push_back(p.id);
+  if (normalized.empty()) return;
+  // Ids need no per-character <unk> tokens.
+  if (model_type_ == kUnigram) {
+    unigram_.encode(normalized, 0, &tokens, /*merge_unknown=*/true);
+  } else if (model_type_ == kBpe) {
+    bpe_.encode(normalized, 0, &tokens, 0.0, nullptr, /*merge_unknown=*/true);
+  } else {
+    segment(normalized, &tokens);
+  }
+  // populate() for ids only.
+  ids->reserve(ids->size() + tokens.size());
+  const int32_t unk = vocab_.unk_id();
+  bool prev_unk = false;
+  for (const SpmToken& t : tokens) {
+    const bool is_unk = vocab_.is_unknown(t.id);
+    if (is_unk && byte_fallback_) {
+      for (uint32_t b = t.begin; b < t.end; ++b) ids->push_back(vocab_.byte_id(static_cast<uint8_t>(normalized[b])));
+    } else if (!(is_unk && prev_unk)) {
+      ids->push_back(is_unk ? unk : t.id);
+    }
+    prev_unk = is_unk;
+  }
 }
 
 bool SentencePieceProcessor::nbest(std::string_view text, int nbest_size, std::vector<std::vector<SpmPiece>>* out,
                                    std::vector<float>* scores, std::string* normalized, std::string* error) const {
-  if (is_bpe_) {
-    *error = "NBestEncode is not available for the current model (BPE)";
+  if (model_type_ != kUnigram) {
+    *error = "NBestEncode is not available for the current model (" + model_name() + ")";
     return false;
   }
   normalizer_.normalize(text, normalized, nullptr);
@@ -154,9 +216,98 @@ bool SentencePieceProcessor::nbest(std::string_view text, int nbest_size, std::v
   return true;
 }
 
+bool SentencePieceProcessor::sample_encode_and_score(std::string_view text, int num_samples, float alpha, bool wor,
+                                                     bool include_best, uint64_t seed,
+                                                     std::vector<std::vector<SpmPiece>>* out, std::vector<float>* scores,
+                                                     std::string* normalized, std::string* error) const {
+  out->clear();
+  scores->clear();
+  if (model_type_ != kUnigram) {
+    *error = "SampleEncodeAndScore is not available for the current model (" + model_name() + ")";
+    return false;
+  }
+  if (num_samples < 1) {
+    *error = "num_samples must be positive";
+    return false;
+  }
+  if (include_best && !wor) {
+    *error = "include_best is only supported with wor (sampling without replacement)";
+    return false;
+  }
+  normalizer_.normalize(text, normalized, nullptr);
+  std::vector<std::pair<UnigramLattice::Path, float>> results;  // path, score
+  UnigramLattice lattice;
+  if (!normalized->empty()) {
+    lattice.build(unigram_, *normalized);
+    std::mt19937_64 rng(seed);
+    const float marginal = lattice.log_partition(alpha);
+    UnigramLattice::Path best;
+    if (include_best) {
+      best = lattice.viterbi();
+      results.emplace_back(best, 0.0f);  // always included: probability 1
+    }
+    auto score_of = [&](const UnigramLattice::Path& path) {
+      float score = 0.0f;  // summed in float, as sentencepiece
+      for (int32_t i : path) score += alpha * lattice.node(i).score;
+      return score - marginal;
+    };
+    if (wor) {
+      // One draw more than asked: its perturbed score is the threshold kappa.
+      auto drawn = lattice.sample_nbest(static_cast<size_t>(num_samples) + 1, alpha, rng);
+      if (include_best) {
+        auto it = std::find_if(drawn.begin(), drawn.end(), [&](const auto& d) { return d.first == best; });
+        if (it != drawn.end()) {
+          drawn.erase(it);
+        } else if (!drawn.empty()) {
+          drawn.pop_back();
+        }
+      }
+      if (!drawn.empty()) {
+        const double kappa = drawn.back().second;
+        drawn.pop_back();
+        for (auto& d : drawn) {
+          const float score = score_of(d.first);
+          results.emplace_back(std::move(d.first), score);
+        }
+        // log P(included) = log(1 - exp(-exp(score - kappa))), with a series where it underflows.
+        for (auto& r : results) {
+          if (r.second == 0.0f) continue;  // the best path (as sentencepiece, by its score)
+          const double x = r.second - kappa;
+          const double y = std::exp(x);
+          const double log_inclusion = x <= -10 ? x - y / 2 + y * y / 24 - y * y * y * y / 2880
+                                                : std::log(-std::expm1(-y));
+          r.second = static_cast<float>(log_inclusion);
+        }
+      }
+    } else {
+      for (int i = 0; i < num_samples; ++i) {
+        UnigramLattice::Path path = lattice.sample(alpha, rng);
+        const float score = score_of(path);
+        results.emplace_back(std::move(path), score);
+      }
+    }
+  }
+  if (results.empty()) {
+    *error = "SampleEncodeAndScore returns empty result.";
+    return false;
+  }
+  std::vector<SpmToken> tokens;
+  for (auto& r : results) {
+    tokens.clear();
+    for (int32_t i : r.first) {
+      const auto& nd = lattice.node(i);
+      tokens.push_back({nd.id, nd.begin, nd.end});
+    }
+    out->emplace_back();
+    populate(tokens, *normalized, &out->back());
+    scores->push_back(r.second);
+  }
+  return true;
+}
+
 bool SentencePieceProcessor::entropy(std::string_view text, float alpha, float* out, std::string* error) const {
-  if (is_bpe_) {
-    *error = "CalculateEntropy is not available for the current model (BPE)";
+  if (model_type_ != kUnigram) {
+    *error = "CalculateEntropy is not available for the current model (" + model_name() + ")";
     return false;
   }
   std::string normalized;

@@ -1,5 +1,6 @@
 // SentencePieceProcessor: a SentencePiece model end to end — normalize, segment with the
-// BPE or Unigram model, then turn the model's tokens into output pieces the way
+// BPE or Unigram model (CHAR and WORD models: look up each character or word), then turn
+// the model's tokens into output pieces the way
 // sentencepiece's PopulateSentencePieceText does (a run of unknown characters becomes
 // one <unk>, or with byte_fallback one <0xXX> piece per UTF-8 byte) — and back: decode
 // ids or pieces to text.
@@ -23,7 +24,7 @@ namespace tf {
 
 struct SpmModelSpec {
   std::vector<SpmPieceSpec> pieces;
-  int model_type = 1;  // TrainerSpec.ModelType: 1 UNIGRAM, 2 BPE
+  int model_type = 1;  // TrainerSpec.ModelType: 1 UNIGRAM, 2 BPE, 3 WORD, 4 CHAR
   bool byte_fallback = false;
   std::string unk_surface = " \xE2\x81\x87 ";
   std::string precompiled_charsmap;
@@ -57,6 +58,7 @@ class SentencePieceProcessor {
 
   const SpmVocab& vocab() const { return vocab_; }
   bool is_bpe() const { return is_bpe_; }
+  int model_type() const { return model_type_; }
 
   void normalize(std::string_view text, std::string* out, std::vector<uint32_t>* norm_to_orig) const {
     normalizer_.normalize(text, out, norm_to_orig);
@@ -72,6 +74,14 @@ class SentencePieceProcessor {
   // The n best segmentations with their scores (Unigram only; fails for BPE).
   bool nbest(std::string_view text, int nbest_size, std::vector<std::vector<SpmPiece>>* out,
              std::vector<float>* scores, std::string* normalized, std::string* error) const;
+  // sentencepiece's SampleEncodeAndScore (Unigram only): with `wor`, up to num_samples
+  // distinct segmentations drawn without replacement, each scored with the log of its
+  // inclusion probability (0 for the best path when include_best); without, num_samples
+  // independent draws scored with their log probability.  Fails where sentencepiece does
+  // (BPE, include_best without wor, num_samples < 1, nothing to return).
+  bool sample_encode_and_score(std::string_view text, int num_samples, float alpha, bool wor, bool include_best,
+                               uint64_t seed, std::vector<std::vector<SpmPiece>>* out, std::vector<float>* scores,
+                               std::string* normalized, std::string* error) const;
   // Entropy of the segmentation distribution at `alpha` (Unigram only).
   bool entropy(std::string_view text, float alpha, float* out, std::string* error) const;
 
@@ -82,6 +92,13 @@ class SentencePieceProcessor {
 
  private:
   void populate(const std::vector<SpmToken>& tokens, std::string_view normalized, std::vector<SpmPiece>* out) const;
+  // The best (only, for WORD and CHAR) segmentation into the model's tokens.
+  void segment(std::string_view normalized, std::vector<SpmToken>* tokens) const;
+  std::string model_name() const {
+    static const char* const kNames[] = {"?", "UNIGRAM", "BPE", "WORD", "CHAR"};
+    return kNames[model_type_ >= 1 && model_type_ <= 4 ? model_type_ : 0];
+  }
+  static constexpr int kUnigram = 1, kBpe = 2, kWord = 3, kChar = 4;
   bool decode_impl(const std::vector<std::pair<std::string_view, int32_t>>& pieces, std::string* out,
                    std::string* error) const;
 
@@ -91,6 +108,7 @@ class SentencePieceProcessor {
   SentencePieceBpe bpe_;
   Unigram unigram_;
   bool is_bpe_ = false;
+  int model_type_ = kUnigram;
   bool byte_fallback_ = false;
   std::string unk_surface_;
   SpmNormalizerOptions options_;

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "models/piece_cache.h"
+#include "normalize/spm_normalizer.h"
 #include "util/byte_hash.h"
 
 namespace tf {
@@ -21,6 +22,12 @@ inline uint32_t pack_char(const uint8_t* s, size_t len) {
   if (len > 2) v |= static_cast<uint32_t>(s[2]) << 16;
   if (len > 3) v |= static_cast<uint32_t>(s[3]) << 24;
   return v;
+}
+
+// The code point of s[0, len) if it is one well-formed 2- or 3-byte UTF-8 character, else 0.
+inline uint32_t bmp_code_point(const uint8_t* s, size_t len) {
+  if (len == 2) return (s[0] >= 0xC2 && (s[1] & 0xC0) == 0x80) ? ((s[0] & 0x1Fu) << 6) | (s[1] & 0x3Fu) : 0;
+  return len == 3 ? utf8_three_byte(s, 3) : 0;
 }
 
 inline uint64_t symbol_pair_key(int32_t a, int32_t b) {
@@ -58,6 +65,15 @@ bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
       }
       i += len;
     }
+  }
+
+  // The symbols of well-formed BMP characters, directly by code point (-1: in no piece).
+  bmp_symbol_.assign(0x10000, -1);
+  for (const auto& [key, sym] : char_symbols_) {
+    uint8_t b[4];
+    size_t len = 0;
+    for (uint32_t k = key; k != 0 && len < 4; k >>= 8) b[len++] = static_cast<uint8_t>(k);
+    if (const uint32_t cp = bmp_code_point(b, len)) bmp_symbol_[cp] = sym;
   }
 
   // The same map as an open-addressing table for the encoder (key 0 is no character).
@@ -177,6 +193,8 @@ bool SentencePieceBpe::joinable(int32_t a, int32_t b) const {
 
 int32_t SentencePieceBpe::char_symbol(const uint8_t* s, size_t len) const {
   if (len == 1 && s[0] < 128) return ascii_symbol_[s[0]];
+  // A well-formed BMP character: one direct load, no hashing or probing.
+  if (const uint32_t cp = bmp_code_point(s, len)) return bmp_symbol_[cp];
   const uint32_t key = pack_char(s, len);
   for (uint64_t h = mix64(key) & char_mask_;; h = (h + 1) & char_mask_) {
     const CharSlot& slot = char_slots_[h];
@@ -199,7 +217,7 @@ namespace {
 }  // namespace
 
 void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out, double dropout,
-                              std::mt19937_64* rng) const {
+                              std::mt19937_64* rng, bool merge_unknown) const {
   if (!splits_words_) {
     encode_word(text, base, out, dropout, rng);
     return;
@@ -247,7 +265,13 @@ void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<
       // A character inside no piece (so inside no USER_DEFINED one either) is <unk>.
       const bool unknown = sym < 0 || sym >= vocab_->size();
       if (unknown || vocab_->user_defined().empty()) {
-        out->push_back({unknown ? vocab_->unk_id() : sym, word_base, word_base + static_cast<uint32_t>(word.size())});
+        const uint32_t end = word_base + static_cast<uint32_t>(word.size());
+        if (unknown && merge_unknown && !out->empty() && out->back().id == vocab_->unk_id() &&
+            out->back().end == word_base) {
+          out->back().end = end;  // ids: adjacent <unk> tokens give one <unk> or the same bytes
+          continue;
+        }
+        push_token(out, unknown ? vocab_->unk_id() : sym, word_base, end);
         continue;
       }
     }
@@ -262,7 +286,7 @@ void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<
       uint32_t pos = word_base;
       for (uint32_t k = 0; k < count; ++k) {
         const uint32_t len = symbol_len_[hit[k]];  // cached words hold no <unk>: lengths are the pieces'
-        out->push_back({static_cast<int32_t>(hit[k]), pos, pos + len});
+        push_token(out, static_cast<int32_t>(hit[k]), pos, pos + len);
         pos += len;
       }
       continue;
@@ -359,7 +383,7 @@ void SentencePieceBpe::encode_word(std::string_view text, uint32_t base, std::ve
     for (const Symbol& sy : symbols) {
       if (sy.len == 0) continue;
       int32_t id = sy.sym >= 0 && sy.sym < vocab_->size() ? sy.sym : vocab_->unk_id();
-      out->push_back({id, base + sy.begin, base + sy.begin + sy.len});
+      push_token(out, id, base + sy.begin, base + sy.begin + sy.len);
     }
     return;
   }
@@ -384,7 +408,7 @@ void SentencePieceBpe::encode_word(std::string_view text, uint32_t base, std::ve
         return;
       }
     }
-    out->push_back({id, base + begin, base + begin + len});
+    push_token(out, id, base + begin, base + begin + len);
   };
   for (int32_t i = 0; i >= 0; i = symbols[i].next) emit(emit, symbols[i].sym, symbols[i].begin, symbols[i].len, 0);
 }

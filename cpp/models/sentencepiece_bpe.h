@@ -33,15 +33,26 @@ struct SpmToken {
   uint32_t end;
 };
 
+// Appends a token field by field: a braced temporary is built on the stack and copied
+// with a wider load, which stalls on store forwarding (it was 40% of some encode loops).
+inline void push_token(std::vector<SpmToken>* out, int32_t id, uint32_t begin, uint32_t end) {
+  out->emplace_back();
+  SpmToken& t = out->back();
+  t.id = id;
+  t.begin = begin;
+  t.end = end;
+}
+
 class SentencePieceBpe {
  public:
   // `vocab` must outlive this object.
   bool build(const SpmVocab* vocab, std::string* error);
 
   // Appends the segmentation of `normalized` (offsets relative to its start plus `base`).
-  // `rng` is only used when dropout > 0.
+  // `rng` is only used when dropout > 0.  With merge_unknown, consecutive characters in no
+  // piece come out as one <unk> token spanning them (enough for ids), not one each.
   void encode(std::string_view normalized, uint32_t base, std::vector<SpmToken>* out, double dropout,
-              std::mt19937_64* rng) const;
+              std::mt19937_64* rng, bool merge_unknown = false) const;
 
   // Whether encode() may cut the text into words (see the class comment).
   bool splits_words() const { return splits_words_; }
@@ -85,6 +96,7 @@ class SentencePieceBpe {
     int32_t symbol;
   };
   std::vector<CharSlot> char_slots_;  // char_symbols_ as open addressing, for encoding
+  std::vector<int32_t> bmp_symbol_;   // BMP code point -> its symbol, or -1 (256 KB, saves a probe per character)
   uint64_t char_mask_ = 0;
   std::vector<uint32_t> symbol_len_;                    // symbol -> byte length
   bool splits_words_ = false;

@@ -10,9 +10,13 @@ bool SpmVocab::build(std::vector<SpmPieceSpec> pieces, const SpmVocabOptions& op
   pieces_ = std::move(pieces);
   types_.resize(pieces_.size());
   for (size_t i = 0; i < pieces_.size(); ++i) types_[i] = pieces_[i].type;
-  matchable_.clear();
-  reserved_.clear();
-  matchable_.reserve(pieces_.size() * 2);
+  size_t reserved_count = 0;
+  for (const SpmPieceSpec& p : pieces_) {
+    reserved_count += p.type == static_cast<uint8_t>(SpmType::kUnknown) || p.type == static_cast<uint8_t>(SpmType::kControl) ||
+                      p.type == static_cast<uint8_t>(SpmType::kByte);
+  }
+  matchable_.reset(pieces_.size());
+  reserved_.reset(reserved_count);
   piece_byte_.assign(pieces_.size(), -1);
   unk_id_ = -1;
   has_unused_ = false;
@@ -38,7 +42,7 @@ bool SpmVocab::build(std::vector<SpmPieceSpec> pieces, const SpmVocabOptions& op
     auto& map = matchable ? matchable_ : reserved_;
     // BPE models keep every piece in one map, so a text may not repeat across types either.
     const auto& other = matchable ? reserved_ : matchable_;
-    if (!map.emplace(std::string_view(p.text), id).second || (options.bpe && other.count(p.text))) {
+    if (!map.insert(p.text, id, pieces_) || (options.bpe && other.find(p.text, pieces_) >= 0)) {
       return fail(p.text + " is already defined.");
     }
     if (t == SpmType::kUserDefined) user.emplace_back(p.text, id);
@@ -79,10 +83,10 @@ bool SpmVocab::build(std::vector<SpmPieceSpec> pieces, const SpmVocabOptions& op
 }
 
 int32_t SpmVocab::piece_to_id(std::string_view text) const {
-  auto it = reserved_.find(text);
-  if (it != reserved_.end()) return it->second;
-  auto jt = matchable_.find(text);
-  if (jt != matchable_.end()) return jt->second;
+  const int32_t reserved = reserved_.find(text, pieces_);
+  if (reserved >= 0) return reserved;
+  const int32_t matchable = matchable_.find(text, pieces_);
+  if (matchable >= 0) return matchable;
   return unk_id_;
 }
 

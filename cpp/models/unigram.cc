@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "models/piece_cache.h"
+#include "normalize/spm_normalizer.h"
+
 namespace tf {
 
 bool Unigram::build(const SpmVocab* vocab, std::string* error) {
@@ -15,7 +18,7 @@ bool Unigram::build(const SpmVocab* vocab, std::string* error) {
       keys.emplace_back(vocab->piece(id), id);
     }
   }
-  trie_.build(std::move(keys));
+  trie_.build(keys);
   std::vector<float> by_id(vocab->size());
   has_user_defined_ = false;
   for (int32_t id = 0; id < vocab->size(); ++id) {
@@ -23,21 +26,50 @@ bool Unigram::build(const SpmVocab* vocab, std::string* error) {
     has_user_defined_ |= scores_[id].user_defined;
   }
   trie_.set_payloads(by_id);
+  // A ▁ after a piece's first byte would let an edge cross the point before a ▁.
+  splits_words_ = true;
+  for (const auto& key : keys) {
+    if (key.first.find("\xE2\x96\x81", 1) != std::string::npos) splits_words_ = false;
+  }
+  // The BMP characters some piece contains.
+  in_piece_.assign(0x110000 / 64, 0);
+  cuts_at_unknown_ = true;
+  for (const auto& key : keys) {
+    const uint8_t* k = reinterpret_cast<const uint8_t*>(key.first.data());
+    for (size_t i = 0; i < key.first.size();) {
+      const size_t len = utf8_char_len(k + i, key.first.size() - i);
+      if (len == 0) {
+        cuts_at_unknown_ = false;
+        break;
+      }
+      uint32_t cp = k[i];
+      if (len == 2) cp = ((k[i] & 0x1Fu) << 6) | (k[i + 1] & 0x3Fu);
+      if (len == 3) cp = ((k[i] & 0x0Fu) << 12) | ((k[i + 1] & 0x3Fu) << 6) | (k[i + 2] & 0x3Fu);
+      if (len == 4) {
+        cp = ((k[i] & 0x07u) << 18) | ((k[i + 1] & 0x3Fu) << 12) | ((k[i + 2] & 0x3Fu) << 6) | (k[i + 3] & 0x3Fu);
+      }
+      in_piece_[cp >> 6] |= uint64_t{1} << (cp & 63);
+      i += len;
+    }
+  }
+  cache_owner_ = new_cache_owner();
+  cache_words_ = vocab->size() < (1 << 24);
   (void)error;
   return true;
 }
 
-void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out) const {
+float Unigram::encode_span(const uint8_t* s, size_t n, float initial, uint32_t base,
+                          std::vector<SpmToken>* out) const {
   struct Best {
     int32_t id = -1;
     float score = 0.0f;
     int32_t start = -1;  // where the last piece of the best path ending here starts
   };
-  const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
-  const size_t n = text.size();
-  if (n == 0) return;
-  thread_local std::vector<Best> best;
+  if (n == 0) return initial;
+  thread_local std::vector<Best> tls_best;
+  std::vector<Best>& best = pinned(tls_best);
   best.assign(n + 1, Best());
+  best[0].score = initial;
   const float unk = unk_score();
   const int32_t unk_id = vocab_->unk_id();
 
@@ -89,10 +121,11 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
   size_t first = out->size();
   for (size_t end = n; end > 0;) {
     const Best& b = best[end];
-    out->push_back({b.id, base + static_cast<uint32_t>(b.start), base + static_cast<uint32_t>(end)});
+    push_token(out, b.id, base + static_cast<uint32_t>(b.start), base + static_cast<uint32_t>(end));
     end = static_cast<size_t>(b.start);
   }
   std::reverse(out->begin() + first, out->end());
+  return best[n].score;
 }
 
 }  // namespace tf

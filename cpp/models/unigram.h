@@ -8,6 +8,14 @@
 // O(n * longest piece).  Scores are summed in float as in sentencepiece's optimized
 // encoder, so near-ties resolve the same way.
 //
+// When no piece holds a ▁ after its first character, no lattice edge crosses the point
+// before a ▁, so the best path is the concatenation of the best paths of the "words"
+// between those points, each started from the float total reached before it.  A word's
+// segmentation is then cached per thread (unigram_words.cc) with the largest |total|
+// at which float rounding cannot change any of its decisions; otherwise it is segmented
+// in place exactly as the whole text would be.  Same result, one hash lookup per word.
+// A character in no piece is cut out the same way, as one <unk>.
+//
 // The full lattice (n-best, sampling, entropy) is in unigram_lattice.h.
 #pragma once
 
@@ -26,8 +34,12 @@ class Unigram {
   // `vocab` must outlive this object.
   bool build(const SpmVocab* vocab, std::string* error);
 
-  // Appends the best segmentation of `normalized` (offsets plus `base`).
-  void encode(std::string_view normalized, uint32_t base, std::vector<SpmToken>* out) const;
+  // Appends the best segmentation of `normalized` (offsets plus `base`).  With
+  // merge_unknown, a run of characters in no piece comes out as one <unk> token spanning
+  // them all (what ids need: one <unk>, or the same byte-fallback bytes) instead of one
+  // per character (what offsets need).
+  void encode(std::string_view normalized, uint32_t base, std::vector<SpmToken>* out,
+              bool merge_unknown = false) const;
 
   const SpmVocab& vocab() const { return *vocab_; }
   const PieceTrie& trie() const { return trie_; }
@@ -39,8 +51,16 @@ class Unigram {
     return vocab_->score(id);
   }
   static constexpr float kScoreReset = 100000.0f;
+  // Whether encode() segments words separately (see the class comment).
+  bool splits_words() const { return splits_words_; }
 
  private:
+  // The float Viterbi over s[0, n) starting from the total `initial`, exactly as over a
+  // whole text: appends the tokens (offsets plus `base`), returns the total at the end.
+  float encode_span(const uint8_t* s, size_t n, float initial, uint32_t base, std::vector<SpmToken>* out) const;
+  // Computes a word's cache entry (unigram_words.cc): header word, then id, length, score.
+  void word_entry(const uint8_t* s, size_t n, std::vector<uint32_t>* entry) const;
+
   struct Score {
     float score;
     bool user_defined;
@@ -49,6 +69,14 @@ class Unigram {
   PieceTrie trie_;             // NORMAL and USER_DEFINED pieces -> id
   std::vector<Score> scores_;  // id -> score and whether USER_DEFINED
   bool has_user_defined_ = false;
+  bool splits_words_ = false;
+  // A character in no piece (bit clear in in_piece_, one bit per code point) has only the
+  // <unk> edge and no edge crosses it, so it is a word of its own; off when some piece is
+  // not UTF-8.
+  bool cuts_at_unknown_ = false;
+  bool cache_words_ = false;  // ids fit the cache's 24 bits
+  std::vector<uint64_t> in_piece_;
+  uint64_t cache_owner_ = 0;  // identifies this model to the per-thread word cache
 };
 
 }  // namespace tf

@@ -182,6 +182,81 @@ UnigramLattice::Path UnigramLattice::sample(float theta, std::mt19937_64& rng) c
   return path;
 }
 
+namespace {
+
+// A standard Gumbel draw, -log(-log(U + 1e-7)) with U uniform on [0, 1) in float, as
+// sentencepiece draws it.
+float gumbel(std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+  return -std::log(-std::log(uniform(rng) + 1e-7f));
+}
+
+}  // namespace
+
+std::vector<std::pair<UnigramLattice::Path, float>> UnigramLattice::sample_nbest(size_t nbest_size, float theta,
+                                                                                 std::mt19937_64& rng) const {
+  std::vector<std::pair<Path, float>> results;
+  if (nbest_size < 1) return results;
+  struct Hyp {
+    int32_t node;
+    int32_t next;  // hypothesis toward EOS, -1 at EOS
+    float fx, gx;  // perturbed (truncated) score; log probability of the suffix so far
+  };
+  std::vector<Hyp> hyps;
+  struct Lower {
+    const std::vector<Hyp>* hyps;
+    bool operator()(int32_t a, int32_t b) const { return (*hyps)[a].fx < (*hyps)[b].fx; }
+  };
+  const Lower lower{&hyps};
+  using Agenda = std::priority_queue<int32_t, std::vector<int32_t>, Lower>;
+  Agenda agenda(lower);
+  const std::vector<float> alpha = forward(theta);
+  hyps.push_back(Hyp{kEos, -1, gumbel(rng), 0.0f});  // the perturbed score of the whole lattice
+  agenda.push(0);
+  std::vector<float> probs, perturbed;
+  while (!agenda.empty()) {
+    const int32_t top = agenda.top();
+    agenda.pop();
+    const Hyp h = hyps[top];
+    if (h.node == kBos) {
+      Path path;
+      for (int32_t k = h.next; hyps[k].next >= 0; k = hyps[k].next) path.push_back(hyps[k].node);
+      results.emplace_back(std::move(path), h.fx);
+      if (results.size() == nbest_size) break;
+      continue;
+    }
+    const std::vector<int32_t>& ends = end_nodes_[nodes_[h.node].pos];
+    const float z = alpha[h.node];
+    probs.assign(ends.size(), 0.0f);
+    perturbed.assign(ends.size(), 0.0f);
+    float max_score = -1e8f;
+    for (size_t i = 0; i < ends.size(); ++i) {
+      const Node& ln = nodes_[ends[i]];
+      probs[i] = h.gx + alpha[ends[i]] + theta * ln.score - z;
+      perturbed[i] = probs[i] + gumbel(rng);
+      max_score = std::max(max_score, perturbed[i]);
+    }
+    for (size_t i = 0; i < ends.size(); ++i) {
+      // Truncate each child's Gumbel at the parent's value, in the numerically stable form
+      // (Kool et al. 2019, appendix B.3).
+      const float v = h.fx - perturbed[i] + std::log1p(-std::exp(perturbed[i] - max_score));
+      const double adjusted = h.fx - std::max(0.0f, v) - std::log1p(std::exp(-std::fabs(v)));
+      hyps.push_back(Hyp{ends[i], top, static_cast<float>(adjusted), probs[i]});
+      agenda.push(static_cast<int32_t>(hyps.size() - 1));
+    }
+    if (agenda.size() >= 10000) {  // bounded as in nbest()
+      Agenda kept(lower);
+      const size_t keep = std::min<size_t>(512, nbest_size * 10);
+      for (size_t i = 0; i < keep && !agenda.empty(); ++i) {
+        kept.push(agenda.top());
+        agenda.pop();
+      }
+      agenda = std::move(kept);
+    }
+  }
+  return results;
+}
+
 float UnigramLattice::entropy(float theta) const {
   const std::vector<float> alpha = forward(theta);
   std::vector<float> h(nodes_.size(), 0.0f);

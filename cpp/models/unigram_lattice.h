@@ -6,7 +6,12 @@
 //                 priority-queue order, so ties come out alike);
 //   sample(theta) one segmentation drawn with probability proportional to
 //                 exp(theta * score), by forward filtering / backward sampling (Kudo 2018);
-//   entropy(theta) the entropy of that distribution, by a forward pass.
+//   entropy(theta) the entropy of that distribution, by a forward pass;
+//   sample_nbest(n, theta) n segmentations drawn without replacement from that
+//                 distribution: the same A* from the end, over Gumbel-perturbed scores
+//                 truncated so a child never exceeds its parent (Kool et al. 2019, "Stochastic
+//                 beams and where to find them"), as sentencepiece's NBest(sample=true); each
+//                 comes with its perturbed score.
 // Building is O(n * longest piece); nbest is O(n * k * log) per result on a typical
 // lattice, with the agenda capped as sentencepiece does.
 #pragma once
@@ -44,6 +49,9 @@ class UnigramLattice {
   Path viterbi();
   Path sample(float theta, std::mt19937_64& rng) const;
   float entropy(float theta) const;
+  std::vector<std::pair<Path, float>> sample_nbest(size_t n, float theta, std::mt19937_64& rng) const;
+  // log Z(theta), the log of the sum of exp(theta * score) over all paths.
+  float log_partition(float theta) const { return begin_nodes_.size() <= 1 ? 0.0f : forward(theta)[kEos]; }
 
  private:
   std::vector<float> forward(float theta) const;

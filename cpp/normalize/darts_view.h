@@ -49,6 +49,37 @@ class DartsView {
     return best;
   }
 
+  // Walks s[0, n) from the root: the node reached (its children's base), or -1 when the walk
+  // leaves the trie; *hit is set when a key ends on the way.
+  int64_t walk(const uint8_t* s, size_t n, bool* hit) const {
+    *hit = false;
+    if (units_.empty()) return -1;
+    uint32_t pos = offset(units_[0]);
+    for (size_t i = 0; i < n; ++i) {
+      pos ^= s[i];
+      if (pos >= units_.size() || (units_[pos] & 0x800000FFu) != s[i]) return -1;
+      const uint32_t unit = units_[pos];
+      pos ^= offset(unit);
+      if (unit & 0x100u) *hit = true;
+    }
+    return pos;
+  }
+  // The node reached from node `base` (from walk) by byte b, or -1; *leaf: a key ends there.
+  int64_t step(int64_t base, uint8_t b, bool* leaf) const {
+    const uint64_t pos = static_cast<uint64_t>(base) ^ b;
+    if (pos >= units_.size() || (units_[pos] & 0x800000FFu) != b) return -1;
+    *leaf = (units_[pos] & 0x100u) != 0;
+    return static_cast<int64_t>(pos ^ offset(units_[pos]));
+  }
+  // Whether node `base` (from walk) has a child labelled with a byte in [lo, hi).
+  bool has_child(int64_t base, unsigned lo, unsigned hi) const {
+    for (unsigned b = lo; b < hi; ++b) {
+      const uint64_t pos = static_cast<uint64_t>(base) ^ b;
+      if (pos < units_.size() && (units_[pos] & 0x800000FFu) == b) return true;
+    }
+    return false;
+  }
+
   // Whether some key starts with byte b (used to skip the search for common bytes).
   bool has_first_byte(uint8_t b) const {
     if (units_.empty()) return false;

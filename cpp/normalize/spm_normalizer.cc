@@ -29,8 +29,63 @@ size_t utf8_char_len(const uint8_t* s, size_t n) {
   return 0;
 }
 
+SpmNormalizer::CharClass SpmNormalizer::classify(const uint8_t* bytes, size_t len) {
+  bool hit = false;
+  const int64_t node = trie_.walk(bytes, len, &hit);
+  if (hit) return kRule;
+  if (node < 0) return kPlain;
+  // Every character some key continues with from here.
+  auto mark = [&](uint32_t cp) { continues_[cp >> 6] |= uint64_t{1} << (cp & 63); };
+  bool leaf;
+  for (unsigned b1 = 0; b1 < 256; ++b1) {
+    const int64_t n1 = trie_.step(node, static_cast<uint8_t>(b1), &leaf);
+    if (n1 < 0) continue;
+    if (b1 < 0x80) {
+      mark(b1);
+    } else if (b1 >= 0xC2 && b1 <= 0xDF) {
+      for (unsigned b2 = 0x80; b2 < 0xC0; ++b2) {
+        if (trie_.step(n1, static_cast<uint8_t>(b2), &leaf) >= 0) mark(((b1 & 0x1Fu) << 6) | (b2 & 0x3Fu));
+      }
+    } else if (b1 >= 0xE0 && b1 <= 0xEF) {
+      for (unsigned b2 = 0x80; b2 < 0xC0; ++b2) {
+        const int64_t n2 = trie_.step(n1, static_cast<uint8_t>(b2), &leaf);
+        if (n2 < 0) continue;
+        for (unsigned b3 = 0x80; b3 < 0xC0; ++b3) {
+          if (trie_.step(n2, static_cast<uint8_t>(b3), &leaf) >= 0) {
+            mark(((b1 & 0x0Fu) << 12) | ((b2 & 0x3Fu) << 6) | (b3 & 0x3Fu));
+          }
+        }
+      }
+    } else {
+      continues_byte_[b1] = true;
+    }
+  }
+  return kPlainUnlessContinued;
+}
+
+bool SpmNormalizer::may_continue(const uint8_t* s, size_t n) const {
+  const uint8_t c = s[0];
+  uint32_t cp;
+  if (c < 0x80) {
+    cp = c;
+  } else if (c >= 0xC2 && c <= 0xDF && n >= 2 && (s[1] & 0xC0) == 0x80) {
+    cp = ((c & 0x1Fu) << 6) | (s[1] & 0x3Fu);
+  } else if (const uint32_t three = utf8_three_byte(s, n)) {
+    cp = three;
+  } else {
+    // Not a BMP character: only a first byte no continuation starts with is safe.  (A
+    // malformed byte that happens to be a continuation's lead byte is caught here too.)
+    return continues_byte_[c] || (c >= 0xC2 && c <= 0xEF);
+  }
+  return (continues_[cp >> 6] >> (cp & 63)) & 1;
+}
+
 bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& options, std::string* error) {
   options_ = options;
+  bmp_class_.assign(0x10000 / 4, 0);
+  for (uint8_t& c : ascii_class_) c = kPlain;
+  continues_.assign(0x10000 / 64, 0);
+  for (bool& b : continues_byte_) b = false;
   if (blob.empty()) return true;
   // The checks of sentencepiece 0.2.3's DecodePrecompiledCharsMap.
   uint32_t trie_size = 0;
@@ -51,7 +106,52 @@ bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& opti
   replacements_.assign(blob.substr(4 + trie_size));
   replacements_.push_back('\0');  // a corrupt last string still ends
   for (int b = 0; b < 256; ++b) first_byte_hit_[b] = trie_.has_first_byte(static_cast<uint8_t>(b));
+  for (uint8_t c = 0; c < 0x80; ++c) ascii_class_[c] = classify(&c, 1);
+  for (uint32_t cp = 0x80; cp < 0x10000; ++cp) {
+    uint8_t b[3];
+    size_t len;
+    if (cp < 0x800) {
+      b[0] = static_cast<uint8_t>(0xC0 | (cp >> 6));
+      b[1] = static_cast<uint8_t>(0x80 | (cp & 0x3F));
+      len = 2;
+    } else {
+      b[0] = static_cast<uint8_t>(0xE0 | (cp >> 12));
+      b[1] = static_cast<uint8_t>(0x80 | ((cp >> 6) & 0x3F));
+      b[2] = static_cast<uint8_t>(0x80 | (cp & 0x3F));
+      len = 3;
+    }
+    // Only characters whose first byte starts a key can be anything but plain.
+    const uint8_t cls = first_byte_hit_[b[0]] ? classify(b, len) : kPlain;
+    bmp_class_[cp >> 2] |= static_cast<uint8_t>(cls << ((cp & 3) * 2));
+  }
   return true;
+}
+
+size_t SpmNormalizer::plain_run(const uint8_t* s, size_t pos, size_t n) const {
+  while (pos < n) {
+    const uint8_t c = s[pos];
+    size_t len;
+    CharClass cls;
+    if (c < 0x80) {
+      if (c == ' ') break;
+      len = 1;
+      cls = static_cast<CharClass>(ascii_class_[c]);
+    } else if (c >= 0xC2 && c <= 0xDF && pos + 1 < n && (s[pos + 1] & 0xC0) == 0x80) {
+      len = 2;
+      cls = bmp_class(((c & 0x1Fu) << 6) | (s[pos + 1] & 0x3Fu));
+    } else if (const uint32_t cp = utf8_three_byte(s + pos, n - pos)) {
+      len = 3;
+      cls = bmp_class(cp);
+    } else {
+      break;  // 4-byte characters and malformed bytes take the general path
+    }
+    if (cls == kPlain || (cls == kPlainUnlessContinued && (pos + len == n || !may_continue(s + pos + len, n - pos - len)))) {
+      pos += len;
+    } else {
+      break;
+    }
+  }
+  return pos;
 }
 
 std::pair<std::string_view, size_t> SpmNormalizer::normalize_prefix(const uint8_t* s, size_t n) const {
@@ -88,6 +188,8 @@ void SpmNormalizer::normalize_identity(const uint8_t* s, size_t n, std::string* 
       run = ++i;
     } else if (c < 0x80) {
       ++i;
+    } else if (utf8_three_byte(s + i, n - i) != 0) {
+      i += 3;
     } else {
       const size_t len = utf8_char_len(s + i, n - i);
       if (len == 0) {
@@ -118,8 +220,22 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
     normalize_identity(s, n, out);
     return;
   }
+  const bool runs = user_defined_ == nullptr || user_defined_->empty();
+  // A space no rule applies to here (indentation runs: skip the trie for them).
+  // An ASCII character no rule applies to here: it stays as it is.
+  auto plain_ascii = [&](size_t at) {
+    const uint8_t c = s[at];
+    return runs && c < 0x80 &&
+           (ascii_class_[c] == kPlain ||
+            (ascii_class_[c] == kPlainUnlessContinued && (at + 1 == n || !may_continue(s + at + 1, n - at - 1))));
+  };
   if (options_.remove_extra_whitespaces) {
     while (pos < n) {
+      if (plain_ascii(pos)) {  // indentation, then most first characters: no trie walk
+        if (s[pos] != ' ') break;
+        ++pos;
+        continue;
+      }
       auto p = normalize_prefix(s + pos, n - pos);
       if (p.first != " ") break;
       pos += p.second;
@@ -145,11 +261,33 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
 
   bool prev_space = options_.remove_extra_whitespaces;
   while (pos < n) {
+    if (runs) {
+      // Characters no rule touches are copied as a run.
+      const size_t end = plain_run(s, pos, n);
+      if (end > pos) {
+        out->append(reinterpret_cast<const char*>(s + pos), end - pos);
+        if (n2o) {
+          for (size_t i = pos; i < end;) {
+            const size_t len = utf8_char_len(s + i, end - i);
+            n2o->insert(n2o->end(), len, consumed + static_cast<uint32_t>(i - pos));
+            i += len;
+          }
+        }
+        consumed += static_cast<uint32_t>(end - pos);
+        pos = end;
+        prev_space = false;
+        if (pos == n) break;
+      }
+    }
     std::string_view sp;
     size_t used;
     uint8_t c = s[pos];
-    if (c < 0x80 && !first_byte_hit_[c] && (user_defined_ == nullptr || user_defined_->empty())) {
-      sp = std::string_view(reinterpret_cast<const char*>(s + pos), 1);  // fast path: plain ASCII
+    // Fast path: an ASCII character no rule applies to here (a space mostly: plain_run
+    // stops at spaces, and NFKC has rules that start with one).
+    if (c < 0x80 && runs &&
+        (ascii_class_[c] == kPlain ||
+         (ascii_class_[c] == kPlainUnlessContinued && (pos + 1 == n || !may_continue(s + pos + 1, n - pos - 1))))) {
+      sp = std::string_view(reinterpret_cast<const char*>(s + pos), 1);
       used = 1;
     } else {
       auto p = normalize_prefix(s + pos, n - pos);

@@ -50,6 +50,17 @@ class SpmNormalizer {
  private:
   // normalize() for a model without rules that keeps spaces, without alignment.
   void normalize_identity(const uint8_t* s, size_t n, std::string* out) const;
+  // How the charsmap treats a character (ASCII or BMP): kPlain, no key starts with it;
+  // kPlainUnlessContinued, no key ends inside it but longer ones start with it (NFKC's
+  // base letter + combining mark), so it stays as it is unless the next character is one
+  // such a key continues with (bit set in continues_, over all such characters; a
+  // continuation that is not a BMP character marks its first byte in continues_byte_);
+  // kRule, anything else (looked up in the trie).
+  enum CharClass : uint8_t { kPlain = 0, kPlainUnlessContinued = 1, kRule = 2 };
+  CharClass classify(const uint8_t* bytes, size_t len);
+  CharClass bmp_class(uint32_t cp) const { return static_cast<CharClass>((bmp_class_[cp >> 2] >> ((cp & 3) * 2)) & 3); }
+  // The end of the run of plain characters other than ' ' that starts at s[pos] (pos if none).
+  size_t plain_run(const uint8_t* s, size_t pos, size_t n) const;
   // The replacement for the longest rule at s[0, n) and how many input bytes it consumes.
   std::pair<std::string_view, size_t> normalize_prefix(const uint8_t* s, size_t n) const;
 
@@ -57,8 +68,22 @@ class SpmNormalizer {
   DartsView trie_;
   std::string replacements_;      // NUL-terminated strings, indexed by trie values
   bool first_byte_hit_[256] = {};  // some charsmap key starts with this byte
+  uint8_t ascii_class_[128] = {};   // CharClass of each ASCII character
+  std::vector<uint64_t> continues_;  // BMP characters a key goes on with after a kPlainUnlessContinued one
+  bool continues_byte_[256] = {};    // ... or a first byte it goes on with, when not a BMP character
+  // Whether the character at s[0, n) (n >= 1) may continue a key (see CharClass).
+  bool may_continue(const uint8_t* s, size_t n) const;
+  std::vector<uint8_t> bmp_class_;  // CharClass of each BMP code point, 2 bits each
   const PieceTrie* user_defined_ = nullptr;
 };
+
+// The code point of the well-formed 3-byte UTF-8 character at s[0, n), or 0 if s does not
+// start with one (inline: the hot loops test every character).
+inline uint32_t utf8_three_byte(const uint8_t* s, size_t n) {
+  if (n < 3 || (s[0] & 0xF0) != 0xE0 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80) return 0;
+  const uint32_t cp = ((s[0] & 0x0Fu) << 12) | ((s[1] & 0x3Fu) << 6) | (s[2] & 0x3Fu);
+  return (cp >= 0x800 && (cp < 0xD800 || cp > 0xDFFF)) ? cp : 0;
+}
 
 // Length of the well-formed UTF-8 character at s[0, n) (no surrogates, no overlongs,
 // <= U+10FFFF), or 0 if malformed.

@@ -51,12 +51,20 @@ class Encoding:
 
     def token_byte_values(self) -> list: ...
 
+def spm_model_rest(data: bytes) -> object:
+    """
+    The bytes of every top-level ModelProto field but the pieces, or None when the file is not of the usual well-formed shape (then parse it in full).
+    """
+
 class SentencePieceProcessor:
     """
     tf::SentencePieceProcessor: normalizer, BPE or Unigram model, and decoder of one .model file.
     """
 
-    def __init__(self, pieces: list, model_type: int, byte_fallback: bool, unk_surface: bytes, precompiled_charsmap: bytes, options: tuple[bool, bool, bool, bool], denormalizer: object | None) -> None: ...
+    def __init__(self, pieces: object, model_type: int, byte_fallback: bool, unk_surface: bytes, precompiled_charsmap: bytes, options: tuple[bool, bool, bool, bool], denormalizer: object | None) -> None: ...
+
+    def vocab_lists(self) -> tuple:
+        """(pieces, scores, types) of the vocabulary, as Python lists."""
 
     def encode_ids(self, text: object) -> object:
         """The ids of the best segmentation of text (str or bytes)."""
@@ -77,6 +85,11 @@ class SentencePieceProcessor:
 
     def nbest(self, text: object, nbest_size: int, as_pieces: bool) -> list:
         """[(ids or pieces, score)] for the n best segmentations (Unigram)."""
+
+    def sample_encode_and_score(self, text: object, num_samples: int, alpha: float, wor: bool, include_best: bool, as_pieces: bool, seed: int) -> list:
+        """
+        [(ids or pieces, log probability or log inclusion probability)] (Unigram).
+        """
 
     def entropy(self, text: object, alpha: float) -> float:
         """Entropy of the segmentation distribution (Unigram)."""

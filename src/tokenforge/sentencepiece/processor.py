@@ -127,19 +127,39 @@ class SentencePieceProcessor:
 
     def load_from_serialized_proto(self, serialized: bytes) -> bool:
         """Loads a model from the bytes of a ``.model`` file (or a :class:`ModelProto`)."""
-        model = serialized if isinstance(serialized, ModelProto) else ModelProto.from_bytes(serialized)
-        self._init_from_model(model)  # type: ignore[arg-type]
+        if isinstance(serialized, ModelProto):
+            self._init_from_model(serialized)
+            return True
+        data = bytes(serialized)
+        # Fast path: the native code reads the pieces; Python parses only the other fields.
+        rest = _native.spm_model_rest(data)
+        if rest is None:  # an unusual or malformed file: the full parser (and its errors)
+            self._init_from_model(ModelProto.from_bytes(data))
+        else:
+            self._init_from_model(ModelProto.from_bytes(rest), data)
         return True
 
-    def _init_from_model(self, model: ModelProto) -> None:
+    @property
+    def _model(self) -> ModelProto:
+        """The loaded ModelProto, parsed in full on first use when loading took the fast path."""
+        if self._model_obj is None:
+            self._model_obj = ModelProto.from_bytes(self._model_data)
+        return self._model_obj
+
+    def _init_from_model(self, model: ModelProto, data: bytes | None = None) -> None:
+        """Builds the processor from `model`; with `data`, `model` lacks the pieces and the
+        native code reads them from `data`, the whole serialized model."""
         ts, ns = model.trainer_spec, model.normalizer_spec
-        if ts.model_type not in (ModelType.UNIGRAM, ModelType.BPE):
-            raise ValueError(f"unsupported model type {ts.model_type}: only UNIGRAM and BPE models are implemented")
-        raw = [p._values for p in model.pieces]  # direct reads: 32k attribute lookups add up
-        self._pieces = [v.get("piece", "") for v in raw]
-        self._scores = [v.get("score", 0.0) for v in raw]
-        self._types = [v.get("type", PieceType.NORMAL) for v in raw]
-        pieces = [(p.encode("utf-8"), sc, t) for p, sc, t in zip(self._pieces, self._scores, self._types)]
+        if ts.model_type not in (ModelType.UNIGRAM, ModelType.BPE, ModelType.WORD, ModelType.CHAR):
+            raise ValueError(f"unsupported model type {ts.model_type}")
+        self._model_type = ModelType(ts.model_type)
+        if data is None:
+            raw = [p._values for p in model.pieces]  # direct reads: 32k attribute lookups add up
+            piece_texts = [v.get("piece", "") for v in raw]
+            piece_types = [v.get("type", PieceType.NORMAL) for v in raw]
+            pieces: Any = [(p.encode("utf-8"), v.get("score", 0.0), t) for p, v, t in zip(piece_texts, raw, piece_types)]
+        else:
+            pieces = data
         denorm = None
         if model.has("denormalizer_spec") and model.denormalizer_spec.precompiled_charsmap:
             d = model.denormalizer_spec
@@ -148,12 +168,18 @@ class SentencePieceProcessor:
             pieces, int(ts.model_type), ts.byte_fallback, ts.unk_surface.encode("utf-8"), ns.precompiled_charsmap,
             (ns.add_dummy_prefix, ns.remove_extra_whitespaces, ns.escape_whitespaces, ts.treat_whitespace_as_suffix),
             denorm)
-        self._model = model
-        # sentencepiece's PieceToId: reserved pieces (UNKNOWN, CONTROL, BYTE) win over the others.
+        if data is None:
+            self._pieces, self._types = piece_texts, piece_types
+            self._scores = [p[1] for p in pieces]
+            self._model_obj: ModelProto | None = model
+        else:
+            self._pieces, self._scores, self._types = self._core.vocab_lists()
+            self._model_obj, self._model_data = None, data
+        # sentencepiece's PieceToId: reserved pieces (UNKNOWN, CONTROL, BYTE) win over the
+        # others; among equals the last wins.
         reserved = (PieceType.UNKNOWN, PieceType.CONTROL, PieceType.BYTE)
-        self._piece_ids: dict[str, int] = {p: i for i, (p, t) in enumerate(zip(self._pieces, self._types))
-                                           if t not in reserved}
-        self._piece_ids.update((p, i) for i, (p, t) in enumerate(zip(self._pieces, self._types)) if t in reserved)
+        self._piece_ids: dict[str, int] = dict(zip(self._pieces, range(len(self._pieces))))
+        self._piece_ids.update((self._pieces[i], i) for i, t in enumerate(self._types) if t in reserved)
         self._unk = self._types.index(PieceType.UNKNOWN) if PieceType.UNKNOWN in self._types else -1
         self._special_ids = {name: self._special_id(getattr(ts, f"{name}_piece"), ok)
                              for name, ok in (("unk", PieceType.UNKNOWN), ("bos", PieceType.CONTROL),
@@ -223,6 +249,8 @@ class SentencePieceProcessor:
         if kind not in _RETURN_TYPES:
             raise ValueError(f"Invalid return_type: {kind}. Must be one of {_RETURN_TYPES}")
         sampling = bool(o["enable_sampling"])
+        if sampling and self._model_type in (ModelType.WORD, ModelType.CHAR):
+            raise RuntimeError("SampleEncode is not available for the current model (WORD and CHAR models).")
         if sampling and o["nbest_size"] in (None, 0, 1):
             raise ValueError('When enable_sampling is True, We must specify "nbest_size > 1" or "nbest_size = -1"')
         if sampling and not (math.isfinite(float(o["alpha"])) and float(o["alpha"]) >= 0.0):
@@ -345,6 +373,54 @@ class SentencePieceProcessor:
     def nbest_encode_as_pieces(self, input: Any, nbest_size: int | None = None, **kwargs: Any) -> Any:
         """``nbest_encode(input, out_type=str)``."""
         return self.nbest_encode(input, out_type=str, nbest_size=nbest_size, **kwargs)
+
+    def sample_encode_and_score(self, input: Any, out_type: Any = None, add_bos: bool | None = None,
+                                add_eos: bool | None = None, reverse: bool | None = None,
+                                emit_unk_piece: bool | None = None, num_samples: int | None = None,
+                                alpha: float | None = None, wor: bool | None = None,
+                                include_best: bool | None = None) -> Any:
+        """Several sampled segmentations with their scores (Unigram models only).
+
+        sentencepiece's C++ ``SampleEncodeAndScore``: with ``wor`` (without replacement),
+        up to ``num_samples`` distinct segmentations drawn with probability proportional to
+        ``exp(alpha * score)``, each with the log of its probability of being in the sample
+        (``include_best`` puts the best segmentation first, with score 0); without ``wor``,
+        ``num_samples`` independent draws, each with its log probability.  Fewer are
+        returned when the text has fewer segmentations.
+
+        Args:
+            input: the text, or a list of texts.
+            out_type: ``int`` (ids) or ``str`` (pieces); ``bytes`` for UTF-8 pieces.
+            num_samples: how many to draw (default 1).
+            alpha: the smoothing exponent (default: the processor's ``alpha``).
+            wor: sample without replacement (default False).
+            include_best: always include the best segmentation (needs ``wor``).
+
+        Returns:
+            A list of ``(ids or pieces, score)``, or one such list per text.
+
+        Raises:
+            ValueError: a BPE model, ``num_samples < 1``, ``include_best`` without ``wor``,
+                or nothing to return (an empty text, or ``wor`` on a text with a single
+                segmentation), as sentencepiece fails on these.
+        """
+        core = self._require()
+        o = {**self._defaults, **{k: v for k, v in dict(out_type=out_type, add_bos=add_bos, add_eos=add_eos,
+                                                         reverse=reverse, emit_unk_piece=emit_unk_piece,
+                                                         alpha=alpha).items() if v is not None}}
+        kind = o["out_type"]
+        if kind not in (int, str, bytes):
+            raise ValueError(f"Invalid out_type: {kind}. Must be int, str or bytes")
+        n = 1 if num_samples is None else int(num_samples)
+        theta = float(o["alpha"])
+
+        def one(text: Any) -> list:
+            seed = _seed_source.getrandbits(64)
+            results = core.sample_encode_and_score(text, n, theta, bool(wor), bool(include_best), kind is not int,
+                                                   seed)
+            return [(self._rewrite(seg, kind, o), score) for seg, score in results]
+
+        return [one(x) for x in input] if isinstance(input, list) else one(input)
 
     def calculate_entropy(self, input: Any, alpha: float) -> Any:
         """Entropy of the Unigram segmentation distribution p(x) ∝ exp(alpha * score(x))."""
@@ -523,6 +599,7 @@ def _add_camel_case_aliases(cls: type) -> None:
              "piece_to_id": "PieceToId", "id_to_piece": "IdToPiece", "get_score": "GetScore",
              "is_unknown": "IsUnknown", "is_control": "IsControl", "is_unused": "IsUnused", "is_byte": "IsByte",
              "load": "Load", "load_from_file": "LoadFromFile", "calculate_entropy": "CalculateEntropy",
+             "sample_encode_and_score": "SampleEncodeAndScore",
              "load_from_serialized_proto": "LoadFromSerializedProto"}
     for snake, camel in names.items():
         setattr(cls, camel, getattr(cls, snake))

@@ -1,0 +1,298 @@
+// Unigram::encode by words, through a per-thread cache of word segmentations.
+//
+// Why a cached segmentation may be reused although sentencepiece sums scores in float
+// from the start of the text: inside a word every path starts from the same total P (no
+// edge crosses the word's first point), so in exact arithmetic the best path does not
+// depend on P.  In float, each addition along a path is off by at most u = 2^-24 times the
+// magnitude M it works at, so a candidate reached after k additions is within k * u * M
+// of its exact value, and a comparison whose exact margin exceeds the sum of both errors
+// comes out as in exact arithmetic.  word_entry() runs the word's Viterbi in double from
+// P = 0 and records the smallest margin between the winner and the runner-up at every
+// point of the word (any point: off-path totals feed later comparisons), the most
+// additions behind a candidate and the largest |candidate|; from these follows the
+// largest |P| for which every decision is safe and no total can pass the ±1e5 that makes
+// sentencepiece rebase its scores.  Within that bound the float Viterbi from P picks
+// exactly the cached path, and replaying its float additions from P gives the same total
+// bit for bit; outside it (near-ties, huge totals) the word is segmented in place by
+// encode_span, exactly as before.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "models/unigram_word_cache.h"
+#include "models/unigram.h"
+#include "normalize/spm_normalizer.h"
+#include "util/byte_hash.h"
+
+namespace tf {
+
+namespace {
+
+uint32_t float_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+float bits_float(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+// The total after `count` <unk> edges from `total`, each preceded by sentencepiece's rebase
+// check: a tight loop of its own, so the sum stays in a register.
+__attribute__((noinline)) float add_unknowns(float total, float unk, uint32_t count) {
+  for (uint32_t k = 0; k < count; ++k) {
+    if (total < -Unigram::kScoreReset || total > Unigram::kScoreReset) total = 0.0f;
+    total += unk;
+  }
+  return total;
+}
+
+bool is_space_mark(const uint8_t* s, size_t n) { return n >= 3 && s[0] == 0xE2 && s[1] == 0x96 && s[2] == 0x81; }
+
+}  // namespace
+
+void Unigram::word_entry(const uint8_t* s, size_t n, std::vector<uint32_t>* entry) const {
+  struct Cell {
+    double best = 0.0, second = 0.0;
+    int32_t id = -1, start = -1;
+    float score = 0.0f;   // the float score of the winning edge
+    uint32_t count = 0;   // additions behind the best total
+    bool second_set = false;
+  };
+  thread_local std::vector<Cell> tls_cells;
+  std::vector<Cell>& cells = pinned(tls_cells);
+  cells.assign(n + 1, Cell());
+  cells[0].start = 0;
+  double max_abs = 0.0;
+  uint32_t max_count = 0;
+  auto offer = [&](size_t from, size_t to, int32_t id, float score) {
+    const double candidate = cells[from].best + static_cast<double>(score);
+    const uint32_t count = cells[from].count + 1;
+    max_abs = std::max(max_abs, std::fabs(candidate));
+    max_count = std::max(max_count, count);
+    Cell& t = cells[to];
+    if (t.start < 0) {
+      t.best = candidate;
+      t.start = static_cast<int32_t>(from);
+      t.id = id;
+      t.score = score;
+      t.count = count;
+    } else if (candidate > t.best) {
+      t.second = t.best;
+      t.second_set = true;
+      t.best = candidate;
+      t.start = static_cast<int32_t>(from);
+      t.id = id;
+      t.score = score;
+      t.count = count;
+    } else if (!t.second_set || candidate > t.second) {
+      t.second = candidate;
+      t.second_set = true;
+    }
+  };
+  // The same edges as encode_span: every piece from each character start, and <unk> for
+  // a character no one-character piece covers.
+  const float unk = unk_score();
+  for (size_t start = 0; start < n;) {
+    const size_t mblen = std::min(spm_char_len(s[start]), n - start);
+    bool has_single = false;
+    int32_t node = 0;
+    for (size_t k = start; k < n; ++k) {
+      node = trie_.child(node, s[k]);
+      if (node < 0) break;
+      const int32_t id = trie_.value(node);
+      if (id < 0) continue;
+      const size_t length = k + 1 - start;
+      float score = trie_.payload(node);
+      if (has_user_defined_ && scores_[id].user_defined) score = user_defined_score(length);
+      offer(start, k + 1, id, score);
+      if (length == mblen) has_single = true;
+    }
+    if (!has_single) offer(start, start + mblen, vocab_->unk_id(), unk);
+    start += mblen;
+  }
+  double margin = std::numeric_limits<double>::infinity();
+  for (size_t i = 1; i <= n; ++i) {
+    if (cells[i].second_set) margin = std::min(margin, cells[i].best - cells[i].second);
+  }
+  // margin > 2 * max_count * u * (|P| + max_abs), with a factor 2 to spare and an absolute
+  // allowance for the double arithmetic here.
+  constexpr double u = 1.0 / 16777216.0;
+  const double per_unit = 4.0 * max_count * u;
+  // The margins above are themselves double sums, each off by at most max_count * 2^-53 * max_abs.
+  const double double_error = 2.0 * max_count * std::ldexp(max_abs, -53) + 1e-9;
+  double limit = (margin - double_error) / per_unit - max_abs;
+  limit = std::min(limit, static_cast<double>(kScoreReset) - max_abs - 16.0);
+  if (!(limit >= 0.0)) limit = -1.0;  // also catches NaN
+  limit = std::min(limit, 1e30);
+  entry->clear();
+  entry->push_back(float_bits(static_cast<float>(limit)));
+  for (size_t end = n; end > 0;) {
+    const Cell& c = cells[end];
+    entry->push_back(static_cast<uint32_t>(c.id) | static_cast<uint32_t>(end - static_cast<size_t>(c.start)) << 24);
+    entry->push_back(float_bits(c.score));
+    end = static_cast<size_t>(c.start);
+  }
+  // Reverse the (id | length, score) pairs into text order.
+  const size_t k = (entry->size() - 1) / 2;
+  for (size_t i = 0; i < k / 2; ++i) {
+    std::swap((*entry)[1 + 2 * i], (*entry)[1 + 2 * (k - 1 - i)]);
+    std::swap((*entry)[2 + 2 * i], (*entry)[2 + 2 * (k - 1 - i)]);
+  }
+}
+
+void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out, bool merge_unknown) const {
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
+  const size_t n = text.size();
+  if (!splits_words_ && !cuts_at_unknown_) {
+    encode_span(s, n, 0.0f, base, out);
+    return;
+  }
+  // First the words and unknown characters with the hashes of the words, so the cache can
+  // be prefetched a few words ahead; then each in turn.
+  struct Segment {
+    uint32_t begin, end;
+    uint64_t hash;   // 0 for a run of unknown characters
+    uint32_t chars;  // characters in a run of unknown ones
+  };
+  thread_local std::vector<Segment> tls_segments;
+  std::vector<Segment>& segments = pinned(tls_segments);
+  segments.clear();
+  auto add_word = [&](size_t begin, size_t end) {
+    const uint64_t h = end - begin <= UnigramWordCache::kMaxWord ? hash_bytes(s + begin, end - begin) | 1 : 1;
+    segments.emplace_back();
+    Segment& g = segments.back();
+    g.begin = static_cast<uint32_t>(begin);
+    g.end = static_cast<uint32_t>(end);
+    g.hash = h;
+  };
+  size_t start = 0;
+  const bool cut_unknown = cuts_at_unknown_, split = splits_words_;
+  const uint64_t* in_piece = in_piece_.data();
+  const uint64_t ascii_in_piece[2] = {cut_unknown ? in_piece[0] : ~uint64_t{0}, cut_unknown ? in_piece[1] : ~uint64_t{0}};
+  // The run of unknown characters being read, kept in registers until it ends.
+  bool in_run = false;
+  uint32_t run_begin = 0, run_chars = 0;
+  auto end_run = [&](size_t end) {
+    segments.emplace_back();
+    Segment& g = segments.back();
+    g.begin = run_begin;
+    g.end = static_cast<uint32_t>(end);
+    g.hash = 0;
+    g.chars = run_chars;
+    in_run = false;
+  };
+  for (size_t i = 0; i < n;) {
+    const uint8_t c = s[i];
+    size_t len = 1;
+    // A character inside no piece has <unk> as its only edge, and none crosses it.
+    bool unknown;
+    if (c < 0x80) {
+      unknown = !((ascii_in_piece[c >> 6] >> (c & 63)) & 1);
+      if (!unknown) {
+        if (in_run) end_run(i);
+        ++i;
+        continue;
+      }
+    } else {
+      len = std::min(spm_char_len(c), n - i);
+      uint32_t cp = 0x110000;  // malformed: assume it is in some piece
+      if (len == 2 && (s[i + 1] & 0xC0) == 0x80 && c >= 0xC2) {
+        cp = ((c & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu);
+      } else if (len == 3) {
+        if (const uint32_t three = utf8_three_byte(s + i, 3)) cp = three;
+      } else if (len == 4 && utf8_char_len(s + i, 4) == 4) {
+        cp = ((c & 0x07u) << 18) | ((s[i + 1] & 0x3Fu) << 12) | ((s[i + 2] & 0x3Fu) << 6) | (s[i + 3] & 0x3Fu);
+      }
+      unknown = cut_unknown && cp < 0x110000 && !((in_piece[cp >> 6] >> (cp & 63)) & 1);
+    }
+    if (unknown) {
+      if (i > start) add_word(start, i);  // (no run is open: a known character came since)
+      if (!in_run) {
+        in_run = true;
+        run_begin = static_cast<uint32_t>(i);
+        run_chars = 0;
+      }
+      ++run_chars;
+      i += len;
+      start = i;
+      continue;
+    }
+    if (in_run) end_run(i);
+    if (split && i > start && len == 3 && is_space_mark(s + i, n - i)) {
+      add_word(start, i);
+      start = i;
+    }
+    i += len;
+  }
+  if (in_run) end_run(n);
+  if (n > start) add_word(start, n);
+
+  UnigramWordCache* cache = cache_words_ ? &unigram_word_cache(cache_owner_) : nullptr;
+  thread_local std::vector<uint32_t> tls_entry;
+  std::vector<uint32_t>& entry = pinned(tls_entry);
+  const float unk = unk_score();
+  const int32_t unk_id = vocab_->unk_id();
+  float total = 0.0f;
+  constexpr size_t kAhead = 8;
+  const size_t count = segments.size();
+  for (size_t j = 0; j < count; ++j) {
+    if (cache != nullptr) {
+      if (j + kAhead < count && (segments[j + kAhead].hash & ~uint64_t{1}) != 0) cache->prefetch_slot(segments[j + kAhead].hash);
+      if (j + kAhead / 2 < count && (segments[j + kAhead / 2].hash & ~uint64_t{1}) != 0) {
+        cache->prefetch_record(segments[j + kAhead / 2].hash);
+      }
+    }
+    const Segment& seg = segments[j];
+    if (seg.hash == 0) {
+      if (merge_unknown) {
+        push_token(out, unk_id, base + seg.begin, base + seg.end);
+        total = add_unknowns(total, unk, seg.chars);
+        continue;
+      }
+      float t = total;
+      for (uint32_t i = seg.begin; i < seg.end;) {
+        const uint32_t len = static_cast<uint32_t>(std::min<size_t>(spm_char_len(s[i]), seg.end - i));
+        if (t < -kScoreReset || t > kScoreReset) t = 0.0f;  // sentencepiece's rebase
+        push_token(out, unk_id, base + i, base + i + len);
+        t = t + unk;
+        i += len;
+      }
+      total = t;
+      continue;
+    }
+    if (total < -kScoreReset || total > kScoreReset) total = 0.0f;  // sentencepiece's rebase, here exact
+    const uint32_t word_base = base + seg.begin;
+    // A word: no edge crosses either end.
+    const uint8_t* w = s + seg.begin;
+    const size_t wn = seg.end - seg.begin;
+    if (cache == nullptr || wn > UnigramWordCache::kMaxWord) {
+      total = encode_span(w, wn, total, word_base, out);
+      continue;
+    }
+    const uint32_t* record = cache->find(w, wn, seg.hash);
+    if (record == nullptr) {
+      word_entry(w, wn, &entry);
+      record = cache->insert(w, wn, seg.hash, entry[0], entry.data() + 1, (entry.size() - 1) / 2);
+    }
+    if (!(std::fabs(total) <= bits_float(record[1]))) {
+      total = encode_span(w, wn, total, word_base, out);
+      continue;
+    }
+    const uint32_t* p = UnigramWordCache::pieces(record);
+    const size_t k = UnigramWordCache::pieces_of(record);
+    uint32_t at = word_base;
+    for (size_t i = 0; i < k; ++i) {
+      const uint32_t length = p[2 * i] >> 24;
+      push_token(out, static_cast<int32_t>(p[2 * i] & 0xFFFFFF), at, at + length);
+      at += length;
+      total = total + bits_float(p[2 * i + 1]);
+    }
+  }
+}
+
+}  // namespace tf
