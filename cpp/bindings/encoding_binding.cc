@@ -1,5 +1,6 @@
 // Binding of tf::Encoding and tf::SpecialMatcher as tokenforge._native.Encoding / SpecialSet.
-// Converts arguments with the GIL held, releases it around every loop over text.
+// Converts arguments with the GIL held, releases it around every loop over text (a batch's
+// calling thread takes it back between its items to make the lists of finished ones).
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
