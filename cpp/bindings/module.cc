@@ -13,14 +13,13 @@ void bind_encoding(nb::module_& m);
 void bind_sentencepiece(nb::module_& m);
 void bind_training(nb::module_& m);
 
-PyObject* cached_int(uint32_t v) {
-  static PyObject** cache = new PyObject*[kIntCacheSize]();  // never freed: lives as long as the process
+PyObject* make_cached_int(uint32_t v) {
   if (v >= kIntCacheSize) return PyLong_FromLong(static_cast<long>(v));
-  PyObject* o = cache[v];
+  PyObject* o = int_cache_slots[v];
   if (o == nullptr) {
     o = PyLong_FromLong(static_cast<long>(v));
     if (o == nullptr) return nullptr;
-    cache[v] = o;
+    int_cache_slots[v] = o;  // kept for the life of the process
   }
   Py_INCREF(o);
   return o;
