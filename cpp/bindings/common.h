@@ -68,7 +68,19 @@ inline std::string_view bytes_view(nb::handle b) {
 // incref per element instead of an allocation (and freeing it, a decref).  Ids below
 // kIntCacheSize are cached for the life of the process (at most 256 Ki objects).
 constexpr uint32_t kIntCacheSize = 1u << 18;
-PyObject* cached_int(uint32_t v);  // new reference, nullptr on error (GIL held)
+// The made ints, nullptr until first asked for (static storage: pages are touched as used).
+inline PyObject* int_cache_slots[kIntCacheSize] = {};
+PyObject* make_cached_int(uint32_t v);  // cached_int's slow path
+// Inline: a list of ids costs a load and an incref per id, without a call.
+inline PyObject* cached_int(uint32_t v) {  // new reference, nullptr on error (GIL held)
+  if (v < kIntCacheSize) {
+    if (PyObject* o = int_cache_slots[v]) {
+      Py_INCREF(o);
+      return o;
+    }
+  }
+  return make_cached_int(v);
+}
 
 inline nb::object to_list(const uint32_t* ids, size_t n) {
   PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));

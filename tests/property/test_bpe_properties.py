@@ -49,6 +49,26 @@ def test_surrogates_handled_like_tiktoken(name, text):
     assert ours.encode_batch([text], disallowed_special=()) == [ref.encode(text, disallowed_special=())]
 
 
+# Runs of ASCII (copied a word at a time) around characters of every width and surrogates,
+# in strs of each storage kind (1, 2 or 4 bytes a character).
+_pieces = st.one_of(
+    st.text(alphabet=st.characters(max_codepoint=0x7F), min_size=1, max_size=20),
+    st.characters(min_codepoint=0x80, max_codepoint=0xFF),
+    st.characters(min_codepoint=0x100, max_codepoint=0xFFFF, exclude_categories=("Cs",)),
+    st.characters(min_codepoint=0x10000),
+    st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF),
+)
+long_mixed_texts = st.lists(_pieces, max_size=40).map("".join)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base"])
+@SETTINGS
+@given(texts=st.lists(long_mixed_texts, min_size=1, max_size=4))
+def test_batch_utf8_conversion_like_tiktoken(name, texts):
+    ours, ref = pair(name)
+    assert ours.encode_ordinary_batch(texts, num_threads=2) == [ref.encode_ordinary(t) for t in texts]
+
+
 @functools.lru_cache(maxsize=None)
 def _regex_agrees_with_tiktoken(ch: str) -> bool:
     """The reference splits with the `regex` module, whose Unicode version is newer than

@@ -122,3 +122,56 @@ def test_batches_from_many_python_threads_agree():
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(lambda _: ours.encode_ordinary_batch(docs, num_threads=3), range(8)))
     assert all(r == want for r in results)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_batch_error_is_the_first_failing_item(threads):
+    """The calling thread turns finished items into lists while others encode: an item
+    that cannot be encoded still raises, naming the first bad item, wherever it lies."""
+    ranks = {bytes([b]): b for b in range(128)}
+    enc = tokenforge.Encoding("ascii", pat_str=patterns.GPT2, mergeable_ranks=ranks, special_tokens={})
+    docs = [f"plain text {i} " * 20 for i in range(400)]
+    want = [[b for b in d.encode()] for d in docs]  # every byte is its own token here
+    assert enc.encode_ordinary_batch(docs, num_threads=threads) == want
+    for bad in [0, 1, 199, 399]:
+        broken = list(docs)
+        broken[bad] = "x" * bad + " é"
+        if bad + 5 < len(broken):
+            broken[bad + 5] = "\u00ff"  # a later bad item: not the one named
+        with pytest.raises(ValueError, match=r"not a token \(\\x20\\xc3\\xa9\)"):
+            enc.encode_ordinary_batch(broken, num_threads=threads)
+
+
+def test_batches_under_gc_from_other_threads_match_tiktoken():
+    """Lists are made while a batch runs (GIL taken between items): other Python threads
+    running the garbage collector and allocating meanwhile see no half-built result."""
+    import gc
+    import threading
+
+    ours, ref = pair("o200k_base")
+    docs = [f"doc {i} " + "mixed text é 中文 😀 code(x) = [1, 2] " * (i % 13 + 1) for i in range(600)]
+    want = ref.encode_ordinary_batch(docs)
+    stop = threading.Event()
+
+    def churn():
+        while not stop.is_set():
+            junk = [[j] for j in range(2000)]
+            gc.collect(0)
+            assert all(len(x) == 1 for x in junk)
+            for obj in gc.get_objects(0):
+                if isinstance(obj, list) and obj:
+                    obj[0]  # any list reachable here is complete
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    churners = [threading.Thread(target=churn) for _ in range(2)]
+    for t in churners:
+        t.start()
+    try:
+        with ThreadPoolExecutor(3) as pool:
+            results = list(pool.map(lambda k: ours.encode_ordinary_batch(docs, num_threads=1 + k % 3), range(9)))
+    finally:
+        stop.set()
+        for t in churners:
+            t.join()
+    assert all(r == want for r in results)
