@@ -86,6 +86,7 @@ bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& opti
   for (uint8_t& c : ascii_class_) c = kPlain;
   continues_.assign(0x10000 / 64, 0);
   for (bool& b : continues_byte_) b = false;
+  ascii_continues_[0] = ascii_continues_[1] = 0;
   if (blob.empty()) return true;
   // The checks of sentencepiece 0.2.3's DecodePrecompiledCharsMap.
   uint32_t trie_size = 0;
@@ -124,6 +125,8 @@ bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& opti
     const uint8_t cls = first_byte_hit_[b[0]] ? classify(b, len) : kPlain;
     bmp_class_[cp >> 2] |= static_cast<uint8_t>(cls << ((cp & 3) * 2));
   }
+  ascii_continues_[0] = continues_[0];
+  ascii_continues_[1] = continues_[1];
   return true;
 }
 
@@ -133,9 +136,14 @@ size_t SpmNormalizer::plain_run(const uint8_t* s, size_t pos, size_t n) const {
     size_t len;
     CharClass cls;
     if (c < 0x80) {
+      // ASCII, nearly all of it in Latin-script text: decided here without a call.
       if (c == ' ') break;
-      len = 1;
-      cls = static_cast<CharClass>(ascii_class_[c]);
+      const uint8_t a = ascii_class_[c];
+      if (a == kPlain || (a == kPlainUnlessContinued && (pos + 1 == n || !may_continue_fast(s + pos + 1, n - pos - 1)))) {
+        ++pos;
+        continue;
+      }
+      break;
     } else if (c >= 0xC2 && c <= 0xDF && pos + 1 < n && (s[pos + 1] & 0xC0) == 0x80) {
       len = 2;
       cls = bmp_class(((c & 0x1Fu) << 6) | (s[pos + 1] & 0x3Fu));
@@ -145,7 +153,7 @@ size_t SpmNormalizer::plain_run(const uint8_t* s, size_t pos, size_t n) const {
     } else {
       break;  // 4-byte characters and malformed bytes take the general path
     }
-    if (cls == kPlain || (cls == kPlainUnlessContinued && (pos + len == n || !may_continue(s + pos + len, n - pos - len)))) {
+    if (cls == kPlain || (cls == kPlainUnlessContinued && (pos + len == n || !may_continue_fast(s + pos + len, n - pos - len)))) {
       pos += len;
     } else {
       break;
@@ -227,7 +235,7 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
     const uint8_t c = s[at];
     return runs && c < 0x80 &&
            (ascii_class_[c] == kPlain ||
-            (ascii_class_[c] == kPlainUnlessContinued && (at + 1 == n || !may_continue(s + at + 1, n - at - 1))));
+            (ascii_class_[c] == kPlainUnlessContinued && (at + 1 == n || !may_continue_fast(s + at + 1, n - at - 1))));
   };
   if (options_.remove_extra_whitespaces) {
     while (pos < n) {
@@ -286,7 +294,7 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
     // stops at spaces, and NFKC has rules that start with one).
     if (c < 0x80 && runs &&
         (ascii_class_[c] == kPlain ||
-         (ascii_class_[c] == kPlainUnlessContinued && (pos + 1 == n || !may_continue(s + pos + 1, n - pos - 1))))) {
+         (ascii_class_[c] == kPlainUnlessContinued && (pos + 1 == n || !may_continue_fast(s + pos + 1, n - pos - 1))))) {
       sp = std::string_view(reinterpret_cast<const char*>(s + pos), 1);
       used = 1;
     } else {
