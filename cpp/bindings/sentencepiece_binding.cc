@@ -244,7 +244,7 @@ void bind_sentencepiece(nb::module_& m) {
         std::vector<Chunk> chunks(starts.size() - 1);
         PyObject* out = PyList_New(static_cast<Py_ssize_t>(views.size()));
         if (out == nullptr) throw nb::python_error();
-        nb::object keep = nb::steal(out);
+        nb::list keep = nb::steal<nb::list>(out);
         NoGc no_gc;
         const bool ok = run_batch_overlapped(
             chunks.size(), threads,
