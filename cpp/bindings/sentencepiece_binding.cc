@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings/common.h"
+#include "bindings/spm_batch.h"
 #include "encoding/sentencepiece_processor.h"
 #include "models/spm_vocab_wire.h"
 #include "util/byte_hash.h"
@@ -43,6 +44,21 @@ nb::object ids_list_of(const std::vector<T>& items, Id id_of) {
     PyList_SET_ITEM(list, i, v);
   }
   return nb::steal(list);
+}
+
+// A new list of ids[0, n), or nullptr with a Python error set.
+PyObject* ids_list_raw(const int32_t* ids, size_t n) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
+  if (list == nullptr) return nullptr;
+  for (size_t i = 0; i < n; ++i) {
+    PyObject* v = cached_int(static_cast<uint32_t>(ids[i]));  // ids are >= 0
+    if (v == nullptr) {
+      Py_DECREF(list);
+      return nullptr;
+    }
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), v);
+  }
+  return list;
 }
 
 nb::object ids_list(const std::vector<SpmPiece>& pieces) {
@@ -220,15 +236,40 @@ void bind_sentencepiece(nb::module_& m) {
         std::vector<std::string_view> views;
         views.reserve(texts.size());
         for (nb::handle t : texts) views.push_back(text_view(t));
-        std::vector<std::vector<int32_t>> results(views.size());
-        {
-          nb::gil_scoped_release release;
-          parallel_for(views.size(), threads, [&](size_t i) { p.encode_ids(views[i], &results[i]); });
-        }
+        const std::vector<size_t> starts = batch_chunks(views, threads);
+        struct alignas(64) Chunk {  // own cache line: two threads fill neighbouring chunks
+          std::vector<int32_t> ids;
+          std::vector<size_t> ends;  // item k of the chunk is ids[ends[k - 1], ends[k])
+        };
+        std::vector<Chunk> chunks(starts.size() - 1);
+        PyObject* out = PyList_New(static_cast<Py_ssize_t>(views.size()));
+        if (out == nullptr) throw nb::python_error();
+        nb::list keep = nb::steal<nb::list>(out);
         NoGc no_gc;
-        nb::list out;
-        for (auto& r : results) out.append(ids_list(r));
-        return out;
+        const bool ok = run_batch_overlapped(
+            chunks.size(), threads,
+            [&](size_t c) {
+              Chunk& ch = chunks[c];
+              ch.ends.reserve(starts[c + 1] - starts[c]);
+              for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
+                p.encode_ids(views[i], &ch.ids);
+                ch.ends.push_back(ch.ids.size());
+              }
+            },
+            [&](size_t c) {
+              Chunk& ch = chunks[c];
+              size_t begin = 0;
+              for (size_t k = 0; k < ch.ends.size(); ++k) {
+                PyObject* list = ids_list_raw(ch.ids.data() + begin, ch.ends[k] - begin);
+                if (list == nullptr) return false;
+                PyList_SET_ITEM(out, static_cast<Py_ssize_t>(starts[c] + k), list);
+                begin = ch.ends[k];
+              }
+              std::vector<int32_t>().swap(ch.ids);  // built: free it now
+              return true;
+            });
+        if (!ok) throw nb::python_error();
+        return keep;
       }, nb::arg("texts"), nb::arg("threads"),
            "encode_ids for each text, on up to `threads` threads.")
       .def("encode", [](const Proc& p, nb::handle text, bool as_pieces, bool enable, int nbest, float alpha,

@@ -172,7 +172,9 @@ void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32
     segment(normalized, &tokens);
   }
   // populate() for ids only.
-  ids->reserve(ids->size() + tokens.size());
+  // Geometric growth: callers append many texts to one vector (an exact reserve per text
+  // would copy it every time).
+  if (ids->capacity() < ids->size() + tokens.size()) ids->reserve(std::max(2 * ids->capacity(), ids->size() + tokens.size()));
   const int32_t unk = vocab_.unk_id();
   bool prev_unk = false;
   for (const SpmToken& t : tokens) {

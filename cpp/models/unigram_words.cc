@@ -44,6 +44,16 @@ float bits_float(uint32_t u) {
 // The total after `count` <unk> edges from `total`, each preceded by sentencepiece's rebase
 // check: a tight loop of its own, so the sum stays in a register.
 __attribute__((noinline)) float add_unknowns(float total, float unk, uint32_t count) {
+  // While 16 more additions cannot carry |total| past the rebase threshold (each moves it by
+  // at most |unk| plus a rounding far below the slack here), the check is skipped: the
+  // same float sums, with only the addition's latency in the loop.  (NaN or infinite
+  // scores fail the test and take the checked loop.)
+  constexpr uint32_t kBlock = 16;
+  const float reach = static_cast<float>(kBlock) * std::fabs(unk) * 1.01f + 1.0f;
+  while (count >= kBlock && std::fabs(total) + reach < Unigram::kScoreReset) {
+    for (uint32_t k = 0; k < kBlock; ++k) total += unk;
+    count -= kBlock;
+  }
   for (uint32_t k = 0; k < count; ++k) {
     if (total < -Unigram::kScoreReset || total > Unigram::kScoreReset) total = 0.0f;
     total += unk;

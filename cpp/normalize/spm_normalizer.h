@@ -73,6 +73,12 @@ class SpmNormalizer {
   bool continues_byte_[256] = {};    // ... or a first byte it goes on with, when not a BMP character
   // Whether the character at s[0, n) (n >= 1) may continue a key (see CharClass).
   bool may_continue(const uint8_t* s, size_t n) const;
+  // may_continue with the ASCII case inline: the hot loops ask it after nearly every letter
+  // of NFKC text (a letter may start a key with a combining mark).
+  bool may_continue_fast(const uint8_t* s, size_t n) const {
+    return s[0] < 0x80 ? ((ascii_continues_[s[0] >> 6] >> (s[0] & 63)) & 1) != 0 : may_continue(s, n);
+  }
+  uint64_t ascii_continues_[2] = {};  // continues_ of the ASCII characters
   std::vector<uint8_t> bmp_class_;  // CharClass of each BMP code point, 2 bits each
   const PieceTrie* user_defined_ = nullptr;
 };

@@ -69,6 +69,22 @@ def test_same_as_sentencepiece(pair, text):
     assert ours.encode(text, out_type="offset_mapping") == theirs.encode(text, out_type="offset_mapping")
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_batches_of_every_shape(pair, threads):
+    # Batches are cut into chunks (by bytes, at most 1024 items) encoded on threads while
+    # the caller builds the lists: empty batches, runs of empty texts longer than a chunk,
+    # one text far larger than the rest, str and bytes mixed.
+    ours, theirs = pair
+    batches = [[], [""], [""] * 3000, TEXTS * 400, ["ab " * 20000] + TEXTS * 50 + ["cab " * 30000]]
+    for batch in batches:
+        want = [theirs.encode(t) for t in batch]
+        assert ours.encode(batch, num_threads=threads) == want
+        mixed = [t.encode() if i % 3 == 0 else t for i, t in enumerate(batch)]
+        assert ours.encode(mixed, num_threads=threads) == want
+    with pytest.raises(TypeError):
+        ours.encode(TEXTS + [3], num_threads=threads)
+
+
 def test_hand_worked_bpe():
     sp = SentencePieceProcessor(model_proto=MODELS["bpe"])
     # "▁abc": ab (UNUSED, -0.5) merges first, then ab+c -> abc; ▁ stays apart.

@@ -88,3 +88,17 @@ def test_totals_crossing_the_rebase_inside_a_word():
     rng = random.Random(7)
     text = " ".join("".join(rng.choice("ab") for _ in range(rng.randint(1, 60))) for _ in range(4000))
     check(pieces, [text])
+
+
+@pytest.mark.parametrize("unit", [0.37, 3.0, 61.0, 997.0])
+def test_long_unknown_runs_crossing_the_rebase(unit):
+    # Runs of characters in no piece add <unk> scores (min score - 10) one by one; runs of
+    # thousands of them carry the total past 1e5, at every phase of the checks.
+    pieces = [("▁", -1.0 * unit), ("a", -2.0 * unit), ("b", -2.5 * unit), ("ab", -4.25 * unit), ("▁a", -2.75 * unit)]
+    rng = random.Random(int(unit * 100))
+    parts = []
+    for _ in range(300):
+        parts.append("".join(rng.choice("ab") for _ in range(rng.randint(1, 12))))
+        parts.append("x" * rng.choice([1, 15, 16, 17, 31, 33, 500, rng.randint(1, 9000)]))
+    text = " ".join(parts)
+    check(pieces, [text, "x" * 20000, "ab x" + "x" * 12345 + " ab"])
