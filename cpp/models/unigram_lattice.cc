@@ -15,6 +15,20 @@ float log_sum_exp(float x, float y, bool init) {
   return hi + static_cast<float>(std::log(std::exp(static_cast<double>(lo - hi)) + 1.0));
 }
 
+// The A* agenda is kept bounded as sentencepiece keeps it: past 10,000 hypotheses only the
+// best min(512, 10 * nbest_size) stay.
+template <typename Agenda>
+void bound_agenda(Agenda* agenda, const typename Agenda::value_compare& lower, size_t nbest_size) {
+  if (agenda->size() < 10000) return;
+  Agenda kept(lower);
+  const size_t keep = std::min<size_t>(512, nbest_size * 10);
+  for (size_t i = 0; i < keep && !agenda->empty(); ++i) {
+    kept.push(agenda->top());
+    agenda->pop();
+  }
+  *agenda = std::move(kept);
+}
+
 }  // namespace
 
 int32_t UnigramLattice::insert(uint32_t pos, uint32_t length) {
@@ -134,16 +148,7 @@ std::vector<std::pair<UnigramLattice::Path, float>> UnigramLattice::nbest(size_t
       hyps.push_back(Hyp{l, top, ln.backtrace_score + h.gx, ln.score + h.gx});
       agenda.push(static_cast<int32_t>(hyps.size() - 1));
     }
-    // Keep the agenda bounded, as sentencepiece does.
-    if (agenda.size() >= 10000) {
-      Agenda kept(lower);
-      const size_t keep = std::min<size_t>(512, nbest_size * 10);
-      for (size_t i = 0; i < keep && !agenda.empty(); ++i) {
-        kept.push(agenda.top());
-        agenda.pop();
-      }
-      agenda = std::move(kept);
-    }
+    bound_agenda(&agenda, lower, nbest_size);
   }
   return results;
 }
@@ -244,15 +249,7 @@ std::vector<std::pair<UnigramLattice::Path, float>> UnigramLattice::sample_nbest
       hyps.push_back(Hyp{ends[i], top, static_cast<float>(adjusted), probs[i]});
       agenda.push(static_cast<int32_t>(hyps.size() - 1));
     }
-    if (agenda.size() >= 10000) {  // bounded as in nbest()
-      Agenda kept(lower);
-      const size_t keep = std::min<size_t>(512, nbest_size * 10);
-      for (size_t i = 0; i < keep && !agenda.empty(); ++i) {
-        kept.push(agenda.top());
-        agenda.pop();
-      }
-      agenda = std::move(kept);
-    }
+    bound_agenda(&agenda, lower, nbest_size);
   }
   return results;
 }
