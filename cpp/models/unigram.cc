@@ -70,9 +70,6 @@ float Unigram::encode_span(const uint8_t* s, size_t n, float initial, uint32_t b
   std::vector<Best>& best = pinned(tls_best);
   best.assign(n + 1, Best());
   best[0].score = initial;
-  const float unk = unk_score();
-  const int32_t unk_id = vocab_->unk_id();
-
   size_t frontier = 0;  // the furthest end reached so far
   for (size_t start = 0; start < n;) {
     float here = best[start].score;
@@ -85,37 +82,17 @@ float Unigram::encode_span(const uint8_t* s, size_t n, float initial, uint32_t b
       here = 0.0f;
     }
     const size_t mblen = std::min(spm_char_len(s[start]), n - start);
-    bool has_single = false;
-    int32_t node = 0;
-    for (size_t k = start; k < n; ++k) {
-      node = trie_.child(node, s[k]);
-      if (node < 0) break;
-      int32_t id = trie_.value(node);
-      if (id < 0) continue;
-      size_t length = k + 1 - start;
-      // Float arithmetic throughout, as sentencepiece: near-ties then resolve alike.
-      float score = trie_.payload(node);
-      if (has_user_defined_ && scores_[id].user_defined) score = user_defined_score(length);
-      float candidate = score + here;
-      if (k + 1 > frontier) frontier = k + 1;
-      Best& target = best[k + 1];
+    // Float arithmetic throughout, as sentencepiece: near-ties then resolve alike.
+    for_each_edge(s, n, start, mblen, [&](size_t end, int32_t id, float score) {
+      const float candidate = score + here;
+      if (end > frontier) frontier = end;
+      Best& target = best[end];
       if (target.start < 0 || candidate > target.score) {
         target.score = candidate;
         target.start = static_cast<int32_t>(start);
         target.id = id;
       }
-      if (length == mblen) has_single = true;
-    }
-    if (!has_single) {
-      if (start + mblen > frontier) frontier = start + mblen;
-      Best& target = best[start + mblen];
-      float candidate = unk + here;
-      if (target.start < 0 || candidate > target.score) {
-        target.score = candidate;
-        target.start = static_cast<int32_t>(start);
-        target.id = unk_id;
-      }
-    }
+    });
     start += mblen;
   }
   size_t first = out->size();

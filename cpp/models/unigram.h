@@ -60,6 +60,27 @@ class Unigram {
   float encode_span(const uint8_t* s, size_t n, float initial, uint32_t base, std::vector<SpmToken>* out) const;
   // Computes a word's cache entry (unigram_words.cc): header word, then id, length, score.
   void word_entry(const uint8_t* s, size_t n, std::vector<uint32_t>* entry) const;
+  // The lattice edges from byte `start` of s[0, n), the character starting there being
+  // `mblen` bytes: edge(end, id, score) for every piece the trie finds, then the <unk>
+  // edge over the character if no one-character piece covers it.  Both Viterbis take
+  // their edges from here, so they see the same lattice.
+  template <typename Edge>
+  void for_each_edge(const uint8_t* s, size_t n, size_t start, size_t mblen, Edge&& edge) const {
+    bool has_single = false;
+    int32_t node = 0;
+    for (size_t k = start; k < n; ++k) {
+      node = trie_.child(node, s[k]);
+      if (node < 0) break;
+      const int32_t id = trie_.value(node);
+      if (id < 0) continue;
+      const size_t length = k + 1 - start;
+      float score = trie_.payload(node);
+      if (has_user_defined_ && scores_[id].user_defined) score = user_defined_score(length);
+      edge(k + 1, id, score);
+      if (length == mblen) has_single = true;
+    }
+    if (!has_single) edge(start + mblen, vocab_->unk_id(), unk_score());
+  }
 
   struct Score {
     float score;

@@ -104,25 +104,10 @@ void Unigram::word_entry(const uint8_t* s, size_t n, std::vector<uint32_t>* entr
       t.second_set = true;
     }
   };
-  // The same edges as encode_span: every piece from each character start, and <unk> for
-  // a character no one-character piece covers.
-  const float unk = unk_score();
+  // The same edges as encode_span.
   for (size_t start = 0; start < n;) {
     const size_t mblen = std::min(spm_char_len(s[start]), n - start);
-    bool has_single = false;
-    int32_t node = 0;
-    for (size_t k = start; k < n; ++k) {
-      node = trie_.child(node, s[k]);
-      if (node < 0) break;
-      const int32_t id = trie_.value(node);
-      if (id < 0) continue;
-      const size_t length = k + 1 - start;
-      float score = trie_.payload(node);
-      if (has_user_defined_ && scores_[id].user_defined) score = user_defined_score(length);
-      offer(start, k + 1, id, score);
-      if (length == mblen) has_single = true;
-    }
-    if (!has_single) offer(start, start + mblen, vocab_->unk_id(), unk);
+    for_each_edge(s, n, start, mblen, [&](size_t end, int32_t id, float score) { offer(start, end, id, score); });
     start += mblen;
   }
   double margin = std::numeric_limits<double>::infinity();
