@@ -90,6 +90,17 @@ SpmSampling sampling_of(bool enable, int nbest_size, float alpha, uint64_t seed)
   return s;
 }
 
+// [(ids or pieces, score)] for several segmentations of one text (n-best, sampling).
+nb::list scored_list(const Proc& p, const std::vector<std::vector<SpmPiece>>& results,
+                     const std::vector<float>& scores, std::string_view normalized, bool as_pieces) {
+  nb::list out;
+  for (size_t i = 0; i < results.size(); ++i) {
+    nb::object seg = as_pieces ? nb::object(pieces_list(p, results[i], normalized)) : ids_list(results[i]);
+    out.append(nb::make_tuple(seg, scores[i]));
+  }
+  return out;
+}
+
 // One item of a batch gets its own seed, so results do not depend on the thread count.
 uint64_t item_seed(uint64_t seed, size_t i) { return mix64(seed + 0x9E3779B97F4A7C15ull * (i + 1)); }
 
@@ -321,12 +332,7 @@ void bind_sentencepiece(nb::module_& m) {
           ok = p.nbest(v, nbest_size, &results, &scores, &normalized, &error);
         }
         check(ok, error);
-        nb::list out;
-        for (size_t i = 0; i < results.size(); ++i) {
-          nb::object seg = as_pieces ? nb::object(pieces_list(p, results[i], normalized)) : ids_list(results[i]);
-          out.append(nb::make_tuple(seg, scores[i]));
-        }
-        return out;
+        return scored_list(p, results, scores, normalized, as_pieces);
       }, nb::arg("text"), nb::arg("nbest_size"), nb::arg("as_pieces"),
            "[(ids or pieces, score)] for the n best segmentations (Unigram).")
       .def("sample_encode_and_score", [](const Proc& p, nb::handle text, int num_samples, float alpha, bool wor,
@@ -342,12 +348,7 @@ void bind_sentencepiece(nb::module_& m) {
                                          &normalized, &error);
         }
         check(ok, error);
-        nb::list out;
-        for (size_t i = 0; i < results.size(); ++i) {
-          nb::object seg = as_pieces ? nb::object(pieces_list(p, results[i], normalized)) : ids_list(results[i]);
-          out.append(nb::make_tuple(seg, scores[i]));
-        }
-        return out;
+        return scored_list(p, results, scores, normalized, as_pieces);
       }, nb::arg("text"), nb::arg("num_samples"), nb::arg("alpha"), nb::arg("wor"), nb::arg("include_best"),
            nb::arg("as_pieces"), nb::arg("seed"),
            "[(ids or pieces, log probability or log inclusion probability)] (Unigram).")
