@@ -15,10 +15,25 @@ float log_sum_exp(float x, float y, bool init) {
   return hi + static_cast<float>(std::log(std::exp(static_cast<double>(lo - hi)) + 1.0));
 }
 
+// A* hypotheses of n-best and sampling without replacement: a lattice node with the
+// hypothesis it extends toward EOS; fx orders the agenda (n-best: score of the best
+// complete path through it; sampling: the perturbed, truncated score), gx is the score of
+// the suffix so far (n-best) or its log probability (sampling).
+struct Hyp {
+  int32_t node;
+  int32_t next;  // hypothesis toward EOS, -1 at EOS
+  float fx, gx;
+};
+// Orders agenda entries (indices into the hypotheses) by fx, highest on top.
+struct Lower {
+  const std::vector<Hyp>* hyps;
+  bool operator()(int32_t a, int32_t b) const { return (*hyps)[a].fx < (*hyps)[b].fx; }
+};
+using Agenda = std::priority_queue<int32_t, std::vector<int32_t>, Lower>;
+
 // The A* agenda is kept bounded as sentencepiece keeps it: past 10,000 hypotheses only the
 // best min(512, 10 * nbest_size) stay.
-template <typename Agenda>
-void bound_agenda(Agenda* agenda, const typename Agenda::value_compare& lower, size_t nbest_size) {
+void bound_agenda(Agenda* agenda, const Lower& lower, size_t nbest_size) {
   if (agenda->size() < 10000) return;
   Agenda kept(lower);
   const size_t keep = std::min<size_t>(512, nbest_size * 10);
@@ -116,18 +131,8 @@ std::vector<std::pair<UnigramLattice::Path, float>> UnigramLattice::nbest(size_t
     results.emplace_back(std::move(best), nodes_[kEos].backtrace_score);
     return results;
   }
-  struct Hyp {
-    int32_t node;
-    int32_t next;  // hypothesis toward EOS, -1 at EOS
-    float fx, gx;
-  };
   std::vector<Hyp> hyps;
-  struct Lower {
-    const std::vector<Hyp>* hyps;
-    bool operator()(int32_t a, int32_t b) const { return (*hyps)[a].fx < (*hyps)[b].fx; }
-  };
   const Lower lower{&hyps};
-  using Agenda = std::priority_queue<int32_t, std::vector<int32_t>, Lower>;
   Agenda agenda(lower);
   viterbi();
   hyps.push_back(Hyp{kEos, -1, nodes_[kEos].backtrace_score, 0.0f});
@@ -202,18 +207,8 @@ std::vector<std::pair<UnigramLattice::Path, float>> UnigramLattice::sample_nbest
                                                                                  std::mt19937_64& rng) const {
   std::vector<std::pair<Path, float>> results;
   if (nbest_size < 1) return results;
-  struct Hyp {
-    int32_t node;
-    int32_t next;  // hypothesis toward EOS, -1 at EOS
-    float fx, gx;  // perturbed (truncated) score; log probability of the suffix so far
-  };
   std::vector<Hyp> hyps;
-  struct Lower {
-    const std::vector<Hyp>* hyps;
-    bool operator()(int32_t a, int32_t b) const { return (*hyps)[a].fx < (*hyps)[b].fx; }
-  };
   const Lower lower{&hyps};
-  using Agenda = std::priority_queue<int32_t, std::vector<int32_t>, Lower>;
   Agenda agenda(lower);
   const std::vector<float> alpha = forward(theta);
   hyps.push_back(Hyp{kEos, -1, gumbel(rng), 0.0f});  // the perturbed score of the whole lattice
