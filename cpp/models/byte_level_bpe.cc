@@ -21,6 +21,7 @@ bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, st
     pair_token_[b] = vocab_.find(two, 2);
   }
   cuts_.build(vocab_);
+  short_.build(vocab_);
   return true;
 }
 
@@ -31,6 +32,28 @@ bool ByteLevelBpe::encode_piece_slow(const uint8_t* p, size_t n, uint64_t h, std
     out->push_back(whole);
     return true;
   }
+  return encode_merged(p, n, h, out, cache);
+}
+
+bool ByteLevelBpe::encode_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
+  if (n == 1) return false;  // a byte that is not a token
+  return encode_merged(p, n, hash_bytes(p, n), out, cache);
+}
+
+size_t ByteLevelBpe::count_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch,
+                                    PieceCache* cache) const {
+  if (n == 1) return 0;  // a byte that is not a token
+  uint64_t h = hash_bytes(p, n);
+  if (cache != nullptr) {
+    uint32_t count;
+    if (cache->find(p, n, h, &count) != nullptr) return count;
+  }
+  scratch->clear();
+  return encode_merged(p, n, h, scratch, cache) ? scratch->size() : 0;
+}
+
+bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out,
+                                 PieceCache* cache) const {
   if (cache != nullptr) {
     uint32_t count;
     if (const uint32_t* ids = cache->find(p, n, h, &count)) {

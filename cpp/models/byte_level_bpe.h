@@ -19,6 +19,7 @@
 
 #include "models/piece_cache.h"
 #include "models/safe_cuts.h"
+#include "models/short_token_index.h"
 #include "models/token_table.h"
 #include "util/byte_hash.h"
 #include "util/inline.h"
@@ -40,6 +41,16 @@ class ByteLevelBpe {
   // pieces of real text), without a call; the rest go to encode_piece_slow.
   inline bool encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache = nullptr) const;
 
+  // Whole pieces of at most ShortTokenIndex::kMaxLen bytes that are tokens are answered by
+  // one probe of the short index (most pieces of real text); the encoder's loop looks them
+  // up itself, prefetching each probe a few pieces ahead, and calls encode_nontoken() or
+  // count_nontoken() on a miss.  Requires has_short_index().
+  bool has_short_index() const { return !short_.disabled(); }
+  const ShortTokenIndex& short_index() const { return short_; }
+  // encode_piece / count_piece of a piece known not to be a token.
+  bool encode_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
+  size_t count_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch, PieceCache* cache) const;
+
   // How many ids encode_piece would append, without keeping them (`scratch` is working
   // memory); 0 if the piece cannot be encoded.
   size_t count_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch, PieceCache* cache) const;
@@ -53,6 +64,9 @@ class ByteLevelBpe {
  private:
   // Merges a piece that is not a token chunk by chunk (see SafeCuts).
   bool encode_piece_slow(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, PieceCache* cache) const;
+  // encode_piece of a piece known not to be a token (h = hash_bytes(p, n)): the piece
+  // cache, else a merge.
+  bool encode_merged(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, PieceCache* cache) const;
   bool merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   bool merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
@@ -61,6 +75,7 @@ class ByteLevelBpe {
   inline uint32_t lookup(const uint8_t* p, size_t n, PieceCache* cache) const;
 
   TokenTable vocab_;
+  ShortTokenIndex short_;  // tokens of 1..16 bytes; disabled for huge ids
   uint32_t byte_token_[256];
   std::vector<uint32_t> pair_token_;  // 65536 entries: two bytes b0 | b1 << 8 -> id or kNoToken
   SafeCuts cuts_;
@@ -84,6 +99,12 @@ TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup_hashed(const uint8_t* p, size_t n
 
 TF_ALWAYS_INLINE bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out,
                                                  PieceCache* cache) const {
+  if (n - 1 < ShortTokenIndex::kMaxLen && !short_.disabled()) {
+    uint32_t id = short_.find(ShortTokenIndex::key_exact(p, n), n);
+    if (id == kNoToken) return encode_nontoken(p, n, out, cache);
+    out->push_back(id);
+    return true;
+  }
   if (n == 1) {
     if (byte_token_[*p] == kNoToken) return false;
     out->push_back(byte_token_[*p]);
@@ -109,6 +130,7 @@ TF_ALWAYS_INLINE bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std
 TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup(const uint8_t* p, size_t n, PieceCache* cache) const {
   if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
   if (n > vocab_.max_token_len()) return kNoToken;  // before hashing: long runs join long parts
+  if (n <= ShortTokenIndex::kMaxLen && !short_.disabled()) return short_.find(ShortTokenIndex::key_exact(p, n), n);
   return lookup_hashed(p, n, hash_bytes(p, n), cache);
 }
 

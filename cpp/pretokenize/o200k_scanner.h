@@ -50,7 +50,24 @@ inline const uint8_t* upper_plus_lower_star(const uint8_t* q, const uint8_t* end
 
 }  // namespace detail
 
+// Fast path for an ASCII word `lead? [A-Z]* [a-z]* contraction?` with at least one letter,
+// ended by an ASCII byte or the end of the text; nullptr otherwise.  For ASCII letters the
+// upper and lower classes are disjoint, so neither word alternative needs backtracking and
+// both end where these runs end.
+TF_ALWAYS_INLINE const uint8_t* ascii_word_o200k(const uint8_t* p, const uint8_t* end) {
+  const uint8_t* s = p;
+  if (!ascii_is(*s, kAsciiLetter)) {
+    if (!ascii_is(*s, kAsciiLead) || end - s < 2 || !ascii_is(s[1], kAsciiLetter)) return nullptr;
+    ++s;
+  }
+  while (s < end && ascii_is(*s, kAsciiUpper)) ++s;
+  const uint8_t* q = ascii_run(s, end, detail::kLower, kAsciiLower);
+  if (q == nullptr) return nullptr;
+  return detail::with_contraction(q, end);
+}
+
 inline const uint8_t* next_piece_o200k(const uint8_t* p, const uint8_t* end) {
+  if (const uint8_t* q = ascii_word_o200k(p, end)) return q;
   int len0;
   CharClass c0 = class_at(p, end, &len0);
   bool may_lead = !is_letter(c0) && c0 != kNumber && !is_newline(*p);

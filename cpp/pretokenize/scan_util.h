@@ -96,6 +96,34 @@ TF_ALWAYS_INLINE const uint8_t* run(const uint8_t* p, const uint8_t* end, ClassS
   return p;
 }
 
+// ASCII byte tests for the word fast paths below.
+struct AsciiBits {
+  uint8_t bits[256];
+  constexpr AsciiBits() : bits() {
+    for (int c = 0; c < 128; ++c) {
+      uint8_t b = 0;
+      if (c >= 'a' && c <= 'z') b |= 1 | 4;
+      if (c >= 'A' && c <= 'Z') b |= 1 | 8;
+      // May lead a word: `[^\r\n\p{L}\p{N}]`, ASCII.
+      if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9') && c != '\r' && c != '\n')
+        b |= 2;
+      bits[c] = b;
+    }
+  }
+};
+inline constexpr AsciiBits kAsciiBits{};
+constexpr uint8_t kAsciiLetter = 1, kAsciiLead = 2, kAsciiLower = 4, kAsciiUpper = 8;
+inline bool ascii_is(uint8_t b, uint8_t what) { return kAsciiBits.bits[b] & what; }
+
+// The end of the run of ASCII letters of `set` (kLetters or a lower-case set skip_ascii
+// knows) from s; nullptr if a non-ASCII byte follows it, which may continue the run.
+TF_ALWAYS_INLINE const uint8_t* ascii_run(const uint8_t* s, const uint8_t* end, ClassSet set, uint8_t what) {
+  const uint8_t* q = skip_ascii(s, end, set);
+  while (q < end && ascii_is(*q, what)) ++q;
+  if (q < end && *q >= 0x80) return nullptr;
+  return q;
+}
+
 // Consumes at most `max` characters whose class is in `set`.
 inline const uint8_t* run_max(const uint8_t* p, const uint8_t* end, ClassSet set, int max) {
   for (int i = 0; i < max && p < end; ++i) {
