@@ -70,10 +70,12 @@ class ShortTokenIndex {
   void build(const TokenTable& vocab);
   bool disabled() const { return buckets_ == nullptr; }
 
-  TF_ALWAYS_INLINE uint64_t bucket_of(Key k, size_t n) const {
+  // A hash of a key whose high bits are well mixed (tables take their slot from them).
+  static TF_ALWAYS_INLINE uint64_t hash(Key k, size_t n) {
     uint64_t h = (k.lo ^ n) * 0x9E3779B97F4A7C15ull + k.hi * 0xC2B2AE3D27D4EB4Full;
-    return (h ^ (h >> 29)) >> shift_;
+    return h ^ (h >> 29);
   }
+  TF_ALWAYS_INLINE uint64_t bucket_of(Key k, size_t n) const { return hash(k, n) >> shift_; }
   TF_ALWAYS_INLINE void prefetch(Key k, size_t n) const { __builtin_prefetch(&buckets_[bucket_of(k, n)]); }
 
   // The id of the n-byte string (1 <= n <= kMaxLen) with key k, or kNoToken.
