@@ -193,6 +193,15 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
   if (wide) {
     std::memcpy(bytes, p, n);
     std::memset(bytes + n, 0, 16);
+    // Each merge step probes the index for the parts it joined and the next step waits
+    // for those probes, so a first-time merge is a chain of cache misses.  The parts are
+    // substrings of the chunk: prefetching the buckets of all its substrings of 3..16
+    // bytes first (at most ~400 for 32 bytes) puts those misses in flight together.
+    if (n <= kPrefetchChunk) {
+      for (size_t len = 3; len <= n && len <= ShortTokenIndex::kMaxLen; ++len) {
+        for (size_t i = 0; i + len <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, len), len);
+      }
+    }
   }
   auto part_rank = [&](size_t start, size_t len) {
     if (wide && len <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_wide(bytes + start, len), len);
