@@ -14,6 +14,9 @@ struct CollectSink {
   PieceCache* cache;
   bool piece(const ByteLevelBpe& m, const uint8_t* p, size_t n) { return m.encode_piece(p, n, out, cache); }
   bool nontoken(const ByteLevelBpe& m, const uint8_t* p, size_t n) { return m.encode_nontoken(p, n, out, cache); }
+  bool long_piece(const ByteLevelBpe& m, const uint8_t* p, size_t n, uint64_t h) {
+    return m.encode_long(p, n, h, out, cache);
+  }
   void token(uint32_t id) { out->push_back(id); }
   void special(uint32_t id) { out->push_back(id); }
 };
@@ -30,6 +33,11 @@ struct BufferSink {
   }
   bool nontoken(const ByteLevelBpe& m, const uint8_t* p, size_t n) {
     bool ok = m.encode_nontoken(p, n, &block, cache);
+    if (block.size() >= 8192) flush();
+    return ok;
+  }
+  bool long_piece(const ByteLevelBpe& m, const uint8_t* p, size_t n, uint64_t h) {
+    bool ok = m.encode_long(p, n, h, &block, cache);
     if (block.size() >= 8192) flush();
     return ok;
   }
@@ -56,6 +64,11 @@ struct CountSink {
   }
   bool nontoken(const ByteLevelBpe& m, const uint8_t* p, size_t len) {
     size_t c = m.count_nontoken(p, len, &scratch, cache);
+    n += c;
+    return c > 0;
+  }
+  bool long_piece(const ByteLevelBpe& m, const uint8_t* p, size_t len, uint64_t h) {
+    size_t c = m.count_long(p, len, h, &scratch, cache);
     n += c;
     return c > 0;
   }
@@ -117,7 +130,8 @@ bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, 
     struct Ahead {
       const uint8_t* p;
       size_t n;
-      ShortTokenIndex::Key key;
+      ShortTokenIndex::Key key;  // n <= kMaxLen
+      uint64_t h;                // longer: hash_bytes
     };
     Ahead ring[kAhead];
     size_t read = 0, written = 0;
@@ -130,6 +144,9 @@ bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, 
         if (a.n <= ShortTokenIndex::kMaxLen) {
           a.key = ShortTokenIndex::key(p, a.n, end);
           index.prefetch(a.key, a.n);
+        } else if (a.n < kMaxPiece) {
+          a.h = hash_bytes(p, a.n);
+          model_.prefetch_long(a.h, sink.cache);
         }
         p = q;
       }
@@ -145,7 +162,10 @@ bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, 
           *error = unencodable(a.p, a.n);
           return false;
         }
-      } else if (!encode_one_piece(a.p, a.n, sink, error)) {
+      } else if (a.n >= kMaxPiece) {
+        return encode_one_piece(a.p, a.n, sink, error);  // the error
+      } else if (!sink.long_piece(model_, a.p, a.n, a.h)) {
+        *error = unencodable(a.p, a.n);
         return false;
       }
     }

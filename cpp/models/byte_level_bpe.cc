@@ -77,7 +77,11 @@ bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::ve
 size_t ByteLevelBpe::count_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch,
                                  PieceCache* cache) const {
   if (n == 1) return byte_token_[*p] != kNoToken ? 1 : 0;
-  uint64_t h = hash_bytes(p, n);
+  return count_long(p, n, hash_bytes(p, n), scratch, cache);
+}
+
+size_t ByteLevelBpe::count_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* scratch,
+                                PieceCache* cache) const {
   if (lookup_hashed(p, n, h, cache) != kNoToken) return 1;
   if (cache != nullptr) {
     uint32_t count;

@@ -47,6 +47,17 @@ class ByteLevelBpe {
   // count_nontoken() on a miss.  Requires has_short_index().
   bool has_short_index() const { return !short_.disabled(); }
   const ShortTokenIndex& short_index() const { return short_; }
+  // Pieces longer than kMaxLen are rarely tokens and usually new: the encoder hashes them
+  // a few pieces ahead (h = hash_bytes(p, n)) and prefetch_long() starts loading what
+  // encode_long() / count_long() = encode_piece / count_piece will probe first.
+  void prefetch_long(uint64_t h, PieceCache* cache) const {
+    vocab_.prefetch(h);
+    if (cache != nullptr) cache->prefetch(h);
+  }
+  bool encode_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, PieceCache* cache) const {
+    return encode_piece_slow(p, n, h, out, cache);
+  }
+  size_t count_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* scratch, PieceCache* cache) const;
   // encode_piece / count_piece of a piece known not to be a token.
   bool encode_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   size_t count_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch, PieceCache* cache) const;
