@@ -146,9 +146,31 @@ struct SpaceRun {
   int count;
 };
 
+// The end of the run of ' ' bytes at p (*p == ' '), 16 bytes at a time where it can.
+TF_ALWAYS_INLINE const uint8_t* skip_blanks(const uint8_t* p, const uint8_t* end) {
+#if defined(__SSE2__)
+  const __m128i blank = _mm_set1_epi8(' ');
+  while (end - p >= 16) {
+    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    unsigned miss = ~static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, blank))) & 0xFFFFu;
+    if (miss != 0) return p + __builtin_ctz(miss);
+    p += 16;
+  }
+#endif
+  while (p < end && *p == ' ') ++p;
+  return p;
+}
+
 inline SpaceRun space_run(const uint8_t* p, const uint8_t* end) {
   SpaceRun r{p, p, nullptr, 0};
   while (p < end) {
+    if (*p == ' ') {  // runs of blanks (indentation) are skipped in blocks
+      const uint8_t* q = skip_blanks(p, end);
+      r.last_start = q - 1;
+      r.count = q - p >= 2 ? 2 : (r.count < 2 ? r.count + 1 : 2);
+      p = q;
+      continue;
+    }
     int len;
     if (class_at(p, end, &len) != kSpace) break;
     if (is_newline(*p)) r.after_last_newline = p + 1;
