@@ -115,10 +115,30 @@ inline constexpr AsciiBits kAsciiBits{};
 constexpr uint8_t kAsciiLetter = 1, kAsciiLead = 2, kAsciiLower = 4, kAsciiUpper = 8;
 inline bool ascii_is(uint8_t b, uint8_t what) { return kAsciiBits.bits[b] & what; }
 
-// The end of the run of ASCII letters of `set` (kLetters or a lower-case set skip_ascii
-// knows) from s; nullptr if a non-ASCII byte follows it, which may continue the run.
+// The end of the run of ASCII letters of `set` (kLetters, or o200k's lower-case set: a-z)
+// from s; nullptr if a non-ASCII byte follows it, which may continue the run.
+// In 16-byte blocks the first byte outside the run and whether it is ASCII come from the
+// same vector (no reload of that byte, whose test would wait on the block's mask).
 TF_ALWAYS_INLINE const uint8_t* ascii_run(const uint8_t* s, const uint8_t* end, ClassSet set, uint8_t what) {
-  const uint8_t* q = skip_ascii(s, end, set);
+  const uint8_t* q = s;
+#if defined(__SSE2__)
+  const bool letters = set == kLetters;
+  const __m128i vfold = _mm_set1_epi8(static_cast<char>(letters ? 0x20 : 0));
+  const __m128i vlo = _mm_set1_epi8('a');
+  const __m128i vmax = _mm_set1_epi8(25);
+  while (end - q >= 16) {
+    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+    __m128i d = _mm_sub_epi8(_mm_or_si128(x, vfold), vlo);
+    __m128i in_range = _mm_cmpeq_epi8(_mm_min_epu8(d, vmax), d);
+    unsigned miss = ~static_cast<unsigned>(_mm_movemask_epi8(in_range)) & 0xFFFFu;
+    if (miss != 0) {
+      unsigned i = static_cast<unsigned>(__builtin_ctz(miss));
+      unsigned high = static_cast<unsigned>(_mm_movemask_epi8(x));
+      return (high >> i) & 1 ? nullptr : q + i;
+    }
+    q += 16;
+  }
+#endif
   while (q < end && ascii_is(*q, what)) ++q;
   if (q < end && *q >= 0x80) return nullptr;
   return q;
