@@ -131,7 +131,7 @@ bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, 
       const uint8_t* p;
       size_t n;
       ShortTokenIndex::Key key;  // n <= kMaxLen
-      uint64_t h;                // longer: hash_bytes
+      uint64_t h;                // n <= kMaxLen: the key's bucket; longer: hash_bytes
     };
     Ahead ring[kAhead];
     size_t read = 0, written = 0;
@@ -143,7 +143,8 @@ bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, 
         a.n = static_cast<size_t>(q - p);
         if (a.n <= ShortTokenIndex::kMaxLen) {
           a.key = ShortTokenIndex::key(p, a.n, end);
-          index.prefetch(a.key, a.n);
+          a.h = index.bucket_of(a.key, a.n);
+          index.prefetch_bucket(a.h);
         } else if (a.n < kMaxPiece) {
           a.h = hash_bytes(p, a.n);
           model_.prefetch_long(a.h, sink.cache);
@@ -153,7 +154,7 @@ bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, 
       if (read == written) return true;
       const Ahead& a = ring[read++ % kAhead];
       if (a.n <= ShortTokenIndex::kMaxLen) {
-        uint32_t id = index.find(a.key, a.n);
+        uint32_t id = index.find_in(a.key, a.n, a.h);
         if (id != kNoToken) {
           sink.token(id);
           continue;

@@ -76,12 +76,15 @@ class ShortTokenIndex {
     return h ^ (h >> 29);
   }
   TF_ALWAYS_INLINE uint64_t bucket_of(Key k, size_t n) const { return hash(k, n) >> shift_; }
-  TF_ALWAYS_INLINE void prefetch(Key k, size_t n) const { __builtin_prefetch(&buckets_[bucket_of(k, n)]); }
+  TF_ALWAYS_INLINE void prefetch(Key k, size_t n) const { prefetch_bucket(bucket_of(k, n)); }
+  TF_ALWAYS_INLINE void prefetch_bucket(uint64_t b) const { __builtin_prefetch(&buckets_[b]); }
 
   // The id of the n-byte string (1 <= n <= kMaxLen) with key k, or kNoToken.
-  TF_ALWAYS_INLINE uint32_t find(Key k, size_t n) const {
+  TF_ALWAYS_INLINE uint32_t find(Key k, size_t n) const { return find_in(k, n, bucket_of(k, n)); }
+  // find() with b = bucket_of(k, n) (a caller that prefetched the bucket has it).
+  TF_ALWAYS_INLINE uint32_t find_in(Key k, size_t n, uint64_t b) const {
     const uint32_t want = static_cast<uint32_t>(n) << kIdBits;
-    for (uint64_t b = bucket_of(k, n);; b = (b + 1) & mask_) {
+    for (;; b = (b + 1) & mask_) {
       const Bucket& s = buckets_[b];
       uint32_t id = kNoToken;
       for (int i = 0; i < kWays; ++i) {
