@@ -66,8 +66,7 @@ TF_ALWAYS_INLINE const uint8_t* ascii_word_o200k(const uint8_t* p, const uint8_t
   return detail::with_contraction(q, end);
 }
 
-inline const uint8_t* next_piece_o200k(const uint8_t* p, const uint8_t* end) {
-  if (const uint8_t* q = ascii_word_o200k(p, end)) return q;
+__attribute__((noinline)) inline const uint8_t* next_piece_o200k_general(const uint8_t* p, const uint8_t* end) {
   int len0;
   CharClass c0 = class_at(p, end, &len0);
   bool may_lead = !is_letter(c0) && c0 != kNumber && !is_newline(*p);
@@ -95,6 +94,12 @@ inline const uint8_t* next_piece_o200k(const uint8_t* p, const uint8_t* end) {
   if (r.end == end) return end;                                      // \s+(?!\S)
   if (r.count >= 2) return r.last_start;
   return r.end;                                                      // \s+
+}
+
+// The ASCII word fast path inlined into the encoder's loop, the rest out of line.
+TF_ALWAYS_INLINE const uint8_t* next_piece_o200k(const uint8_t* p, const uint8_t* end) {
+  if (const uint8_t* q = ascii_word_o200k(p, end)) return q;
+  return next_piece_o200k_general(p, end);
 }
 
 }  // namespace tf::scan
