@@ -109,7 +109,7 @@ bool Encoding::build(std::vector<std::pair<std::string, uint32_t>> ranks,
   return true;
 }
 
-// Most pieces are tokens of at most 16 bytes, answered by one probe of the model's short
+// Most pieces are tokens of at most 15 bytes, answered by one probe of the model's short
 // index (see ShortTokenIndex).  That index is several MB, so its probes miss the L2 cache:
 // the scanner runs kAhead pieces ahead of the lookups and prefetches each piece's bucket
 // as it is split off, so that several misses are in flight at once instead of one after
@@ -143,7 +143,7 @@ bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, 
         a.n = static_cast<size_t>(q - p);
         if (a.n <= ShortTokenIndex::kMaxLen) {
           a.key = ShortTokenIndex::key(p, a.n, end);
-          a.h = index.bucket_of(a.key, a.n);
+          a.h = index.bucket_of(a.key);
           index.prefetch_bucket(a.h);
         } else if (a.n < kMaxPiece) {
           a.h = hash_bytes(p, a.n);
@@ -154,7 +154,7 @@ bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, 
       if (read == written) return true;
       const Ahead& a = ring[read++ % kAhead];
       if (a.n <= ShortTokenIndex::kMaxLen) {
-        uint32_t id = index.find_in(a.key, a.n, a.h);
+        uint32_t id = index.find_in(a.key, a.h);
         if (id != kNoToken) {
           sink.token(id);
           continue;

@@ -165,7 +165,7 @@ uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) {
 bool ByteLevelBpe::merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
   if (cache != nullptr && n <= PieceCache::kChunkMax) {
     ShortTokenIndex::Key k = ShortTokenIndex::key_exact(p, n);
-    uint64_t h = ShortTokenIndex::hash(k, n);
+    uint64_t h = ShortTokenIndex::hash(k);
     if (cache->chunk_find(h, k.lo, k.hi, n, out)) return true;
     size_t before = out->size();
     merge_parts(p, n, out, cache);
@@ -199,16 +199,16 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
     std::memset(bytes + n, 0, 16);
     // Each merge step probes the index for the parts it joined and the next step waits
     // for those probes, so a first-time merge is a chain of cache misses.  The parts are
-    // substrings of the chunk: prefetching the buckets of all its substrings of 3..16
+    // substrings of the chunk: prefetching the buckets of all its substrings of 3..15
     // bytes first (at most ~400 for 32 bytes) puts those misses in flight together.
     if (n <= kPrefetchChunk) {
       for (size_t len = 3; len <= n && len <= ShortTokenIndex::kMaxLen; ++len) {
-        for (size_t i = 0; i + len <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, len), len);
+        for (size_t i = 0; i + len <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, len));
       }
     }
   }
   auto part_rank = [&](size_t start, size_t len) {
-    if (wide && len <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_wide(bytes + start, len), len);
+    if (wide && len <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_wide(bytes + start, len));
     return lookup(p + start, len, cache);
   };
   while (true) {

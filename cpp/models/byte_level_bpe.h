@@ -88,7 +88,7 @@ class ByteLevelBpe {
   inline uint32_t lookup(const uint8_t* p, size_t n, PieceCache* cache) const;
 
   TokenTable vocab_;
-  ShortTokenIndex short_;  // tokens of 1..16 bytes; disabled for huge ids
+  ShortTokenIndex short_;  // tokens of 1..15 bytes
   uint32_t byte_token_[256];
   std::vector<uint32_t> pair_token_;  // 65536 entries: two bytes b0 | b1 << 8 -> id or kNoToken
   SafeCuts cuts_;
@@ -113,7 +113,7 @@ TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup_hashed(const uint8_t* p, size_t n
 TF_ALWAYS_INLINE bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out,
                                                  PieceCache* cache) const {
   if (n - 1 < ShortTokenIndex::kMaxLen && !short_.disabled()) {
-    uint32_t id = short_.find(ShortTokenIndex::key_exact(p, n), n);
+    uint32_t id = short_.find(ShortTokenIndex::key_exact(p, n));
     if (id == kNoToken) return encode_nontoken(p, n, out, cache);
     out->push_back(id);
     return true;
@@ -143,7 +143,7 @@ TF_ALWAYS_INLINE bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std
 TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup(const uint8_t* p, size_t n, PieceCache* cache) const {
   if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
   if (n > vocab_.max_token_len()) return kNoToken;  // before hashing: long runs join long parts
-  if (n <= ShortTokenIndex::kMaxLen && !short_.disabled()) return short_.find(ShortTokenIndex::key_exact(p, n), n);
+  if (n <= ShortTokenIndex::kMaxLen && !short_.disabled()) return short_.find(ShortTokenIndex::key_exact(p, n));
   return lookup_hashed(p, n, hash_bytes(p, n), cache);
 }
 

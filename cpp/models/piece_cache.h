@@ -59,7 +59,7 @@ class PieceCache {
   // the length) in a direct-mapped table of 64-byte entries.  On text in scripts without
   // spaces the same few-byte chunks recur in many distinct pieces (the pieces themselves
   // rarely repeat), so this saves most first-time merges there.  h: a well-mixed hash.
-  static constexpr size_t kChunkMax = 16, kChunkIds = 11;
+  static constexpr size_t kChunkMax = 15, kChunkIds = 11;  // kChunkMax: ShortTokenIndex::kMaxLen
   bool chunk_find(uint64_t h, uint64_t lo, uint64_t hi, size_t n, std::vector<uint32_t>* out) const {
     const Chunk& c = chunks_[h >> (64 - kChunkBits)];
     if (c.lo != lo || c.hi != hi || c.len != n) return false;

@@ -11,9 +11,7 @@ void ShortTokenIndex::build(const TokenTable& vocab) {
   buckets_ = nullptr;
   size_t count = 0;
   for (uint32_t id = 0; id < vocab.id_bound(); ++id) {
-    if (!vocab.has(id) || vocab.bytes(id).size() > kMaxLen) continue;
-    if (id > kIdMask) return;  // stays disabled: TokenTable answers everything
-    ++count;
+    if (vocab.has(id) && vocab.bytes(id).size() <= kMaxLen) ++count;
   }
   size_t cap = 16;
   int bits = 4;
@@ -38,11 +36,11 @@ void ShortTokenIndex::build(const TokenTable& vocab) {
     size_t n = s.size();
     if (n == 0 || n > kMaxLen) continue;
     Key k = key_exact(reinterpret_cast<const uint8_t*>(s.data()), n);
-    for (uint64_t b = bucket_of(k, n);; b = (b + 1) & mask_) {
+    for (uint64_t b = bucket_of(k);; b = (b + 1) & mask_) {
       Bucket& bucket = table[b];
       int free = -1;
       for (int i = 0; i < kWays && free < 0; ++i) {
-        if (bucket.len_id[i] == 0) free = i;
+        if (bucket.hi[i] == 0) free = i;
       }
       if (free < 0) {
         bucket.overflow = 1;
@@ -50,7 +48,7 @@ void ShortTokenIndex::build(const TokenTable& vocab) {
       }
       bucket.lo[free] = k.lo;
       bucket.hi[free] = k.hi;
-      bucket.len_id[free] = static_cast<uint32_t>(n) << kIdBits | id;
+      bucket.id[free] = id;
       break;
     }
   }

@@ -1,9 +1,9 @@
 """The encoder's fast paths against tiktoken, on the inputs that sit on their edges.
 
-- ShortTokenIndex answers whole pieces of 1..16 bytes from two zero-padded words and the
-  length: pieces of exactly 8/9/16/17 bytes, pieces holding NUL bytes (a key's padding is
-  zeros), pieces within 16 bytes of the end of the text (the key is then built without
-  reading past it), and a vocabulary whose ids do not fit the index (it is then off).
+- ShortTokenIndex answers whole pieces of 1..15 bytes from two zero-padded words, the
+  second tagged with the length: pieces of exactly 8/9/15/16/17 bytes, pieces holding NUL
+  bytes (a key's padding is zeros), pieces within 16 bytes of the end of the text (the key
+  is then built without reading past it), and a vocabulary with ids of 2^27 and more.
 - The chunk memo of merge_short (direct-mapped, per thread): many distinct short chunks,
   so entries are evicted and slots shared, with repeats in between.
 - The scanners' ASCII word fast paths and block-wise blank runs: words ended by non-ASCII
@@ -44,7 +44,7 @@ def test_whole_token_pieces_of_every_short_length(name):
             except UnicodeDecodeError:
                 continue
             by_length.setdefault(len(token), []).append(s)
-    for length in (1, 2, 3, 7, 8, 9, 15, 16, 17, 18):
+    for length in (1, 2, 3, 7, 8, 9, 14, 15, 16, 17, 18):
         sample = rng.sample(by_length.get(length, []), min(40, len(by_length.get(length, []))))
         # Alone (the piece ends the text: no 16 bytes to read past it), then joined, so
         # most pieces are followed by more text.
@@ -57,7 +57,7 @@ def test_whole_token_pieces_of_every_short_length(name):
 def test_non_token_pieces_around_8_and_16_bytes(name):
     rng = random.Random(2)
     words = []
-    for length in (7, 8, 9, 10, 15, 16, 17, 24):
+    for length in (7, 8, 9, 10, 14, 15, 16, 17, 24):
         for _ in range(20):
             words.append("".join(rng.choice("qxzjkvwy") for _ in range(length)))
     check(name, " ".join(words))
@@ -69,7 +69,7 @@ def test_non_token_pieces_around_8_and_16_bytes(name):
 @pytest.mark.parametrize("name", ENCODINGS)
 def test_nul_bytes_and_text_ends(name):
     for text in ["a\x00", "\x00", "\x00\x00\x00", "ab\x00cd", "abcdefgh\x00", "abcdefgh\x00\x00x",
-                 "x" * 15 + "\x00", "\x00" * 17, " the", "the", "t", "  ", "abcdefghijklmnop", "abcdefghijklmnopq"]:
+                 "x" * 14 + "\x00", "x" * 15 + "\x00", "\x00" * 15, "\x00" * 16, "\x00" * 17, " the", "the", "t", "  ", "abcdefghijklmnop", "abcdefghijklmnopq"]:
         check(name, text)
         check(name, "prefix text here " + text)
         check(name, text + " and some more text after it to read past")
