@@ -21,6 +21,7 @@ bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, st
     pair_token_[b] = vocab_.find(two, 2);
   }
   cuts_.build(vocab_);
+  backtrack_.reset();
   return true;
 }
 

@@ -1,0 +1,164 @@
+#include "models/backtrack_merge.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+namespace tf {
+
+void BacktrackMerge::Joins::init(size_t count) {
+  size_t size = 16;
+  while (size < count * 2) size *= 2;
+  entries_.assign(size, Entry{});
+  mask_ = size - 1;
+}
+
+void BacktrackMerge::Joins::insert(uint32_t x, uint32_t y, uint32_t c) {
+  uint64_t key = (uint64_t{x} << 32) | y;
+  size_t i = slot(key);
+  while (entries_[i].token != kNoToken && entries_[i].key != key) i = (i + 1) & mask_;
+  entries_[i] = Entry{key, c};
+}
+
+bool BacktrackMerge::build(const TokenTable& vocab) {
+  if (vocab.max_token_len() > kMaxTokenLen) return false;
+  const uint32_t bound = vocab.id_bound();
+  tokens_.assign(bound, Token{});
+  std::vector<std::pair<std::string, int32_t>> keys;
+  keys.reserve(vocab.size());
+  for (uint32_t id = 0; id < bound; ++id) {
+    if (!vocab.has(id)) continue;
+    std::string_view b = vocab.bytes(id);
+    tokens_[id].len = static_cast<uint32_t>(b.size());
+    keys.emplace_back(std::string(b), static_cast<int32_t>(id));
+  }
+  trie_.build(std::move(keys));
+
+  // Walk each token down the trie: its prefixes that are tokens give `shorter` and, where
+  // the rest is a token too, the joins.
+  std::vector<std::pair<uint64_t, uint32_t>> joins;
+  for (uint32_t id = 0; id < bound; ++id) {
+    if (!vocab.has(id)) continue;
+    std::string_view b = vocab.bytes(id);
+    const uint8_t* q = reinterpret_cast<const uint8_t*>(b.data());
+    int32_t node = 0;
+    for (size_t k = 1; k < b.size(); ++k) {
+      node = trie_.child(node, q[k - 1]);
+      int32_t a = trie_.value(node);
+      if (a < 0) continue;
+      tokens_[id].shorter = static_cast<uint32_t>(a);
+      uint32_t rest = vocab.find(q + k, b.size() - k);
+      if (rest != kNoToken) joins.emplace_back((uint64_t{static_cast<uint32_t>(a)} << 32) | rest, id);
+    }
+  }
+  joins_.init(joins.size());
+  for (auto& [key, c] : joins) joins_.insert(static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), c);
+
+  std::vector<uint32_t> parts;
+  for (uint32_t id = 0; id < bound; ++id) {
+    if (vocab.has(id) && tokens_[id].len > 1 && !split(id, vocab, &parts)) return false;
+  }
+  return true;
+}
+
+// tiktoken's merge of the token's own bytes, by the quadratic scan (tokens are short),
+// keeping the last merge.
+bool BacktrackMerge::split(uint32_t t, const TokenTable& vocab, std::vector<uint32_t>* parts) {
+  std::string_view b = vocab.bytes(t);
+  parts->clear();
+  for (char c : b) {
+    uint8_t byte = static_cast<uint8_t>(c);
+    uint32_t id = vocab.find(&byte, 1);
+    if (id == kNoToken) return false;
+    parts->push_back(id);
+  }
+  std::vector<uint32_t>& x = *parts;
+  uint32_t left = kNoToken, right = kNoToken;
+  while (x.size() > 1) {
+    uint32_t best = kNoToken;
+    size_t at = 0;
+    for (size_t i = 0; i + 1 < x.size(); ++i) {
+      uint32_t c = joins_.find(x[i], x[i + 1]);
+      if (c < best) best = c, at = i;
+    }
+    if (best == kNoToken) return false;
+    left = x[at], right = x[at + 1];
+    x[at] = best;
+    x.erase(x.begin() + static_cast<ptrdiff_t>(at) + 1);
+  }
+  if (x[0] != t || left >= t || right >= t) return false;
+  tokens_[t].left = left;
+  tokens_[t].right = right;
+  return true;
+}
+
+// Merging left + right runs each side's merge tree in rank order (a merge-closed tree's
+// ranks grow towards the root) until a pair across the border is merged first.  Walk the
+// border's states backwards from (left, right), undoing the later of the two sides' last
+// merges (the right one on equal ranks: among equal ranks the leftmost goes first).  In
+// state (x, y) the pair x + y, of rank c, is merged across the border iff it comes before
+// the merge that would consume x (c < x_limit: that one lies to the left) and the one that
+// would consume y (c <= y_limit).
+bool BacktrackMerge::compatible(uint32_t left, uint32_t right) const {
+  uint32_t x = left, y = right;
+  uint32_t x_limit = kNoToken, y_limit = kNoToken;
+  while (true) {
+    uint32_t c = joins_.find(x, y);
+    if (c != kNoToken && c < x_limit && c <= y_limit) return false;
+    const Token& tx = tokens_[x];
+    const Token& ty = tokens_[y];
+    if (tx.left != kNoToken && (ty.left == kNoToken || x > y)) {
+      x_limit = x;
+      x = tx.right;
+    } else if (ty.left != kNoToken) {
+      y_limit = y;
+      y = ty.left;
+    } else {
+      return true;
+    }
+  }
+}
+
+uint32_t BacktrackMerge::longest_prefix(const uint8_t* p, size_t n) const {
+  uint32_t best = kNoToken;
+  int32_t node = 0;
+  for (size_t i = 0; i < n; ++i) {
+    node = trie_.child(node, p[i]);
+    if (node < 0) break;
+    int32_t v = trie_.value(node);
+    if (v >= 0) best = static_cast<uint32_t>(v);
+  }
+  return best;
+}
+
+bool BacktrackMerge::encode(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const {
+  thread_local std::vector<uint64_t> dead;  // bit i: no encoding of the piece passes position i
+  dead.assign(n / 64 + 1, 0);
+  const size_t base = out->size();
+  size_t pos = 0;
+  uint32_t next = longest_prefix(p, n);  // the longest token still to try at pos
+  while (pos < n) {
+    uint32_t t = next;
+    for (; t != kNoToken; t = tokens_[t].shorter) {
+      size_t end = pos + tokens_[t].len;
+      if ((dead[end >> 6] >> (end & 63)) & 1) continue;
+      if (out->size() > base && !compatible(out->back(), t)) continue;
+      break;
+    }
+    if (t != kNoToken) {
+      out->push_back(t);
+      pos += tokens_[t].len;
+      next = longest_prefix(p + pos, n - pos);
+    } else {
+      dead[pos >> 6] |= uint64_t{1} << (pos & 63);
+      if (out->size() == base) return false;
+      uint32_t last = out->back();
+      out->pop_back();
+      pos -= tokens_[last].len;
+      next = tokens_[last].shorter;
+    }
+  }
+  return true;
+}
+
+}  // namespace tf
