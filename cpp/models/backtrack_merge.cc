@@ -1,7 +1,8 @@
 #include "models/backtrack_merge.h"
 
 #include <algorithm>
-#include <string>
+#include <cstring>
+#include <string_view>
 #include <utility>
 
 namespace tf {
@@ -11,44 +12,38 @@ void BacktrackMerge::Joins::init(size_t count) {
   while (size < count * 2) size *= 2;
   entries_.assign(size, Entry{});
   mask_ = size - 1;
+  filter_.assign((size_t{1} << kFilterBits) / 64, 0);
 }
 
 void BacktrackMerge::Joins::insert(uint32_t x, uint32_t y, uint32_t c) {
   uint64_t key = (uint64_t{x} << 32) | y;
+  uint64_t f = filter_bit(key);
+  filter_[f >> 6] |= uint64_t{1} << (f & 63);
   size_t i = slot(key);
   while (entries_[i].token != kNoToken && entries_[i].key != key) i = (i + 1) & mask_;
   entries_[i] = Entry{key, c};
 }
 
-bool BacktrackMerge::build(const TokenTable& vocab) {
+bool BacktrackMerge::build(const TokenTable& vocab, const TokenTrie& trie) {
   if (vocab.max_token_len() > kMaxTokenLen) return false;
+  trie_ = &trie;
   const uint32_t bound = vocab.id_bound();
   tokens_.assign(bound, Token{});
-  std::vector<std::pair<std::string, int32_t>> keys;
-  keys.reserve(vocab.size());
-  for (uint32_t id = 0; id < bound; ++id) {
-    if (!vocab.has(id)) continue;
-    std::string_view b = vocab.bytes(id);
-    tokens_[id].len = static_cast<uint32_t>(b.size());
-    keys.emplace_back(std::string(b), static_cast<int32_t>(id));
-  }
-  trie_.build(std::move(keys));
-
-  // Walk each token down the trie: its prefixes that are tokens give `shorter` and, where
-  // the rest is a token too, the joins.
+  // Each token's prefixes that are tokens, where the rest is a token too, give the joins.
   std::vector<std::pair<uint64_t, uint32_t>> joins;
   for (uint32_t id = 0; id < bound; ++id) {
     if (!vocab.has(id)) continue;
     std::string_view b = vocab.bytes(id);
+    Token& t = tokens_[id];
+    t.shorter = trie.shorter(id);
+    t.node = trie.node_of(id);
+    t.len = static_cast<uint32_t>(b.size());
+    std::memcpy(&t.head, b.data(), std::min<size_t>(8, b.size()));
     const uint8_t* q = reinterpret_cast<const uint8_t*>(b.data());
-    int32_t node = 0;
-    for (size_t k = 1; k < b.size(); ++k) {
-      node = trie_.child(node, q[k - 1]);
-      int32_t a = trie_.value(node);
-      if (a < 0) continue;
-      tokens_[id].shorter = static_cast<uint32_t>(a);
+    for (uint32_t a = t.shorter; a != kNoToken; a = trie.shorter(a)) {
+      size_t k = trie.length(a);
       uint32_t rest = vocab.find(q + k, b.size() - k);
-      if (rest != kNoToken) joins.emplace_back((uint64_t{static_cast<uint32_t>(a)} << 32) | rest, id);
+      if (rest != kNoToken) joins.emplace_back((uint64_t{a} << 32) | rest, id);
     }
   }
   joins_.init(joins.size());
@@ -92,6 +87,17 @@ bool BacktrackMerge::split(uint32_t t, const TokenTable& vocab, std::vector<uint
   return true;
 }
 
+// A short right part is joined by walking the trie from the left part's node (cache-warm:
+// these are the units the text keeps using); a long one through the hash of id pairs.
+uint32_t BacktrackMerge::join(uint32_t x, const Token& tx, uint32_t y, const Token& ty) const {
+  constexpr uint32_t kWalkMax = 8;
+  if (ty.len > kWalkMax) return joins_.find(x, y);
+  uint8_t bytes[8];
+  std::memcpy(bytes, &ty.head, 8);
+  int32_t s = trie_->extend(tx.node, bytes, ty.len);
+  return s < 0 ? kNoToken : trie_->token(s);
+}
+
 // Merging left + right runs each side's merge tree in rank order (a merge-closed tree's
 // ranks grow towards the root) until a pair across the border is merged first.  Walk the
 // border's states backwards from (left, right), undoing the later of the two sides' last
@@ -103,14 +109,15 @@ bool BacktrackMerge::compatible(uint32_t left, uint32_t right) const {
   uint32_t x = left, y = right;
   uint32_t x_limit = kNoToken, y_limit = kNoToken;
   while (true) {
-    uint32_t c = joins_.find(x, y);
-    if (c != kNoToken && c < x_limit && c <= y_limit) return false;
     const Token& tx = tokens_[x];
     const Token& ty = tokens_[y];
-    if (tx.left != kNoToken && (ty.left == kNoToken || x > y)) {
+    uint32_t c = join(x, tx, y, ty);
+    if (c != kNoToken && c < x_limit && c <= y_limit) return false;
+    bool x_byte = tx.left == kNoToken, y_byte = ty.left == kNoToken;
+    if (!x_byte && (y_byte || x > y)) {
       x_limit = x;
       x = tx.right;
-    } else if (ty.left != kNoToken) {
+    } else if (!y_byte) {
       y_limit = y;
       y = ty.left;
     } else {
@@ -119,24 +126,12 @@ bool BacktrackMerge::compatible(uint32_t left, uint32_t right) const {
   }
 }
 
-uint32_t BacktrackMerge::longest_prefix(const uint8_t* p, size_t n) const {
-  uint32_t best = kNoToken;
-  int32_t node = 0;
-  for (size_t i = 0; i < n; ++i) {
-    node = trie_.child(node, p[i]);
-    if (node < 0) break;
-    int32_t v = trie_.value(node);
-    if (v >= 0) best = static_cast<uint32_t>(v);
-  }
-  return best;
-}
-
 bool BacktrackMerge::encode(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const {
-  thread_local std::vector<uint64_t> dead;  // bit i: no encoding of the piece passes position i
+  thread_local std::vector<uint64_t> dead;  // bit i: no encoding of the chunk passes position i
   dead.assign(n / 64 + 1, 0);
   const size_t base = out->size();
   size_t pos = 0;
-  uint32_t next = longest_prefix(p, n);  // the longest token still to try at pos
+  uint32_t next = trie_->longest_prefix(p, n);  // the longest token still to try at pos
   while (pos < n) {
     uint32_t t = next;
     for (; t != kNoToken; t = tokens_[t].shorter) {
@@ -148,7 +143,7 @@ bool BacktrackMerge::encode(const uint8_t* p, size_t n, std::vector<uint32_t>* o
     if (t != kNoToken) {
       out->push_back(t);
       pos += tokens_[t].len;
-      next = longest_prefix(p + pos, n - pos);
+      next = trie_->longest_prefix(p + pos, n - pos);
     } else {
       dead[pos >> 6] |= uint64_t{1} << (pos & 63);
       if (out->size() == base) return false;

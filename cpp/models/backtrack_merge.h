@@ -1,30 +1,31 @@
-// BacktrackMerge: tiktoken's byte-pair merge of a long piece in about linear time, for a
+// BacktrackMerge: tiktoken's byte-pair merge of a long chunk in about linear time, for a
 // "merge-closed" vocabulary (tiktoken's own are): every token's bytes merge back into that
 // token, and the last merge of that joins two tokens of lower rank.
 //
 // In such a vocabulary a token sequence is the BPE encoding of its bytes iff every two
 // neighbours are compatible, i.e. merging the bytes of the two gives back the two (see
 // compatible()).  So the search below never has two encodings of one prefix: walk left to
-// right, at each position try the tokens that start there, longest first (a trie gives the
-// longest, `shorter` the next ones), keep the first compatible with the token before; when
-// none fits the position is dead (one bit) and the search steps back one token.  Every
-// position is entered and left for good at most once: O(n * L) pair checks for the longest
-// token length L, each walking the two merge trees' borders (O(L) lookups, a few in
-// practice).  The idea of the backtracking encoder of GitHub's rust-gems `bpe` crate; the
-// pair check here is derived from the merge order itself (see reference/bpe.py).
+// right, at each position try the tokens that start there, longest first (the TokenTrie
+// gives the longest and each token's next-shorter one), keep the first compatible with the
+// token before; when none fits the position is dead (one bit) and the search steps back
+// one token.  Every position is entered and left for good at most once: O(n * L) pair
+// checks for the longest token length L, each walking the two merge trees' borders (O(L)
+// joins, two or three in practice).  The idea of the backtracking encoder of GitHub's
+// rust-gems `bpe` crate; the pair check here is derived from the merge order itself (see
+// reference/bpe.py, which holds the same algorithm in Python).
 //
-// Trade-off: built on first use (a trie and two tables, ~10-30 MB and tens of ms for a
-// 200k vocabulary), and slower than the quadratic scan on short pieces; vocabularies that
-// are not merge-closed (or whose tokens exceed kMaxTokenLen bytes) keep the bucket queue.
+// Trade-off: built on first use (joins of ~0.5M token pairs, and the merge of every token's
+// own bytes: tens of ms for a 200k vocabulary); on runs of one byte (no safe cuts) it is
+// ~5-10x faster than the bucket queue, but per pair check it costs more than a merge step,
+// so chunks of at most kMaxTrieChunk bytes keep the quadratic scan.  Vocabularies that are
+// not merge-closed (or have tokens over kMaxTokenLen bytes) keep the bucket queue.
 #pragma once
 
 #include <cstdint>
-#include <memory>
-#include <mutex>
 #include <vector>
 
-#include "models/piece_trie.h"
 #include "models/token_table.h"
+#include "models/token_trie.h"
 
 namespace tf {
 
@@ -33,7 +34,8 @@ class BacktrackMerge {
   static constexpr size_t kMaxTokenLen = 1024;
 
   // False if the vocabulary is not merge-closed (then this object must not be used).
-  bool build(const TokenTable& vocab);
+  // `trie` must be the vocabulary's and outlive this object.
+  bool build(const TokenTable& vocab, const TokenTrie& trie);
 
   // Appends the BPE ids of [p, p + n) to *out (every byte must be a token).  False, with
   // *out unchanged, only if the search fails, which a merge-closed vocabulary rules out.
@@ -43,9 +45,12 @@ class BacktrackMerge {
   bool compatible(uint32_t left, uint32_t right) const;
 
  private:
+  // The trie's per-token facts copied beside the split, so a pair check reads one record.
   struct Token {
     uint32_t left = kNoToken, right = kNoToken;  // the last merge of its own bytes; none for a byte
     uint32_t shorter = kNoToken;                 // the longest token that is a proper prefix
+    int32_t node = 0;                            // where its bytes end in the trie
+    uint64_t head = 0;                           // its first 8 bytes, little-endian
     uint32_t len = 0;
   };
 
@@ -56,6 +61,8 @@ class BacktrackMerge {
     void insert(uint32_t x, uint32_t y, uint32_t c);
     uint32_t find(uint32_t x, uint32_t y) const {
       uint64_t key = (uint64_t{x} << 32) | y;
+      uint64_t f = filter_bit(key);
+      if (!((filter_[f >> 6] >> (f & 63)) & 1)) return kNoToken;
       for (size_t i = slot(key);; i = (i + 1) & mask_) {
         const Entry& e = entries_[i];
         if (e.key == key) return e.token;
@@ -64,44 +71,28 @@ class BacktrackMerge {
     }
 
    private:
+    // One bit per hash value of the pairs present: most pairs tried are not joins, and this
+    // answers them from the L2 cache (the table itself is several MB).
+    static constexpr int kFilterBits = 22;
+    std::vector<uint64_t> filter_;
     struct Entry {
       uint64_t key = 0;
       uint32_t token = kNoToken;  // kNoToken: empty
     };
     size_t slot(uint64_t key) const { return ((key * 0x9E3779B97F4A7C15ull) >> 32) & mask_; }
+    static uint64_t filter_bit(uint64_t key) { return (key * 0xD6E8FEB86659FD93ull) >> (64 - kFilterBits); }
     std::vector<Entry> entries_;
     size_t mask_ = 0;
   };
 
-  // The id of the longest token that is a prefix of [p, p + n).
-  uint32_t longest_prefix(const uint8_t* p, size_t n) const;
+  // The token spelled by x's bytes then y's, or kNoToken.
+  uint32_t join(uint32_t x, const Token& tx, uint32_t y, const Token& ty) const;
   // The merge of token t's own bytes; false if they do not merge into t from two lower ranks.
   bool split(uint32_t t, const TokenTable& vocab, std::vector<uint32_t>* parts);
 
+  const TokenTrie* trie_ = nullptr;
   std::vector<Token> tokens_;  // by id
-  PieceTrie trie_;
   Joins joins_;
-};
-
-// A BacktrackMerge built on first use, once, from whichever thread asks first; movable.
-class LazyBacktrackMerge {
- public:
-  void reset() { slot_ = std::make_unique<Slot>(); }
-  // The merge for `vocab`, or nullptr if `vocab` is not merge-closed.
-  const BacktrackMerge* get(const TokenTable& vocab) const {
-    std::call_once(slot_->once, [&] {
-      auto m = std::make_unique<BacktrackMerge>();
-      if (m->build(vocab)) slot_->merge = std::move(m);
-    });
-    return slot_->merge.get();
-  }
-
- private:
-  struct Slot {
-    std::once_flag once;
-    std::unique_ptr<BacktrackMerge> merge;
-  };
-  std::unique_ptr<Slot> slot_ = std::make_unique<Slot>();
 };
 
 }  // namespace tf

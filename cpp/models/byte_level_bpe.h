@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "models/backtrack_merge.h"
+#include "models/long_piece_tables.h"
 #include "models/piece_cache.h"
 #include "models/safe_cuts.h"
 #include "models/token_table.h"
@@ -65,7 +65,7 @@ class ByteLevelBpe {
   uint32_t byte_token_[256];
   std::vector<uint32_t> pair_token_;  // 65536 entries: two bytes b0 | b1 << 8 -> id or kNoToken
   SafeCuts cuts_;
-  LazyBacktrackMerge backtrack_;  // merge_long's linear path, built on the first long chunk
+  LongPieceTables long_tables_;  // for the chunks of long pieces, built on first use
   uint64_t instance_ = 0;  // process-unique, names this vocabulary's thread caches
 };
 

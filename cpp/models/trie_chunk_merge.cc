@@ -1,0 +1,49 @@
+#include "models/trie_chunk_merge.h"
+
+namespace tf {
+
+void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::vector<uint32_t>* out) {
+  alignas(32) uint32_t key[kMaxTrieChunk];  // rank << 8 | i of joining part i with the next, or kNoToken
+  int32_t node[kMaxTrieChunk];              // the part starting at i
+  int32_t joined[kMaxTrieChunk];            // the node of that join; -2 until walked (two bytes)
+  uint16_t next[kMaxTrieChunk], prev[kMaxTrieChunk];
+  auto keyed = [](int32_t j, uint32_t rank, size_t i) {
+    return j == -1 ? kNoToken : (rank << 8) | static_cast<uint32_t>(i);
+  };
+  for (size_t i = 0; i < n; ++i) {
+    next[i] = static_cast<uint16_t>(i + 1);
+    prev[i] = static_cast<uint16_t>(i == 0 ? 0 : i - 1);
+    node[i] = trie.byte_node(p[i]);
+    joined[i] = -2;
+    uint32_t r = i + 1 < n ? trie.byte_pair(p[i], p[i + 1]) : kNoToken;
+    key[i] = r == kNoToken ? kNoToken : (r << 8) | static_cast<uint32_t>(i);
+  }
+  const size_t padded = (n + 7) & ~size_t{7};
+  for (size_t i = n; i < padded; ++i) key[i] = kNoToken;
+  while (true) {
+    uint32_t best = kNoToken;
+    for (size_t i = 0; i < padded; ++i) best = key[i] < best ? key[i] : best;
+    if (best == kNoToken) break;
+    size_t at = best & 255;
+    size_t right = next[at];
+    size_t after = next[right];
+    node[at] = joined[at] >= 0 ? joined[at] : trie.extend(node[at], p + right, after - right);
+    key[right] = kNoToken;
+    next[at] = static_cast<uint16_t>(after);
+    if (after < n) {
+      prev[after] = static_cast<uint16_t>(at);
+      joined[at] = trie.extend(node[at], p + after, next[after] - after);
+      key[at] = keyed(joined[at], joined[at] >= 0 ? trie.token(joined[at]) : 0, at);
+    } else {
+      key[at] = kNoToken;
+    }
+    if (at > 0) {
+      size_t before = prev[at];
+      joined[before] = trie.extend(node[before], p + at, after - at);
+      key[before] = keyed(joined[before], joined[before] >= 0 ? trie.token(joined[before]) : 0, before);
+    }
+  }
+  for (size_t i = 0; i < n; i = next[i]) out->push_back(trie.token(node[i]));
+}
+
+}  // namespace tf
