@@ -49,41 +49,25 @@ bool BacktrackMerge::build(const TokenTable& vocab, const TokenTrie& trie) {
   joins_.init(joins.size());
   for (auto& [key, c] : joins) joins_.insert(static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), c);
 
-  std::vector<uint32_t> parts;
+  // In rank order, with every lower token merge-closed: merging t's bytes does all merges
+  // of lower rank first, which leave [a, b] (then joined into t) iff a + b = t, a and b
+  // rank lower, and they are compatible when only ranks below t count.  The joins above
+  // list t's candidates, grouped by t in id order.
+  size_t j = 0;
   for (uint32_t id = 0; id < bound; ++id) {
-    if (vocab.has(id) && tokens_[id].len > 1 && !split(id, vocab, &parts)) return false;
-  }
-  return true;
-}
-
-// tiktoken's merge of the token's own bytes, by the quadratic scan (tokens are short),
-// keeping the last merge.
-bool BacktrackMerge::split(uint32_t t, const TokenTable& vocab, std::vector<uint32_t>* parts) {
-  std::string_view b = vocab.bytes(t);
-  parts->clear();
-  for (char c : b) {
-    uint8_t byte = static_cast<uint8_t>(c);
-    uint32_t id = vocab.find(&byte, 1);
-    if (id == kNoToken) return false;
-    parts->push_back(id);
-  }
-  std::vector<uint32_t>& x = *parts;
-  uint32_t left = kNoToken, right = kNoToken;
-  while (x.size() > 1) {
-    uint32_t best = kNoToken;
-    size_t at = 0;
-    for (size_t i = 0; i + 1 < x.size(); ++i) {
-      uint32_t c = joins_.find(x[i], x[i + 1]);
-      if (c < best) best = c, at = i;
+    if (!vocab.has(id) || tokens_[id].len < 2) continue;
+    while (j < joins.size() && joins[j].second < id) ++j;
+    bool found = false;
+    for (; j < joins.size() && joins[j].second == id; ++j) {
+      uint32_t a = static_cast<uint32_t>(joins[j].first >> 32), b = static_cast<uint32_t>(joins[j].first);
+      if (!found && a < id && b < id && compatible(a, b, id)) {
+        tokens_[id].left = a;
+        tokens_[id].right = b;
+        found = true;
+      }
     }
-    if (best == kNoToken) return false;
-    left = x[at], right = x[at + 1];
-    x[at] = best;
-    x.erase(x.begin() + static_cast<ptrdiff_t>(at) + 1);
+    if (!found) return false;
   }
-  if (x[0] != t || left >= t || right >= t) return false;
-  tokens_[t].left = left;
-  tokens_[t].right = right;
   return true;
 }
 
@@ -105,9 +89,9 @@ uint32_t BacktrackMerge::join(uint32_t x, const Token& tx, uint32_t y, const Tok
 // state (x, y) the pair x + y, of rank c, is merged across the border iff it comes before
 // the merge that would consume x (c < x_limit: that one lies to the left) and the one that
 // would consume y (c <= y_limit).
-bool BacktrackMerge::compatible(uint32_t left, uint32_t right) const {
+bool BacktrackMerge::compatible(uint32_t left, uint32_t right, uint32_t below) const {
   uint32_t x = left, y = right;
-  uint32_t x_limit = kNoToken, y_limit = kNoToken;
+  uint32_t x_limit = below, y_limit = below == kNoToken ? kNoToken : below - 1;
   while (true) {
     const Token& tx = tokens_[x];
     const Token& ty = tokens_[y];

@@ -41,8 +41,9 @@ class BacktrackMerge {
   // *out unchanged, only if the search fails, which a merge-closed vocabulary rules out.
   bool encode(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const;
 
-  // True if merging the bytes of `left` followed by those of `right` gives [left, right].
-  bool compatible(uint32_t left, uint32_t right) const;
+  // True if merging the bytes of `left` followed by those of `right` gives [left, right]
+  // (counting only tokens of rank below `below`).
+  bool compatible(uint32_t left, uint32_t right, uint32_t below = kNoToken) const;
 
  private:
   // The trie's per-token facts copied beside the split, so a pair check reads one record.
@@ -87,8 +88,6 @@ class BacktrackMerge {
 
   // The token spelled by x's bytes then y's, or kNoToken.
   uint32_t join(uint32_t x, const Token& tx, uint32_t y, const Token& ty) const;
-  // The merge of token t's own bytes; false if they do not merge into t from two lower ranks.
-  bool split(uint32_t t, const TokenTable& vocab, std::vector<uint32_t>* parts);
 
   const TokenTrie* trie_ = nullptr;
   std::vector<Token> tokens_;  // by id

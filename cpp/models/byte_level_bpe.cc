@@ -64,9 +64,9 @@ size_t ByteLevelBpe::count_piece(const uint8_t* p, size_t n, std::vector<uint32_
 
 // A chunk is not looked up whole: tiktoken emits a token directly only for a whole piece,
 // and a chunk's merges need not end in the token its bytes spell.  The chunks of a long
-// piece are merged with the TokenTrie (trie_chunk_merge.h) when the vocabulary has one.
+// piece are merged with the TokenTrie (trie_chunk_merge.h) once it is wanted.
 bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
-  const TokenTrie* trie = n > kShortPiece ? long_tables_.trie(vocab_) : nullptr;
+  const TokenTrie* trie = n > kShortPiece && long_tables_.wanted(n) ? long_tables_.trie(vocab_) : nullptr;
   size_t start = 0;
   for (size_t b = 1; b <= n; ++b) {
     if (b < n && !cuts_.at(p, n, b)) continue;

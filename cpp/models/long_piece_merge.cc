@@ -131,8 +131,9 @@ __attribute__((noinline)) Workspace& thread_workspace() {
 
 bool ByteLevelBpe::merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
   // Merge-closed vocabularies (tiktoken's) take the linear search instead (backtrack_merge.h).
-  if (const BacktrackMerge* linear = long_tables_.backtrack(vocab_); linear != nullptr && linear->encode(p, n, out)) {
-    return true;
+  if (long_tables_.ready()) {
+    const BacktrackMerge* linear = long_tables_.backtrack(vocab_);
+    if (linear != nullptr && linear->encode(p, n, out)) return true;
   }
   const uint32_t N = static_cast<uint32_t>(n);
   constexpr uint32_t kDead = 0xFFFFFFFFu;  // in prev: no part starts here any more

@@ -1,9 +1,14 @@
 // LongPieceTables: the tables only long pieces need (TokenTrie for the chunks' merges, and
-// BacktrackMerge for chunks longer than kMaxTrieChunk), each built on first use, once,
-// from whichever thread asks first, so a vocabulary that never meets a long piece never
-// pays for them.  Movable; reset() forgets them (the vocabulary changed).
+// BacktrackMerge for chunks longer than kMaxTrieChunk), each built once, from whichever
+// thread asks first.  Building takes tens of ms for a 200k vocabulary, as long as the
+// plain merges take for about a megabyte of long pieces, so the tables are wanted only
+// once the long pieces seen add up to kBuildAfter bytes (a piece that long at once): a
+// program that meets a few long pieces never waits for them.  Movable; reset() forgets
+// them (the vocabulary changed).
 #pragma once
 
+#include <atomic>
+#include <cstddef>
 #include <memory>
 #include <mutex>
 
@@ -15,7 +20,18 @@ namespace tf {
 
 class LongPieceTables {
  public:
+  static constexpr size_t kBuildAfter = size_t{512} << 10;
+
   void reset() { slot_ = std::make_unique<Slot>(); }
+
+  // Counts a long piece of n bytes; true if the tables are wanted for it (and from then on).
+  bool wanted(size_t n) const {
+    if (ready()) return true;
+    if (slot_->seen.fetch_add(n, std::memory_order_relaxed) + n < kBuildAfter) return false;
+    slot_->ready.store(true, std::memory_order_relaxed);
+    return true;
+  }
+  bool ready() const { return slot_->ready.load(std::memory_order_relaxed); }
 
   // The trie of `vocab` (always the same vocabulary), or nullptr if it cannot have one.
   const TokenTrie* trie(const TokenTable& vocab) const {
@@ -39,6 +55,8 @@ class LongPieceTables {
 
  private:
   struct Slot {
+    std::atomic<size_t> seen{0};  // bytes of long pieces counted by wanted()
+    std::atomic<bool> ready{false};
     std::once_flag trie_once, backtrack_once;
     std::unique_ptr<TokenTrie> trie;
     std::unique_ptr<BacktrackMerge> backtrack;

@@ -1,5 +1,6 @@
 #include "models/token_trie.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -9,11 +10,24 @@ namespace tf {
 bool TokenTrie::build(const TokenTable& vocab) {
   const uint32_t bound = vocab.id_bound();
   if (bound >= kMaxIds) return false;
-  std::vector<std::pair<std::string, int32_t>> keys;
-  keys.reserve(vocab.size());
+  // Sorted here by id with the first 8 bytes compared as one big-endian word (most
+  // comparisons end there), so PieceTrie need not sort the strings themselves.
+  std::vector<std::pair<uint64_t, uint32_t>> order;
+  order.reserve(vocab.size());
   for (uint32_t id = 0; id < bound; ++id) {
-    if (vocab.has(id)) keys.emplace_back(std::string(vocab.bytes(id)), static_cast<int32_t>(id));
+    if (!vocab.has(id)) continue;
+    std::string_view b = vocab.bytes(id);
+    uint64_t head = 0;
+    for (size_t k = 0; k < 8; ++k) head = (head << 8) | (k < b.size() ? static_cast<uint8_t>(b[k]) : 0);
+    order.emplace_back(head, id);
   }
+  std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first < b.first;
+    return vocab.bytes(a.second) < vocab.bytes(b.second);
+  });
+  std::vector<std::pair<std::string, int32_t>> keys;
+  keys.reserve(order.size());
+  for (auto& [head, id] : order) keys.emplace_back(std::string(vocab.bytes(id)), static_cast<int32_t>(id));
   trie_.build(std::move(keys));
   nodes_.assign(bound, -1);
   lengths_.assign(bound, 0);

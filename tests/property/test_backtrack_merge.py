@@ -1,7 +1,10 @@
-"""The linear merge of long pieces (cpp/models/backtrack_merge.h) gives tiktoken's ids: on
-long adversarial pieces with the real vocabularies, and on random small vocabularies,
-merge-closed or not (those that are not keep the bucket queue).  Its pure-Python reference
-(`reference.bpe_backtrack`) equals the plain merge."""
+"""The merges of long pieces give tiktoken's ids: the trie merge of their chunks
+(cpp/models/trie_chunk_merge.h) and the linear backtracking merge of chunks over 256 bytes
+(cpp/models/backtrack_merge.h), on long adversarial pieces with the real vocabularies and on
+random small vocabularies, merge-closed or not (those that are not keep the bucket queue).
+Both before and after the tables are built (an encoding builds them once its long pieces
+add up to 512 KB, see long_piece_tables.h; `warm` gets it there).  The pure-Python
+reference of the backtracking merge (`reference.bpe_backtrack`) equals the plain merge."""
 
 from __future__ import annotations
 
@@ -17,6 +20,13 @@ from tokenforge.reference import bpe as reference
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 WHOLE = r"[\s\S]+"  # one piece per text, so a long text is one long piece
+BUILD_AFTER = 512 << 10  # LongPieceTables::kBuildAfter
+
+
+def warm(enc):
+    """Encodes one long piece of BUILD_AFTER bytes, so `enc` builds its long-piece tables."""
+    enc.encode_ordinary("a" * BUILD_AFTER)
+    return enc
 
 RUNS = ["a", " ", "^", "1", "\n", "\t", ".", "-", "=", "é", "中", "😀", "ー", "Z"]
 PERIODS = ["ab", "abc", "aab", "ab ", "\n\n ", "12", "._", "ha", "ing", " the", "ア", "中文"]
@@ -41,7 +51,7 @@ def whole_pieces():
         if name not in made:
             ours, _ = pair(name)
             ranks = ours._mergeable_ranks
-            made[name] = (tokenforge.Encoding(name, pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={}),
+            made[name] = (warm(tokenforge.Encoding(name, pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})),
                           tiktoken.Encoding(name, pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={}))
         return made[name]
 
@@ -56,9 +66,13 @@ def test_long_adversarial_pieces_equal_to_tiktoken(name, length, whole_pieces):
     bucket queue takes it)."""
     rng = random.Random(length)
     ours, ref = pair(name)
+    cold = tokenforge.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks, special_tokens={})
     whole, whole_ref = whole_pieces(name)
+    warm(ours)
     for text in shapes(length, rng):
-        assert ours.encode_ordinary(text) == ref.encode_ordinary(text), (text[:12], length)
+        want = ref.encode_ordinary(text)
+        assert ours.encode_ordinary(text) == want, (text[:12], length)
+        assert cold.encode_ordinary(text) == want, (text[:12], length)
         assert whole.encode_ordinary(text) == whole_ref.encode_ordinary(text), (text[:12], length)
 
 
@@ -106,6 +120,7 @@ def test_random_vocabulary_long_pieces_equal_to_tiktoken_and_reference(ranks, te
     ref = tiktoken.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
     want = ref.encode_ordinary(text)
     assert ours.encode_ordinary(text) == want
+    assert warm(ours).encode_ordinary(text) == want
     piece = text.encode()
     merged = reference.bpe_merge(piece, ranks)
     assert merged == want or piece in ranks
@@ -148,7 +163,7 @@ def test_not_merge_closed_vocabulary_long_pieces():
     import tiktoken
 
     ranks = {bytes([b]): b for b in range(256)} | {b"abc": 256, b"ab": 257, b"ca": 258, b"bca": 259}
-    ours = tokenforge.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
+    ours = warm(tokenforge.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={}))
     ref = tiktoken.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
     for text in ["abc" * 400, "ab" * 300 + "c", "abca" * 200, "c" + "abc" * 300]:
         assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
