@@ -129,6 +129,33 @@ def test_random_vocabulary_long_pieces_equal_to_tiktoken_and_reference(ranks, te
         assert reference.bpe_backtrack(piece, ranks, splits) == merged
 
 
+def last_merges(ranks: dict[bytes, int]) -> dict[int, tuple[int, int]] | None:
+    """merge_splits by its definition: merge each token's bytes, keep the last merge."""
+    splits = {}
+    for token, rank in ranks.items():
+        if len(token) < 2:
+            continue
+        parts = [token[i:i + 1] for i in range(len(token))]
+        last = None
+        while len(parts) > 1:
+            found = [(ranks[a + b], i) for i, (a, b) in enumerate(zip(parts, parts[1:])) if a + b in ranks]
+            if not found:
+                return None
+            _, at = min(found)
+            last = (ranks[parts[at]], ranks[parts[at + 1]])
+            parts[at:at + 2] = [parts[at] + parts[at + 1]]
+        if max(last) >= rank:
+            return None
+        splits[rank] = last
+    return splits
+
+
+@SETTINGS
+@given(ranks=vocabularies)
+def test_merge_splits_by_rank_order_equal_the_last_merges(ranks):
+    assert reference.merge_splits(ranks) == last_merges(ranks)
+
+
 @SETTINGS
 @given(ranks=vocabularies)
 def test_compatible_means_the_pair_merges_into_itself(ranks):

@@ -76,42 +76,52 @@ def bpe_merge_in_chunks(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
     return [i for a, b in zip(bounds, bounds[1:]) for i in bpe_merge(piece[a:b], ranks)]
 
 
+def pair_joins(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
+    """(x, y) -> the rank of x's bytes + y's bytes, for every two tokens that join into one.
+
+    >>> pair_joins({b"a": 0, b"b": 1, b"ab": 2})
+    {(0, 1): 2}
+    """
+    return {(ranks[t[:k]], ranks[t[k:]]): r for t, r in ranks.items() for k in range(1, len(t))
+            if t[:k] in ranks and t[k:] in ranks}
+
+
 def merge_splits(ranks: dict[bytes, int]) -> dict[int, tuple[int, int]] | None:
     """The last merge of each multi-byte token's own encoding, or None if the vocabulary
     is not "merge-closed": every token must encode to itself, and the last merge must join
     two tokens of lower rank (then every merge tree has ranks growing towards its root).
 
-    This is the property `bpe_backtrack` needs; tiktoken's vocabularies have it.
+    This is the property `bpe_backtrack` needs; tiktoken's vocabularies have it.  Found in
+    rank order, with every lower token already known to be merge-closed: merging token t's
+    bytes does all merges of lower rank first, which leave [a, b] (then joined into t) iff
+    a + b spell t, both rank lower, and they are `compatible` when only ranks below t count.
 
     >>> merge_splits({b"a": 0, b"b": 1, b"ab": 2, b"abb": 3})
     {2: (0, 1), 3: (2, 1)}
     >>> merge_splits({b"a": 0, b"b": 1, b"c": 2, b"abc": 3}) is None  # no merge reaches b"abc"
     True
     """
+    joins = pair_joins(ranks)
+    candidates: dict[int, list[tuple[int, int]]] = {}
+    for pair, token in joins.items():
+        candidates.setdefault(token, []).append(pair)
     splits: dict[int, tuple[int, int]] = {}
-    for token, rank in ranks.items():
+    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
         if len(token) < 2:
             continue
-        parts = [token[i:i + 1] for i in range(len(token))]
-        if any(p not in ranks for p in parts):
+        split = next((pair for pair in candidates.get(rank, [])
+                      if max(pair) < rank and compatible(*pair, splits, joins, below=rank)), None)
+        if split is None:
             return None
-        last = None
-        while len(parts) > 1:
-            found = [(ranks[parts[i] + parts[i + 1]], i) for i in range(len(parts) - 1) if parts[i] + parts[i + 1] in ranks]
-            if not found:
-                return None
-            _, at = min(found)
-            last = (ranks[parts[at]], ranks[parts[at + 1]])
-            parts[at:at + 2] = [parts[at] + parts[at + 1]]
-        if max(last) >= rank:
-            return None
-        splits[rank] = last
+        splits[rank] = split
     return splits
 
 
-def compatible(left: int, right: int, splits: dict[int, tuple[int, int]], joins: dict[tuple[int, int], int]) -> bool:
+def compatible(left: int, right: int, splits: dict[int, tuple[int, int]], joins: dict[tuple[int, int], int],
+               below: float = float("inf")) -> bool:
     """True if merging the bytes of tokens `left` + `right` gives [left, right] (given
-    `splits` = merge_splits(ranks) and `joins`: (x, y) -> rank of x's bytes + y's bytes).
+    `splits` = merge_splits(ranks) and `joins` = pair_joins(ranks)), counting only the
+    tokens of rank below `below`.
 
     Merging left + right runs each side's merge tree in rank order until a pair across the
     border is merged first.  Walk the border's states backwards from (left, right), undoing
@@ -128,7 +138,7 @@ def compatible(left: int, right: int, splits: dict[int, tuple[int, int]], joins:
     True
     """
     x, y = left, right
-    x_limit = y_limit = float("inf")  # ranks of the merges that would consume x and y
+    x_limit, y_limit = below, below - 1  # ranks of the merges that would consume x and y
     while True:
         c = joins.get((x, y))
         if c is not None and c < x_limit and c <= y_limit:
@@ -139,16 +149,6 @@ def compatible(left: int, right: int, splits: dict[int, tuple[int, int]], joins:
             y_limit, y = y, splits[y][0]
         else:
             return True
-
-
-def pair_joins(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
-    """(x, y) -> the rank of x's bytes + y's bytes, for every two tokens that join into one.
-
-    >>> pair_joins({b"a": 0, b"b": 1, b"ab": 2})
-    {(0, 1): 2}
-    """
-    return {(ranks[t[:k]], ranks[t[k:]]): r for t, r in ranks.items() for k in range(1, len(t))
-            if t[:k] in ranks and t[k:] in ranks}
 
 
 def bpe_backtrack(piece: bytes, ranks: dict[bytes, int], splits: dict[int, tuple[int, int]],
