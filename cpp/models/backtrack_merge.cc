@@ -12,7 +12,9 @@ void BacktrackMerge::Joins::init(size_t count) {
   while (size < count * 2) size *= 2;
   entries_.assign(size, Entry{});
   mask_ = size - 1;
-  filter_.assign((size_t{1} << kFilterBits) / 64, 0);
+  filter_bits_ = 10;
+  while (filter_bits_ < 22 && (size_t{1} << filter_bits_) < count * 16) ++filter_bits_;
+  filter_.assign((size_t{1} << filter_bits_) / 64, 0);
 }
 
 void BacktrackMerge::Joins::insert(uint32_t x, uint32_t y, uint32_t c) {
@@ -46,8 +48,14 @@ bool BacktrackMerge::build(const TokenTable& vocab, const TokenTrie& trie) {
       if (rest != kNoToken) joins.emplace_back((uint64_t{a} << 32) | rest, id);
     }
   }
-  joins_.init(joins.size());
-  for (auto& [key, c] : joins) joins_.insert(static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), c);
+  // join() walks the trie for right parts of up to kWalkMax bytes: only longer ones are kept.
+  size_t long_joins = 0;
+  for (auto& [key, c] : joins) long_joins += tokens_[static_cast<uint32_t>(key)].len > kWalkMax;
+  joins_.init(long_joins);
+  for (auto& [key, c] : joins) {
+    uint32_t y = static_cast<uint32_t>(key);
+    if (tokens_[y].len > kWalkMax) joins_.insert(static_cast<uint32_t>(key >> 32), y, c);
+  }
 
   // In rank order, with every lower token merge-closed: merging t's bytes does all merges
   // of lower rank first, which leave [a, b] (then joined into t) iff a + b = t, a and b
@@ -74,7 +82,6 @@ bool BacktrackMerge::build(const TokenTable& vocab, const TokenTrie& trie) {
 // A short right part is joined by walking the trie from the left part's node (cache-warm:
 // these are the units the text keeps using); a long one through the hash of id pairs.
 uint32_t BacktrackMerge::join(uint32_t x, const Token& tx, uint32_t y, const Token& ty) const {
-  constexpr uint32_t kWalkMax = 8;
   if (ty.len > kWalkMax) return joins_.find(x, y);
   uint8_t bytes[8];
   std::memcpy(bytes, &ty.head, 8);

@@ -55,7 +55,11 @@ class BacktrackMerge {
     uint32_t len = 0;
   };
 
-  // (x, y) -> the token spelled by x's bytes then y's, open addressing on the id pair.
+  // join() walks the trie along right parts of at most this many bytes (held in Token::head).
+  static constexpr uint32_t kWalkMax = 8;
+
+  // (x, y) -> the token spelled by x's bytes then y's, for y longer than kWalkMax bytes;
+  // open addressing on the id pair.
   class Joins {
    public:
     void init(size_t count);
@@ -72,16 +76,16 @@ class BacktrackMerge {
     }
 
    private:
-    // One bit per hash value of the pairs present: most pairs tried are not joins, and this
-    // answers them from the L2 cache (the table itself is several MB).
-    static constexpr int kFilterBits = 22;
+    // One bit per hash value of the pairs present (16 bits per pair, at most 512 KB): most
+    // pairs tried are not joins, and this answers them from the L2 cache.
+    int filter_bits_ = 10;
     std::vector<uint64_t> filter_;
     struct Entry {
       uint64_t key = 0;
       uint32_t token = kNoToken;  // kNoToken: empty
     };
     size_t slot(uint64_t key) const { return ((key * 0x9E3779B97F4A7C15ull) >> 32) & mask_; }
-    static uint64_t filter_bit(uint64_t key) { return (key * 0xD6E8FEB86659FD93ull) >> (64 - kFilterBits); }
+    uint64_t filter_bit(uint64_t key) const { return (key * 0xD6E8FEB86659FD93ull) >> (64 - filter_bits_); }
     std::vector<Entry> entries_;
     size_t mask_ = 0;
   };
