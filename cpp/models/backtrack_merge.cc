@@ -1,5 +1,7 @@
 #include "models/backtrack_merge.h"
 
+#include "models/piece_cache.h"
+
 #include <algorithm>
 #include <cstring>
 #include <string_view>
@@ -28,6 +30,7 @@ void BacktrackMerge::Joins::insert(uint32_t x, uint32_t y, uint32_t c) {
 
 bool BacktrackMerge::build(const TokenTable& vocab, const TokenTrie& trie) {
   if (vocab.max_token_len() > kMaxTokenLen) return false;
+  owner_ = new_cache_owner();
   trie_ = &trie;
   const uint32_t bound = vocab.id_bound();
   tokens_.assign(bound, Token{});
@@ -96,6 +99,22 @@ uint32_t BacktrackMerge::join(uint32_t x, const Token& tx, uint32_t y, const Tok
 // state (x, y) the pair x + y, of rank c, is merged across the border iff it comes before
 // the merge that would consume x (c < x_limit: that one lies to the left) and the one that
 // would consume y (c <= y_limit).
+bool BacktrackMerge::compatible_memo(uint32_t left, uint32_t right) const {
+  thread_local std::vector<uint64_t> memo;
+  thread_local uint64_t memo_owner = 0;
+  if (memo_owner != owner_) {
+    memo.assign(size_t{1} << kMemoBits, 0);
+    memo_owner = owner_;
+  }
+  // bit 0: filled, bit 1: the answer, above: the two ids (ids < 2^24).
+  uint64_t key = (uint64_t{left} << 32) | (uint64_t{right} << 2) | 1;
+  uint64_t& slot = memo[(((uint64_t{left} << 24) ^ right) * 0x9E3779B97F4A7C15ull) >> (64 - kMemoBits)];
+  if ((slot | 2) == (key | 2)) return (slot >> 1) & 1;
+  bool ok = compatible(left, right);
+  slot = key | (uint64_t{ok} << 1);
+  return ok;
+}
+
 bool BacktrackMerge::compatible(uint32_t left, uint32_t right, uint32_t below) const {
   uint32_t x = left, y = right;
   uint32_t x_limit = below, y_limit = below == kNoToken ? kNoToken : below - 1;
@@ -128,7 +147,7 @@ bool BacktrackMerge::encode(const uint8_t* p, size_t n, std::vector<uint32_t>* o
     for (; t != kNoToken; t = tokens_[t].shorter) {
       size_t end = pos + tokens_[t].len;
       if ((dead[end >> 6] >> (end & 63)) & 1) continue;
-      if (out->size() > base && !compatible(out->back(), t)) continue;
+      if (out->size() > base && !compatible_memo(out->back(), t)) continue;
       break;
     }
     if (t != kNoToken) {

@@ -90,12 +90,17 @@ class BacktrackMerge {
     size_t mask_ = 0;
   };
 
+  // compatible() through a small per-thread memo: the search asks about the same pairs
+  // again and again on the repetitive chunks that come here (runs, periods).
+  static constexpr int kMemoBits = 10;
+  bool compatible_memo(uint32_t left, uint32_t right) const;
   // The token spelled by x's bytes then y's, or kNoToken.
   uint32_t join(uint32_t x, const Token& tx, uint32_t y, const Token& ty) const;
 
   const TokenTrie* trie_ = nullptr;
   std::vector<Token> tokens_;  // by id
   Joins joins_;
+  uint64_t owner_ = 0;  // process-unique, names this object's per-thread memo
 };
 
 }  // namespace tf

@@ -6,7 +6,9 @@
 // quadratic, vectorized scan (fast for the typical 2-60 bytes); long pieces use a bucket
 // queue over ranks (long_piece_merge.cc), near-linear, so no input is quadratic.
 // A piece that needs merging is first cut where no token can straddle (SafeCuts) and the
-// chunks are merged on their own, which keeps long pieces of most text short.
+// chunks are merged on their own, which keeps long pieces of most text short; the chunks
+// of long pieces use LongPieceTables (a trie merge, and a linear backtracking merge for
+// tiktoken-like vocabularies) once an encoding has met enough of them.
 // Lookups go through a per-thread PieceCache (whole pieces seen before, and a front
 // table for short byte strings).
 // See Sennrich et al. 2016 (BPE) and Radford et al. 2019 (byte-level BPE).
