@@ -1,11 +1,11 @@
 #include "models/backtrack_merge.h"
 
-#include "models/piece_cache.h"
-
 #include <algorithm>
 #include <cstring>
 #include <string_view>
 #include <utility>
+
+#include "models/piece_cache.h"
 
 namespace tf {
 
@@ -92,13 +92,6 @@ uint32_t BacktrackMerge::join(uint32_t x, const Token& tx, uint32_t y, const Tok
   return s < 0 ? kNoToken : trie_->token(s);
 }
 
-// Merging left + right runs each side's merge tree in rank order (a merge-closed tree's
-// ranks grow towards the root) until a pair across the border is merged first.  Walk the
-// border's states backwards from (left, right), undoing the later of the two sides' last
-// merges (the right one on equal ranks: among equal ranks the leftmost goes first).  In
-// state (x, y) the pair x + y, of rank c, is merged across the border iff it comes before
-// the merge that would consume x (c < x_limit: that one lies to the left) and the one that
-// would consume y (c <= y_limit).
 bool BacktrackMerge::compatible_memo(uint32_t left, uint32_t right) const {
   thread_local std::vector<uint64_t> memo;
   thread_local uint64_t memo_owner = 0;
@@ -115,6 +108,13 @@ bool BacktrackMerge::compatible_memo(uint32_t left, uint32_t right) const {
   return ok;
 }
 
+// Merging left + right runs each side's merge tree in rank order (a merge-closed tree's
+// ranks grow towards the root) until a pair across the border is merged first.  Walk the
+// border's states backwards from (left, right), undoing the later of the two sides' last
+// merges (the right one on equal ranks: among equal ranks the leftmost goes first).  In
+// state (x, y) the pair x + y, of rank c, is merged across the border iff it comes before
+// the merge that would consume x (c < x_limit: that one lies to the left) and the one that
+// would consume y (c <= y_limit).
 bool BacktrackMerge::compatible(uint32_t left, uint32_t right, uint32_t below) const {
   uint32_t x = left, y = right;
   uint32_t x_limit = below, y_limit = below == kNoToken ? kNoToken : below - 1;
