@@ -194,3 +194,15 @@ def test_not_merge_closed_vocabulary_long_pieces():
     ref = tiktoken.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
     for text in ["abc" * 400, "ab" * 300 + "c", "abca" * 200, "c" + "abc" * 300]:
         assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_tables_built_while_two_threads_encode(name):
+    """A fresh encoding meets two long pieces at once on two threads: one builds the tables,
+    the other waits for them (or merges without them); both give tiktoken's ids."""
+    ours, ref = pair(name)
+    fresh = tokenforge.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks, special_tokens={})
+    rng = random.Random(7)
+    texts = ["a" * BUILD_AFTER, "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(BUILD_AFTER)),
+             "^" * 300_000, "ab" * 150_000, " " * 300_000 + "x"]
+    assert fresh.encode_ordinary_batch(texts, num_threads=2) == [ref.encode_ordinary(t) for t in texts]
