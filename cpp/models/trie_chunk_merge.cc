@@ -20,11 +20,17 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
   }
   const size_t padded = (n + 7) & ~size_t{7};
   for (size_t i = n; i < padded; ++i) key[i] = kNoToken;
+  size_t at = 0;
+  bool batched = false;  // `at` is already the next merge (see below)
+  int credit = 2;
   while (true) {
-    uint32_t best = kNoToken;
-    for (size_t i = 0; i < padded; ++i) best = key[i] < best ? key[i] : best;
-    if (best == kNoToken) break;
-    size_t at = best & 255;
+    if (!batched) {
+      uint32_t best = kNoToken;
+      for (size_t i = 0; i < padded; ++i) best = key[i] < best ? key[i] : best;
+      if (best == kNoToken) break;
+      at = best & 255;
+    }
+    const uint32_t rank = key[at] >> 8;
     size_t right = next[at];
     size_t after = next[right];
     node[at] = joined[at] >= 0 ? joined[at] : trie.extend(node[at], p + right, after - right);
@@ -41,6 +47,23 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
       size_t before = prev[at];
       joined[before] = trie.extend(node[before], p + at, after - at);
       key[before] = keyed(joined[before], joined[before] >= 0 ? trie.token(joined[before]) : 0, before);
+    }
+    // The two new joins are longer than the token just made, so never of its rank.  If both
+    // rank above it, every key still ranks at least `rank`, and the next merge is the next
+    // part to the right with that rank, if any: found by a short forward look instead of a
+    // whole scan.  Runs and periods merge whole rounds of one rank this way; on text where
+    // ranks do not repeat the look fails and soon stops being tried (`credit`).
+    batched = false;
+    if (credit > 0 && key[at] >> 8 > rank && (at == 0 || key[prev[at]] >> 8 > rank)) {
+      size_t i = at + 1;
+      while (i < n && key[i] >> 8 != rank) ++i;
+      if (i < n) {
+        at = i;
+        batched = true;
+        credit += credit < 8;
+      } else {
+        --credit;
+      }
     }
   }
   for (size_t i = 0; i < n; i = next[i]) out->push_back(trie.token(node[i]));

@@ -157,6 +157,26 @@ def test_merge_splits_by_rank_order_equal_the_last_merges(ranks):
 
 
 @SETTINGS
+@given(
+    tokens=st.lists(st.text(alphabet="abc", min_size=2, max_size=6), min_size=1, max_size=40, unique=True),
+    text=st.text(alphabet="abc", min_size=257, max_size=900),
+    run=st.integers(0, 300),
+)
+def test_trie_merge_on_any_rank_order_equal_to_tiktoken(tokens, text, run):
+    """Tokens in random rank order (a merge may make a pair of lower rank than itself, and
+    merges of one rank come in rounds): the trie merge of the chunks stays tiktoken's."""
+    import tiktoken
+
+    ranks = {bytes([b]): b for b in range(256)}
+    for t in tokens:
+        ranks[t.encode()] = len(ranks)
+    text = "ab" * run + text
+    ours = warm(tokenforge.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={}))
+    ref = tiktoken.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
+    assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+
+
+@SETTINGS
 @given(ranks=vocabularies)
 def test_compatible_means_the_pair_merges_into_itself(ranks):
     """In a merge-closed vocabulary, compatible(x, y) iff merging x's bytes + y's bytes gives [x, y]."""
