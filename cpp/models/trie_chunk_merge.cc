@@ -22,7 +22,7 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
   for (size_t i = n; i < padded; ++i) key[i] = kNoToken;
   size_t at = 0;
   bool batched = false;  // `at` is already the next merge (see below)
-  int credit = 2;
+  int credit = n >= 32 ? 2 : 0;  // short chunks rarely repeat a rank
   while (true) {
     if (!batched) {
       uint32_t best = kNoToken;
