@@ -51,14 +51,12 @@ bool BacktrackMerge::build(const TokenTable& vocab, const TokenTrie& trie) {
       if (rest != kNoToken) joins.emplace_back((uint64_t{a} << 32) | rest, id);
     }
   }
-  // join() walks the trie for right parts of up to kWalkMax bytes: only longer ones are kept.
-  size_t long_joins = 0;
-  for (auto& [key, c] : joins) long_joins += tokens_[static_cast<uint32_t>(key)].len > kWalkMax;
-  joins_.init(long_joins);
-  for (auto& [key, c] : joins) {
-    uint32_t y = static_cast<uint32_t>(key);
-    if (tokens_[y].len > kWalkMax) joins_.insert(static_cast<uint32_t>(key >> 32), y, c);
-  }
+  // While finding the splits every join is in the hash (the checks visit tokens in id order,
+  // all over the trie, where one probe beats a walk of misses); afterwards join() walks the
+  // trie for right parts of up to kWalkMax bytes and only longer ones are kept.
+  joins_.init(joins.size());
+  for (auto& [key, c] : joins) joins_.insert(static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), c);
+  all_joins_ = true;
 
   // In rank order, with every lower token merge-closed: merging t's bytes does all merges
   // of lower rank first, which leave [a, b] (then joined into t) iff a + b = t, a and b
@@ -79,13 +77,21 @@ bool BacktrackMerge::build(const TokenTable& vocab, const TokenTrie& trie) {
     }
     if (!found) return false;
   }
+  size_t long_joins = 0;
+  for (auto& [key, c] : joins) long_joins += tokens_[static_cast<uint32_t>(key)].len > kWalkMax;
+  joins_.init(long_joins);
+  for (auto& [key, c] : joins) {
+    uint32_t y = static_cast<uint32_t>(key);
+    if (tokens_[y].len > kWalkMax) joins_.insert(static_cast<uint32_t>(key >> 32), y, c);
+  }
+  all_joins_ = false;
   return true;
 }
 
 // A short right part is joined by walking the trie from the left part's node (cache-warm:
 // these are the units the text keeps using); a long one through the hash of id pairs.
 uint32_t BacktrackMerge::join(uint32_t x, const Token& tx, uint32_t y, const Token& ty) const {
-  if (ty.len > kWalkMax) return joins_.find(x, y);
+  if (ty.len > kWalkMax || all_joins_) return joins_.find(x, y);
   uint8_t bytes[8];
   std::memcpy(bytes, &ty.head, 8);
   int32_t s = trie_->extend(tx.node, bytes, ty.len);

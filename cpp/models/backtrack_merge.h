@@ -102,6 +102,7 @@ class BacktrackMerge {
   const TokenTrie* trie_ = nullptr;
   std::vector<Token> tokens_;  // by id
   Joins joins_;
+  bool all_joins_ = false;  // joins_ holds every join (only while building)
   uint64_t owner_ = 0;  // process-unique, names this object's per-thread memo
 };
 
