@@ -6,7 +6,9 @@
 // quadratic, vectorized scan (fast for the typical 2-60 bytes); long pieces use a bucket
 // queue over ranks (long_piece_merge.cc), near-linear, so no input is quadratic.
 // A piece that needs merging is first cut where no token can straddle (SafeCuts) and the
-// chunks are merged on their own, which keeps long pieces of most text short.
+// chunks are merged on their own, which keeps long pieces of most text short; the chunks
+// of long pieces use LongPieceTables (a trie merge, and a linear backtracking merge for
+// tiktoken-like vocabularies) once an encoding has met enough of them.
 // Lookups go through a per-thread PieceCache (whole pieces seen before, and a front
 // table for short byte strings).
 // See Sennrich et al. 2016 (BPE) and Radford et al. 2019 (byte-level BPE).
@@ -17,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "models/long_piece_tables.h"
 #include "models/piece_cache.h"
 #include "models/safe_cuts.h"
 #include "models/token_table.h"
@@ -64,6 +67,7 @@ class ByteLevelBpe {
   uint32_t byte_token_[256];
   std::vector<uint32_t> pair_token_;  // 65536 entries: two bytes b0 | b1 << 8 -> id or kNoToken
   SafeCuts cuts_;
+  LongPieceTables long_tables_;  // for the chunks of long pieces, built on first use
   uint64_t instance_ = 0;  // process-unique, names this vocabulary's thread caches
 };
 
