@@ -23,6 +23,12 @@ bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
   symbol_len_.assign(n, 0);
   splits_words_ = !vocab->has_unused();
   for (int32_t id = 0; id < n; ++id) symbol_len_[id] = static_cast<uint32_t>(vocab->piece(id).size());
+  std::fill(std::begin(user_first_bytes_), std::end(user_first_bytes_), 0);
+  for (int32_t id = 0; id < n; ++id) {
+    if (vocab->type(id) != SpmType::kUserDefined) continue;
+    const uint8_t b = static_cast<uint8_t>(vocab->piece(id)[0]);
+    user_first_bytes_[b >> 6] |= uint64_t{1} << (b & 63);
+  }
 
   // Every character inside a matchable piece gets a symbol.
   for (int32_t id = 0; id < n; ++id) {
@@ -163,7 +169,6 @@ void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<
   const size_t n = text.size();
   const int32_t vocab_size = vocab_->size();
   const int32_t unk = vocab_->unk_id();
-  const bool no_user_defined = vocab_->user_defined().empty();
   // Words: cut between two characters that are consecutive in no piece (no merge can
   // ever join them), so each word is merged on its own.  Each character's symbol is
   // computed once: `sym`, `len` describe the character at i, the next word's first.
@@ -197,9 +202,11 @@ void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<
     }
     const uint32_t word_base = base + static_cast<uint32_t>(start);
     if (i - start == first_len) {  // one character: no merging to do
-      // A character inside no piece (so inside no USER_DEFINED one either) is <unk>.
+      // A character inside no piece (so inside no USER_DEFINED one either) is <unk>.  A
+      // known one is its own piece, unless a USER_DEFINED piece (matched first, and
+      // possibly shorter than the character) starts with the same byte.
       const bool unknown = first < 0 || first >= vocab_size;
-      if (unknown || no_user_defined) {
+      if (unknown || !((user_first_bytes_[s[start] >> 6] >> (s[start] & 63)) & 1)) {
         const uint32_t end = word_base + static_cast<uint32_t>(first_len);
         if (unknown && merge_unknown && !out->empty() && out->back().id == unk && out->back().end == word_base) {
           out->back().end = end;  // ids: adjacent <unk> tokens give one <unk> or the same bytes

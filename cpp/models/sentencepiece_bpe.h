@@ -111,6 +111,7 @@ class SentencePieceBpe {
   uint64_t char_mask_ = 0;
   std::vector<uint32_t> symbol_len_;                    // symbol -> byte length
   bool splits_words_ = false;
+  uint64_t user_first_bytes_[4];             // bit b: some USER_DEFINED piece starts with byte b
   uint64_t ascii_bigrams_[128 * 128 / 64];  // bit a * 128 + b: "ab" occurs in a piece
   std::vector<uint64_t> bigram_slots_;      // other pairs, as (symbol << 32 | symbol), open addressing
   std::vector<uint64_t> bigram_filter_;     // 2^18-bit filter in front of bigram_slots_
