@@ -307,7 +307,8 @@ void SentencePieceBpe::encode_word(std::string_view text, uint32_t base, std::ve
   if (n == 0) return;
   const PieceTrie& user = vocab_->user_defined();
 
-  thread_local std::vector<Symbol> symbols;
+  thread_local std::vector<Symbol> tls_symbols;
+  std::vector<Symbol>& symbols = pinned(tls_symbols);
   symbols.clear();
   for (size_t i = 0; i < n;) {
     Symbol sy{-1, static_cast<int32_t>(symbols.size()) - 1, static_cast<int32_t>(symbols.size()) + 1,
