@@ -97,6 +97,15 @@ bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
       i += len;
     }
   }
+  // Which symbols start or end some non-ASCII bigram: most characters of a large script
+  // occur in no piece beside another, and these bits cut there without hashing the pair.
+  bigram_left_.assign(symbol_len_.size() / 64 + 1, 0);
+  bigram_right_.assign(symbol_len_.size() / 64 + 1, 0);
+  for (uint64_t k : bigrams) {
+    const uint32_t a = static_cast<uint32_t>(k >> 32), b = static_cast<uint32_t>(k);
+    bigram_left_[a >> 6] |= uint64_t{1} << (a & 63);
+    bigram_right_[b >> 6] |= uint64_t{1} << (b & 63);
+  }
   size_t bcap = 16;
   while (bcap < bigrams.size() * 2) bcap <<= 1;
   bigram_slots_.assign(bcap, kEmpty);

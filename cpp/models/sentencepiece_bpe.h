@@ -115,6 +115,8 @@ class SentencePieceBpe {
   uint64_t ascii_bigrams_[128 * 128 / 64];  // bit a * 128 + b: "ab" occurs in a piece
   std::vector<uint64_t> bigram_slots_;      // other pairs, as (symbol << 32 | symbol), open addressing
   std::vector<uint64_t> bigram_filter_;     // 2^18-bit filter in front of bigram_slots_
+  std::vector<uint64_t> bigram_left_;       // bit s: symbol s is the left character of some pair in bigram_slots_
+  std::vector<uint64_t> bigram_right_;      // bit s: ... the right character
   uint64_t bigram_mask_ = 0;
   uint64_t serial_ = 0;
   uint32_t rank_count_ = 0;  // identifies this model to the per-thread word cache
@@ -170,6 +172,8 @@ TF_ALWAYS_INLINE int32_t SentencePieceBpe::symbol_at(const uint8_t* s, size_t av
 TF_ALWAYS_INLINE bool SentencePieceBpe::joinable(int32_t a, int32_t b) const {
   using namespace spm_bpe_detail;
   if (a < 0 || b < 0) return false;  // a character in no piece joins nothing
+  if (!((bigram_left_[static_cast<uint32_t>(a) >> 6] >> (a & 63)) & 1)) return false;
+  if (!((bigram_right_[static_cast<uint32_t>(b) >> 6] >> (b & 63)) & 1)) return false;
   const uint64_t key = symbol_pair_key(a, b);
   const uint64_t hash = mix64(key);
   const uint32_t bit = static_cast<uint32_t>(hash >> 46);  // 18 bits for the filter
