@@ -13,6 +13,12 @@ Usage:
 Thread counts are set per child process (RAYON_NUM_THREADS for the Rust libraries; the
 one-thread child is also pinned to one core), so the script re-runs itself once per thread
 count.  It prints results; it asserts nothing.
+
+On a machine shared with other sessions, the scheduler splits the cores between sessions
+whatever their nice values (autogroup), so a two-thread run often gets one core and
+tf/tf1 reads 1.0-1.4 x.  For two-thread figures run it in short bursts under
+`chrt -f 1 python benchmarks/bench_spm.py --models ... --corpora ...` (as root), which
+gives the two cores to the benchmark while it runs.
 """
 
 from __future__ import annotations

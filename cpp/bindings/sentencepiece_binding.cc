@@ -122,20 +122,123 @@ struct Encoded {
   std::string normalized;
 };
 
-std::vector<Encoded> encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampling& sampling) {
+// What encode_batch adds around each item's pieces, as sentencepiece's extra options do
+// (reverse, then BOS and EOS); ids < 0 are left out.
+struct Framing {
+  int32_t bos = -1;
+  int32_t eos = -1;
+  bool reverse = false;
+};
+
+// A new list of one item's ids or piece strs with its framing, or nullptr with a Python
+// error set.  `piece_strs` holds the str of every vocabulary piece (made once, by the
+// façade); an unknown piece shows the normalized text it covers.
+PyObject* item_list(const Proc& p, const SpmPiece* pieces, size_t n, std::string_view normalized, bool as_pieces,
+                    PyObject* piece_strs, const Framing& f) {
+  const size_t extra = (f.bos >= 0) + (f.eos >= 0);
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n + extra));
+  if (list == nullptr) return nullptr;
+  const Py_ssize_t known = piece_strs != nullptr ? PyList_GET_SIZE(piece_strs) : 0;
+  auto make = [&](int32_t id, uint32_t begin, uint32_t end) -> PyObject* {
+    if (!as_pieces) return cached_int(static_cast<uint32_t>(id));  // ids are >= 0
+    if (!p.vocab().is_unknown(id) && id < known) {
+      PyObject* s = PyList_GET_ITEM(piece_strs, id);
+      Py_INCREF(s);
+      return s;
+    }
+    const std::string_view text = p.vocab().is_unknown(id) ? normalized.substr(begin, end - begin)
+                                                           : std::string_view(p.vocab().piece(id));
+    return PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "surrogateescape");
+  };
+  Py_ssize_t k = 0;
+  auto put = [&](PyObject* v) {
+    if (v == nullptr) return false;
+    PyList_SET_ITEM(list, k++, v);
+    return true;
+  };
+  bool ok = f.bos < 0 || put(make(f.bos, 0, 0));
+  for (size_t i = 0; ok && i < n; ++i) {
+    const SpmPiece& piece = pieces[f.reverse ? n - 1 - i : i];
+    ok = put(make(piece.id, piece.begin, piece.end));
+  }
+  if (ok && f.eos >= 0) ok = put(make(f.eos, 0, 0));
+  if (!ok) {
+    Py_DECREF(list);  // unset slots are NULL, which list_dealloc skips
+    return nullptr;
+  }
+  return list;
+}
+
+// encode() of every text as ids or piece strs, in byte-balanced chunks on the pool while
+// the calling thread builds finished chunks' lists (see spm_batch.h).  Item i samples
+// with item_seed(seed, i), so results do not depend on the thread count.
+nb::list encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampling& sampling, bool as_pieces,
+                      nb::handle piece_strs, const Framing& framing) {
   std::vector<std::string_view> views;
   views.reserve(texts.size());
   for (nb::handle t : texts) views.push_back(text_view(t));
-  std::vector<Encoded> results(views.size());
-  {
-    nb::gil_scoped_release release;
-    parallel_for(views.size(), threads, [&](size_t i) {
-      SpmSampling s = sampling;
-      s.seed = item_seed(sampling.seed, i);
-      p.encode(views[i], s, &results[i].pieces, &results[i].normalized, nullptr);
-    });
-  }
-  return results;
+  PyObject* strs = PyList_Check(piece_strs.ptr()) ? piece_strs.ptr() : nullptr;
+  const std::vector<size_t> starts = batch_chunks(views, threads);
+  struct alignas(64) Chunk {  // own cache line: two threads fill neighbouring chunks
+    std::vector<SpmPiece> pieces;
+    std::vector<size_t> ends;       // item k of the chunk is pieces[ends[k - 1], ends[k])
+    std::string normalized;         // as_pieces: the items' normalized texts, concatenated
+    std::vector<size_t> norm_ends;  // item k's is normalized[norm_ends[k - 1], norm_ends[k])
+  };
+  std::vector<Chunk> chunks(starts.size() - 1);
+  PyObject* out = PyList_New(static_cast<Py_ssize_t>(views.size()));
+  if (out == nullptr) throw nb::python_error();
+  nb::list keep = nb::steal<nb::list>(out);
+  NoGc no_gc;
+  const bool ok = run_batch_overlapped(
+      chunks.size(), threads,
+      [&](size_t c) {
+        Chunk& ch = chunks[c];
+        thread_local Encoded scratch;
+        Encoded& e = pinned(scratch);
+        ch.ends.reserve(starts[c + 1] - starts[c]);
+        if (!as_pieces && !sampling.enabled) {  // ids of the best segmentation: the faster encode_ids
+          thread_local std::vector<int32_t> ids_scratch;
+          std::vector<int32_t>& ids = pinned(ids_scratch);
+          for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
+            ids.clear();
+            p.encode_ids(views[i], &ids);
+            for (int32_t id : ids) ch.pieces.push_back(SpmPiece{id, 0, 0, false});
+            ch.ends.push_back(ch.pieces.size());
+          }
+          return;
+        }
+        for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
+          SpmSampling s = sampling;
+          s.seed = item_seed(sampling.seed, i);
+          e.pieces.clear();
+          p.encode(views[i], s, &e.pieces, &e.normalized, nullptr);
+          ch.pieces.insert(ch.pieces.end(), e.pieces.begin(), e.pieces.end());
+          ch.ends.push_back(ch.pieces.size());
+          if (as_pieces) {
+            ch.normalized += e.normalized;
+            ch.norm_ends.push_back(ch.normalized.size());
+          }
+        }
+      },
+      [&](size_t c) {
+        Chunk& ch = chunks[c];
+        size_t begin = 0, norm_begin = 0;
+        for (size_t k = 0; k < ch.ends.size(); ++k) {
+          const size_t norm_end = as_pieces ? ch.norm_ends[k] : 0;
+          const std::string_view normalized = std::string_view(ch.normalized).substr(norm_begin, norm_end - norm_begin);
+          PyObject* list = item_list(p, ch.pieces.data() + begin, ch.ends[k] - begin, normalized, as_pieces, strs, framing);
+          if (list == nullptr) return false;
+          PyList_SET_ITEM(out, static_cast<Py_ssize_t>(starts[c] + k), list);
+          begin = ch.ends[k];
+          norm_begin = norm_end;
+        }
+        std::vector<SpmPiece>().swap(ch.pieces);  // built: free it now
+        std::string().swap(ch.normalized);
+        return true;
+      });
+  if (!ok) throw nb::python_error();
+  return keep;
 }
 
 void check(bool ok, const std::string& error) {
@@ -295,14 +398,22 @@ void bind_sentencepiece(nb::module_& m) {
       }, nb::arg("text"), nb::arg("as_pieces"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
            "Ids or pieces, best or sampled.")
       .def("encode_batch", [](const Proc& p, nb::list texts, int threads, bool as_pieces, bool enable, int nbest,
-                              float alpha, uint64_t seed) {
-        std::vector<Encoded> results = encode_batch(p, texts, threads, sampling_of(enable, nbest, alpha, seed));
-        NoGc no_gc;
-        nb::list out;
-        for (auto& e : results) out.append(as_pieces ? nb::object(pieces_list(p, e.pieces, e.normalized)) : ids_list(e.pieces));
-        return out;
-      }, nb::arg("texts"), nb::arg("threads"), nb::arg("as_pieces"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
-           "encode for each text, on threads; item i samples with a seed derived from (seed, i).")
+                              float alpha, uint64_t seed, nb::handle piece_strs, int32_t bos, int32_t eos, bool reverse) {
+        const int32_t size = p.vocab().size();
+        if (bos >= size || eos >= size) value_error("bos/eos id out of range");
+        if (!piece_strs.is_none() && (!PyList_Check(piece_strs.ptr()) || PyList_GET_SIZE(piece_strs.ptr()) != size)) {
+          value_error("piece_strs must be None or a list of one str per piece");
+        }
+        Framing framing;
+        framing.bos = bos < 0 ? -1 : bos;
+        framing.eos = eos < 0 ? -1 : eos;
+        framing.reverse = reverse;
+        return encode_batch(p, texts, threads, sampling_of(enable, nbest, alpha, seed), as_pieces, piece_strs, framing);
+      }, nb::arg("texts"), nb::arg("threads"), nb::arg("as_pieces"), nb::arg("enable_sampling"), nb::arg("nbest_size"),
+         nb::arg("alpha"), nb::arg("seed"), nb::arg("piece_strs").none(), nb::arg("bos"), nb::arg("eos"), nb::arg("reverse"),
+           "encode for each text, on threads, reversed and between bos and eos (ids; < 0: none) if asked; item i "
+           "samples with a seed derived from (seed, i).  piece_strs (None or one str per piece) saves making "
+           "piece strs.")
       .def("encode_with_offsets", [](const Proc& p, nb::handle text, bool enable, int nbest, float alpha, uint64_t seed) {
         // -> [(id, piece, begin, end)] with byte offsets into the input; a partial byte
         // piece has begin == end.

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "models/trie_chunk_merge.h"
 #include "util/byte_hash.h"
 
 #if defined(__SSE4_1__)
@@ -26,6 +27,7 @@ bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, st
   }
   cuts_.build(vocab_);
   short_.build(vocab_);
+  long_tables_.reset();
   return true;
 }
 
@@ -92,8 +94,10 @@ size_t ByteLevelBpe::count_long(const uint8_t* p, size_t n, uint64_t h, std::vec
 }
 
 // A chunk is not looked up whole: tiktoken emits a token directly only for a whole piece,
-// and a chunk's merges need not end in the token its bytes spell.
+// and a chunk's merges need not end in the token its bytes spell.  The chunks of a long
+// piece are merged with the TokenTrie (trie_chunk_merge.h) once it is wanted.
 bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
+  const TokenTrie* trie = n > kShortPiece && long_tables_.wanted(n) ? long_tables_.trie(vocab_) : nullptr;
   size_t start = 0;
   for (size_t b = 1; b <= n; ++b) {
     if (b < n && !cuts_.at(p, n, b)) continue;
@@ -109,6 +113,8 @@ bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t
         out->push_back(byte_token_[q[0]]);
         out->push_back(byte_token_[q[1]]);
       }
+    } else if (trie != nullptr && m <= kMaxTrieChunk) {
+      trie_chunk_merge(*trie, q, m, out);
     } else if (!(m <= kShortPiece ? merge_short(q, m, out, cache) : merge_long(q, m, out, cache))) {
       return false;
     }

@@ -6,9 +6,12 @@
 // quadratic, vectorized scan (fast for the typical 2-60 bytes); long pieces use a bucket
 // queue over ranks (long_piece_merge.cc), near-linear, so no input is quadratic.
 // A piece that needs merging is first cut where no token can straddle (SafeCuts) and the
-// chunks are merged on their own, which keeps long pieces of most text short.
-// Lookups go through a per-thread PieceCache (whole pieces seen before, and a front
-// table for short byte strings).
+// chunks are merged on their own, which keeps long pieces of most text short; the chunks
+// of long pieces use LongPieceTables (a trie merge, and a linear backtracking merge for
+// tiktoken-like vocabularies) once an encoding has met enough of them.
+// Byte strings of up to 15 bytes are looked up in a ShortTokenIndex (one cache line each);
+// a per-thread PieceCache remembers pieces and short chunks merged before, and holds a
+// front table for the longer lookups.
 // See Sennrich et al. 2016 (BPE) and Radford et al. 2019 (byte-level BPE).
 #pragma once
 
@@ -17,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "models/long_piece_tables.h"
 #include "models/piece_cache.h"
 #include "models/safe_cuts.h"
 #include "models/short_token_index.h"
@@ -37,8 +41,9 @@ class ByteLevelBpe {
   // Appends the ids of piece [p, p + n) to *out.  Returns false if the piece holds a byte
   // that is not in the vocabulary (nothing is appended then).  `cache`, if given, must be
   // this vocabulary's (see cache()).
-  // Inline: single bytes and short pieces the front table knows are answered here (most
-  // pieces of real text), without a call; the rest go to encode_piece_slow.
+  // Inline: pieces of up to 15 bytes that are tokens are answered here by the short index
+  // (most pieces of real text), without a call; the rest go to encode_nontoken or
+  // encode_piece_slow.
   inline bool encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache = nullptr) const;
 
   // Whole pieces of at most ShortTokenIndex::kMaxLen bytes that are tokens are answered by
@@ -92,6 +97,7 @@ class ByteLevelBpe {
   uint32_t byte_token_[256];
   std::vector<uint32_t> pair_token_;  // 65536 entries: two bytes b0 | b1 << 8 -> id or kNoToken
   SafeCuts cuts_;
+  LongPieceTables long_tables_;  // for the chunks of long pieces, built on first use
   uint64_t instance_ = 0;  // process-unique, names this vocabulary's thread caches
 };
 

@@ -15,7 +15,7 @@ struct Pending {
 }  // namespace
 
 void PieceTrie::build(std::vector<std::pair<std::string, int32_t>> keys) {
-  std::sort(keys.begin(), keys.end());
+  if (!std::is_sorted(keys.begin(), keys.end())) std::sort(keys.begin(), keys.end());  // callers may sort faster
   size_ = keys.size();
   // Built in separate arrays, then interleaved into units_.
   std::vector<int32_t> base_(1, 0), check_(1, -2), value_(1, kNone);  // the root is taken

@@ -12,29 +12,7 @@
 
 namespace tf {
 
-namespace {
-
-constexpr uint64_t kEmpty = ~0ull;
-
-inline uint32_t pack_char(const uint8_t* s, size_t len) {
-  uint32_t v = s[0];
-  if (len > 1) v |= static_cast<uint32_t>(s[1]) << 8;
-  if (len > 2) v |= static_cast<uint32_t>(s[2]) << 16;
-  if (len > 3) v |= static_cast<uint32_t>(s[3]) << 24;
-  return v;
-}
-
-// The code point of s[0, len) if it is one well-formed 2- or 3-byte UTF-8 character, else 0.
-inline uint32_t bmp_code_point(const uint8_t* s, size_t len) {
-  if (len == 2) return (s[0] >= 0xC2 && (s[1] & 0xC0) == 0x80) ? ((s[0] & 0x1Fu) << 6) | (s[1] & 0x3Fu) : 0;
-  return len == 3 ? utf8_three_byte(s, 3) : 0;
-}
-
-inline uint64_t symbol_pair_key(int32_t a, int32_t b) {
-  return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
-}
-
-}  // namespace
+using namespace spm_bpe_detail;
 
 bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
   vocab_ = vocab;
@@ -45,6 +23,12 @@ bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
   symbol_len_.assign(n, 0);
   splits_words_ = !vocab->has_unused();
   for (int32_t id = 0; id < n; ++id) symbol_len_[id] = static_cast<uint32_t>(vocab->piece(id).size());
+  std::fill(std::begin(user_first_bytes_), std::end(user_first_bytes_), 0);
+  for (int32_t id = 0; id < n; ++id) {
+    if (vocab->type(id) != SpmType::kUserDefined) continue;
+    const uint8_t b = static_cast<uint8_t>(vocab->piece(id)[0]);
+    user_first_bytes_[b >> 6] |= uint64_t{1} << (b & 63);
+  }
 
   // Every character inside a matchable piece gets a symbol.
   for (int32_t id = 0; id < n; ++id) {
@@ -113,6 +97,15 @@ bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
       i += len;
     }
   }
+  // Which symbols start or end some non-ASCII bigram: most characters of a large script
+  // occur in no piece beside another, and these bits cut there without hashing the pair.
+  bigram_left_.assign(symbol_len_.size() / 64 + 1, 0);
+  bigram_right_.assign(symbol_len_.size() / 64 + 1, 0);
+  for (uint64_t k : bigrams) {
+    const uint32_t a = static_cast<uint32_t>(k >> 32), b = static_cast<uint32_t>(k);
+    bigram_left_[a >> 6] |= uint64_t{1} << (a & 63);
+    bigram_right_[b >> 6] |= uint64_t{1} << (b & 63);
+  }
   size_t bcap = 16;
   while (bcap < bigrams.size() * 2) bcap <<= 1;
   bigram_slots_.assign(bcap, kEmpty);
@@ -174,48 +167,6 @@ bool SentencePieceBpe::build(const SpmVocab* vocab, std::string* error) {
   return true;
 }
 
-// The length of the first character of a non-empty word.
-inline size_t prev_len_of_word(std::string_view w) {
-  return std::min(spm_char_len(static_cast<uint8_t>(w[0])), w.size());
-}
-
-bool SentencePieceBpe::joinable(int32_t a, int32_t b) const {
-  if (a < 0 || b < 0) return false;  // a character in no piece joins nothing
-  const uint64_t key = symbol_pair_key(a, b);
-  const uint64_t hash = mix64(key);
-  const uint32_t bit = static_cast<uint32_t>(hash >> 46);  // 18 bits for the filter
-  if (!((bigram_filter_[bit >> 6] >> (bit & 63)) & 1)) return false;
-  for (uint64_t h = hash & bigram_mask_;; h = (h + 1) & bigram_mask_) {
-    if (bigram_slots_[h] == key) return true;
-    if (bigram_slots_[h] == kEmpty) return false;
-  }
-}
-
-int32_t SentencePieceBpe::char_symbol(const uint8_t* s, size_t len) const {
-  if (len == 1 && s[0] < 128) return ascii_symbol_[s[0]];
-  // A well-formed BMP character: one direct load, no hashing or probing.
-  if (const uint32_t cp = bmp_code_point(s, len)) return bmp_symbol_[cp];
-  const uint32_t key = pack_char(s, len);
-  for (uint64_t h = mix64(key) & char_mask_;; h = (h + 1) & char_mask_) {
-    const CharSlot& slot = char_slots_[h];
-    if (slot.key == key) return slot.symbol;
-    if (slot.key == 0) return -1;
-  }
-}
-
-const SentencePieceBpe::PairValue* SentencePieceBpe::find_pair(int32_t left, int32_t right) const {
-  uint64_t key = (static_cast<uint64_t>(left) << 32) | static_cast<uint32_t>(right);
-  for (uint64_t h = mix64(key) & pair_mask_;; h = (h + 1) & pair_mask_) {
-    const PairValue& e = pairs_[h];
-    if (e.key == key) return &e;
-    if (e.key == kEmpty) return nullptr;
-  }
-}
-
-namespace {
-
-}  // namespace
-
 void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out, double dropout,
                               std::mt19937_64* rng, bool merge_unknown) const {
   if (!splits_words_) {
@@ -223,85 +174,92 @@ void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<
     return;
   }
   PieceCache* cache = dropout <= 0.0 ? &thread_cache(serial_) : nullptr;
-  thread_local std::vector<uint32_t> ids;
-  // Words: cut between two characters that are consecutive in no piece (no merge can
-  // ever join them), so each word is merged on its own.
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
   const size_t n = text.size();
-  size_t start = 0, prev = 0, prev_len = 0;
-  int32_t prev_sym = -1;
-  for (size_t i = 0; i <= n;) {
-    size_t len = 0;
-    int32_t sym = -1;
-    bool join = false;
-    if (i < n) {
-      len = std::min(spm_char_len(s[i]), n - i);
-      sym = char_symbol(s + i, len);
-      if (i == start) {
-        join = true;
-      } else if (prev_len == 1 && len == 1 && s[prev] < 128 && s[i] < 128) {
-        const size_t bit = s[prev] * 128u + s[i];
-        join = (ascii_bigrams_[bit >> 6] >> (bit & 63)) & 1;
-      } else {
-        join = joinable(prev_sym, sym);
+  const int32_t vocab_size = vocab_->size();
+  const int32_t unk = vocab_->unk_id();
+  // Words: cut between two characters that are consecutive in no piece (no merge can
+  // ever join them), so each word is merged on its own.  Each character's symbol is
+  // computed once: `sym`, `len` describe the character at i, the next word's first.
+  size_t len = 0;
+  int32_t sym = n > 0 ? symbol_at(s, n, &len) : -1;
+  for (size_t i = 0; i < n;) {
+    const size_t start = i;
+    const int32_t first = sym;
+    const size_t first_len = len;
+    i += len;
+    if (first >= 0) {
+      size_t prev = start, prev_len = first_len;
+      int32_t prev_sym = first;
+      while (i < n) {
+        sym = symbol_at(s + i, n - i, &len);
+        bool join;
+        if (prev_len == 1 && len == 1 && (s[prev] | s[i]) < 128) {
+          const size_t bit = s[prev] * 128u + s[i];
+          join = (ascii_bigrams_[bit >> 6] >> (bit & 63)) & 1;
+        } else {
+          join = joinable(prev_sym, sym);
+        }
+        if (!join) break;
+        prev = i;
+        prev_len = len;
+        prev_sym = sym;
+        i += len;
       }
+    } else if (i < n) {
+      sym = symbol_at(s + i, n - i, &len);  // a character in no piece is a word of its own
     }
-    if (join) {
-      prev = i;
-      prev_len = len;
-      prev_sym = sym;
-      i += len;
-      continue;
-    }
-    std::string_view word = text.substr(start, i - start);
     const uint32_t word_base = base + static_cast<uint32_t>(start);
-    start = prev = i;
-    prev_len = len;
-    prev_sym = sym;
-    i += (i < n) ? len : 1;
-    if (word.empty()) continue;
-    if (word.size() == prev_len_of_word(word)) {  // one character: no merging to do
-      int32_t sym = char_symbol(reinterpret_cast<const uint8_t*>(word.data()), word.size());
-      // A character inside no piece (so inside no USER_DEFINED one either) is <unk>.
-      const bool unknown = sym < 0 || sym >= vocab_->size();
-      if (unknown || vocab_->user_defined().empty()) {
-        const uint32_t end = word_base + static_cast<uint32_t>(word.size());
-        if (unknown && merge_unknown && !out->empty() && out->back().id == vocab_->unk_id() &&
-            out->back().end == word_base) {
+    if (i - start == first_len) {  // one character: no merging to do
+      // A character inside no piece (so inside no USER_DEFINED one either) is <unk>.  A
+      // known one is its own piece, unless a USER_DEFINED piece (matched first, and
+      // possibly shorter than the character) starts with the same byte.
+      const bool unknown = first < 0 || first >= vocab_size;
+      if (unknown || !((user_first_bytes_[s[start] >> 6] >> (s[start] & 63)) & 1)) {
+        const uint32_t end = word_base + static_cast<uint32_t>(first_len);
+        if (unknown && merge_unknown && !out->empty() && out->back().id == unk && out->back().end == word_base) {
           out->back().end = end;  // ids: adjacent <unk> tokens give one <unk> or the same bytes
           continue;
         }
-        push_token(out, unknown ? vocab_->unk_id() : sym, word_base, end);
+        push_token(out, unknown ? unk : first, word_base, end);
         continue;
       }
     }
+    const std::string_view word = text.substr(start, i - start);
     if (cache == nullptr || word.size() > PieceCache::kMaxPiece) {
       encode_word(word, word_base, out, dropout, rng);
       continue;
     }
-    const uint8_t* w = reinterpret_cast<const uint8_t*>(word.data());
-    const uint64_t h = hash_bytes(w, word.size());
-    uint32_t count = 0;
-    if (const uint32_t* hit = cache->find(w, word.size(), h, &count)) {
-      uint32_t pos = word_base;
-      for (uint32_t k = 0; k < count; ++k) {
-        const uint32_t len = symbol_len_[hit[k]];  // cached words hold no <unk>: lengths are the pieces'
-        push_token(out, static_cast<int32_t>(hit[k]), pos, pos + len);
-        pos += len;
-      }
-      continue;
-    }
-    const size_t first = out->size();
-    encode_word(word, word_base, out, dropout, rng);
-    ids.clear();
-    bool cacheable = true;
-    for (size_t k = first; k < out->size() && cacheable; ++k) {
-      const SpmToken& t = (*out)[k];
-      cacheable = !vocab_->is_unknown(t.id) && t.end - t.begin == symbol_len_[t.id];
-      ids.push_back(static_cast<uint32_t>(t.id));
-    }
-    if (cacheable) cache->insert(w, word.size(), h, ids.data(), ids.size());
+    encode_cached(word, word_base, out, cache);
   }
+}
+
+// One word through the per-thread cache of merged words.
+void SentencePieceBpe::encode_cached(std::string_view word, uint32_t word_base, std::vector<SpmToken>* out,
+                                     PieceCache* cache) const {
+  const uint8_t* w = reinterpret_cast<const uint8_t*>(word.data());
+  const uint64_t h = hash_bytes(w, word.size());
+  uint32_t count = 0;
+  if (const uint32_t* hit = cache->find(w, word.size(), h, &count)) {
+    if (out->capacity() < out->size() + count) out->reserve(std::max(2 * out->capacity(), out->size() + count));
+    uint32_t pos = word_base;
+    for (uint32_t k = 0; k < count; ++k) {
+      const uint32_t len = symbol_len_[hit[k]];  // cached words hold no <unk>: lengths are the pieces'
+      push_token(out, static_cast<int32_t>(hit[k]), pos, pos + len);
+      pos += len;
+    }
+    return;
+  }
+  thread_local std::vector<uint32_t> ids;
+  const size_t first = out->size();
+  encode_word(word, word_base, out, 0.0, nullptr);
+  ids.clear();
+  for (size_t k = first; k < out->size(); ++k) {
+    const SpmToken& t = (*out)[k];
+    if (vocab_->is_unknown(t.id) || t.end - t.begin != symbol_len_[t.id]) return;  // not cacheable
+    ids.push_back(static_cast<uint32_t>(t.id));
+  }
+  cache->insert(w, word.size(), h, ids.data(), ids.size());
 }
 
 // Merging for short words: scan the adjacent pairs for the best one each round (the
@@ -358,7 +316,8 @@ void SentencePieceBpe::encode_word(std::string_view text, uint32_t base, std::ve
   if (n == 0) return;
   const PieceTrie& user = vocab_->user_defined();
 
-  thread_local std::vector<Symbol> symbols;
+  thread_local std::vector<Symbol> tls_symbols;
+  std::vector<Symbol>& symbols = pinned(tls_symbols);
   symbols.clear();
   for (size_t i = 0; i < n;) {
     Symbol sy{-1, static_cast<int32_t>(symbols.size()) - 1, static_cast<int32_t>(symbols.size()) + 1,

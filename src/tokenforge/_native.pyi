@@ -75,9 +75,9 @@ class SentencePieceProcessor:
     def encode(self, text: object, as_pieces: bool, enable_sampling: bool, nbest_size: int, alpha: float, seed: int) -> object:
         """Ids or pieces, best or sampled."""
 
-    def encode_batch(self, texts: list, threads: int, as_pieces: bool, enable_sampling: bool, nbest_size: int, alpha: float, seed: int) -> list:
+    def encode_batch(self, texts: list, threads: int, as_pieces: bool, enable_sampling: bool, nbest_size: int, alpha: float, seed: int, piece_strs: object | None, bos: int, eos: int, reverse: bool) -> list:
         """
-        encode for each text, on threads; item i samples with a seed derived from (seed, i).
+        encode for each text, on threads, reversed and between bos and eos (ids; < 0: none) if asked; item i samples with a seed derived from (seed, i).  piece_strs (None or one str per piece) saves making piece strs.
         """
 
     def encode_with_offsets(self, text: object, enable_sampling: bool, nbest_size: int, alpha: float, seed: int) -> list:

@@ -9,7 +9,9 @@ Three steps, as in tiktoken:
 
 It leaves out everything that makes the native path fast (hand-written scanners, hash
 tables, heaps) and the API conveniences of :class:`tokenforge.Encoding`, except
-`safe_cuts`, which shows why the native merge may cut a piece into chunks.
+`safe_cuts`, which shows why the native merge may cut a piece into chunks, and
+`bpe_backtrack` (with `merge_splits` and `compatible`), the linear merge the native path
+uses for long pieces when the vocabulary is merge-closed.
 
 Example:
     >>> ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257}
@@ -72,6 +74,116 @@ def bpe_merge_in_chunks(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
     """
     bounds = [0, *safe_cuts(piece, ranks), len(piece)]
     return [i for a, b in zip(bounds, bounds[1:]) for i in bpe_merge(piece[a:b], ranks)]
+
+
+def pair_joins(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
+    """(x, y) -> the rank of x's bytes + y's bytes, for every two tokens that join into one.
+
+    >>> pair_joins({b"a": 0, b"b": 1, b"ab": 2})
+    {(0, 1): 2}
+    """
+    return {(ranks[t[:k]], ranks[t[k:]]): r for t, r in ranks.items() for k in range(1, len(t))
+            if t[:k] in ranks and t[k:] in ranks}
+
+
+def merge_splits(ranks: dict[bytes, int]) -> dict[int, tuple[int, int]] | None:
+    """The last merge of each multi-byte token's own encoding, or None if the vocabulary
+    is not "merge-closed": every token must encode to itself, and the last merge must join
+    two tokens of lower rank (then every merge tree has ranks growing towards its root).
+
+    This is the property `bpe_backtrack` needs; tiktoken's vocabularies have it.  Found in
+    rank order, with every lower token already known to be merge-closed: merging token t's
+    bytes does all merges of lower rank first, which leave [a, b] (then joined into t) iff
+    a + b spell t, both rank lower, and they are `compatible` when only ranks below t count.
+
+    >>> merge_splits({b"a": 0, b"b": 1, b"ab": 2, b"abb": 3})
+    {2: (0, 1), 3: (2, 1)}
+    >>> merge_splits({b"a": 0, b"b": 1, b"c": 2, b"abc": 3}) is None  # no merge reaches b"abc"
+    True
+    """
+    joins = pair_joins(ranks)
+    candidates: dict[int, list[tuple[int, int]]] = {}
+    for pair, token in joins.items():
+        candidates.setdefault(token, []).append(pair)
+    splits: dict[int, tuple[int, int]] = {}
+    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
+        if len(token) < 2:
+            continue
+        split = next((pair for pair in candidates.get(rank, [])
+                      if max(pair) < rank and compatible(*pair, splits, joins, below=rank)), None)
+        if split is None:
+            return None
+        splits[rank] = split
+    return splits
+
+
+def compatible(left: int, right: int, splits: dict[int, tuple[int, int]], joins: dict[tuple[int, int], int],
+               below: float = float("inf")) -> bool:
+    """True if merging the bytes of tokens `left` + `right` gives [left, right] (given
+    `splits` = merge_splits(ranks) and `joins` = pair_joins(ranks)), counting only the
+    tokens of rank below `below`.
+
+    Merging left + right runs each side's merge tree in rank order until a pair across the
+    border is merged first.  Walk the border's states backwards from (left, right), undoing
+    the later of the two sides' last merges (the right one on equal ranks: among equal
+    ranks the leftmost goes first).  In state (x, y) the pair x + y, of rank c, is merged
+    across the border iff it beats the merge that would consume x (c < its rank: that one
+    lies to the left) and the one that would consume y (c <= its rank).
+
+    >>> ranks = {b"a": 0, b"b": 1, b"ab": 2, b"bb": 3}
+    >>> joins = {(0, 1): 2, (1, 1): 3}
+    >>> compatible(0, 3, merge_splits(ranks), joins)  # b"abb" merges b"ab" first
+    False
+    >>> compatible(2, 1, merge_splits(ranks), joins)
+    True
+    """
+    x, y = left, right
+    x_limit, y_limit = below, below - 1  # ranks of the merges that would consume x and y
+    while True:
+        c = joins.get((x, y))
+        if c is not None and c < x_limit and c <= y_limit:
+            return False
+        if x in splits and (y not in splits or x > y):
+            x_limit, x = x, splits[x][1]
+        elif y in splits:
+            y_limit, y = y, splits[y][0]
+        else:
+            return True
+
+
+def bpe_backtrack(piece: bytes, ranks: dict[bytes, int], splits: dict[int, tuple[int, int]],
+                  joins: dict[tuple[int, int], int] | None = None) -> list[int]:
+    """`bpe_merge(piece, ranks)` in about linear time, for a merge-closed vocabulary
+    (`splits` = merge_splits(ranks), not None; `joins` = pair_joins(ranks), computed if not given).
+
+    In such a vocabulary a token sequence is the BPE encoding of its bytes iff every
+    adjacent pair is `compatible`, so the encoding of every prefix the search reaches is
+    unique.  Depth-first: at each position try the tokens starting there, longest first,
+    keep the first compatible one; when none fits, mark the position dead (no encoding goes
+    through it) and step back.  Each position is left for good at most once, so the work is
+    O(n * longest token) pair checks.
+
+    >>> ranks = {b"a": 0, b"b": 1, b"ab": 2, b"bb": 3}
+    >>> bpe_backtrack(b"abb", ranks, merge_splits(ranks)), bpe_merge(b"abb", ranks)
+    ([2, 1], [2, 1])
+    """
+    joins = pair_joins(ranks) if joins is None else joins
+    longest = max(map(len, ranks))
+    dead = [False] * (len(piece) + 1)
+    stack: list[tuple[int, int]] = []  # (token, its length)
+    pos, limit = 0, longest  # try tokens of at most `limit` bytes at `pos`
+    while pos < len(piece):
+        for n in range(min(limit, len(piece) - pos), 0, -1):
+            token = ranks.get(piece[pos:pos + n])
+            if token is not None and not dead[pos + n] and (not stack or compatible(stack[-1][0], token, splits, joins)):
+                stack.append((token, n))
+                pos, limit = pos + n, longest
+                break
+        else:
+            dead[pos] = True
+            _, n = stack.pop()
+            pos, limit = pos - n, n - 1
+    return [token for token, _ in stack]
 
 
 def encode_ordinary(text: str, pat_str: str, ranks: dict[bytes, int]) -> list[int]:

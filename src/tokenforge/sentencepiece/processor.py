@@ -270,8 +270,13 @@ class SentencePieceProcessor:
             if kind is int and not sampling and not rewrite:
                 return core.encode_ids_batch(input, threads)
             seed = _seed_source.getrandbits(64) if sampling else 0
-            results = core.encode_batch(input, threads, kind is not int, *args, seed)
-            return [self._rewrite(r, kind, o) for r in results] if rewrite or kind is bytes else results
+            if o["emit_unk_piece"] or kind is bytes:
+                results = core.encode_batch(input, threads, kind is not int, *args, seed, self._pieces, -1, -1, False)
+                return [self._rewrite(r, kind, o) for r in results]
+            # Reverse, BOS and EOS are applied natively, while the lists are built.
+            return core.encode_batch(input, threads, kind is not int, *args, seed, self._pieces,
+                                     self.bos_id() if o["add_bos"] else -1, self.eos_id() if o["add_eos"] else -1,
+                                     bool(o["reverse"]))
         return self._encode_one(core, input, kind, o, args)
 
     def _encode_one(self, core: Any, text: str | bytes, kind: Any, o: dict, args: tuple) -> Any:

@@ -1,0 +1,175 @@
+#include "models/backtrack_merge.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+#include <utility>
+
+#include "models/piece_cache.h"
+
+namespace tf {
+
+void BacktrackMerge::Joins::init(size_t count) {
+  size_t size = 16;
+  while (size < count * 2) size *= 2;
+  entries_.assign(size, Entry{});
+  mask_ = size - 1;
+  filter_bits_ = 10;
+  while (filter_bits_ < 22 && (size_t{1} << filter_bits_) < count * 16) ++filter_bits_;
+  filter_.assign((size_t{1} << filter_bits_) / 64, 0);
+}
+
+void BacktrackMerge::Joins::insert(uint32_t x, uint32_t y, uint32_t c) {
+  uint64_t key = (uint64_t{x} << 32) | y;
+  uint64_t f = filter_bit(key);
+  filter_[f >> 6] |= uint64_t{1} << (f & 63);
+  size_t i = slot(key);
+  while (entries_[i].token != kNoToken && entries_[i].key != key) i = (i + 1) & mask_;
+  entries_[i] = Entry{key, c};
+}
+
+bool BacktrackMerge::build(const TokenTable& vocab, const TokenTrie& trie) {
+  if (vocab.max_token_len() > kMaxTokenLen) return false;
+  owner_ = new_cache_owner();
+  trie_ = &trie;
+  const uint32_t bound = vocab.id_bound();
+  tokens_.assign(bound, Token{});
+  // Each token's prefixes that are tokens, where the rest is a token too, give the joins.
+  std::vector<std::pair<uint64_t, uint32_t>> joins;
+  for (uint32_t id = 0; id < bound; ++id) {
+    if (!vocab.has(id)) continue;
+    std::string_view b = vocab.bytes(id);
+    Token& t = tokens_[id];
+    t.shorter = trie.shorter(id);
+    t.node = trie.node_of(id);
+    t.len = static_cast<uint32_t>(b.size());
+    std::memcpy(&t.head, b.data(), std::min<size_t>(8, b.size()));
+    const uint8_t* q = reinterpret_cast<const uint8_t*>(b.data());
+    for (uint32_t a = t.shorter; a != kNoToken; a = trie.shorter(a)) {
+      size_t k = trie.length(a);
+      uint32_t rest = vocab.find(q + k, b.size() - k);
+      if (rest != kNoToken) joins.emplace_back((uint64_t{a} << 32) | rest, id);
+    }
+  }
+  // While finding the splits every join is in the hash (the checks visit tokens in id order,
+  // all over the trie, where one probe beats a walk of misses); afterwards join() walks the
+  // trie for right parts of up to kWalkMax bytes and only longer ones are kept.
+  joins_.init(joins.size());
+  for (auto& [key, c] : joins) joins_.insert(static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), c);
+  all_joins_ = true;
+
+  // In rank order, with every lower token merge-closed: merging t's bytes does all merges
+  // of lower rank first, which leave [a, b] (then joined into t) iff a + b = t, a and b
+  // rank lower, and they are compatible when only ranks below t count.  The joins above
+  // list t's candidates, grouped by t in id order.
+  size_t j = 0;
+  for (uint32_t id = 0; id < bound; ++id) {
+    if (!vocab.has(id) || tokens_[id].len < 2) continue;
+    while (j < joins.size() && joins[j].second < id) ++j;
+    bool found = false;
+    for (; j < joins.size() && joins[j].second == id; ++j) {
+      uint32_t a = static_cast<uint32_t>(joins[j].first >> 32), b = static_cast<uint32_t>(joins[j].first);
+      if (!found && a < id && b < id && compatible(a, b, id)) {
+        tokens_[id].left = a;
+        tokens_[id].right = b;
+        found = true;
+      }
+    }
+    if (!found) return false;
+  }
+  size_t long_joins = 0;
+  for (auto& [key, c] : joins) long_joins += tokens_[static_cast<uint32_t>(key)].len > kWalkMax;
+  joins_.init(long_joins);
+  for (auto& [key, c] : joins) {
+    uint32_t y = static_cast<uint32_t>(key);
+    if (tokens_[y].len > kWalkMax) joins_.insert(static_cast<uint32_t>(key >> 32), y, c);
+  }
+  all_joins_ = false;
+  return true;
+}
+
+// A short right part is joined by walking the trie from the left part's node (cache-warm:
+// these are the units the text keeps using); a long one through the hash of id pairs.
+uint32_t BacktrackMerge::join(uint32_t x, const Token& tx, uint32_t y, const Token& ty) const {
+  if (ty.len > kWalkMax || all_joins_) return joins_.find(x, y);
+  uint8_t bytes[8];
+  std::memcpy(bytes, &ty.head, 8);
+  int32_t s = trie_->extend(tx.node, bytes, ty.len);
+  return s < 0 ? kNoToken : trie_->token(s);
+}
+
+bool BacktrackMerge::compatible_memo(uint32_t left, uint32_t right) const {
+  thread_local std::vector<uint64_t> memo;
+  thread_local uint64_t memo_owner = 0;
+  if (memo_owner != owner_) {
+    memo.assign(size_t{1} << kMemoBits, 0);
+    memo_owner = owner_;
+  }
+  // bit 0: filled, bit 1: the answer, above: the two ids (ids < 2^24).
+  uint64_t key = (uint64_t{left} << 32) | (uint64_t{right} << 2) | 1;
+  uint64_t& slot = memo[(((uint64_t{left} << 24) ^ right) * 0x9E3779B97F4A7C15ull) >> (64 - kMemoBits)];
+  if ((slot | 2) == (key | 2)) return (slot >> 1) & 1;
+  bool ok = compatible(left, right);
+  slot = key | (uint64_t{ok} << 1);
+  return ok;
+}
+
+// Merging left + right runs each side's merge tree in rank order (a merge-closed tree's
+// ranks grow towards the root) until a pair across the border is merged first.  Walk the
+// border's states backwards from (left, right), undoing the later of the two sides' last
+// merges (the right one on equal ranks: among equal ranks the leftmost goes first).  In
+// state (x, y) the pair x + y, of rank c, is merged across the border iff it comes before
+// the merge that would consume x (c < x_limit: that one lies to the left) and the one that
+// would consume y (c <= y_limit).
+bool BacktrackMerge::compatible(uint32_t left, uint32_t right, uint32_t below) const {
+  uint32_t x = left, y = right;
+  uint32_t x_limit = below, y_limit = below == kNoToken ? kNoToken : below - 1;
+  while (true) {
+    const Token& tx = tokens_[x];
+    const Token& ty = tokens_[y];
+    uint32_t c = join(x, tx, y, ty);
+    if (c != kNoToken && c < x_limit && c <= y_limit) return false;
+    bool x_byte = tx.left == kNoToken, y_byte = ty.left == kNoToken;
+    if (!x_byte && (y_byte || x > y)) {
+      x_limit = x;
+      x = tx.right;
+    } else if (!y_byte) {
+      y_limit = y;
+      y = ty.left;
+    } else {
+      return true;
+    }
+  }
+}
+
+bool BacktrackMerge::encode(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const {
+  thread_local std::vector<uint64_t> dead;  // bit i: no encoding of the chunk passes position i
+  dead.assign(n / 64 + 1, 0);
+  const size_t base = out->size();
+  size_t pos = 0;
+  uint32_t next = trie_->longest_prefix(p, n);  // the longest token still to try at pos
+  while (pos < n) {
+    uint32_t t = next;
+    for (; t != kNoToken; t = tokens_[t].shorter) {
+      size_t end = pos + tokens_[t].len;
+      if ((dead[end >> 6] >> (end & 63)) & 1) continue;
+      if (out->size() > base && !compatible_memo(out->back(), t)) continue;
+      break;
+    }
+    if (t != kNoToken) {
+      out->push_back(t);
+      pos += tokens_[t].len;
+      next = trie_->longest_prefix(p + pos, n - pos);
+    } else {
+      dead[pos >> 6] |= uint64_t{1} << (pos & 63);
+      if (out->size() == base) return false;
+      uint32_t last = out->back();
+      out->pop_back();
+      pos -= tokens_[last].len;
+      next = tokens_[last].shorter;
+    }
+  }
+  return true;
+}
+
+}  // namespace tf

@@ -1,0 +1,109 @@
+// BacktrackMerge: tiktoken's byte-pair merge of a long chunk in about linear time, for a
+// "merge-closed" vocabulary (tiktoken's own are): every token's bytes merge back into that
+// token, and the last merge of that joins two tokens of lower rank.
+//
+// In such a vocabulary a token sequence is the BPE encoding of its bytes iff every two
+// neighbours are compatible, i.e. merging the bytes of the two gives back the two (see
+// compatible()).  So the search below never has two encodings of one prefix: walk left to
+// right, at each position try the tokens that start there, longest first (the TokenTrie
+// gives the longest and each token's next-shorter one), keep the first compatible with the
+// token before; when none fits the position is dead (one bit) and the search steps back
+// one token.  Every position is entered and left for good at most once: O(n * L) pair
+// checks for the longest token length L, each walking the two merge trees' borders (O(L)
+// joins, two or three in practice).  The idea of the backtracking encoder of GitHub's
+// rust-gems `bpe` crate; the pair check here is derived from the merge order itself (see
+// reference/bpe.py, which holds the same algorithm in Python).
+//
+// Trade-off: built on first use (each token's split found in rank order, and the joins of
+// two tokens into one whose right part is over kWalkMax bytes: with the TokenTrie, ~90 ms
+// and +16 MB for cl100k, ~240 ms and +27 MB for o200k, measured on a busy 2-core machine).  On runs of one byte (no safe cuts) it is ~5-10x faster than the bucket
+// queue, but on text that does not repeat a pair check costs more than a merge step of the
+// trie scan (~35 vs ~22 ns/byte on random letters), so chunks of at most kMaxTrieChunk
+// bytes keep that scan.  Vocabularies that are not merge-closed, or have tokens over
+// kMaxTokenLen bytes (the build is O(L^2) per token), keep the bucket queue.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/token_table.h"
+#include "models/token_trie.h"
+
+namespace tf {
+
+class BacktrackMerge {
+ public:
+  static constexpr size_t kMaxTokenLen = 1024;
+
+  // False if the vocabulary is not merge-closed (then this object must not be used).
+  // `trie` must be the vocabulary's and outlive this object.
+  bool build(const TokenTable& vocab, const TokenTrie& trie);
+
+  // Appends the BPE ids of [p, p + n) to *out (every byte must be a token).  False, with
+  // *out unchanged, only if the search fails, which a merge-closed vocabulary rules out.
+  bool encode(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const;
+
+  // True if merging the bytes of `left` followed by those of `right` gives [left, right]
+  // (counting only tokens of rank below `below`).
+  bool compatible(uint32_t left, uint32_t right, uint32_t below = kNoToken) const;
+
+ private:
+  // The trie's per-token facts copied beside the split, so a pair check reads one record.
+  struct Token {
+    uint32_t left = kNoToken, right = kNoToken;  // the last merge of its own bytes; none for a byte
+    uint32_t shorter = kNoToken;                 // the longest token that is a proper prefix
+    int32_t node = 0;                            // where its bytes end in the trie
+    uint64_t head = 0;                           // its first 8 bytes, little-endian
+    uint32_t len = 0;
+  };
+
+  // join() walks the trie along right parts of at most this many bytes (held in Token::head).
+  static constexpr uint32_t kWalkMax = 8;
+
+  // (x, y) -> the token spelled by x's bytes then y's, for y longer than kWalkMax bytes;
+  // open addressing on the id pair.
+  class Joins {
+   public:
+    void init(size_t count);
+    void insert(uint32_t x, uint32_t y, uint32_t c);
+    uint32_t find(uint32_t x, uint32_t y) const {
+      uint64_t key = (uint64_t{x} << 32) | y;
+      uint64_t f = filter_bit(key);
+      if (!((filter_[f >> 6] >> (f & 63)) & 1)) return kNoToken;
+      for (size_t i = slot(key);; i = (i + 1) & mask_) {
+        const Entry& e = entries_[i];
+        if (e.key == key) return e.token;
+        if (e.token == kNoToken) return kNoToken;
+      }
+    }
+
+   private:
+    // One bit per hash value of the pairs present (16 bits per pair, at most 512 KB): most
+    // pairs tried are not joins, and this answers them from the L2 cache.
+    int filter_bits_ = 10;
+    std::vector<uint64_t> filter_;
+    struct Entry {
+      uint64_t key = 0;
+      uint32_t token = kNoToken;  // kNoToken: empty
+    };
+    size_t slot(uint64_t key) const { return ((key * 0x9E3779B97F4A7C15ull) >> 32) & mask_; }
+    uint64_t filter_bit(uint64_t key) const { return (key * 0xD6E8FEB86659FD93ull) >> (64 - filter_bits_); }
+    std::vector<Entry> entries_;
+    size_t mask_ = 0;
+  };
+
+  // compatible() through a small per-thread memo (ids < 2^24, see TokenTrie): the search
+  // asks about the same pairs again and again on the repetitive chunks that come here.
+  static constexpr int kMemoBits = 10;
+  bool compatible_memo(uint32_t left, uint32_t right) const;
+  // The token spelled by x's bytes then y's, or kNoToken.
+  uint32_t join(uint32_t x, const Token& tx, uint32_t y, const Token& ty) const;
+
+  const TokenTrie* trie_ = nullptr;
+  std::vector<Token> tokens_;  // by id
+  Joins joins_;
+  bool all_joins_ = false;  // joins_ holds every join (only while building)
+  uint64_t owner_ = 0;  // process-unique, names this object's per-thread memo
+};
+
+}  // namespace tf

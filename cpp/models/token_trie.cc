@@ -1,0 +1,58 @@
+#include "models/token_trie.h"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace tf {
+
+bool TokenTrie::build(const TokenTable& vocab) {
+  const uint32_t bound = vocab.id_bound();
+  if (bound >= kMaxIds) return false;
+  // Sorted here by id with the first 8 bytes compared as one big-endian word (most
+  // comparisons end there), so PieceTrie need not sort the strings themselves.
+  std::vector<std::pair<uint64_t, uint32_t>> order;
+  order.reserve(vocab.size());
+  for (uint32_t id = 0; id < bound; ++id) {
+    if (!vocab.has(id)) continue;
+    std::string_view b = vocab.bytes(id);
+    uint64_t head = 0;
+    for (size_t k = 0; k < 8; ++k) head = (head << 8) | (k < b.size() ? static_cast<uint8_t>(b[k]) : 0);
+    order.emplace_back(head, id);
+  }
+  std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first < b.first;
+    return vocab.bytes(a.second) < vocab.bytes(b.second);
+  });
+  std::vector<std::pair<std::string, int32_t>> keys;
+  keys.reserve(order.size());
+  for (auto& [head, id] : order) keys.emplace_back(std::string(vocab.bytes(id)), static_cast<int32_t>(id));
+  trie_.build(std::move(keys));
+  nodes_.assign(bound, -1);
+  lengths_.assign(bound, 0);
+  shorter_.assign(bound, kNoToken);
+  for (uint32_t id = 0; id < bound; ++id) {
+    if (!vocab.has(id)) continue;
+    std::string_view b = vocab.bytes(id);
+    int32_t node = 0;
+    for (size_t k = 0; k < b.size(); ++k) {
+      if (k > 0 && trie_.value(node) >= 0) shorter_[id] = static_cast<uint32_t>(trie_.value(node));
+      node = trie_.child(node, static_cast<uint8_t>(b[k]));
+    }
+    nodes_[id] = node;
+    lengths_[id] = static_cast<uint32_t>(b.size());
+  }
+  for (int b = 0; b < 256; ++b) byte_node_[b] = trie_.child(0, static_cast<uint8_t>(b));
+  byte_pairs_.assign(65536, kNoToken);
+  for (int b = 0; b < 256; ++b) {
+    if (byte_node_[b] < 0) continue;
+    for (int c = 0; c < 256; ++c) {
+      int32_t s = trie_.child(byte_node_[b], static_cast<uint8_t>(c));
+      if (s >= 0 && trie_.value(s) >= 0) byte_pairs_[b | (c << 8)] = static_cast<uint32_t>(trie_.value(s));
+    }
+  }
+  return true;
+}
+
+}  // namespace tf

@@ -1,0 +1,70 @@
+// TokenTrie: a byte-level vocabulary as a double-array trie (PieceTrie), for the merges of
+// long pieces.  Joining two parts of a piece is a walk from the left part's node along the
+// right part's bytes, which for the short parts of a merge stays in the few trie units a
+// text keeps using, where a hash lookup of the joined bytes would miss the cache on every
+// new string (a megabyte of random letters makes hundreds of thousands of them).
+//
+// Besides the trie: each token's node, length and longest proper prefix that is a token
+// (the next-shorter candidate of a longest-match search), and the two-byte tokens.
+// Building is O(total token bytes) plus a sort: tens of ms for a 200k vocabulary, so the
+// owner builds it on first use (see LongPieceTables).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "models/piece_trie.h"
+#include "models/token_table.h"
+
+namespace tf {
+
+class TokenTrie {
+ public:
+  // Ranks fit in 24 bits, so a rank and a position in a 256-byte chunk share one word.
+  static constexpr uint32_t kMaxIds = uint32_t{1} << 24;
+
+  // False if the vocabulary has ids >= kMaxIds (then this object must not be used).
+  bool build(const TokenTable& vocab);
+
+  // The node of the token spelled by node s's bytes followed by q[0, len), or -1 if that is
+  // not a token.
+  int32_t extend(int32_t s, const uint8_t* q, size_t len) const {
+    for (size_t k = 0; k < len; ++k) {
+      s = trie_.child(s, q[k]);
+      if (s < 0) return -1;
+    }
+    return trie_.value(s) >= 0 ? s : -1;
+  }
+  // The token ending at a node (one extend() returned, or a byte's node).
+  uint32_t token(int32_t node) const { return static_cast<uint32_t>(trie_.value(node)); }
+  int32_t byte_node(uint8_t b) const { return byte_node_[b]; }
+  // The two-byte token a b, or kNoToken.
+  uint32_t byte_pair(uint8_t a, uint8_t b) const { return byte_pairs_[a | (b << 8)]; }
+
+  // The longest token that is a prefix of [p, p + n), or kNoToken.
+  uint32_t longest_prefix(const uint8_t* p, size_t n) const {
+    uint32_t best = kNoToken;
+    int32_t node = 0;
+    for (size_t i = 0; i < n; ++i) {
+      node = trie_.child(node, p[i]);
+      if (node < 0) break;
+      if (trie_.value(node) >= 0) best = static_cast<uint32_t>(trie_.value(node));
+    }
+    return best;
+  }
+  // Per present id: its node, its byte length, and the longest token that is a proper
+  // prefix of it (kNoToken for a single byte).
+  int32_t node_of(uint32_t id) const { return nodes_[id]; }
+  uint32_t length(uint32_t id) const { return lengths_[id]; }
+  uint32_t shorter(uint32_t id) const { return shorter_[id]; }
+
+ private:
+  PieceTrie trie_;
+  std::vector<int32_t> nodes_;
+  std::vector<uint32_t> lengths_, shorter_;
+  std::vector<uint32_t> byte_pairs_;  // a | b << 8 -> two-byte token or kNoToken
+  int32_t byte_node_[256];
+};
+
+}  // namespace tf

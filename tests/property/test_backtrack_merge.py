@@ -1,0 +1,228 @@
+"""The merges of long pieces give tiktoken's ids: the trie merge of their chunks
+(cpp/models/trie_chunk_merge.h) and the linear backtracking merge of chunks over 256 bytes
+(cpp/models/backtrack_merge.h), on long adversarial pieces with the real vocabularies and on
+random small vocabularies, merge-closed or not (those that are not keep the bucket queue).
+Both before and after the tables are built (an encoding builds them once its long pieces
+add up to 512 KB, see long_piece_tables.h; `warm` gets it there).  The pure-Python
+reference of the backtracking merge (`reference.bpe_backtrack`) equals the plain merge."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from _tiktoken_refs import pair
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tokenforge
+from tokenforge.reference import bpe as reference
+
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+WHOLE = r"[\s\S]+"  # one piece per text, so a long text is one long piece
+BUILD_AFTER = 512 << 10  # LongPieceTables::kBuildAfter
+
+
+def warm(enc):
+    """Encodes one long piece of BUILD_AFTER bytes, so `enc` builds its long-piece tables."""
+    enc.encode_ordinary("a" * BUILD_AFTER)
+    return enc
+
+RUNS = ["a", " ", "^", "1", "\n", "\t", ".", "-", "=", "é", "中", "😀", "ー", "Z"]
+PERIODS = ["ab", "abc", "aab", "ab ", "\n\n ", "12", "._", "ha", "ing", " the", "ア", "中文"]
+ALPHABETS = ["ab", "abc", "xyz", "abcdefghijklmnopqrstuvwxyz", "01", "0123456789", "aé", "中文字的", " a", "^_^", "ab\n"]
+
+
+def shapes(length: int, rng: random.Random) -> list[str]:
+    texts = [c * length for c in RUNS]
+    texts += [(p * length)[:length] for p in PERIODS]
+    texts += ["".join(rng.choice(a) for _ in range(length)) for a in ALPHABETS]
+    return texts
+
+
+@pytest.fixture(scope="module")
+def whole_pieces():
+    """name -> (tokenforge, tiktoken) encodings that take each text as one piece."""
+    import tiktoken
+
+    made = {}
+
+    def get(name):
+        if name not in made:
+            ours, _ = pair(name)
+            ranks = ours._mergeable_ranks
+            made[name] = (warm(tokenforge.Encoding(name, pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})),
+                          tiktoken.Encoding(name, pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={}))
+        return made[name]
+
+    return get
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "r50k_base", "llama3"])
+@pytest.mark.parametrize("length", [250, 256, 257, 300, 1024, 5000])
+def test_long_adversarial_pieces_equal_to_tiktoken(name, length, whole_pieces):
+    """Runs, periodic strings and random text of small alphabets, around the 256-byte switch
+    to the long-piece merge and far above it; Llama 3's vocabulary is not merge-closed (the
+    bucket queue takes it)."""
+    rng = random.Random(length)
+    ours, ref = pair(name)
+    cold = tokenforge.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks, special_tokens={})
+    whole, whole_ref = whole_pieces(name)
+    warm(ours)
+    for text in shapes(length, rng):
+        want = ref.encode_ordinary(text)
+        assert ours.encode_ordinary(text) == want, (text[:12], length)
+        assert cold.encode_ordinary(text) == want, (text[:12], length)
+        assert whole.encode_ordinary(text) == whole_ref.encode_ordinary(text), (text[:12], length)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "r50k_base"])
+@SETTINGS
+@given(
+    parts=st.lists(st.tuples(st.sampled_from(RUNS + PERIODS + ALPHABETS), st.integers(1, 400), st.booleans()),
+                   min_size=1, max_size=8),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_mixed_long_pieces_equal_to_tiktoken(name, parts, seed, whole_pieces):
+    """Pieces glued from runs, periods and random stretches, each a run/period or random."""
+    rng = random.Random(seed)
+    text = "".join((s * n)[:n] if repeat else "".join(rng.choice(s) for _ in range(n)) for s, n, repeat in parts)
+    whole, whole_ref = whole_pieces(name)
+    assert whole.encode_ordinary(text) == whole_ref.encode_ordinary(text)
+
+
+def merge_vocabulary(merges: list[tuple[int, int]]) -> dict[bytes, int]:
+    """All 256 bytes, then tokens made by joining two earlier tokens (given as indexes into
+    the tokens so far, modulo their number), in order; merge-closed or not."""
+    tokens = [bytes([b]) for b in range(256)]
+    extra = [b"a", b"b", b"c", b"d"]
+    for i, j in merges:
+        t = extra[i % len(extra)] + extra[j % len(extra)]
+        if t not in extra:
+            extra.append(t)
+    ranks = {t: r for r, t in enumerate(tokens)}
+    for t in extra[4:]:
+        ranks[t] = len(ranks)
+    return ranks
+
+
+vocabularies = st.lists(st.tuples(st.integers(0, 60), st.integers(0, 60)), min_size=1, max_size=60).map(merge_vocabulary)
+
+
+@SETTINGS
+@given(ranks=vocabularies, text=st.text(alphabet="abcd", min_size=1, max_size=1200), run=st.integers(0, 600))
+def test_random_vocabulary_long_pieces_equal_to_tiktoken_and_reference(ranks, text, run):
+    """Native (backtracking when merge-closed, else the bucket queue) == tiktoken == reference."""
+    import tiktoken
+
+    text = "a" * run + text
+    ours = tokenforge.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
+    ref = tiktoken.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
+    want = ref.encode_ordinary(text)
+    assert ours.encode_ordinary(text) == want
+    assert warm(ours).encode_ordinary(text) == want
+    piece = text.encode()
+    merged = reference.bpe_merge(piece, ranks)
+    assert merged == want or piece in ranks
+    splits = reference.merge_splits(ranks)
+    if splits is not None:
+        assert reference.bpe_backtrack(piece, ranks, splits) == merged
+
+
+def last_merges(ranks: dict[bytes, int]) -> dict[int, tuple[int, int]] | None:
+    """merge_splits by its definition: merge each token's bytes, keep the last merge."""
+    splits = {}
+    for token, rank in ranks.items():
+        if len(token) < 2:
+            continue
+        parts = [token[i:i + 1] for i in range(len(token))]
+        last = None
+        while len(parts) > 1:
+            found = [(ranks[a + b], i) for i, (a, b) in enumerate(zip(parts, parts[1:])) if a + b in ranks]
+            if not found:
+                return None
+            _, at = min(found)
+            last = (ranks[parts[at]], ranks[parts[at + 1]])
+            parts[at:at + 2] = [parts[at] + parts[at + 1]]
+        if max(last) >= rank:
+            return None
+        splits[rank] = last
+    return splits
+
+
+@SETTINGS
+@given(ranks=vocabularies)
+def test_merge_splits_by_rank_order_equal_the_last_merges(ranks):
+    assert reference.merge_splits(ranks) == last_merges(ranks)
+
+
+@SETTINGS
+@given(
+    tokens=st.lists(st.text(alphabet="abc", min_size=2, max_size=6), min_size=1, max_size=40, unique=True),
+    text=st.text(alphabet="abc", min_size=257, max_size=900),
+    run=st.integers(0, 300),
+)
+def test_trie_merge_on_any_rank_order_equal_to_tiktoken(tokens, text, run):
+    """Tokens in random rank order (a merge may make a pair of lower rank than itself, and
+    merges of one rank come in rounds): the trie merge of the chunks stays tiktoken's."""
+    import tiktoken
+
+    ranks = {bytes([b]): b for b in range(256)}
+    for t in tokens:
+        ranks[t.encode()] = len(ranks)
+    text = "ab" * run + text
+    ours = warm(tokenforge.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={}))
+    ref = tiktoken.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
+    assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+
+
+@SETTINGS
+@given(ranks=vocabularies)
+def test_compatible_means_the_pair_merges_into_itself(ranks):
+    """In a merge-closed vocabulary, compatible(x, y) iff merging x's bytes + y's bytes gives [x, y]."""
+    splits = reference.merge_splits(ranks)
+    if splits is None:
+        return
+    joins = reference.pair_joins(ranks)
+    by_id = {r: t for t, r in ranks.items()}
+    ids = [ranks[c] for c in (b"a", b"b", b"c", b"d")] + [r for r in by_id if r >= 256]
+    for x in ids:
+        for y in ids:
+            merged = reference.bpe_merge(by_id[x] + by_id[y], ranks)
+            assert reference.compatible(x, y, splits, joins) == (merged == [x, y]), (by_id[x], by_id[y])
+
+
+def test_merge_splits_hand_worked():
+    """b"abc" = b"ab" + b"c" is merge-closed; with b"abc" ranked before b"ab" its last
+    merge joins a higher rank; b"bcd" and b"abcd" are not reached by merging their own bytes."""
+    base = {bytes([b]): b for b in range(256)}
+    a, b, c, d = b"abcd"
+    assert reference.merge_splits(base | {b"ab": 256, b"abc": 257}) == {256: (a, b), 257: (256, c)}
+    assert reference.merge_splits(base | {b"abc": 256, b"ab": 257}) is None
+    assert reference.merge_splits(base | {b"bc": 256, b"bcd": 257, b"cd": 258}) == {256: (b, c), 257: (256, d), 258: (c, d)}
+    assert reference.merge_splits(base | {b"cd": 256, b"bcd": 257, b"bc": 258}) == {256: (c, d), 257: (b, 256), 258: (b, c)}
+    assert reference.merge_splits(base | {b"ab": 256, b"bc": 257, b"bcd": 258, b"abcd": 259}) is None  # stops at ab, c, d
+    assert reference.merge_splits(base | {b"bcd": 256}) is None
+
+
+def test_not_merge_closed_vocabulary_long_pieces():
+    """b"abc" is ranked before b"ab" (not merge-closed): long pieces keep the bucket queue."""
+    import tiktoken
+
+    ranks = {bytes([b]): b for b in range(256)} | {b"abc": 256, b"ab": 257, b"ca": 258, b"bca": 259}
+    ours = warm(tokenforge.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={}))
+    ref = tiktoken.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
+    for text in ["abc" * 400, "ab" * 300 + "c", "abca" * 200, "c" + "abc" * 300]:
+        assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_tables_built_while_two_threads_encode(name):
+    """A fresh encoding meets two long pieces at once on two threads: one builds the tables,
+    the other waits for them (or merges without them); both give tiktoken's ids."""
+    ours, ref = pair(name)
+    fresh = tokenforge.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks, special_tokens={})
+    rng = random.Random(7)
+    texts = ["a" * BUILD_AFTER, "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(BUILD_AFTER)),
+             "^" * 300_000, "ab" * 150_000, " " * 300_000 + "x"]
+    assert fresh.encode_ordinary_batch(texts, num_threads=2) == [ref.encode_ordinary(t) for t in texts]
