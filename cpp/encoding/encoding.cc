@@ -13,6 +13,11 @@ struct CollectSink {
   std::vector<uint32_t>* out;
   PieceCache* cache;
   bool piece(const ByteLevelBpe& m, const uint8_t* p, size_t n) { return m.encode_piece(p, n, out, cache); }
+  bool nontoken(const ByteLevelBpe& m, const uint8_t* p, size_t n) { return m.encode_nontoken(p, n, out, cache); }
+  bool long_piece(const ByteLevelBpe& m, const uint8_t* p, size_t n, uint64_t h) {
+    return m.encode_long(p, n, h, out, cache);
+  }
+  void token(uint32_t id) { out->push_back(id); }
   void special(uint32_t id) { out->push_back(id); }
 };
 
@@ -25,6 +30,20 @@ struct BufferSink {
     bool ok = m.encode_piece(p, n, &block, cache);
     if (block.size() >= 8192) flush();
     return ok;
+  }
+  bool nontoken(const ByteLevelBpe& m, const uint8_t* p, size_t n) {
+    bool ok = m.encode_nontoken(p, n, &block, cache);
+    if (block.size() >= 8192) flush();
+    return ok;
+  }
+  bool long_piece(const ByteLevelBpe& m, const uint8_t* p, size_t n, uint64_t h) {
+    bool ok = m.encode_long(p, n, h, &block, cache);
+    if (block.size() >= 8192) flush();
+    return ok;
+  }
+  void token(uint32_t id) {
+    block.push_back(id);
+    if (block.size() >= 8192) flush();
   }
   void special(uint32_t id) { block.push_back(id); }
   void flush() {
@@ -43,6 +62,17 @@ struct CountSink {
     n += c;
     return c > 0;
   }
+  bool nontoken(const ByteLevelBpe& m, const uint8_t* p, size_t len) {
+    size_t c = m.count_nontoken(p, len, &scratch, cache);
+    n += c;
+    return c > 0;
+  }
+  bool long_piece(const ByteLevelBpe& m, const uint8_t* p, size_t len, uint64_t h) {
+    size_t c = m.count_long(p, len, h, &scratch, cache);
+    n += c;
+    return c > 0;
+  }
+  void token(uint32_t) { ++n; }
   void special(uint32_t) { ++n; }
   size_t total() const { return n; }
 };
@@ -79,23 +109,81 @@ bool Encoding::build(std::vector<std::pair<std::string, uint32_t>> ranks,
   return true;
 }
 
+// Most pieces are tokens of at most 15 bytes, answered by one probe of the model's short
+// index (see ShortTokenIndex).  That index is several MB, so its probes miss the L2 cache:
+// the scanner runs kAhead pieces ahead of the lookups and prefetches each piece's bucket
+// as it is split off, so that several misses are in flight at once instead of one after
+// another.  Other pieces take the model's general path.
 template <typename Sink>
 bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, std::string* error) const {
   return with_scanner(pattern_, [&](auto next_piece) {
-    while (p < end) {
-      const uint8_t* q = next_piece(p, end);
-      if (static_cast<uint64_t>(q - p) >= kMaxPiece) {
-        *error = "a piece of " + std::to_string(q - p) + " bytes is longer than the 4 GiB a piece may have";
-        return false;
+    if (!model_.has_short_index()) {
+      while (p < end) {
+        const uint8_t* q = next_piece(p, end);
+        if (!encode_one_piece(p, static_cast<size_t>(q - p), sink, error)) return false;
+        p = q;
       }
-      if (!sink.piece(model_, p, q - p)) {
-        *error = unencodable(p, q - p);
-        return false;
-      }
-      p = q;
+      return true;
     }
-    return true;
+    const ShortTokenIndex& index = model_.short_index();
+    constexpr size_t kAhead = 16;  // a power of two
+    struct Ahead {
+      const uint8_t* p;
+      size_t n;
+      ShortTokenIndex::Key key;  // n <= kMaxLen
+      uint64_t h;                // n <= kMaxLen: the key's bucket; longer: hash_bytes
+    };
+    Ahead ring[kAhead];
+    size_t read = 0, written = 0;
+    while (true) {
+      for (; written - read < kAhead && p < end; ++written) {
+        const uint8_t* q = next_piece(p, end);
+        Ahead& a = ring[written % kAhead];
+        a.p = p;
+        a.n = static_cast<size_t>(q - p);
+        if (a.n <= ShortTokenIndex::kMaxLen) {
+          a.key = ShortTokenIndex::key(p, a.n, end);
+          a.h = index.bucket_of(a.key);
+          index.prefetch_bucket(a.h);
+        } else if (a.n < kMaxPiece) {
+          a.h = hash_bytes(p, a.n);
+          model_.prefetch_long(a.h, sink.cache);
+        }
+        p = q;
+      }
+      if (read == written) return true;
+      const Ahead& a = ring[read++ % kAhead];
+      if (a.n <= ShortTokenIndex::kMaxLen) {
+        uint32_t id = index.find_in(a.key, a.h);
+        if (id != kNoToken) {
+          sink.token(id);
+          continue;
+        }
+        if (!sink.nontoken(model_, a.p, a.n)) {
+          *error = unencodable(a.p, a.n);
+          return false;
+        }
+      } else if (a.n >= kMaxPiece) {
+        return encode_one_piece(a.p, a.n, sink, error);  // the error
+      } else if (!sink.long_piece(model_, a.p, a.n, a.h)) {
+        *error = unencodable(a.p, a.n);
+        return false;
+      }
+    }
   });
+}
+
+template <typename Sink>
+bool Encoding::encode_one_piece(const uint8_t* p, size_t n, Sink& sink, std::string* error) const {
+  if (n >= kMaxPiece) {
+    *error = "a piece of " + std::to_string(n) + " bytes is longer than the 4 GiB a piece may have";
+    return false;
+  }
+  if (!sink.piece(model_, p, n)) {
+    *error = unencodable(p, n);
+    return false;
+  }
+  return true;
 }
 
 template <typename Sink>

@@ -60,6 +60,8 @@ class Encoding {
   template <typename Sink>
   bool encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, std::string* error) const;
   template <typename Sink>
+  bool encode_one_piece(const uint8_t* p, size_t n, Sink& sink, std::string* error) const;
+  template <typename Sink>
   bool encode_with_specials(std::string_view text, const SpecialMatcher& allowed, Sink& sink,
                             std::string* error) const;
 

@@ -9,8 +9,9 @@
 // chunks are merged on their own, which keeps long pieces of most text short; the chunks
 // of long pieces use LongPieceTables (a trie merge, and a linear backtracking merge for
 // tiktoken-like vocabularies) once an encoding has met enough of them.
-// Lookups go through a per-thread PieceCache (whole pieces seen before, and a front
-// table for short byte strings).
+// Byte strings of up to 15 bytes are looked up in a ShortTokenIndex (one cache line each);
+// a per-thread PieceCache remembers pieces and short chunks merged before, and holds a
+// front table for the longer lookups.
 // See Sennrich et al. 2016 (BPE) and Radford et al. 2019 (byte-level BPE).
 #pragma once
 
@@ -22,6 +23,7 @@
 #include "models/long_piece_tables.h"
 #include "models/piece_cache.h"
 #include "models/safe_cuts.h"
+#include "models/short_token_index.h"
 #include "models/token_table.h"
 #include "util/byte_hash.h"
 #include "util/inline.h"
@@ -39,9 +41,31 @@ class ByteLevelBpe {
   // Appends the ids of piece [p, p + n) to *out.  Returns false if the piece holds a byte
   // that is not in the vocabulary (nothing is appended then).  `cache`, if given, must be
   // this vocabulary's (see cache()).
-  // Inline: single bytes and short pieces the front table knows are answered here (most
-  // pieces of real text), without a call; the rest go to encode_piece_slow.
+  // Inline: pieces of up to 15 bytes that are tokens are answered here by the short index
+  // (most pieces of real text), without a call; the rest go to encode_nontoken or
+  // encode_piece_slow.
   inline bool encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache = nullptr) const;
+
+  // Whole pieces of at most ShortTokenIndex::kMaxLen bytes that are tokens are answered by
+  // one probe of the short index (most pieces of real text); the encoder's loop looks them
+  // up itself, prefetching each probe a few pieces ahead, and calls encode_nontoken() or
+  // count_nontoken() on a miss.  Requires has_short_index().
+  bool has_short_index() const { return !short_.disabled(); }
+  const ShortTokenIndex& short_index() const { return short_; }
+  // Pieces longer than kMaxLen are rarely tokens and usually new: the encoder hashes them
+  // a few pieces ahead (h = hash_bytes(p, n)) and prefetch_long() starts loading what
+  // encode_long() / count_long() = encode_piece / count_piece will probe first.
+  void prefetch_long(uint64_t h, PieceCache* cache) const {
+    vocab_.prefetch(h);
+    if (cache != nullptr) cache->prefetch(h);
+  }
+  bool encode_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, PieceCache* cache) const {
+    return encode_piece_slow(p, n, h, out, cache);
+  }
+  size_t count_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* scratch, PieceCache* cache) const;
+  // encode_piece / count_piece of a piece known not to be a token.
+  bool encode_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
+  size_t count_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch, PieceCache* cache) const;
 
   // How many ids encode_piece would append, without keeping them (`scratch` is working
   // memory); 0 if the piece cannot be encoded.
@@ -56,14 +80,20 @@ class ByteLevelBpe {
  private:
   // Merges a piece that is not a token chunk by chunk (see SafeCuts).
   bool encode_piece_slow(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, PieceCache* cache) const;
+  // encode_piece of a piece known not to be a token (h = hash_bytes(p, n)): the piece
+  // cache, else a merge.
+  bool encode_merged(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, PieceCache* cache) const;
   bool merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
+  void merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
+  static constexpr size_t kPrefetchChunk = 32;  // merge_parts prefetches the substrings of chunks up to this size
   bool merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   // The id of bytes [p, p + n) (n >= 2), or kNoToken; h = hash_bytes(p, n).
   inline uint32_t lookup_hashed(const uint8_t* p, size_t n, uint64_t h, PieceCache* cache) const;
   inline uint32_t lookup(const uint8_t* p, size_t n, PieceCache* cache) const;
 
   TokenTable vocab_;
+  ShortTokenIndex short_;  // tokens of 1..15 bytes
   uint32_t byte_token_[256];
   std::vector<uint32_t> pair_token_;  // 65536 entries: two bytes b0 | b1 << 8 -> id or kNoToken
   SafeCuts cuts_;
@@ -88,6 +118,12 @@ TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup_hashed(const uint8_t* p, size_t n
 
 TF_ALWAYS_INLINE bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out,
                                                  PieceCache* cache) const {
+  if (n - 1 < ShortTokenIndex::kMaxLen && !short_.disabled()) {
+    uint32_t id = short_.find(ShortTokenIndex::key_exact(p, n));
+    if (id == kNoToken) return encode_nontoken(p, n, out, cache);
+    out->push_back(id);
+    return true;
+  }
   if (n == 1) {
     if (byte_token_[*p] == kNoToken) return false;
     out->push_back(byte_token_[*p]);
@@ -113,6 +149,7 @@ TF_ALWAYS_INLINE bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std
 TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup(const uint8_t* p, size_t n, PieceCache* cache) const {
   if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
   if (n > vocab_.max_token_len()) return kNoToken;  // before hashing: long runs join long parts
+  if (n <= ShortTokenIndex::kMaxLen && !short_.disabled()) return short_.find(ShortTokenIndex::key_exact(p, n));
   return lookup_hashed(p, n, hash_bytes(p, n), cache);
 }
 

@@ -25,6 +25,9 @@ class PieceCache {
   static constexpr size_t kMaxSlots = size_t{1} << 18;
   PieceCache() : slots_(size_t{1} << 12), mask_((size_t{1} << 12) - 1) {}
 
+  // Starts loading the slot where find(h) begins.
+  void prefetch(uint64_t h) const { __builtin_prefetch(&slots_[h & mask_]); }
+
   // The cached ids of piece [p, p + n) with hash h, or nullptr.
   const uint32_t* find(const uint8_t* p, size_t n, uint64_t h, uint32_t* count) const {
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
@@ -49,6 +52,28 @@ class PieceCache {
   }
   void front_insert(uint64_t h, uint64_t head, uint64_t tail, size_t n, uint32_t id) {
     front_[h >> (64 - kFrontBits)] = Front{head, tail, static_cast<uint32_t>(n), id};
+  }
+
+  // Chunk memo: the merge of a short chunk (see SafeCuts) of at most kChunkMax bytes with at
+  // most kChunkIds ids, by its spelling (lo, hi: bytes [0, 8) and [8, 16), zero padded, and
+  // the length) in a direct-mapped table of 64-byte entries.  On text in scripts without
+  // spaces the same few-byte chunks recur in many distinct pieces (the pieces themselves
+  // rarely repeat), so this saves most first-time merges there.  h: a well-mixed hash.
+  static constexpr size_t kChunkMax = 15, kChunkIds = 11;  // kChunkMax: ShortTokenIndex::kMaxLen
+  bool chunk_find(uint64_t h, uint64_t lo, uint64_t hi, size_t n, std::vector<uint32_t>* out) const {
+    const Chunk& c = chunks_[h >> (64 - kChunkBits)];
+    if (c.lo != lo || c.hi != hi || c.len != n) return false;
+    out->insert(out->end(), c.ids, c.ids + c.count);
+    return true;
+  }
+  void chunk_insert(uint64_t h, uint64_t lo, uint64_t hi, size_t n, const uint32_t* ids, size_t count) {
+    if (count > kChunkIds) return;
+    Chunk& c = chunks_[h >> (64 - kChunkBits)];
+    c.lo = lo;
+    c.hi = hi;
+    c.len = static_cast<uint8_t>(n);
+    c.count = static_cast<uint8_t>(count);
+    std::memcpy(c.ids, ids, count * sizeof(uint32_t));
   }
 
   void insert(const uint8_t* p, size_t n, uint64_t h, const uint32_t* ids, size_t count) {
@@ -99,6 +124,16 @@ class PieceCache {
     uint32_t len = 0;  // 0: empty (pieces are never empty)
     uint32_t id = 0;
   };
+  struct Chunk {
+    uint64_t lo = 0;
+    uint64_t hi = 0;
+    uint8_t len = 0;  // 0: empty (chunks are never empty)
+    uint8_t count = 0;
+    uint32_t ids[kChunkIds] = {};
+  };
+  static_assert(sizeof(Chunk) == 64, "one chunk entry per cache line");
+  static constexpr int kChunkBits = 12;
+  std::vector<Chunk> chunks_ = std::vector<Chunk>(size_t{1} << kChunkBits);
   static constexpr int kFrontBits = 14;
   std::vector<Front> front_ = std::vector<Front>(size_t{1} << kFrontBits);
   std::vector<Slot> slots_;

@@ -42,6 +42,7 @@ class TokenTable {
   // False if no token has hash h: one bit of a filter of 16 bits per token (a single
   // cache access; most byte strings tried while merging are not tokens).
   bool maybe(uint64_t h) const { return (filter_[(h >> 6) & filter_mask_] >> (h & 63)) & 1; }
+  void prefetch(uint64_t h) const { __builtin_prefetch(&filter_[(h >> 6) & filter_mask_]); }
   uint32_t find(std::string_view s) const {
     return find(reinterpret_cast<const uint8_t*>(s.data()), s.size());
   }

@@ -14,7 +14,7 @@ namespace tf::scan {
 namespace detail {
 
 template <bool kWholeTrailingSpace>
-inline const uint8_t* next_piece_cl100k_family(const uint8_t* p, const uint8_t* end) {
+__attribute__((noinline)) const uint8_t* next_piece_cl100k_general(const uint8_t* p, const uint8_t* end) {
   if (const uint8_t* c = contraction(p, end)) return c;
   int len0;
   CharClass c0 = class_at(p, end, &len0);
@@ -34,6 +34,21 @@ inline const uint8_t* next_piece_cl100k_family(const uint8_t* p, const uint8_t* 
   if (r.end == end) return end;                           // \s+(?!\S) at the end
   if (r.count >= 2) return r.last_start;                  // \s+(?!\S)
   return r.end;                                           // \s
+}
+
+// Fast path for the commonest piece, an ASCII word with an optional ASCII lead (not `'`,
+// which may start a contraction), inlined into the encoder's loop; the general path gives
+// the same end whenever the run of letters is followed by an ASCII byte or the end of the
+// text, and takes every other piece.
+template <bool kWholeTrailingSpace>
+TF_ALWAYS_INLINE const uint8_t* next_piece_cl100k_family(const uint8_t* p, const uint8_t* end) {
+  const uint8_t b0 = *p;
+  if (ascii_is(b0, kAsciiLetter)) {
+    if (const uint8_t* q = ascii_run(p + 1, end, kLetters, kAsciiLetter)) return q;
+  } else if (b0 != '\'' && ascii_is(b0, kAsciiLead) && end - p >= 2 && ascii_is(p[1], kAsciiLetter)) {
+    if (const uint8_t* q = ascii_run(p + 2, end, kLetters, kAsciiLetter)) return q;
+  }
+  return next_piece_cl100k_general<kWholeTrailingSpace>(p, end);
 }
 
 }  // namespace detail

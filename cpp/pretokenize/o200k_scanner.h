@@ -50,16 +50,42 @@ inline const uint8_t* upper_plus_lower_star(const uint8_t* q, const uint8_t* end
 
 }  // namespace detail
 
-inline const uint8_t* next_piece_o200k(const uint8_t* p, const uint8_t* end) {
+// Fast path for an ASCII word `lead? [A-Z]* [a-z]* contraction?` with at least one letter,
+// ended by an ASCII byte or the end of the text; nullptr otherwise.  For ASCII letters the
+// upper and lower classes are disjoint, so neither word alternative needs backtracking and
+// both end where these runs end.
+TF_ALWAYS_INLINE const uint8_t* ascii_word_o200k(const uint8_t* p, const uint8_t* end) {
+  const uint8_t* s = p;
+  if (!ascii_is(*s, kAsciiLetter)) {
+    if (!ascii_is(*s, kAsciiLead) || end - s < 2 || !ascii_is(s[1], kAsciiLetter)) return nullptr;
+    ++s;
+  }
+  while (s < end && ascii_is(*s, kAsciiUpper)) ++s;
+  const uint8_t* q = ascii_run(s, end, detail::kLower, kAsciiLower);
+  if (q == nullptr) return nullptr;
+  return detail::with_contraction(q, end);
+}
+
+__attribute__((noinline)) inline const uint8_t* next_piece_o200k_general(const uint8_t* p, const uint8_t* end) {
   int len0;
   CharClass c0 = class_at(p, end, &len0);
   bool may_lead = !is_letter(c0) && c0 != kNumber && !is_newline(*p);
   const uint8_t* after_lead = p + len0;
+  // The word alternatives need a character of U or W at p, or after a leading character;
+  // checking that first spares punctuation, spaces and digits four failed attempts.
+  constexpr ClassSet kWordClasses = detail::kUpper | detail::kLower;
+  bool word = in(kWordClasses, c0);
+  if (!word && may_lead && after_lead < end) {
+    int len1;
+    word = in(kWordClasses, class_at(after_lead, end, &len1));
+  }
   const uint8_t* m;
-  if (may_lead && (m = detail::upper_star_lower_plus(after_lead, end))) return m;
-  if ((m = detail::upper_star_lower_plus(p, end))) return m;
-  if (may_lead && (m = detail::upper_plus_lower_star(after_lead, end))) return m;
-  if ((m = detail::upper_plus_lower_star(p, end))) return m;
+  if (word) {
+    if (may_lead && (m = detail::upper_star_lower_plus(after_lead, end))) return m;
+    if ((m = detail::upper_star_lower_plus(p, end))) return m;
+    if (may_lead && (m = detail::upper_plus_lower_star(after_lead, end))) return m;
+    if ((m = detail::upper_plus_lower_star(p, end))) return m;
+  }
   if (c0 == kNumber) return run_max(p, end, kNumbers, 3);
   // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
   if (const uint8_t* q = punctuation_run(p, end, c0, true)) return q;
@@ -68,6 +94,12 @@ inline const uint8_t* next_piece_o200k(const uint8_t* p, const uint8_t* end) {
   if (r.end == end) return end;                                      // \s+(?!\S)
   if (r.count >= 2) return r.last_start;
   return r.end;                                                      // \s+
+}
+
+// The ASCII word fast path inlined into the encoder's loop, the rest out of line.
+TF_ALWAYS_INLINE const uint8_t* next_piece_o200k(const uint8_t* p, const uint8_t* end) {
+  if (const uint8_t* q = ascii_word_o200k(p, end)) return q;
+  return next_piece_o200k_general(p, end);
 }
 
 }  // namespace tf::scan

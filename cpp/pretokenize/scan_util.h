@@ -96,6 +96,54 @@ TF_ALWAYS_INLINE const uint8_t* run(const uint8_t* p, const uint8_t* end, ClassS
   return p;
 }
 
+// ASCII byte tests for the word fast paths below.
+struct AsciiBits {
+  uint8_t bits[256];
+  constexpr AsciiBits() : bits() {
+    for (int c = 0; c < 128; ++c) {
+      uint8_t b = 0;
+      if (c >= 'a' && c <= 'z') b |= 1 | 4;
+      if (c >= 'A' && c <= 'Z') b |= 1 | 8;
+      // May lead a word: `[^\r\n\p{L}\p{N}]`, ASCII.
+      if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9') && c != '\r' && c != '\n')
+        b |= 2;
+      bits[c] = b;
+    }
+  }
+};
+inline constexpr AsciiBits kAsciiBits{};
+constexpr uint8_t kAsciiLetter = 1, kAsciiLead = 2, kAsciiLower = 4, kAsciiUpper = 8;
+inline bool ascii_is(uint8_t b, uint8_t what) { return kAsciiBits.bits[b] & what; }
+
+// The end of the run of ASCII letters of `set` (kLetters, or o200k's lower-case set: a-z)
+// from s; nullptr if a non-ASCII byte follows it, which may continue the run.
+// In 16-byte blocks the first byte outside the run and whether it is ASCII come from the
+// same vector (no reload of that byte, whose test would wait on the block's mask).
+TF_ALWAYS_INLINE const uint8_t* ascii_run(const uint8_t* s, const uint8_t* end, ClassSet set, uint8_t what) {
+  const uint8_t* q = s;
+#if defined(__SSE2__)
+  const bool letters = set == kLetters;
+  const __m128i vfold = _mm_set1_epi8(static_cast<char>(letters ? 0x20 : 0));
+  const __m128i vlo = _mm_set1_epi8('a');
+  const __m128i vmax = _mm_set1_epi8(25);
+  while (end - q >= 16) {
+    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+    __m128i d = _mm_sub_epi8(_mm_or_si128(x, vfold), vlo);
+    __m128i in_range = _mm_cmpeq_epi8(_mm_min_epu8(d, vmax), d);
+    unsigned miss = ~static_cast<unsigned>(_mm_movemask_epi8(in_range)) & 0xFFFFu;
+    if (miss != 0) {
+      unsigned i = static_cast<unsigned>(__builtin_ctz(miss));
+      unsigned high = static_cast<unsigned>(_mm_movemask_epi8(x));
+      return (high >> i) & 1 ? nullptr : q + i;
+    }
+    q += 16;
+  }
+#endif
+  while (q < end && ascii_is(*q, what)) ++q;
+  if (q < end && *q >= 0x80) return nullptr;
+  return q;
+}
+
 // Consumes at most `max` characters whose class is in `set`.
 inline const uint8_t* run_max(const uint8_t* p, const uint8_t* end, ClassSet set, int max) {
   for (int i = 0; i < max && p < end; ++i) {
@@ -118,9 +166,31 @@ struct SpaceRun {
   int count;
 };
 
+// The end of the run of ' ' bytes at p (*p == ' '), 16 bytes at a time where it can.
+TF_ALWAYS_INLINE const uint8_t* skip_blanks(const uint8_t* p, const uint8_t* end) {
+#if defined(__SSE2__)
+  const __m128i blank = _mm_set1_epi8(' ');
+  while (end - p >= 16) {
+    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    unsigned miss = ~static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, blank))) & 0xFFFFu;
+    if (miss != 0) return p + __builtin_ctz(miss);
+    p += 16;
+  }
+#endif
+  while (p < end && *p == ' ') ++p;
+  return p;
+}
+
 inline SpaceRun space_run(const uint8_t* p, const uint8_t* end) {
   SpaceRun r{p, p, nullptr, 0};
   while (p < end) {
+    if (*p == ' ') {  // runs of blanks (indentation) are skipped in blocks
+      const uint8_t* q = skip_blanks(p, end);
+      r.last_start = q - 1;
+      r.count = q - p >= 2 ? 2 : (r.count < 2 ? r.count + 1 : 2);
+      p = q;
+      continue;
+    }
     int len;
     if (class_at(p, end, &len) != kSpace) break;
     if (is_newline(*p)) r.after_last_newline = p + 1;

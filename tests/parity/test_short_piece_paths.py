@@ -1,0 +1,119 @@
+"""The encoder's fast paths against tiktoken, on the inputs that sit on their edges.
+
+- ShortTokenIndex answers whole pieces of 1..15 bytes from two zero-padded words, the
+  second tagged with the length: pieces of exactly 8/9/15/16/17 bytes, pieces holding NUL
+  bytes (a key's padding is zeros), pieces within 16 bytes of the end of the text (the key
+  is then built without reading past it), and a vocabulary with ids of 2^27 and more.
+- The chunk memo of merge_short (direct-mapped, per thread): many distinct short chunks,
+  so entries are evicted and slots shared, with repeats in between.
+- The scanners' ASCII word fast paths and block-wise blank runs: words ended by non-ASCII
+  letters or marks, contractions, leading characters, indentation.
+
+Expected ids always come from tiktoken.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from _tiktoken_refs import ENCODINGS, pair
+
+import tokenforge
+
+
+def check(name: str, text: str) -> None:
+    ours, ref = pair(name)
+    assert ours.encode_ordinary(text) == ref.encode_ordinary(text), repr(text)
+    assert ours.encode_ordinary_batch([text, text[::-1]], num_threads=1) == [
+        ref.encode_ordinary(text),
+        ref.encode_ordinary(text[::-1]),
+    ]
+    assert ours.count_tokens(text) == len(ref.encode_ordinary(text))
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_whole_token_pieces_of_every_short_length(name):
+    ours, _ = pair(name)
+    rng = random.Random(1)
+    by_length: dict[int, list[str]] = {}
+    for token in ours._mergeable_ranks:
+        if 1 <= len(token) <= 20:
+            try:
+                s = token.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            by_length.setdefault(len(token), []).append(s)
+    for length in (1, 2, 3, 7, 8, 9, 14, 15, 16, 17, 18):
+        sample = rng.sample(by_length.get(length, []), min(40, len(by_length.get(length, []))))
+        # Alone (the piece ends the text: no 16 bytes to read past it), then joined, so
+        # most pieces are followed by more text.
+        for s in sample[:10]:
+            check(name, s)
+        check(name, "\n".join(sample) + "\n" + " ".join(sample))
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_non_token_pieces_around_8_and_16_bytes(name):
+    rng = random.Random(2)
+    words = []
+    for length in (7, 8, 9, 10, 14, 15, 16, 17, 24):
+        for _ in range(20):
+            words.append("".join(rng.choice("qxzjkvwy") for _ in range(length)))
+    check(name, " ".join(words))
+    for w in words[::17]:
+        check(name, w)
+        check(name, " " + w)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_nul_bytes_and_text_ends(name):
+    for text in ["a\x00", "\x00", "\x00\x00\x00", "ab\x00cd", "abcdefgh\x00", "abcdefgh\x00\x00x",
+                 "x" * 14 + "\x00", "x" * 15 + "\x00", "\x00" * 15, "\x00" * 16, "\x00" * 17, " the", "the", "t", "  ", "abcdefghijklmnop", "abcdefghijklmnopq"]:
+        check(name, text)
+        check(name, "prefix text here " + text)
+        check(name, text + " and some more text after it to read past")
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_scanner_fast_paths(name):
+    cases = [
+        "café naïve résumé Zürich", "e\u0301t\u00e9 abc\u0301 ABC\u0301", "don't I'M you're WE'LL it's 'sup 'S",
+        "HELLOworld helloWorld HelloWorld ABC'S abc's aBC", "$abc @abc #abc (abc) \tabc \nabc \rabc 'abc ’abc",
+        "Straße ĲSSEL ǅemal ʰabc aʰb", "x" * 40 + "é" + "y" * 3, "A" * 33 + "b" * 20 + "'ll",
+        "def f(x):\n        return x  \n\n    \t  y\n" + " " * 40 + "z", "a   \n   ", "   ", " " * 17, "\t \t  x",
+        "1234567 12a3 ١٢٣ abc123def", "a/b//c ///d\r\n/", "中文abc汉字 abcЖжЖ",
+    ]
+    for text in cases:
+        check(name, text)
+    check(name, "\n".join(cases))
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_chunk_memo_eviction_and_repeats(name):
+    rng = random.Random(3)
+    han = [chr(c) for c in range(0x4E00, 0x4E00 + 3000)]
+    cyr = [chr(c) for c in range(0x0430, 0x0450)]
+    texts = []
+    for i in range(300):
+        word = "".join(rng.choice(han) for _ in range(rng.randint(1, 6)))
+        word += " " + "".join(rng.choice(cyr) for _ in range(rng.randint(2, 12)))
+        texts.append(word)
+    text = " ".join(texts)
+    check(name, text)
+    check(name, text + " " + text)  # the same chunks again, now from the memo
+
+
+def test_vocabulary_with_ids_beyond_the_short_index():
+    import tiktoken
+
+    big = 1 << 27
+    ranks = {bytes([b]): b for b in range(256)}
+    for i, tok in enumerate([b"ab", b"abc", b"abcd", b" a", b" ab", b"cd", b"abcdabcdabcdabcdab", b"xy"]):
+        ranks[tok] = big + i
+    pat = tokenforge.patterns.CL100K
+    ours = tokenforge.Encoding("big", pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+    ref = tiktoken.Encoding("big", pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+    for text in ["abcd ab abc cd xyz", "abcdabcdabcdabcdab", "abcdabcdabcdabcdabcd abc", "a", "ab", ""]:
+        assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+        assert ours.count_tokens(text) == len(ref.encode_ordinary(text))
