@@ -22,8 +22,17 @@ inline std::string_view utf8(nb::handle s) {
   return std::string_view(p, static_cast<size_t>(n));
 }
 
-// utf8() of every str of a list (valid while the list lives).
-inline std::vector<std::string_view> utf8_views(nb::list texts) {
+// The items of a list, in a tuple that holds a reference to each.  Batch functions read
+// their items' memory with the GIL released, when another Python thread may take items
+// out of the list and free them; the tuple keeps them alive (one incref per item).
+inline nb::tuple snapshot(nb::list items) {
+  PyObject* t = PyList_AsTuple(items.ptr());
+  if (t == nullptr) throw nb::python_error();
+  return nb::steal<nb::tuple>(t);
+}
+
+// utf8() of every str of `texts` (valid while the tuple lives; see snapshot()).
+inline std::vector<std::string_view> utf8_views(nb::tuple texts) {
   std::vector<std::string_view> views;
   views.reserve(texts.size());
   for (nb::handle t : texts) views.push_back(utf8(t));

@@ -68,10 +68,11 @@ PyObject* new_id_list(const std::vector<uint32_t>& ids) {
 nb::list encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher* allowed, int threads) {
   // Only the views are taken with the GIL; each worker makes the UTF-8 of its texts, so
   // that conversion runs in parallel too and no UTF-8 copy is left cached on the strs.
-  const size_t n = texts.size();
+  const nb::tuple items = snapshot(texts);
+  const size_t n = items.size();
   std::vector<StrView> views;
   views.reserve(n);
-  for (nb::handle t : texts) views.push_back(str_view(t));
+  for (nb::handle t : items) views.push_back(str_view(t));
   std::vector<std::vector<uint32_t>> results(n);
   std::vector<std::string> errors(n);
   std::vector<uint8_t> ok(n, 1);
@@ -233,9 +234,10 @@ void bind_encoding(nb::module_& m) {
         return nb::ndarray<nb::numpy, uint32_t, nb::ndim<1>>(data, 1, shape, owner);
       }, nb::arg("text"), nb::arg("allowed"), nb::arg("chunk_chars") = Py_ssize_t{1} << 20)
       .def("encode_pieces", [](const Encoding& e, nb::list pieces) {
+        const nb::tuple items = snapshot(pieces);
         std::vector<std::string_view> views;
-        views.reserve(pieces.size());
-        for (nb::handle p : pieces) views.push_back(bytes_view(p));
+        views.reserve(items.size());
+        for (nb::handle p : items) views.push_back(bytes_view(p));
         std::vector<uint32_t> ids;
         std::string error;
         bool ok;

@@ -174,9 +174,10 @@ PyObject* item_list(const Proc& p, const SpmPiece* pieces, size_t n, std::string
 // with item_seed(seed, i), so results do not depend on the thread count.
 nb::list encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampling& sampling, bool as_pieces,
                       nb::handle piece_strs, const Framing& framing) {
+  const nb::tuple items = snapshot(texts);
   std::vector<std::string_view> views;
-  views.reserve(texts.size());
-  for (nb::handle t : texts) views.push_back(text_view(t));
+  views.reserve(items.size());
+  for (nb::handle t : items) views.push_back(text_view(t));
   PyObject* strs = PyList_Check(piece_strs.ptr()) ? piece_strs.ptr() : nullptr;
   const std::vector<size_t> starts = batch_chunks(views, threads);
   struct alignas(64) Chunk {  // own cache line: two threads fill neighbouring chunks
@@ -347,9 +348,10 @@ void bind_sentencepiece(nb::module_& m) {
       }, nb::arg("text"),
            "The ids of the best segmentation of text (str or bytes).")
       .def("encode_ids_batch", [](const Proc& p, nb::list texts, int threads) {
+        const nb::tuple items = snapshot(texts);
         std::vector<std::string_view> views;
-        views.reserve(texts.size());
-        for (nb::handle t : texts) views.push_back(text_view(t));
+        views.reserve(items.size());
+        for (nb::handle t : items) views.push_back(text_view(t));
         const std::vector<size_t> starts = batch_chunks(views, threads);
         struct alignas(64) Chunk {  // own cache line: two threads fill neighbouring chunks
           std::vector<int32_t> ids;

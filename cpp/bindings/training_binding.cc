@@ -53,14 +53,16 @@ void bind_training(nb::module_& m) {
            "Special tokens: they cut the text and are not counted.  Set before adding input.")
       .def("add_texts",
            [](PieceCounter& c, nb::list texts) {
-             std::vector<std::string_view> views = utf8_views(texts);
+             nb::tuple items = snapshot(texts);
+             std::vector<std::string_view> views = utf8_views(items);
              nb::gil_scoped_release release;
              c.add_texts(views);
            },
            nb::arg("texts"))
       .def("add_pieces",
            [](PieceCounter& c, nb::list pieces) {
-             std::vector<std::string_view> views = utf8_views(pieces);
+             nb::tuple items = snapshot(pieces);
+             std::vector<std::string_view> views = utf8_views(items);
              nb::gil_scoped_release release;
              c.add_pieces(views);
            },

@@ -81,3 +81,17 @@ def test_concurrent_batches(processors, lines):
     for t in threads:
         t.join()
     assert failures == []
+
+
+def test_input_list_emptied_by_another_thread_during_the_call(processors, lines):
+    """The chunks are encoded without the GIL, which the caller retakes to build lists:
+    another thread that empties the input list meanwhile frees nothing still being read."""
+    ours, ref = processors
+    want = ref.encode(lines)
+    for threads in (1, 2):
+        texts = [line + "" for line in lines]  # fresh strs where Python makes copies
+        timer = threading.Timer(0.0005, texts.clear)
+        timer.start()
+        got = ours.encode(texts, num_threads=threads)
+        timer.join()
+        assert got == want

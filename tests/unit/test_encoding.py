@@ -175,3 +175,29 @@ def test_batches_under_gc_from_other_threads_match_tiktoken():
         for t in churners:
             t.join()
     assert all(r == want for r in results)
+
+
+def test_batch_input_list_emptied_by_another_thread_during_the_call():
+    """The batch reads its strs without the GIL and takes the GIL between items: another
+    thread that empties the list meanwhile frees nothing the batch still reads.  The result
+    is that of the list as it was when the call began, as tiktoken's."""
+    import threading
+
+    ours, ref = pair("cl100k_base")
+    make = lambda: ["".join(chr(0x61 + (i * 7 + k) % 26) for k in range(i % 50 + 1)) + " é 中文 " * (i % 9)
+                    for i in range(3000)]
+    want = ref.encode_ordinary_batch(make())
+    for threads in (1, 2):
+        for _ in range(5):
+            docs = make()  # the list holds the only reference to each str
+            emptied = threading.Event()
+
+            def empty():
+                docs.clear()
+                emptied.set()
+
+            t = threading.Timer(0.0005, empty)
+            t.start()
+            got = ours.encode_ordinary_batch(docs, num_threads=threads)
+            t.join()
+            assert got == want
