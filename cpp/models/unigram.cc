@@ -52,6 +52,17 @@ bool Unigram::build(const SpmVocab* vocab, std::string* error) {
       i += len;
     }
   }
+  unknown3_.assign(1024, 0);
+  for (uint64_t& w : unknown2_) w = 0;
+  unknown_ascii_[0] = unknown_ascii_[1] = 0;
+  if (cuts_at_unknown_) {
+    unknown_ascii_[0] = ~in_piece_[0];
+    unknown_ascii_[1] = ~in_piece_[1];
+    for (uint32_t w = 0x800 >> 6; w < 1024; ++w) {
+      if (w < (0xD800 >> 6) || w >= (0xE000 >> 6)) unknown3_[w] = ~in_piece_[w];
+    }
+    for (uint32_t w = 0x80 >> 6; w < 32; ++w) unknown2_[w] = ~in_piece_[w];
+  }
   cache_owner_ = new_cache_owner();
   cache_words_ = vocab->size() < (1 << 24);
   (void)error;

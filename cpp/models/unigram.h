@@ -97,6 +97,15 @@ class Unigram {
   bool cuts_at_unknown_ = false;
   bool cache_words_ = false;  // ids fit the cache's 24 bits
   std::vector<uint64_t> in_piece_;
+  // The same facts indexed by the bytes, for encode()'s scan: bit b & 63 of word w is set
+  // when the character is well formed and in no piece (all clear unless cuts_at_unknown_).
+  // ASCII by the byte; 2-byte characters by (lead & 0x1F) << 6 | (b1 & 0x3F); 3-byte ones
+  // by (lead & 0x0F) << 6 | (b1 & 0x3F) with bit b2 & 63, which is the code point, so the
+  // scan needs no decoding and no range checks (overlongs and surrogates stay clear: a
+  // malformed character is assumed to be in some piece).
+  uint64_t unknown_ascii_[2] = {};
+  uint64_t unknown2_[32] = {};
+  std::vector<uint64_t> unknown3_;
   uint64_t cache_owner_ = 0;  // identifies this model to the per-thread word cache
 };
 

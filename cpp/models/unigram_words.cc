@@ -61,8 +61,6 @@ __attribute__((noinline)) float add_unknowns(float total, float unk, uint32_t co
   return total;
 }
 
-bool is_space_mark(const uint8_t* s, size_t n) { return n >= 3 && s[0] == 0xE2 && s[1] == 0x96 && s[2] == 0x81; }
-
 }  // namespace
 
 void Unigram::word_entry(const uint8_t* s, size_t n, std::vector<uint32_t>* entry) const {
@@ -166,9 +164,11 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
     g.hash = h;
   };
   size_t start = 0;
-  const bool cut_unknown = cuts_at_unknown_, split = splits_words_;
+  const bool split = splits_words_;
   const uint64_t* in_piece = in_piece_.data();
-  const uint64_t ascii_in_piece[2] = {cut_unknown ? in_piece[0] : ~uint64_t{0}, cut_unknown ? in_piece[1] : ~uint64_t{0}};
+  const uint64_t* unknown3 = unknown3_.data();
+  const uint64_t unknown_ascii[2] = {unknown_ascii_[0], unknown_ascii_[1]};
+  constexpr uint32_t kSpaceWord = 0x2581 >> 6, kSpaceBit = 0x2581 & 63;
   // The run of unknown characters being read, kept in registers until it ends.
   bool in_run = false;
   uint32_t run_begin = 0, run_chars = 0;
@@ -183,27 +183,36 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
   };
   for (size_t i = 0; i < n;) {
     const uint8_t c = s[i];
-    size_t len = 1;
+    size_t len;
     // A character inside no piece has <unk> as its only edge, and none crosses it.
     bool unknown;
     if (c < 0x80) {
-      unknown = !((ascii_in_piece[c >> 6] >> (c & 63)) & 1);
-      if (!unknown) {
+      len = 1;
+      unknown = (unknown_ascii[c >> 6] >> (c & 63)) & 1;
+    } else if (c >= 0xE0 && c < 0xF0 && i + 3 <= n) {
+      // 3-byte characters (CJK, ▁): one table word, no decoding (see unknown3_).
+      len = 3;
+      const uint32_t b1 = s[i + 1], b2 = s[i + 2];
+      const bool continued = ((b1 & 0xC0) | ((b2 & 0xC0) >> 2)) == 0xA0;
+      const uint32_t w = ((c & 0x0Fu) << 6) | (b1 & 0x3Fu);
+      unknown = continued && ((unknown3[w] >> (b2 & 63)) & 1);
+      if (!unknown && split && w == kSpaceWord && (b2 & 63) == kSpaceBit && continued) {
         if (in_run) end_run(i);
-        ++i;
+        if (i > start) add_word(start, i);
+        start = i;
+        i += 3;
         continue;
       }
     } else {
       len = std::min(spm_char_len(c), n - i);
-      uint32_t cp = 0x110000;  // malformed: assume it is in some piece
-      if (len == 2 && (s[i + 1] & 0xC0) == 0x80 && c >= 0xC2) {
-        cp = ((c & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu);
-      } else if (len == 3) {
-        if (const uint32_t three = utf8_three_byte(s + i, 3)) cp = three;
+      bool known = true;  // malformed: assume it is in some piece
+      if (len == 2 && (s[i + 1] & 0xC0) == 0x80) {
+        known = !((unknown2_[c & 0x1F] >> (s[i + 1] & 63)) & 1);
       } else if (len == 4 && utf8_char_len(s + i, 4) == 4) {
-        cp = ((c & 0x07u) << 18) | ((s[i + 1] & 0x3Fu) << 12) | ((s[i + 2] & 0x3Fu) << 6) | (s[i + 3] & 0x3Fu);
+        const uint32_t cp = ((c & 0x07u) << 18) | ((s[i + 1] & 0x3Fu) << 12) | ((s[i + 2] & 0x3Fu) << 6) | (s[i + 3] & 0x3Fu);
+        known = !cuts_at_unknown_ || ((in_piece[cp >> 6] >> (cp & 63)) & 1);
       }
-      unknown = cut_unknown && cp < 0x110000 && !((in_piece[cp >> 6] >> (cp & 63)) & 1);
+      unknown = !known;
     }
     if (unknown) {
       if (i > start) add_word(start, i);  // (no run is open: a known character came since)
@@ -218,10 +227,6 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
       continue;
     }
     if (in_run) end_run(i);
-    if (split && i > start && len == 3 && is_space_mark(s + i, n - i)) {
-      add_word(start, i);
-      start = i;
-    }
     i += len;
   }
   if (in_run) end_run(n);

@@ -127,10 +127,14 @@ bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& opti
   options_ = options;
   bmp_class_.assign(0x10000 / 4, 0);
   for (uint8_t& c : ascii_class_) c = kPlain;
+  for (uint64_t& r : plain_rows_) r = 0;
   continues_.assign(0x10000 / 64, 0);
   for (bool& b : continues_byte_) b = false;
   ascii_continues_[0] = ascii_continues_[1] = 0;
-  if (blob.empty()) return true;
+  if (blob.empty()) {
+    set_plain_rows();
+    return true;
+  }
   // The checks of sentencepiece 0.2.3's DecodePrecompiledCharsMap.
   uint32_t trie_size = 0;
   if (blob.size() <= 4) {
@@ -170,38 +174,66 @@ bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& opti
   }
   ascii_continues_[0] = continues_[0];
   ascii_continues_[1] = continues_[1];
+  set_plain_rows();
   return true;
 }
 
+void SpmNormalizer::set_plain_rows() {
+  for (uint64_t& r : plain_rows_) r = 0;
+  for (uint32_t row = 0x800 >> 6; row < 1024; ++row) {  // 3-byte characters only
+    if (row >= (0xD800 >> 6) && row < (0xE000 >> 6)) continue;  // surrogates
+    bool plain = continues_[row] == 0;
+    for (uint32_t cp = row << 6; plain && cp < ((row + 1) << 6); ++cp) plain = bmp_class(cp) == kPlain;
+    if (plain) plain_rows_[row >> 6] |= uint64_t{1} << (row & 63);
+  }
+}
+
 size_t SpmNormalizer::plain_run(const uint8_t* s, size_t pos, size_t n) const {
+  // Each character is looked at once: a kPlainUnlessContinued one stays pending until the
+  // next character shows whether a key continues with it.
+  bool pending = false;
+  size_t prev = pos;  // where the pending character starts
   while (pos < n) {
     const uint8_t c = s[pos];
     size_t len;
     CharClass cls;
+    bool continues;
     if (c < 0x80) {
       // ASCII, nearly all of it in Latin-script text: decided here without a call.
       if (c == ' ') break;
-      const uint8_t a = ascii_class_[c];
-      if (a == kPlain || (a == kPlainUnlessContinued && (pos + 1 == n || !may_continue_fast(s + pos + 1, n - pos - 1)))) {
-        ++pos;
+      len = 1;
+      cls = static_cast<CharClass>(ascii_class_[c]);
+      continues = (ascii_continues_[c >> 6] >> (c & 63)) & 1;
+    } else if (c >= 0xE0 && c < 0xF0 && pos + 3 <= n) {
+      const uint32_t b1 = s[pos + 1], b2 = s[pos + 2];
+      if (((b1 & 0xC0) | ((b2 & 0xC0) >> 2)) != 0xA0) break;  // malformed: the general path
+      const uint32_t row = ((c & 0x0Fu) << 6) | (b1 & 0x3Fu);
+      if ((plain_rows_[row >> 6] >> (row & 63)) & 1) {
+        pending = false;
+        pos += 3;
         continue;
       }
-      break;
-    } else if (c >= 0xC2 && c <= 0xDF && pos + 1 < n && (s[pos + 1] & 0xC0) == 0x80) {
-      len = 2;
-      cls = bmp_class(((c & 0x1Fu) << 6) | (s[pos + 1] & 0x3Fu));
-    } else if (const uint32_t cp = utf8_three_byte(s + pos, n - pos)) {
+      const uint32_t cp = (row << 6) | (b2 & 0x3Fu);
+      if (cp < 0x800 || (cp >= 0xD800 && cp < 0xE000)) break;  // overlong, surrogate
       len = 3;
       cls = bmp_class(cp);
+      continues = (continues_[row] >> (b2 & 63)) & 1;
+    } else if (c >= 0xC2 && c <= 0xDF && pos + 1 < n && (s[pos + 1] & 0xC0) == 0x80) {
+      const uint32_t cp = ((c & 0x1Fu) << 6) | (s[pos + 1] & 0x3Fu);
+      len = 2;
+      cls = bmp_class(cp);
+      continues = (continues_[cp >> 6] >> (cp & 63)) & 1;
     } else {
       break;  // 4-byte characters and malformed bytes take the general path
     }
-    if (cls == kPlain || (cls == kPlainUnlessContinued && (pos + len == n || !may_continue_fast(s + pos + len, n - pos - len)))) {
-      pos += len;
-    } else {
-      break;
-    }
+    if (cls == kRule) break;
+    if (pending && continues) return prev;  // a key goes on from the pending character
+    pending = cls == kPlainUnlessContinued;
+    prev = pos;
+    pos += len;
   }
+  // The character at pos (if any) is not plain: it decides whether the pending one is.
+  if (pending && pos < n && may_continue_fast(s + pos, n - pos)) return prev;
   return pos;
 }
 

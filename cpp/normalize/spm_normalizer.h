@@ -80,6 +80,12 @@ class SpmNormalizer {
   }
   uint64_t ascii_continues_[2] = {};  // continues_ of the ASCII characters
   std::vector<uint8_t> bmp_class_;  // CharClass of each BMP code point, 2 bits each
+  // Rows of 64 3-byte characters (cp >> 6, which is (lead & 0x0F) << 6 | (b1 & 0x3F)) in
+  // which every character is kPlain and continues no key: plain_run then passes such a
+  // character on its first two bytes (CJK ideographs, most of the BMP).  Overlong and
+  // surrogate rows stay clear.
+  uint64_t plain_rows_[1024 / 64] = {};
+  void set_plain_rows();
   const PieceTrie* user_defined_ = nullptr;
 };
 
