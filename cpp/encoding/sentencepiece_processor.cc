@@ -163,10 +163,12 @@ void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32
   tokens.clear();
   normalizer_.normalize(text, &normalized, nullptr);
   if (normalized.empty()) return;
-  // Ids need no per-character <unk> tokens.
   if (model_type_ == kUnigram) {
-    unigram_.encode(normalized, 0, &tokens, /*merge_unknown=*/true);
-  } else if (model_type_ == kBpe) {
+    unigram_.encode_ids(normalized, byte_fallback_, ids);  // straight to ids (as populate() below)
+    return;
+  }
+  // Ids need no per-character <unk> tokens.
+  if (model_type_ == kBpe) {
     bpe_.encode(normalized, 0, &tokens, 0.0, nullptr, /*merge_unknown=*/true);
   } else {
     segment(normalized, &tokens);

@@ -40,6 +40,10 @@ class Unigram {
   // per character (what offsets need).
   void encode(std::string_view normalized, uint32_t base, std::vector<SpmToken>* out,
               bool merge_unknown = false) const;
+  // Appends the ids of the best segmentation of `normalized` as SentencePieceProcessor
+  // reports them: a run of unknown text as one <unk>, or as its bytes with byte_fallback.
+  // The same segmentation as encode(), without the tokens in between.
+  void encode_ids(std::string_view normalized, bool byte_fallback, std::vector<int32_t>* ids) const;
 
   const SpmVocab& vocab() const { return *vocab_; }
   const PieceTrie& trie() const { return trie_; }
@@ -58,6 +62,21 @@ class Unigram {
   // The float Viterbi over s[0, n) starting from the total `initial`, exactly as over a
   // whole text: appends the tokens (offsets plus `base`), returns the total at the end.
   float encode_span(const uint8_t* s, size_t n, float initial, uint32_t base, std::vector<SpmToken>* out) const;
+  // A word (hash != 0) or a run of unknown characters (hash 0) of the text encode() splits.
+  struct Segment {
+    uint32_t begin, end;
+    uint64_t hash;   // 0 for a run of unknown characters
+    uint32_t chars;  // characters in a run of unknown ones
+  };
+  // Cuts s[0, n) into words and runs of unknown characters, hashing the words (the scan
+  // of unigram_words.cc).
+  void cut_segments(const uint8_t* s, size_t n, std::vector<Segment>* out) const;
+  // encode() and encode_ids() after the scan: each segment from the cache, as unknown, or
+  // by encode_span; the sink receives the pieces (offsets relative to s).
+  template <typename Sink>
+  void emit(const uint8_t* s, size_t n, Sink& sink) const;
+  template <typename Sink>
+  float span(const uint8_t* s, size_t n, float initial, uint32_t begin, Sink& sink) const;
   // Computes a word's cache entry (unigram_words.cc): header word, then id, length, score.
   void word_entry(const uint8_t* s, size_t n, std::vector<uint32_t>* entry) const;
   // The lattice edges from byte `start` of s[0, n), the character starting there being

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "models/unigram_word_cache.h"
 #include "models/unigram.h"
@@ -138,22 +139,105 @@ void Unigram::word_entry(const uint8_t* s, size_t n, std::vector<uint32_t>* entr
   }
 }
 
-void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out, bool merge_unknown) const {
-  const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
-  const size_t n = text.size();
-  if (!splits_words_ && !cuts_at_unknown_) {
-    encode_span(s, n, 0.0f, base, out);
-    return;
+namespace {
+
+// encode()'s output: tokens with offsets.
+struct TokenSink {
+  std::vector<SpmToken>* out;
+  uint32_t base;
+  bool merge_unknown;
+  void piece(int32_t id, uint32_t begin, uint32_t end) { push_token(out, id, base + begin, base + end); }
+  void unknown(int32_t unk, uint32_t begin, uint32_t end) { push_token(out, unk, base + begin, base + end); }
+  // The pieces of a cached word starting at `at`, each score added to `total` in turn.
+  float replay(const uint32_t* p, size_t k, uint32_t at, float total) {
+    at += base;
+    for (size_t i = 0; i < k; ++i) {
+      const uint32_t length = p[2 * i] >> 24;
+      push_token(out, static_cast<int32_t>(p[2 * i] & 0xFFFFFF), at, at + length);
+      at += length;
+      total = total + bits_float(p[2 * i + 1]);
+    }
+    return total;
   }
-  // First the words and unknown characters with the hashes of the words, so the cache can
-  // be prefetched a few words ahead; then each in turn.
-  struct Segment {
-    uint32_t begin, end;
-    uint64_t hash;   // 0 for a run of unknown characters
-    uint32_t chars;  // characters in a run of unknown ones
-  };
-  thread_local std::vector<Segment> tls_segments;
-  std::vector<Segment>& segments = pinned(tls_segments);
+};
+
+// encode_ids()'s output: ids only, unknown text as one <unk> per run or as its bytes
+// (byte fallback), exactly what SentencePieceProcessor::populate makes of the tokens.
+// Written through a raw pointer into a buffer that only grows, so the replay of a
+// cached word is a loop without calls (a call would spill the running float total, whose
+// addition chain is the loop's critical path).
+class IdSink {
+ public:
+  static constexpr bool merge_unknown = true;
+  IdSink(const uint8_t* s, const SpmVocab* vocab, bool byte_fallback, std::vector<int32_t>* buf)
+      : s_(s), vocab_(vocab), byte_fallback_(byte_fallback), unk_(vocab->unk_id()),
+        unk24_(static_cast<uint32_t>(vocab->unk_id()) & 0xFFFFFF), buf_(buf) {}
+  void reserve(size_t k) {
+    if (used_ + k > buf_->size()) buf_->resize(std::max(2 * buf_->size(), used_ + k + 1024));
+  }
+  void unknown(int32_t, uint32_t begin, uint32_t end) {
+    if (byte_fallback_) {
+      reserve(end - begin);
+      int32_t* o = buf_->data() + used_;
+      for (uint32_t b = begin; b < end; ++b) *o++ = vocab_->byte_id(s_[b]);
+      used_ += end - begin;
+    } else if (!prev_unk_) {
+      reserve(1);
+      (*buf_)[used_++] = unk_;
+    }
+    prev_unk_ = true;
+  }
+  void piece(int32_t id, uint32_t begin, uint32_t end) {
+    if (vocab_->is_unknown(id)) {
+      unknown(id, begin, end);
+      return;
+    }
+    reserve(1);
+    (*buf_)[used_++] = id;
+    prev_unk_ = false;
+  }
+  float replay(const uint32_t* p, size_t k, uint32_t at, float total) {
+    reserve(k);
+    int32_t* o = buf_->data() + used_;
+    uint32_t any_unknown = 0;
+    for (size_t i = 0; i < k; ++i) {
+      const uint32_t id = p[2 * i] & 0xFFFFFF;
+      o[i] = static_cast<int32_t>(id);
+      any_unknown |= id == unk24_;
+      total = total + bits_float(p[2 * i + 1]);
+    }
+    if (any_unknown) {
+      // A character no one-character piece covers: <unk> inside the word, which merges
+      // with its neighbours; emit piece by piece (the total above stands).
+      for (size_t i = 0; i < k; ++i) {
+        const uint32_t id = p[2 * i] & 0xFFFFFF, length = p[2 * i] >> 24;
+        if (id == unk24_) unknown(unk_, at, at + length);
+        else piece(static_cast<int32_t>(id), at, at + length);
+        at += length;
+      }
+    } else if (k > 0) {
+      used_ += k;
+      prev_unk_ = false;
+    }
+    return total;
+  }
+  void finish(std::vector<int32_t>* ids) const { ids->insert(ids->end(), buf_->data(), buf_->data() + used_); }
+
+ private:
+  const uint8_t* s_;
+  const SpmVocab* vocab_;
+  bool byte_fallback_;
+  int32_t unk_;
+  uint32_t unk24_;  // unk_ as the cache stores it
+  std::vector<int32_t>* buf_;
+  size_t used_ = 0;
+  bool prev_unk_ = false;
+};
+
+}  // namespace
+
+void Unigram::cut_segments(const uint8_t* s, size_t n, std::vector<Segment>* out) const {
+  std::vector<Segment>& segments = *out;
   segments.clear();
   auto add_word = [&](size_t begin, size_t end) {
     const uint64_t h = end - begin <= UnigramWordCache::kMaxWord ? hash_bytes(s + begin, end - begin) | 1 : 1;
@@ -232,6 +316,43 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
   if (in_run) end_run(n);
   if (n > start) add_word(start, n);
 
+}
+
+void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out, bool merge_unknown) const {
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
+  const size_t n = text.size();
+  if (!splits_words_ && !cuts_at_unknown_) {
+    encode_span(s, n, 0.0f, base, out);
+    return;
+  }
+  TokenSink sink{out, base, merge_unknown};
+  emit(s, n, sink);
+}
+
+void Unigram::encode_ids(std::string_view text, bool byte_fallback, std::vector<int32_t>* ids) const {
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
+  thread_local std::vector<int32_t> tls_buf;
+  IdSink sink(s, vocab_, byte_fallback, &pinned(tls_buf));
+  if (!splits_words_ && !cuts_at_unknown_) {
+    thread_local std::vector<SpmToken> tls_tokens;
+    std::vector<SpmToken>& tokens = pinned(tls_tokens);
+    tokens.clear();
+    encode_span(s, text.size(), 0.0f, 0, &tokens);
+    for (const SpmToken& t : tokens) sink.piece(t.id, t.begin, t.end);
+  } else {
+    emit(s, text.size(), sink);
+  }
+  sink.finish(ids);
+}
+
+template <typename Sink>
+void Unigram::emit(const uint8_t* s, size_t n, Sink& sink) const {
+  // First the words and unknown characters with the hashes of the words, so the cache can
+  // be prefetched a few words ahead; then each in turn.
+  thread_local std::vector<Segment> tls_segments;
+  std::vector<Segment>& segments = pinned(tls_segments);
+  cut_segments(s, n, &segments);
+
   UnigramWordCache* cache = cache_words_ ? &unigram_word_cache(cache_owner_) : nullptr;
   thread_local std::vector<uint32_t> tls_entry;
   std::vector<uint32_t>& entry = pinned(tls_entry);
@@ -249,8 +370,8 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
     }
     const Segment& seg = segments[j];
     if (seg.hash == 0) {
-      if (merge_unknown) {
-        push_token(out, unk_id, base + seg.begin, base + seg.end);
+      if (sink.merge_unknown) {
+        sink.unknown(unk_id, seg.begin, seg.end);
         total = add_unknowns(total, unk, seg.chars);
         continue;
       }
@@ -258,7 +379,7 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
       for (uint32_t i = seg.begin; i < seg.end;) {
         const uint32_t len = static_cast<uint32_t>(std::min<size_t>(spm_char_len(s[i]), seg.end - i));
         if (t < -kScoreReset || t > kScoreReset) t = 0.0f;  // sentencepiece's rebase
-        push_token(out, unk_id, base + i, base + i + len);
+        sink.unknown(unk_id, i, i + len);
         t = t + unk;
         i += len;
       }
@@ -266,12 +387,11 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
       continue;
     }
     if (total < -kScoreReset || total > kScoreReset) total = 0.0f;  // sentencepiece's rebase, here exact
-    const uint32_t word_base = base + seg.begin;
     // A word: no edge crosses either end.
     const uint8_t* w = s + seg.begin;
     const size_t wn = seg.end - seg.begin;
     if (cache == nullptr || wn > UnigramWordCache::kMaxWord) {
-      total = encode_span(w, wn, total, word_base, out);
+      total = span(w, wn, total, seg.begin, sink);
       continue;
     }
     const uint32_t* record = cache->find(w, wn, seg.hash);
@@ -280,19 +400,22 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
       record = cache->insert(w, wn, seg.hash, entry[0], entry.data() + 1, (entry.size() - 1) / 2);
     }
     if (!(std::fabs(total) <= bits_float(record[1]))) {
-      total = encode_span(w, wn, total, word_base, out);
+      total = span(w, wn, total, seg.begin, sink);
       continue;
     }
-    const uint32_t* p = UnigramWordCache::pieces(record);
-    const size_t k = UnigramWordCache::pieces_of(record);
-    uint32_t at = word_base;
-    for (size_t i = 0; i < k; ++i) {
-      const uint32_t length = p[2 * i] >> 24;
-      push_token(out, static_cast<int32_t>(p[2 * i] & 0xFFFFFF), at, at + length);
-      at += length;
-      total = total + bits_float(p[2 * i + 1]);
-    }
+    total = sink.replay(UnigramWordCache::pieces(record), UnigramWordCache::pieces_of(record), seg.begin, total);
   }
+}
+
+template <typename Sink>
+float Unigram::span(const uint8_t* s, size_t n, float initial, uint32_t begin, Sink& sink) const {
+  if constexpr (std::is_same_v<Sink, TokenSink>) return encode_span(s, n, initial, sink.base + begin, sink.out);
+  thread_local std::vector<SpmToken> tls_tokens;
+  std::vector<SpmToken>& tokens = pinned(tls_tokens);
+  tokens.clear();
+  const float total = encode_span(s, n, initial, begin, &tokens);
+  for (const SpmToken& t : tokens) sink.piece(t.id, t.begin, t.end);
+  return total;
 }
 
 }  // namespace tf
