@@ -63,6 +63,7 @@ bool Unigram::build(const SpmVocab* vocab, std::string* error) {
     }
     for (uint32_t w = 0x80 >> 6; w < 32; ++w) unknown2_[w] = ~in_piece_[w];
   }
+  ascii_stops_.assign(unknown_ascii_);
   cache_owner_ = new_cache_owner();
   cache_words_ = vocab->size() < (1 << 24);
   (void)error;

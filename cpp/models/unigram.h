@@ -26,6 +26,7 @@
 #include "models/piece_trie.h"
 #include "models/sentencepiece_bpe.h"
 #include "models/spm_vocab.h"
+#include "util/ascii_stops.h"
 
 namespace tf {
 
@@ -123,6 +124,7 @@ class Unigram {
   // scan needs no decoding and no range checks (overlongs and surrogates stay clear: a
   // malformed character is assumed to be in some piece).
   uint64_t unknown_ascii_[2] = {};
+  AsciiStops ascii_stops_;  // unknown_ascii_, to skip runs of known ASCII characters
   uint64_t unknown2_[32] = {};
   std::vector<uint64_t> unknown3_;
   uint64_t cache_owner_ = 0;  // identifies this model to the per-thread word cache

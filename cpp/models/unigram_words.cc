@@ -273,6 +273,12 @@ void Unigram::cut_segments(const uint8_t* s, size_t n, std::vector<Segment>* out
     if (c < 0x80) {
       len = 1;
       unknown = (unknown_ascii[c >> 6] >> (c & 63)) & 1;
+      if (!unknown) {
+        // Known ASCII characters neither cut nor end a word: on to the next byte that may.
+        if (in_run) end_run(i);
+        i = static_cast<size_t>(ascii_stops_.skip(s + i + 1, s + n, s) - s);
+        continue;
+      }
     } else if (c >= 0xE0 && c < 0xF0 && i + 3 <= n) {
       // 3-byte characters (CJK, ▁): one table word, no decoding (see unknown3_).
       len = 3;

@@ -179,6 +179,11 @@ bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& opti
 }
 
 void SpmNormalizer::set_plain_rows() {
+  uint64_t stops[2] = {ascii_continues_[0], ascii_continues_[1]};
+  for (unsigned c = 0; c < 128; ++c) {
+    if (c == ' ' || ascii_class_[c] == kRule) stops[c >> 6] |= uint64_t{1} << (c & 63);
+  }
+  ascii_stops_.assign(stops);
   for (uint64_t& r : plain_rows_) r = 0;
   for (uint32_t row = 0x800 >> 6; row < 1024; ++row) {  // 3-byte characters only
     if (row >= (0xD800 >> 6) && row < (0xE000 >> 6)) continue;  // surrogates
@@ -201,9 +206,16 @@ size_t SpmNormalizer::plain_run(const uint8_t* s, size_t pos, size_t n) const {
     if (c < 0x80) {
       // ASCII, nearly all of it in Latin-script text: decided here without a call.
       if (c == ' ') break;
-      len = 1;
       cls = static_cast<CharClass>(ascii_class_[c]);
-      continues = (ascii_continues_[c >> 6] >> (c & 63)) & 1;
+      if (cls == kRule) break;
+      if (pending && ((ascii_continues_[c >> 6] >> (c & 63)) & 1)) return prev;
+      // The ASCII characters after this one that stop nothing are plain, and so is each
+      // one before them (its successor continues no key); the last may be pending.
+      const size_t end = static_cast<size_t>(ascii_stops_.skip(s + pos + 1, s + n, s) - s);
+      prev = end - 1;
+      pending = ascii_class_[s[prev]] == kPlainUnlessContinued;
+      pos = end;
+      continue;
     } else if (c >= 0xE0 && c < 0xF0 && pos + 3 <= n) {
       const uint32_t b1 = s[pos + 1], b2 = s[pos + 2];
       if (((b1 & 0xC0) | ((b2 & 0xC0) >> 2)) != 0xA0) break;  // malformed: the general path
@@ -312,7 +324,23 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
            (ascii_class_[c] == kPlain ||
             (ascii_class_[c] == kPlainUnlessContinued && (at + 1 == n || !may_continue_fast(s + at + 1, n - at - 1))));
   };
+  // A ' ' no key starts with is plain wherever it stands: runs of them (indentation) are
+  // passed a word at a time.
+  const bool space_plain = runs && ascii_class_[' '] == kPlain;
+  auto skip_spaces = [&](size_t at) {
+    constexpr uint64_t kSpaces = 0x2020202020202020ull;
+    while (at + 8 <= n) {
+      uint64_t w;
+      std::memcpy(&w, s + at, 8);
+      const uint64_t diff = w ^ kSpaces;
+      if (diff != 0) return at + static_cast<size_t>(__builtin_ctzll(diff) / 8);
+      at += 8;
+    }
+    while (at < n && s[at] == ' ') ++at;
+    return at;
+  };
   if (options_.remove_extra_whitespaces) {
+    if (space_plain) pos = skip_spaces(pos);
     while (pos < n) {
       if (plain_ascii(pos)) {  // indentation, then most first characters: no trie walk
         if (s[pos] != ' ') break;
@@ -362,9 +390,18 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
         if (pos == n) break;
       }
     }
+    uint8_t c = s[pos];
+    if (c == ' ' && space_plain && options_.remove_extra_whitespaces) {
+      // A run of spaces: one ▁ (or ' ') unless one was just put, the rest dropped.
+      const size_t end = skip_spaces(pos + 1);
+      if (!prev_space) add_space();
+      consumed += static_cast<uint32_t>(end - pos);
+      pos = end;
+      prev_space = true;
+      continue;
+    }
     std::string_view sp;
     size_t used;
-    uint8_t c = s[pos];
     // Fast path: an ASCII character no rule applies to here (a space mostly: plain_run
     // stops at spaces, and NFKC has rules that start with one).
     if (c < 0x80 && runs &&

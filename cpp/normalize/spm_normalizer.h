@@ -23,6 +23,7 @@
 
 #include "models/piece_trie.h"
 #include "normalize/darts_view.h"
+#include "util/ascii_stops.h"
 
 namespace tf {
 
@@ -85,6 +86,9 @@ class SpmNormalizer {
   // character on its first two bytes (CJK ideographs, most of the BMP).  Overlong and
   // surrogate rows stay clear.
   uint64_t plain_rows_[1024 / 64] = {};
+  // ASCII characters a run of plain ones skips over: not ' ', no rule starts with them and
+  // no key continues with them (so the one before stays plain).
+  AsciiStops ascii_stops_;
   void set_plain_rows();
   const PieceTrie* user_defined_ = nullptr;
 };
