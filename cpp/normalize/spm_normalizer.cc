@@ -127,12 +127,11 @@ bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& opti
   options_ = options;
   bmp_class_.assign(0x10000 / 4, 0);
   for (uint8_t& c : ascii_class_) c = kPlain;
-  for (uint64_t& r : plain_rows_) r = 0;
   continues_.assign(0x10000 / 64, 0);
   for (bool& b : continues_byte_) b = false;
   ascii_continues_[0] = ascii_continues_[1] = 0;
   if (blob.empty()) {
-    set_plain_rows();
+    set_run_tables();
     return true;
   }
   // The checks of sentencepiece 0.2.3's DecodePrecompiledCharsMap.
@@ -174,22 +173,29 @@ bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& opti
   }
   ascii_continues_[0] = continues_[0];
   ascii_continues_[1] = continues_[1];
-  set_plain_rows();
+  set_run_tables();
   return true;
 }
 
-void SpmNormalizer::set_plain_rows() {
+void SpmNormalizer::set_run_tables() {
   uint64_t stops[2] = {ascii_continues_[0], ascii_continues_[1]};
   for (unsigned c = 0; c < 128; ++c) {
     if (c == ' ' || ascii_class_[c] == kRule) stops[c >> 6] |= uint64_t{1} << (c & 63);
   }
   ascii_stops_.assign(stops);
-  for (uint64_t& r : plain_rows_) r = 0;
-  for (uint32_t row = 0x800 >> 6; row < 1024; ++row) {  // 3-byte characters only
-    if (row >= (0xD800 >> 6) && row < (0xE000 >> 6)) continue;  // surrogates
-    bool plain = continues_[row] == 0;
-    for (uint32_t cp = row << 6; plain && cp < ((row + 1) << 6); ++cp) plain = bmp_class(cp) == kPlain;
-    if (plain) plain_rows_[row >> 6] |= uint64_t{1} << (row & 63);
+  char2_.assign(2048 / 4, 0);
+  char3_.assign(65536 / 4, 0);
+  auto info = [&](uint32_t cp) -> uint8_t {
+    if ((continues_[cp >> 6] >> (cp & 63)) & 1) return kContinues;
+    return bmp_class(cp);
+  };
+  for (uint32_t i = 0; i < 2048; ++i) {
+    const uint8_t v = i < 0x80 ? static_cast<uint8_t>(kRule) : info(i);  // C0, C1: overlong
+    char2_[i >> 2] |= static_cast<uint8_t>(v << ((i & 3) * 2));
+  }
+  for (uint32_t i = 0; i < 65536; ++i) {
+    const uint8_t v = i < 0x800 || (i >= 0xD800 && i < 0xE000) ? static_cast<uint8_t>(kRule) : info(i);
+    char3_[i >> 2] |= static_cast<uint8_t>(v << ((i & 3) * 2));
   }
 }
 
@@ -219,22 +225,25 @@ size_t SpmNormalizer::plain_run(const uint8_t* s, size_t pos, size_t n) const {
     } else if (c >= 0xE0 && c < 0xF0 && pos + 3 <= n) {
       const uint32_t b1 = s[pos + 1], b2 = s[pos + 2];
       if (((b1 & 0xC0) | ((b2 & 0xC0) >> 2)) != 0xA0) break;  // malformed: the general path
-      const uint32_t row = ((c & 0x0Fu) << 6) | (b1 & 0x3Fu);
-      if ((plain_rows_[row >> 6] >> (row & 63)) & 1) {
-        pending = false;
-        pos += 3;
-        continue;
-      }
-      const uint32_t cp = (row << 6) | (b2 & 0x3Fu);
-      if (cp < 0x800 || (cp >= 0xD800 && cp < 0xE000)) break;  // overlong, surrogate
+      const uint32_t cp = ((c & 0x0Fu) << 12) | ((b1 & 0x3Fu) << 6) | (b2 & 0x3Fu);
       len = 3;
-      cls = bmp_class(cp);
-      continues = (continues_[row] >> (b2 & 63)) & 1;
+      const uint8_t v = char_info(char3_, cp);
+      cls = static_cast<CharClass>(v);
+      continues = false;
+      if (v == kContinues) {
+        cls = bmp_class(cp);
+        continues = true;
+      }
     } else if (c >= 0xC2 && c <= 0xDF && pos + 1 < n && (s[pos + 1] & 0xC0) == 0x80) {
       const uint32_t cp = ((c & 0x1Fu) << 6) | (s[pos + 1] & 0x3Fu);
       len = 2;
-      cls = bmp_class(cp);
-      continues = (continues_[cp >> 6] >> (cp & 63)) & 1;
+      const uint8_t v = char_info(char2_, cp);
+      cls = static_cast<CharClass>(v);
+      continues = false;
+      if (v == kContinues) {
+        cls = bmp_class(cp);
+        continues = true;
+      }
     } else {
       break;  // 4-byte characters and malformed bytes take the general path
     }

@@ -81,15 +81,21 @@ class SpmNormalizer {
   }
   uint64_t ascii_continues_[2] = {};  // continues_ of the ASCII characters
   std::vector<uint8_t> bmp_class_;  // CharClass of each BMP code point, 2 bits each
-  // Rows of 64 3-byte characters (cp >> 6, which is (lead & 0x0F) << 6 | (b1 & 0x3F)) in
-  // which every character is kPlain and continues no key: plain_run then passes such a
-  // character on its first two bytes (CJK ideographs, most of the BMP).  Overlong and
-  // surrogate rows stay clear.
-  uint64_t plain_rows_[1024 / 64] = {};
+  // What plain_run needs of each 2- and 3-byte character, 2 bits each, indexed by its
+  // bytes without decoding ((lead & 0x1F) << 6 | (b1 & 0x3F) for 2 bytes, (lead & 0x0F)
+  // << 12 | (b1 & 0x3F) << 6 | (b2 & 0x3F) for 3, which is the code point): kPlain or
+  // kPlainUnlessContinued when no key continues with it, kRule (also overlongs and
+  // surrogates), else kContinues (looked at again).  One load per character and no branch
+  // on its kind: Japanese alternates plain ideographs and kana too often to predict.
+  static constexpr uint8_t kContinues = 3;
+  std::vector<uint8_t> char2_, char3_;
+  uint8_t char_info(const std::vector<uint8_t>& table, uint32_t index) const {
+    return (table[index >> 2] >> ((index & 3) * 2)) & 3;
+  }
   // ASCII characters a run of plain ones skips over: not ' ', no rule starts with them and
   // no key continues with them (so the one before stays plain).
   AsciiStops ascii_stops_;
-  void set_plain_rows();
+  void set_run_tables();
   const PieceTrie* user_defined_ = nullptr;
 };
 
