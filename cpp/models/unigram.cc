@@ -19,6 +19,8 @@ bool Unigram::build(const SpmVocab* vocab, std::string* error) {
     }
   }
   trie_.build(keys);
+  max_edge_bytes_ = 4;
+  for (const auto& key : keys) max_edge_bytes_ = std::max(max_edge_bytes_, key.first.size());
   std::vector<float> by_id(vocab->size());
   has_user_defined_ = false;
   for (int32_t id = 0; id < vocab->size(); ++id) {
@@ -82,12 +84,14 @@ float Unigram::encode_span(const uint8_t* s, size_t n, float initial, uint32_t b
   std::vector<Best>& best = pinned(tls_best);
   best.assign(n + 1, Best());
   best[0].score = initial;
-  size_t frontier = 0;  // the furthest end reached so far
+  const PieceTrie::View trie = trie_.view();
   for (size_t start = 0; start < n;) {
     float here = best[start].score;
     if (here < -kScoreReset || here > kScoreReset) {
-      // As sentencepiece 0.2.3: rebase the scores reached so far so they stay small.
+      // As sentencepiece 0.2.3: rebase the scores reached so far so they stay small (no
+      // edge from before start reaches past start + max_edge_bytes_).
       const float offset = here;
+      const size_t frontier = std::min(n, start + max_edge_bytes_);
       for (size_t i = start; i <= frontier; ++i) {
         if (i == start || best[i].start >= 0) best[i].score -= offset;
       }
@@ -95,9 +99,8 @@ float Unigram::encode_span(const uint8_t* s, size_t n, float initial, uint32_t b
     }
     const size_t mblen = std::min(spm_char_len(s[start]), n - start);
     // Float arithmetic throughout, as sentencepiece: near-ties then resolve alike.
-    for_each_edge(s, n, start, mblen, [&](size_t end, int32_t id, float score) {
+    for_each_edge(trie, s, n, start, mblen, [&](size_t end, int32_t id, float score) {
       const float candidate = score + here;
-      if (end > frontier) frontier = end;
       Best& target = best[end];
       if (target.start < 0 || candidate > target.score) {
         target.score = candidate;

@@ -86,15 +86,21 @@ class Unigram {
   // their edges from here, so they see the same lattice.
   template <typename Edge>
   void for_each_edge(const uint8_t* s, size_t n, size_t start, size_t mblen, Edge&& edge) const {
+    for_each_edge(trie_.view(), s, n, start, mblen, edge);
+  }
+  // The same with the trie's arrays passed in (encode_span's loop keeps them in registers).
+  template <typename Edge>
+  void for_each_edge(const PieceTrie::View& trie, const uint8_t* s, size_t n, size_t start, size_t mblen,
+                     Edge&& edge) const {
     bool has_single = false;
     int32_t node = 0;
     for (size_t k = start; k < n; ++k) {
-      node = trie_.child(node, s[k]);
+      node = PieceTrie::child(trie, node, s[k]);
       if (node < 0) break;
-      const int32_t id = trie_.value(node);
+      const int32_t id = PieceTrie::value(trie, node);
       if (id < 0) continue;
       const size_t length = k + 1 - start;
-      float score = trie_.payload(node);
+      float score = PieceTrie::payload(trie, node);
       if (has_user_defined_ && scores_[id].user_defined) score = user_defined_score(length);
       edge(k + 1, id, score);
       if (length == mblen) has_single = true;
@@ -110,6 +116,7 @@ class Unigram {
   PieceTrie trie_;             // NORMAL and USER_DEFINED pieces -> id
   std::vector<Score> scores_;  // id -> score and whether USER_DEFINED
   bool has_user_defined_ = false;
+  size_t max_edge_bytes_ = 4;  // the longest piece or character: no edge reaches further
   bool splits_words_ = false;
   // A character in no piece (bit clear in in_piece_, one bit per code point) has only the
   // <unk> edge and no edge crosses it, so it is a word of its own; off when some piece is
