@@ -197,6 +197,20 @@ void SpmNormalizer::set_run_tables() {
     const uint8_t v = i < 0x800 || (i >= 0xD800 && i < 0xE000) ? static_cast<uint8_t>(kRule) : info(i);
     char3_[i >> 2] |= static_cast<uint8_t>(v << ((i & 3) * 2));
   }
+  plain4_rows_.assign(0x8000 / 64, 0);
+  for (unsigned b0 = 0xF0; b0 <= 0xF4; ++b0) {
+    for (unsigned b1 = 0x80; b1 < 0xC0; ++b1) {
+      if ((b0 == 0xF0 && b1 < 0x90) || (b0 == 0xF4 && b1 >= 0x90)) continue;  // overlong, > U+10FFFF
+      for (unsigned b2 = 0x80; b2 < 0xC0; ++b2) {
+        const uint8_t b[3] = {static_cast<uint8_t>(b0), static_cast<uint8_t>(b1), static_cast<uint8_t>(b2)};
+        bool hit = false;
+        const int64_t node = trie_.empty() ? -1 : trie_.walk(b, 3, &hit);
+        if (hit || node >= 0) continue;  // some key ends inside or goes on from these bytes
+        const uint32_t row = ((b0 & 7u) << 12) | ((b1 & 0x3Fu) << 6) | (b2 & 0x3Fu);
+        plain4_rows_[row >> 6] |= uint64_t{1} << (row & 63);
+      }
+    }
+  }
 }
 
 size_t SpmNormalizer::plain_run(const uint8_t* s, size_t pos, size_t n) const {
@@ -244,8 +258,18 @@ size_t SpmNormalizer::plain_run(const uint8_t* s, size_t pos, size_t n) const {
         cls = bmp_class(cp);
         continues = true;
       }
+    } else if (c >= 0xF0 && c <= 0xF4 && pos + 4 <= n) {
+      const uint32_t b1 = s[pos + 1], b2 = s[pos + 2], b3 = s[pos + 3];
+      if (((b1 & 0xC0) | ((b2 & 0xC0) >> 2) | ((b3 & 0xC0) >> 4)) != 0xA8) break;  // malformed
+      const uint32_t row = ((c & 7u) << 12) | ((b1 & 0x3Fu) << 6) | (b2 & 0x3Fu);
+      if (!((plain4_rows_[row >> 6] >> (row & 63)) & 1)) break;  // rules, overlong: the general path
+      if (pending && continues_byte_[c]) return prev;
+      pending = false;
+      prev = pos;
+      pos += 4;
+      continue;
     } else {
-      break;  // 4-byte characters and malformed bytes take the general path
+      break;  // malformed bytes take the general path
     }
     if (cls == kRule) break;
     if (pending && continues) return prev;  // a key goes on from the pending character

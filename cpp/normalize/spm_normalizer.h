@@ -89,6 +89,10 @@ class SpmNormalizer {
   // on its kind: Japanese alternates plain ideographs and kana too often to predict.
   static constexpr uint8_t kContinues = 3;
   std::vector<uint8_t> char2_, char3_;
+  // 4-byte characters (emoji, rare CJK) by rows of 64 ((lead & 7) << 12 | (b1 & 0x3F) << 6
+  // | (b2 & 0x3F), which is cp >> 6): bit set when no key starts with any character of the
+  // row, so each is kPlain.  Overlong and too-large rows stay clear.
+  std::vector<uint64_t> plain4_rows_;
   uint8_t char_info(const std::vector<uint8_t>& table, uint32_t index) const {
     return (table[index >> 2] >> ((index & 3) * 2)) & 3;
   }
