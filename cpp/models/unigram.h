@@ -64,20 +64,24 @@ class Unigram {
   // whole text: appends the tokens (offsets plus `base`), returns the total at the end.
   float encode_span(const uint8_t* s, size_t n, float initial, uint32_t base, std::vector<SpmToken>* out) const;
   // A word (hash != 0) or a run of unknown characters (hash 0) of the text encode() splits.
+ public:
   struct Segment {
     uint32_t begin, end;
     uint64_t hash;   // 0 for a run of unknown characters
     uint32_t chars;  // characters in a run of unknown ones
   };
+
+ private:
   // Cuts s[0, n) into words and runs of unknown characters, hashing the words (the scan
   // of unigram_words.cc).
   void cut_segments(const uint8_t* s, size_t n, std::vector<Segment>* out) const;
   // encode() and encode_ids() after the scan: each segment from the cache, as unknown, or
-  // by encode_span; the sink receives the pieces (offsets relative to s).
+  // by encode_span; the sink receives the pieces (offsets relative to s).  `scratch` is the
+  // thread's buffers (unigram_words.cc).
   template <typename Sink>
-  void emit(const uint8_t* s, size_t n, Sink& sink) const;
+  void emit(const uint8_t* s, size_t n, Sink& sink, void* scratch) const;
   template <typename Sink>
-  float span(const uint8_t* s, size_t n, float initial, uint32_t begin, Sink& sink) const;
+  float span(const uint8_t* s, size_t n, float initial, uint32_t begin, Sink& sink, void* scratch) const;
   // Computes a word's cache entry (unigram_words.cc): header word, then id, length, score.
   void word_entry(const uint8_t* s, size_t n, std::vector<uint32_t>* entry) const;
   // The lattice edges from byte `start` of s[0, n), the character starting there being

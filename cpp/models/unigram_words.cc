@@ -234,6 +234,33 @@ class IdSink {
   bool prev_unk_ = false;
 };
 
+// This thread's buffers for encode() and encode_ids(), in one thread_local: in a shared
+// library each thread_local costs a __tls_get_addr call per use, ~7 % of encoding short
+// lines when there were six.
+struct UnigramScratch {
+  std::vector<int32_t> ids;
+  std::vector<Unigram::Segment> segments;
+  std::vector<uint32_t> entry;
+  std::vector<SpmToken> tokens;
+  // The last cache unigram_word_cache() gave on this thread, and its owner.  Every call
+  // goes through here, so the pointer stays valid: a cache is only dropped inside a call
+  // for another owner, which replaces the memo.
+  uint64_t cache_owner = 0;
+  UnigramWordCache* cache = nullptr;
+  UnigramWordCache* word_cache(uint64_t owner) {
+    if (owner != cache_owner) {
+      cache = &unigram_word_cache(owner);
+      cache_owner = owner;
+    }
+    return cache;
+  }
+};
+
+UnigramScratch& scratch() {
+  thread_local UnigramScratch tls;
+  return pinned(tls);
+}
+
 }  // namespace
 
 void Unigram::cut_segments(const uint8_t* s, size_t n, std::vector<Segment>* out) const {
@@ -332,36 +359,31 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
     return;
   }
   TokenSink sink{out, base, merge_unknown};
-  emit(s, n, sink);
+  emit(s, n, sink, &scratch());
 }
 
 void Unigram::encode_ids(std::string_view text, bool byte_fallback, std::vector<int32_t>* ids) const {
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
-  thread_local std::vector<int32_t> tls_buf;
-  IdSink sink(s, vocab_, byte_fallback, &pinned(tls_buf));
+  UnigramScratch& tmp = scratch();
+  IdSink sink(s, vocab_, byte_fallback, &tmp.ids);
   if (!splits_words_ && !cuts_at_unknown_) {
-    thread_local std::vector<SpmToken> tls_tokens;
-    std::vector<SpmToken>& tokens = pinned(tls_tokens);
-    tokens.clear();
-    encode_span(s, text.size(), 0.0f, 0, &tokens);
-    for (const SpmToken& t : tokens) sink.piece(t.id, t.begin, t.end);
+    span(s, text.size(), 0.0f, 0, sink, &tmp);
   } else {
-    emit(s, text.size(), sink);
+    emit(s, text.size(), sink, &tmp);
   }
   sink.finish(ids);
 }
 
 template <typename Sink>
-void Unigram::emit(const uint8_t* s, size_t n, Sink& sink) const {
+void Unigram::emit(const uint8_t* s, size_t n, Sink& sink, void* scratch_buffers) const {
+  UnigramScratch& tmp = *static_cast<UnigramScratch*>(scratch_buffers);
   // First the words and unknown characters with the hashes of the words, so the cache can
   // be prefetched a few words ahead; then each in turn.
-  thread_local std::vector<Segment> tls_segments;
-  std::vector<Segment>& segments = pinned(tls_segments);
+  std::vector<Segment>& segments = tmp.segments;
   cut_segments(s, n, &segments);
 
-  UnigramWordCache* cache = cache_words_ ? &unigram_word_cache(cache_owner_) : nullptr;
-  thread_local std::vector<uint32_t> tls_entry;
-  std::vector<uint32_t>& entry = pinned(tls_entry);
+  UnigramWordCache* cache = cache_words_ ? tmp.word_cache(cache_owner_) : nullptr;
+  std::vector<uint32_t>& entry = tmp.entry;
   const float unk = unk_score();
   const int32_t unk_id = vocab_->unk_id();
   float total = 0.0f;
@@ -397,7 +419,7 @@ void Unigram::emit(const uint8_t* s, size_t n, Sink& sink) const {
     const uint8_t* w = s + seg.begin;
     const size_t wn = seg.end - seg.begin;
     if (cache == nullptr || wn > UnigramWordCache::kMaxWord) {
-      total = span(w, wn, total, seg.begin, sink);
+      total = span(w, wn, total, seg.begin, sink, &tmp);
       continue;
     }
     const uint32_t* record = cache->find(w, wn, seg.hash);
@@ -406,7 +428,7 @@ void Unigram::emit(const uint8_t* s, size_t n, Sink& sink) const {
       record = cache->insert(w, wn, seg.hash, entry[0], entry.data() + 1, (entry.size() - 1) / 2);
     }
     if (!(std::fabs(total) <= bits_float(record[1]))) {
-      total = span(w, wn, total, seg.begin, sink);
+      total = span(w, wn, total, seg.begin, sink, &tmp);
       continue;
     }
     total = sink.replay(UnigramWordCache::pieces(record), UnigramWordCache::pieces_of(record), seg.begin, total);
@@ -414,10 +436,9 @@ void Unigram::emit(const uint8_t* s, size_t n, Sink& sink) const {
 }
 
 template <typename Sink>
-float Unigram::span(const uint8_t* s, size_t n, float initial, uint32_t begin, Sink& sink) const {
+float Unigram::span(const uint8_t* s, size_t n, float initial, uint32_t begin, Sink& sink, void* scratch_buffers) const {
   if constexpr (std::is_same_v<Sink, TokenSink>) return encode_span(s, n, initial, sink.base + begin, sink.out);
-  thread_local std::vector<SpmToken> tls_tokens;
-  std::vector<SpmToken>& tokens = pinned(tls_tokens);
+  std::vector<SpmToken>& tokens = static_cast<UnigramScratch*>(scratch_buffers)->tokens;
   tokens.clear();
   const float total = encode_span(s, n, initial, begin, &tokens);
   for (const SpmToken& t : tokens) sink.piece(t.id, t.begin, t.end);

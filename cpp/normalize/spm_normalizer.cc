@@ -10,13 +10,16 @@ namespace {
 constexpr std::string_view kSpace = "\xE2\x96\x81";  // U+2581
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
-// Appends to a std::string through a raw pointer into spare size (trimmed by finish()):
+// Writes a std::string from its start through a raw pointer into spare size (the caller
+// trims it to size(); it is only grown, so a reused buffer is not zero-filled again):
 // normalize() appends a few bytes at a time (a word, a ▁), and a library append call
 // each time was ~7 % of encoding English.  Keeps 16 bytes of slack so short copies are
 // two overlapping fixed-size moves.
 class OutWriter {
  public:
-  OutWriter(std::string* s, size_t expect) : s_(s) { s_->resize(expect + kSlack); }
+  OutWriter(std::string* s, size_t expect) : s_(s) {
+    if (s_->size() < expect + kSlack) s_->resize(expect + kSlack);
+  }
   void put(const char* p, size_t k) {
     if (at_ + k + kSlack > s_->size()) s_->resize(std::max(2 * s_->size(), at_ + k + kSlack));
     char* d = &(*s_)[at_];
@@ -52,7 +55,6 @@ class OutWriter {
     return true;
   }
   void truncate(size_t size) { at_ = size; }
-  void finish() { s_->resize(at_); }
 
  private:
   static constexpr size_t kSlack = 16;
@@ -342,7 +344,14 @@ void SpmNormalizer::normalize_identity(const uint8_t* s, size_t n, std::string* 
 }
 
 void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vector<uint32_t>* n2o) const {
-  out->clear();
+  out->resize(normalize_to(text, out, n2o));
+}
+
+std::string_view SpmNormalizer::normalize_view(std::string_view text, std::string* buffer) const {
+  return std::string_view(buffer->data(), normalize_to(text, buffer, nullptr));
+}
+
+size_t SpmNormalizer::normalize_to(std::string_view text, std::string* out, std::vector<uint32_t>* n2o) const {
   if (n2o) n2o->clear();
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
   const size_t n = text.size();
@@ -350,11 +359,12 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
   uint32_t consumed = 0;
   if (n == 0) {
     if (n2o) n2o->push_back(0);  // matches sentencepiece: empty in, one offset out
-    return;
+    return 0;
   }
   if (trie_.empty() && !options_.remove_extra_whitespaces && n2o == nullptr) {
+    out->clear();
     normalize_identity(s, n, out);
-    return;
+    return out->size();
   }
   const bool runs = user_defined_ == nullptr || user_defined_->empty();
   // A space no rule applies to here (indentation runs: skip the trie for them).
@@ -395,7 +405,7 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
     consumed = static_cast<uint32_t>(pos);
     if (pos == n) {
       if (n2o) n2o->push_back(0);  // as sentencepiece: all-space input aligns like empty input
-      return;
+      return 0;
     }
   }
   OutWriter w(out, (n - pos) * 3 / 2 + 8);
@@ -487,8 +497,8 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
     }
   }
   if (options_.treat_whitespace_as_suffix && options_.add_dummy_prefix) add_space();
-  w.finish();
   if (n2o) n2o->push_back(consumed);
+  return w.size();
 }
 
 }  // namespace tf

@@ -44,11 +44,16 @@ class SpmNormalizer {
   // Appends the normalized text to *out (cleared first).  If norm_to_orig is not null it
   // receives out->size() + 1 input offsets.
   void normalize(std::string_view text, std::string* out, std::vector<uint32_t>* norm_to_orig) const;
+  // The same without alignment, into a reused buffer: the result is a prefix of *buffer,
+  // which is only ever grown (no zero-filling it again for every short text).
+  std::string_view normalize_view(std::string_view text, std::string* buffer) const;
 
   // True when normalization is only space handling (no charsmap, no user pieces).
   bool is_identity() const { return trie_.empty(); }
 
  private:
+  // normalize() into *out from its start; returns the length (out may be longer).
+  size_t normalize_to(std::string_view text, std::string* out, std::vector<uint32_t>* norm_to_orig) const;
   // normalize() for a model without rules that keeps spaces, without alignment.
   void normalize_identity(const uint8_t* s, size_t n, std::string* out) const;
   // How the charsmap treats a character (ASCII or BMP): kPlain, no key starts with it;
