@@ -1,5 +1,7 @@
 #include "normalize/spm_normalizer.h"
 
+#include "util/inline.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -223,7 +225,8 @@ void SpmNormalizer::set_run_tables() {
   }
 }
 
-size_t SpmNormalizer::plain_run(const uint8_t* s, size_t pos, size_t n) const {
+// (Inlined into normalize_to: it is called once per word.)
+TF_ALWAYS_INLINE size_t SpmNormalizer::plain_run(const uint8_t* s, size_t pos, size_t n) const {
   // Each character is looked at once: a kPlainUnlessContinued one stays pending until the
   // next character shows whether a key continues with it.
   bool pending = false;
