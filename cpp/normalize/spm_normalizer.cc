@@ -255,6 +255,23 @@ TF_ALWAYS_INLINE size_t SpmNormalizer::plain_run(const uint8_t* s, size_t pos, s
       const uint32_t cp = ((c & 0x0Fu) << 12) | ((b1 & 0x3Fu) << 6) | (b2 & 0x3Fu);
       len = 3;
       const uint8_t v = char_info(char3_, cp);
+      if (v <= kPlainUnlessContinued) {
+        // It continues no key, so whatever is pending stays plain; and so on while the
+        // next characters are 3-byte ones of the same kind (CJK, kana) in a tight loop.
+        pending = v == kPlainUnlessContinued;
+        prev = pos;
+        pos += 3;
+        while (pos + 3 <= n && (s[pos] & 0xF0) == 0xE0) {
+          const uint32_t c1 = s[pos + 1], c2 = s[pos + 2];
+          if (((c1 & 0xC0) | ((c2 & 0xC0) >> 2)) != 0xA0) break;
+          const uint8_t w = char_info(char3_, ((s[pos] & 0x0Fu) << 12) | ((c1 & 0x3Fu) << 6) | (c2 & 0x3Fu));
+          if (w > kPlainUnlessContinued) break;
+          pending = w == kPlainUnlessContinued;
+          prev = pos;
+          pos += 3;
+        }
+        continue;
+      }
       cls = static_cast<CharClass>(v);
       continues = false;
       if (v == kContinues) {
