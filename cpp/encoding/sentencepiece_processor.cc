@@ -157,16 +157,17 @@ void SentencePieceProcessor::encode(std::string_view text, const SpmSampling& sa
 
 void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32_t>* ids) const {
   thread_local std::string tls_normalized;
+  const std::string_view normalized = normalizer_.normalize_view(text, &pinned(tls_normalized));
+  if (normalized.empty()) return;
+  if (model_type_ == kUnigram) {
+    unigram_.encode_ids(normalized, byte_fallback_, ids);  // straight to ids (as populate() below)
+    return;
+  }
   thread_local std::vector<SpmToken> tls_tokens;
-  std::string& normalized = pinned(tls_normalized);
   std::vector<SpmToken>& tokens = pinned(tls_tokens);
   tokens.clear();
-  normalizer_.normalize(text, &normalized, nullptr);
-  if (normalized.empty()) return;
   // Ids need no per-character <unk> tokens.
-  if (model_type_ == kUnigram) {
-    unigram_.encode(normalized, 0, &tokens, /*merge_unknown=*/true);
-  } else if (model_type_ == kBpe) {
+  if (model_type_ == kBpe) {
     bpe_.encode(normalized, 0, &tokens, 0.0, nullptr, /*merge_unknown=*/true);
   } else {
     segment(normalized, &tokens);

@@ -38,6 +38,21 @@ class PieceTrie {
     }
   }
 
+  // The arrays of a built trie as two registers, for hot loops: child(), value() and
+  // payload() as above, without reloading the vector's bounds after every store.
+  struct View {
+    const void* units;
+    uint32_t size;
+  };
+  View view() const { return View{units_.data(), static_cast<uint32_t>(units_.size())}; }
+  static int32_t child(const View& v, int32_t node, uint8_t c) {
+    const Unit* u = static_cast<const Unit*>(v.units);
+    const uint32_t t = static_cast<uint32_t>(u[node].base) + c + 1;
+    return (t < v.size && u[t].check == node) ? static_cast<int32_t>(t) : -1;
+  }
+  static int32_t value(const View& v, int32_t node) { return static_cast<const Unit*>(v.units)[node].value; }
+  static float payload(const View& v, int32_t node) { return static_cast<const Unit*>(v.units)[node].payload; }
+
   // Length of the longest key that prefixes s[0, n), or 0; sets *value.
   size_t longest_prefix(const uint8_t* s, size_t n, int32_t* value) const {
     size_t best = 0;

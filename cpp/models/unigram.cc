@@ -19,6 +19,8 @@ bool Unigram::build(const SpmVocab* vocab, std::string* error) {
     }
   }
   trie_.build(keys);
+  max_edge_bytes_ = 4;
+  for (const auto& key : keys) max_edge_bytes_ = std::max(max_edge_bytes_, key.first.size());
   std::vector<float> by_id(vocab->size());
   has_user_defined_ = false;
   for (int32_t id = 0; id < vocab->size(); ++id) {
@@ -52,6 +54,18 @@ bool Unigram::build(const SpmVocab* vocab, std::string* error) {
       i += len;
     }
   }
+  unknown3_.assign(1024, 0);
+  for (uint64_t& w : unknown2_) w = 0;
+  unknown_ascii_[0] = unknown_ascii_[1] = 0;
+  if (cuts_at_unknown_) {
+    unknown_ascii_[0] = ~in_piece_[0];
+    unknown_ascii_[1] = ~in_piece_[1];
+    for (uint32_t w = 0x800 >> 6; w < 1024; ++w) {
+      if (w < (0xD800 >> 6) || w >= (0xE000 >> 6)) unknown3_[w] = ~in_piece_[w];
+    }
+    for (uint32_t w = 0x80 >> 6; w < 32; ++w) unknown2_[w] = ~in_piece_[w];
+  }
+  ascii_stops_.assign(unknown_ascii_);
   cache_owner_ = new_cache_owner();
   cache_words_ = vocab->size() < (1 << 24);
   (void)error;
@@ -70,12 +84,14 @@ float Unigram::encode_span(const uint8_t* s, size_t n, float initial, uint32_t b
   std::vector<Best>& best = pinned(tls_best);
   best.assign(n + 1, Best());
   best[0].score = initial;
-  size_t frontier = 0;  // the furthest end reached so far
+  const PieceTrie::View trie = trie_.view();
   for (size_t start = 0; start < n;) {
     float here = best[start].score;
     if (here < -kScoreReset || here > kScoreReset) {
-      // As sentencepiece 0.2.3: rebase the scores reached so far so they stay small.
+      // As sentencepiece 0.2.3: rebase the scores reached so far so they stay small (no
+      // edge from before start reaches past start + max_edge_bytes_).
       const float offset = here;
+      const size_t frontier = std::min(n, start + max_edge_bytes_);
       for (size_t i = start; i <= frontier; ++i) {
         if (i == start || best[i].start >= 0) best[i].score -= offset;
       }
@@ -83,9 +99,8 @@ float Unigram::encode_span(const uint8_t* s, size_t n, float initial, uint32_t b
     }
     const size_t mblen = std::min(spm_char_len(s[start]), n - start);
     // Float arithmetic throughout, as sentencepiece: near-ties then resolve alike.
-    for_each_edge(s, n, start, mblen, [&](size_t end, int32_t id, float score) {
+    for_each_edge(trie, s, n, start, mblen, [&](size_t end, int32_t id, float score) {
       const float candidate = score + here;
-      if (end > frontier) frontier = end;
       Best& target = best[end];
       if (target.start < 0 || candidate > target.score) {
         target.score = candidate;

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "models/unigram_word_cache.h"
 #include "models/unigram.h"
@@ -60,8 +61,6 @@ __attribute__((noinline)) float add_unknowns(float total, float unk, uint32_t co
   }
   return total;
 }
-
-bool is_space_mark(const uint8_t* s, size_t n) { return n >= 3 && s[0] == 0xE2 && s[1] == 0x96 && s[2] == 0x81; }
 
 }  // namespace
 
@@ -140,22 +139,132 @@ void Unigram::word_entry(const uint8_t* s, size_t n, std::vector<uint32_t>* entr
   }
 }
 
-void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out, bool merge_unknown) const {
-  const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
-  const size_t n = text.size();
-  if (!splits_words_ && !cuts_at_unknown_) {
-    encode_span(s, n, 0.0f, base, out);
-    return;
+namespace {
+
+// encode()'s output: tokens with offsets.
+struct TokenSink {
+  std::vector<SpmToken>* out;
+  uint32_t base;
+  bool merge_unknown;
+  void piece(int32_t id, uint32_t begin, uint32_t end) { push_token(out, id, base + begin, base + end); }
+  void unknown(int32_t unk, uint32_t begin, uint32_t end) { push_token(out, unk, base + begin, base + end); }
+  // The pieces of a cached word starting at `at`, each score added to `total` in turn.
+  float replay(const uint32_t* p, size_t k, uint32_t at, float total) {
+    at += base;
+    for (size_t i = 0; i < k; ++i) {
+      const uint32_t length = p[2 * i] >> 24;
+      push_token(out, static_cast<int32_t>(p[2 * i] & 0xFFFFFF), at, at + length);
+      at += length;
+      total = total + bits_float(p[2 * i + 1]);
+    }
+    return total;
   }
-  // First the words and unknown characters with the hashes of the words, so the cache can
-  // be prefetched a few words ahead; then each in turn.
-  struct Segment {
-    uint32_t begin, end;
-    uint64_t hash;   // 0 for a run of unknown characters
-    uint32_t chars;  // characters in a run of unknown ones
-  };
-  thread_local std::vector<Segment> tls_segments;
-  std::vector<Segment>& segments = pinned(tls_segments);
+};
+
+// encode_ids()'s output: ids only, unknown text as one <unk> per run or as its bytes
+// (byte fallback), exactly what SentencePieceProcessor::populate makes of the tokens.
+// Written through a raw pointer into a buffer that only grows, so the replay of a
+// cached word is a loop without calls (a call would spill the running float total, whose
+// addition chain is the loop's critical path).
+class IdSink {
+ public:
+  static constexpr bool merge_unknown = true;
+  IdSink(const uint8_t* s, const SpmVocab* vocab, bool byte_fallback, std::vector<int32_t>* buf)
+      : s_(s), vocab_(vocab), byte_fallback_(byte_fallback), unk_(vocab->unk_id()),
+        unk24_(static_cast<uint32_t>(vocab->unk_id()) & 0xFFFFFF), buf_(buf) {}
+  void reserve(size_t k) {
+    if (used_ + k > buf_->size()) buf_->resize(std::max(2 * buf_->size(), used_ + k + 1024));
+  }
+  void unknown(int32_t, uint32_t begin, uint32_t end) {
+    if (byte_fallback_) {
+      reserve(end - begin);
+      int32_t* o = buf_->data() + used_;
+      for (uint32_t b = begin; b < end; ++b) *o++ = vocab_->byte_id(s_[b]);
+      used_ += end - begin;
+    } else if (!prev_unk_) {
+      reserve(1);
+      (*buf_)[used_++] = unk_;
+    }
+    prev_unk_ = true;
+  }
+  void piece(int32_t id, uint32_t begin, uint32_t end) {
+    if (vocab_->is_unknown(id)) {
+      unknown(id, begin, end);
+      return;
+    }
+    reserve(1);
+    (*buf_)[used_++] = id;
+    prev_unk_ = false;
+  }
+  float replay(const uint32_t* p, size_t k, uint32_t at, float total) {
+    reserve(k);
+    int32_t* o = buf_->data() + used_;
+    uint32_t any_unknown = 0;
+    for (size_t i = 0; i < k; ++i) {
+      const uint32_t id = p[2 * i] & 0xFFFFFF;
+      o[i] = static_cast<int32_t>(id);
+      any_unknown |= id == unk24_;
+      total = total + bits_float(p[2 * i + 1]);
+    }
+    if (any_unknown) {
+      // A character no one-character piece covers: <unk> inside the word, which merges
+      // with its neighbours; emit piece by piece (the total above stands).
+      for (size_t i = 0; i < k; ++i) {
+        const uint32_t id = p[2 * i] & 0xFFFFFF, length = p[2 * i] >> 24;
+        if (id == unk24_) unknown(unk_, at, at + length);
+        else piece(static_cast<int32_t>(id), at, at + length);
+        at += length;
+      }
+    } else if (k > 0) {
+      used_ += k;
+      prev_unk_ = false;
+    }
+    return total;
+  }
+  void finish(std::vector<int32_t>* ids) const { ids->insert(ids->end(), buf_->data(), buf_->data() + used_); }
+
+ private:
+  const uint8_t* s_;
+  const SpmVocab* vocab_;
+  bool byte_fallback_;
+  int32_t unk_;
+  uint32_t unk24_;  // unk_ as the cache stores it
+  std::vector<int32_t>* buf_;
+  size_t used_ = 0;
+  bool prev_unk_ = false;
+};
+
+// This thread's buffers for encode() and encode_ids(), in one thread_local: in a shared
+// library each thread_local costs a __tls_get_addr call per use, ~7 % of encoding short
+// lines when there were six.
+struct UnigramScratch {
+  std::vector<int32_t> ids;
+  std::vector<Unigram::Segment> segments;
+  std::vector<uint32_t> entry;
+  std::vector<SpmToken> tokens;
+  // The last cache unigram_word_cache() gave on this thread, and its owner.  Every call
+  // goes through here, so the pointer stays valid: a cache is only dropped inside a call
+  // for another owner, which replaces the memo.
+  uint64_t cache_owner = 0;
+  UnigramWordCache* cache = nullptr;
+  UnigramWordCache* word_cache(uint64_t owner) {
+    if (owner != cache_owner) {
+      cache = &unigram_word_cache(owner);
+      cache_owner = owner;
+    }
+    return cache;
+  }
+};
+
+UnigramScratch& scratch() {
+  thread_local UnigramScratch tls;
+  return pinned(tls);
+}
+
+}  // namespace
+
+void Unigram::cut_segments(const uint8_t* s, size_t n, std::vector<Segment>* out) const {
+  std::vector<Segment>& segments = *out;
   segments.clear();
   auto add_word = [&](size_t begin, size_t end) {
     const uint64_t h = end - begin <= UnigramWordCache::kMaxWord ? hash_bytes(s + begin, end - begin) | 1 : 1;
@@ -166,9 +275,11 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
     g.hash = h;
   };
   size_t start = 0;
-  const bool cut_unknown = cuts_at_unknown_, split = splits_words_;
+  const bool split = splits_words_;
   const uint64_t* in_piece = in_piece_.data();
-  const uint64_t ascii_in_piece[2] = {cut_unknown ? in_piece[0] : ~uint64_t{0}, cut_unknown ? in_piece[1] : ~uint64_t{0}};
+  const uint64_t* unknown3 = unknown3_.data();
+  const uint64_t unknown_ascii[2] = {unknown_ascii_[0], unknown_ascii_[1]};
+  constexpr uint32_t kSpaceWord = 0x2581 >> 6, kSpaceBit = 0x2581 & 63;
   // The run of unknown characters being read, kept in registers until it ends.
   bool in_run = false;
   uint32_t run_begin = 0, run_chars = 0;
@@ -183,27 +294,42 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
   };
   for (size_t i = 0; i < n;) {
     const uint8_t c = s[i];
-    size_t len = 1;
+    size_t len;
     // A character inside no piece has <unk> as its only edge, and none crosses it.
     bool unknown;
     if (c < 0x80) {
-      unknown = !((ascii_in_piece[c >> 6] >> (c & 63)) & 1);
+      len = 1;
+      unknown = (unknown_ascii[c >> 6] >> (c & 63)) & 1;
       if (!unknown) {
+        // Known ASCII characters neither cut nor end a word: on to the next byte that may.
         if (in_run) end_run(i);
-        ++i;
+        i = static_cast<size_t>(ascii_stops_.skip(s + i + 1, s + n, s) - s);
+        continue;
+      }
+    } else if (c >= 0xE0 && c < 0xF0 && i + 3 <= n) {
+      // 3-byte characters (CJK, ▁): one table word, no decoding (see unknown3_).
+      len = 3;
+      const uint32_t b1 = s[i + 1], b2 = s[i + 2];
+      const bool continued = ((b1 & 0xC0) | ((b2 & 0xC0) >> 2)) == 0xA0;
+      const uint32_t w = ((c & 0x0Fu) << 6) | (b1 & 0x3Fu);
+      unknown = continued && ((unknown3[w] >> (b2 & 63)) & 1);
+      if (!unknown && split && w == kSpaceWord && (b2 & 63) == kSpaceBit && continued) {
+        if (in_run) end_run(i);
+        if (i > start) add_word(start, i);
+        start = i;
+        i += 3;
         continue;
       }
     } else {
       len = std::min(spm_char_len(c), n - i);
-      uint32_t cp = 0x110000;  // malformed: assume it is in some piece
-      if (len == 2 && (s[i + 1] & 0xC0) == 0x80 && c >= 0xC2) {
-        cp = ((c & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu);
-      } else if (len == 3) {
-        if (const uint32_t three = utf8_three_byte(s + i, 3)) cp = three;
+      bool known = true;  // malformed: assume it is in some piece
+      if (len == 2 && (s[i + 1] & 0xC0) == 0x80) {
+        known = !((unknown2_[c & 0x1F] >> (s[i + 1] & 63)) & 1);
       } else if (len == 4 && utf8_char_len(s + i, 4) == 4) {
-        cp = ((c & 0x07u) << 18) | ((s[i + 1] & 0x3Fu) << 12) | ((s[i + 2] & 0x3Fu) << 6) | (s[i + 3] & 0x3Fu);
+        const uint32_t cp = ((c & 0x07u) << 18) | ((s[i + 1] & 0x3Fu) << 12) | ((s[i + 2] & 0x3Fu) << 6) | (s[i + 3] & 0x3Fu);
+        known = !cuts_at_unknown_ || ((in_piece[cp >> 6] >> (cp & 63)) & 1);
       }
-      unknown = cut_unknown && cp < 0x110000 && !((in_piece[cp >> 6] >> (cp & 63)) & 1);
+      unknown = !known;
     }
     if (unknown) {
       if (i > start) add_word(start, i);  // (no run is open: a known character came since)
@@ -218,18 +344,46 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
       continue;
     }
     if (in_run) end_run(i);
-    if (split && i > start && len == 3 && is_space_mark(s + i, n - i)) {
-      add_word(start, i);
-      start = i;
-    }
     i += len;
   }
   if (in_run) end_run(n);
   if (n > start) add_word(start, n);
 
-  UnigramWordCache* cache = cache_words_ ? &unigram_word_cache(cache_owner_) : nullptr;
-  thread_local std::vector<uint32_t> tls_entry;
-  std::vector<uint32_t>& entry = pinned(tls_entry);
+}
+
+void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>* out, bool merge_unknown) const {
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
+  const size_t n = text.size();
+  if (!splits_words_ && !cuts_at_unknown_) {
+    encode_span(s, n, 0.0f, base, out);
+    return;
+  }
+  TokenSink sink{out, base, merge_unknown};
+  emit(s, n, sink, &scratch());
+}
+
+void Unigram::encode_ids(std::string_view text, bool byte_fallback, std::vector<int32_t>* ids) const {
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
+  UnigramScratch& tmp = scratch();
+  IdSink sink(s, vocab_, byte_fallback, &tmp.ids);
+  if (!splits_words_ && !cuts_at_unknown_) {
+    span(s, text.size(), 0.0f, 0, sink, &tmp);
+  } else {
+    emit(s, text.size(), sink, &tmp);
+  }
+  sink.finish(ids);
+}
+
+template <typename Sink>
+void Unigram::emit(const uint8_t* s, size_t n, Sink& sink, void* scratch_buffers) const {
+  UnigramScratch& tmp = *static_cast<UnigramScratch*>(scratch_buffers);
+  // First the words and unknown characters with the hashes of the words, so the cache can
+  // be prefetched a few words ahead; then each in turn.
+  std::vector<Segment>& segments = tmp.segments;
+  cut_segments(s, n, &segments);
+
+  UnigramWordCache* cache = cache_words_ ? tmp.word_cache(cache_owner_) : nullptr;
+  std::vector<uint32_t>& entry = tmp.entry;
   const float unk = unk_score();
   const int32_t unk_id = vocab_->unk_id();
   float total = 0.0f;
@@ -244,8 +398,8 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
     }
     const Segment& seg = segments[j];
     if (seg.hash == 0) {
-      if (merge_unknown) {
-        push_token(out, unk_id, base + seg.begin, base + seg.end);
+      if (sink.merge_unknown) {
+        sink.unknown(unk_id, seg.begin, seg.end);
         total = add_unknowns(total, unk, seg.chars);
         continue;
       }
@@ -253,7 +407,7 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
       for (uint32_t i = seg.begin; i < seg.end;) {
         const uint32_t len = static_cast<uint32_t>(std::min<size_t>(spm_char_len(s[i]), seg.end - i));
         if (t < -kScoreReset || t > kScoreReset) t = 0.0f;  // sentencepiece's rebase
-        push_token(out, unk_id, base + i, base + i + len);
+        sink.unknown(unk_id, i, i + len);
         t = t + unk;
         i += len;
       }
@@ -261,12 +415,11 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
       continue;
     }
     if (total < -kScoreReset || total > kScoreReset) total = 0.0f;  // sentencepiece's rebase, here exact
-    const uint32_t word_base = base + seg.begin;
     // A word: no edge crosses either end.
     const uint8_t* w = s + seg.begin;
     const size_t wn = seg.end - seg.begin;
     if (cache == nullptr || wn > UnigramWordCache::kMaxWord) {
-      total = encode_span(w, wn, total, word_base, out);
+      total = span(w, wn, total, seg.begin, sink, &tmp);
       continue;
     }
     const uint32_t* record = cache->find(w, wn, seg.hash);
@@ -275,19 +428,21 @@ void Unigram::encode(std::string_view text, uint32_t base, std::vector<SpmToken>
       record = cache->insert(w, wn, seg.hash, entry[0], entry.data() + 1, (entry.size() - 1) / 2);
     }
     if (!(std::fabs(total) <= bits_float(record[1]))) {
-      total = encode_span(w, wn, total, word_base, out);
+      total = span(w, wn, total, seg.begin, sink, &tmp);
       continue;
     }
-    const uint32_t* p = UnigramWordCache::pieces(record);
-    const size_t k = UnigramWordCache::pieces_of(record);
-    uint32_t at = word_base;
-    for (size_t i = 0; i < k; ++i) {
-      const uint32_t length = p[2 * i] >> 24;
-      push_token(out, static_cast<int32_t>(p[2 * i] & 0xFFFFFF), at, at + length);
-      at += length;
-      total = total + bits_float(p[2 * i + 1]);
-    }
+    total = sink.replay(UnigramWordCache::pieces(record), UnigramWordCache::pieces_of(record), seg.begin, total);
   }
+}
+
+template <typename Sink>
+float Unigram::span(const uint8_t* s, size_t n, float initial, uint32_t begin, Sink& sink, void* scratch_buffers) const {
+  if constexpr (std::is_same_v<Sink, TokenSink>) return encode_span(s, n, initial, sink.base + begin, sink.out);
+  std::vector<SpmToken>& tokens = static_cast<UnigramScratch*>(scratch_buffers)->tokens;
+  tokens.clear();
+  const float total = encode_span(s, n, initial, begin, &tokens);
+  for (const SpmToken& t : tokens) sink.piece(t.id, t.begin, t.end);
+  return total;
 }
 
 }  // namespace tf

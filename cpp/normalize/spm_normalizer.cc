@@ -1,5 +1,7 @@
 #include "normalize/spm_normalizer.h"
 
+#include "util/inline.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -10,13 +12,16 @@ namespace {
 constexpr std::string_view kSpace = "\xE2\x96\x81";  // U+2581
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
-// Appends to a std::string through a raw pointer into spare size (trimmed by finish()):
+// Writes a std::string from its start through a raw pointer into spare size (the caller
+// trims it to size(); it is only grown, so a reused buffer is not zero-filled again):
 // normalize() appends a few bytes at a time (a word, a ▁), and a library append call
 // each time was ~7 % of encoding English.  Keeps 16 bytes of slack so short copies are
 // two overlapping fixed-size moves.
 class OutWriter {
  public:
-  OutWriter(std::string* s, size_t expect) : s_(s) { s_->resize(expect + kSlack); }
+  OutWriter(std::string* s, size_t expect) : s_(s) {
+    if (s_->size() < expect + kSlack) s_->resize(expect + kSlack);
+  }
   void put(const char* p, size_t k) {
     if (at_ + k + kSlack > s_->size()) s_->resize(std::max(2 * s_->size(), at_ + k + kSlack));
     char* d = &(*s_)[at_];
@@ -42,9 +47,16 @@ class OutWriter {
   void put(std::string_view v) { put(v.data(), v.size()); }
   void put(char c) { put(&c, 1); }
   size_t size() const { return at_; }
-  bool ends_with(std::string_view v) const { return at_ >= v.size() && std::string_view(s_->data() + at_ - v.size(), v.size()) == v; }
+  // (Byte by byte: a memcmp call for these 1- to 3-byte tests was ~4 % of short lines.)
+  bool ends_with(std::string_view v) const {
+    if (at_ < v.size()) return false;
+    const char* p = s_->data() + at_ - v.size();
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (p[i] != v[i]) return false;
+    }
+    return true;
+  }
   void truncate(size_t size) { at_ = size; }
-  void finish() { s_->resize(at_); }
 
  private:
   static constexpr size_t kSlack = 16;
@@ -130,7 +142,10 @@ bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& opti
   continues_.assign(0x10000 / 64, 0);
   for (bool& b : continues_byte_) b = false;
   ascii_continues_[0] = ascii_continues_[1] = 0;
-  if (blob.empty()) return true;
+  if (blob.empty()) {
+    set_run_tables();
+    return true;
+  }
   // The checks of sentencepiece 0.2.3's DecodePrecompiledCharsMap.
   uint32_t trie_size = 0;
   if (blob.size() <= 4) {
@@ -170,38 +185,130 @@ bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& opti
   }
   ascii_continues_[0] = continues_[0];
   ascii_continues_[1] = continues_[1];
+  set_run_tables();
   return true;
 }
 
-size_t SpmNormalizer::plain_run(const uint8_t* s, size_t pos, size_t n) const {
+void SpmNormalizer::set_run_tables() {
+  uint64_t stops[2] = {ascii_continues_[0], ascii_continues_[1]};
+  for (unsigned c = 0; c < 128; ++c) {
+    if (c == ' ' || ascii_class_[c] == kRule) stops[c >> 6] |= uint64_t{1} << (c & 63);
+  }
+  ascii_stops_.assign(stops);
+  char2_.assign(2048 / 4, 0);
+  char3_.assign(65536 / 4, 0);
+  auto info = [&](uint32_t cp) -> uint8_t {
+    if ((continues_[cp >> 6] >> (cp & 63)) & 1) return kContinues;
+    return bmp_class(cp);
+  };
+  for (uint32_t i = 0; i < 2048; ++i) {
+    const uint8_t v = i < 0x80 ? static_cast<uint8_t>(kRule) : info(i);  // C0, C1: overlong
+    char2_[i >> 2] |= static_cast<uint8_t>(v << ((i & 3) * 2));
+  }
+  for (uint32_t i = 0; i < 65536; ++i) {
+    const uint8_t v = i < 0x800 || (i >= 0xD800 && i < 0xE000) ? static_cast<uint8_t>(kRule) : info(i);
+    char3_[i >> 2] |= static_cast<uint8_t>(v << ((i & 3) * 2));
+  }
+  plain4_rows_.assign(0x8000 / 64, 0);
+  for (unsigned b0 = 0xF0; b0 <= 0xF4; ++b0) {
+    for (unsigned b1 = 0x80; b1 < 0xC0; ++b1) {
+      if ((b0 == 0xF0 && b1 < 0x90) || (b0 == 0xF4 && b1 >= 0x90)) continue;  // overlong, > U+10FFFF
+      for (unsigned b2 = 0x80; b2 < 0xC0; ++b2) {
+        const uint8_t b[3] = {static_cast<uint8_t>(b0), static_cast<uint8_t>(b1), static_cast<uint8_t>(b2)};
+        bool hit = false;
+        const int64_t node = trie_.empty() ? -1 : trie_.walk(b, 3, &hit);
+        if (hit || node >= 0) continue;  // some key ends inside or goes on from these bytes
+        const uint32_t row = ((b0 & 7u) << 12) | ((b1 & 0x3Fu) << 6) | (b2 & 0x3Fu);
+        plain4_rows_[row >> 6] |= uint64_t{1} << (row & 63);
+      }
+    }
+  }
+}
+
+// (Inlined into normalize_to: it is called once per word.)
+TF_ALWAYS_INLINE size_t SpmNormalizer::plain_run(const uint8_t* s, size_t pos, size_t n) const {
+  // Each character is looked at once: a kPlainUnlessContinued one stays pending until the
+  // next character shows whether a key continues with it.
+  bool pending = false;
+  size_t prev = pos;  // where the pending character starts
   while (pos < n) {
     const uint8_t c = s[pos];
     size_t len;
     CharClass cls;
+    bool continues;
     if (c < 0x80) {
       // ASCII, nearly all of it in Latin-script text: decided here without a call.
       if (c == ' ') break;
-      const uint8_t a = ascii_class_[c];
-      if (a == kPlain || (a == kPlainUnlessContinued && (pos + 1 == n || !may_continue_fast(s + pos + 1, n - pos - 1)))) {
-        ++pos;
+      cls = static_cast<CharClass>(ascii_class_[c]);
+      if (cls == kRule) break;
+      if (pending && ((ascii_continues_[c >> 6] >> (c & 63)) & 1)) return prev;
+      // The ASCII characters after this one that stop nothing are plain, and so is each
+      // one before them (its successor continues no key); the last may be pending.
+      const size_t end = static_cast<size_t>(ascii_stops_.skip(s + pos + 1, s + n, s) - s);
+      prev = end - 1;
+      pending = ascii_class_[s[prev]] == kPlainUnlessContinued;
+      pos = end;
+      continue;
+    } else if (c >= 0xE0 && c < 0xF0 && pos + 3 <= n) {
+      const uint32_t b1 = s[pos + 1], b2 = s[pos + 2];
+      if (((b1 & 0xC0) | ((b2 & 0xC0) >> 2)) != 0xA0) break;  // malformed: the general path
+      const uint32_t cp = ((c & 0x0Fu) << 12) | ((b1 & 0x3Fu) << 6) | (b2 & 0x3Fu);
+      len = 3;
+      const uint8_t v = char_info(char3_, cp);
+      if (v <= kPlainUnlessContinued) {
+        // It continues no key, so whatever is pending stays plain; and so on while the
+        // next characters are 3-byte ones of the same kind (CJK, kana) in a tight loop.
+        pending = v == kPlainUnlessContinued;
+        prev = pos;
+        pos += 3;
+        while (pos + 3 <= n && (s[pos] & 0xF0) == 0xE0) {
+          const uint32_t c1 = s[pos + 1], c2 = s[pos + 2];
+          if (((c1 & 0xC0) | ((c2 & 0xC0) >> 2)) != 0xA0) break;
+          const uint8_t w = char_info(char3_, ((s[pos] & 0x0Fu) << 12) | ((c1 & 0x3Fu) << 6) | (c2 & 0x3Fu));
+          if (w > kPlainUnlessContinued) break;
+          pending = w == kPlainUnlessContinued;
+          prev = pos;
+          pos += 3;
+        }
         continue;
       }
-      break;
+      cls = static_cast<CharClass>(v);
+      continues = false;
+      if (v == kContinues) {
+        cls = bmp_class(cp);
+        continues = true;
+      }
     } else if (c >= 0xC2 && c <= 0xDF && pos + 1 < n && (s[pos + 1] & 0xC0) == 0x80) {
+      const uint32_t cp = ((c & 0x1Fu) << 6) | (s[pos + 1] & 0x3Fu);
       len = 2;
-      cls = bmp_class(((c & 0x1Fu) << 6) | (s[pos + 1] & 0x3Fu));
-    } else if (const uint32_t cp = utf8_three_byte(s + pos, n - pos)) {
-      len = 3;
-      cls = bmp_class(cp);
+      const uint8_t v = char_info(char2_, cp);
+      cls = static_cast<CharClass>(v);
+      continues = false;
+      if (v == kContinues) {
+        cls = bmp_class(cp);
+        continues = true;
+      }
+    } else if (c >= 0xF0 && c <= 0xF4 && pos + 4 <= n) {
+      const uint32_t b1 = s[pos + 1], b2 = s[pos + 2], b3 = s[pos + 3];
+      if (((b1 & 0xC0) | ((b2 & 0xC0) >> 2) | ((b3 & 0xC0) >> 4)) != 0xA8) break;  // malformed
+      const uint32_t row = ((c & 7u) << 12) | ((b1 & 0x3Fu) << 6) | (b2 & 0x3Fu);
+      if (!((plain4_rows_[row >> 6] >> (row & 63)) & 1)) break;  // rules, overlong: the general path
+      if (pending && continues_byte_[c]) return prev;
+      pending = false;
+      prev = pos;
+      pos += 4;
+      continue;
     } else {
-      break;  // 4-byte characters and malformed bytes take the general path
+      break;  // malformed bytes take the general path
     }
-    if (cls == kPlain || (cls == kPlainUnlessContinued && (pos + len == n || !may_continue_fast(s + pos + len, n - pos - len)))) {
-      pos += len;
-    } else {
-      break;
-    }
+    if (cls == kRule) break;
+    if (pending && continues) return prev;  // a key goes on from the pending character
+    pending = cls == kPlainUnlessContinued;
+    prev = pos;
+    pos += len;
   }
+  // The character at pos (if any) is not plain: it decides whether the pending one is.
+  if (pending && pos < n && may_continue_fast(s + pos, n - pos)) return prev;
   return pos;
 }
 
@@ -257,7 +364,14 @@ void SpmNormalizer::normalize_identity(const uint8_t* s, size_t n, std::string* 
 }
 
 void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vector<uint32_t>* n2o) const {
-  out->clear();
+  out->resize(normalize_to(text, out, n2o));
+}
+
+std::string_view SpmNormalizer::normalize_view(std::string_view text, std::string* buffer) const {
+  return std::string_view(buffer->data(), normalize_to(text, buffer, nullptr));
+}
+
+size_t SpmNormalizer::normalize_to(std::string_view text, std::string* out, std::vector<uint32_t>* n2o) const {
   if (n2o) n2o->clear();
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
   const size_t n = text.size();
@@ -265,11 +379,12 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
   uint32_t consumed = 0;
   if (n == 0) {
     if (n2o) n2o->push_back(0);  // matches sentencepiece: empty in, one offset out
-    return;
+    return 0;
   }
   if (trie_.empty() && !options_.remove_extra_whitespaces && n2o == nullptr) {
+    out->clear();
     normalize_identity(s, n, out);
-    return;
+    return out->size();
   }
   const bool runs = user_defined_ == nullptr || user_defined_->empty();
   // A space no rule applies to here (indentation runs: skip the trie for them).
@@ -280,7 +395,23 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
            (ascii_class_[c] == kPlain ||
             (ascii_class_[c] == kPlainUnlessContinued && (at + 1 == n || !may_continue_fast(s + at + 1, n - at - 1))));
   };
+  // A ' ' no key starts with is plain wherever it stands: runs of them (indentation) are
+  // passed a word at a time.
+  const bool space_plain = runs && ascii_class_[' '] == kPlain;
+  auto skip_spaces = [&](size_t at) {
+    constexpr uint64_t kSpaces = 0x2020202020202020ull;
+    while (at + 8 <= n) {
+      uint64_t w;
+      std::memcpy(&w, s + at, 8);
+      const uint64_t diff = w ^ kSpaces;
+      if (diff != 0) return at + static_cast<size_t>(__builtin_ctzll(diff) / 8);
+      at += 8;
+    }
+    while (at < n && s[at] == ' ') ++at;
+    return at;
+  };
   if (options_.remove_extra_whitespaces) {
+    if (space_plain) pos = skip_spaces(pos);
     while (pos < n) {
       if (plain_ascii(pos)) {  // indentation, then most first characters: no trie walk
         if (s[pos] != ' ') break;
@@ -294,7 +425,7 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
     consumed = static_cast<uint32_t>(pos);
     if (pos == n) {
       if (n2o) n2o->push_back(0);  // as sentencepiece: all-space input aligns like empty input
-      return;
+      return 0;
     }
   }
   OutWriter w(out, (n - pos) * 3 / 2 + 8);
@@ -330,9 +461,18 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
         if (pos == n) break;
       }
     }
+    uint8_t c = s[pos];
+    if (c == ' ' && space_plain && options_.remove_extra_whitespaces) {
+      // A run of spaces: one ▁ (or ' ') unless one was just put, the rest dropped.
+      const size_t end = skip_spaces(pos + 1);
+      if (!prev_space) add_space();
+      consumed += static_cast<uint32_t>(end - pos);
+      pos = end;
+      prev_space = true;
+      continue;
+    }
     std::string_view sp;
     size_t used;
-    uint8_t c = s[pos];
     // Fast path: an ASCII character no rule applies to here (a space mostly: plain_run
     // stops at spaces, and NFKC has rules that start with one).
     if (c < 0x80 && runs &&
@@ -377,8 +517,8 @@ void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vect
     }
   }
   if (options_.treat_whitespace_as_suffix && options_.add_dummy_prefix) add_space();
-  w.finish();
   if (n2o) n2o->push_back(consumed);
+  return w.size();
 }
 
 }  // namespace tf

@@ -23,6 +23,7 @@
 
 #include "models/piece_trie.h"
 #include "normalize/darts_view.h"
+#include "util/ascii_stops.h"
 
 namespace tf {
 
@@ -43,11 +44,16 @@ class SpmNormalizer {
   // Appends the normalized text to *out (cleared first).  If norm_to_orig is not null it
   // receives out->size() + 1 input offsets.
   void normalize(std::string_view text, std::string* out, std::vector<uint32_t>* norm_to_orig) const;
+  // The same without alignment, into a reused buffer: the result is a prefix of *buffer,
+  // which is only ever grown (no zero-filling it again for every short text).
+  std::string_view normalize_view(std::string_view text, std::string* buffer) const;
 
   // True when normalization is only space handling (no charsmap, no user pieces).
   bool is_identity() const { return trie_.empty(); }
 
  private:
+  // normalize() into *out from its start; returns the length (out may be longer).
+  size_t normalize_to(std::string_view text, std::string* out, std::vector<uint32_t>* norm_to_orig) const;
   // normalize() for a model without rules that keeps spaces, without alignment.
   void normalize_identity(const uint8_t* s, size_t n, std::string* out) const;
   // How the charsmap treats a character (ASCII or BMP): kPlain, no key starts with it;
@@ -80,6 +86,25 @@ class SpmNormalizer {
   }
   uint64_t ascii_continues_[2] = {};  // continues_ of the ASCII characters
   std::vector<uint8_t> bmp_class_;  // CharClass of each BMP code point, 2 bits each
+  // What plain_run needs of each 2- and 3-byte character, 2 bits each, indexed by its
+  // bytes without decoding ((lead & 0x1F) << 6 | (b1 & 0x3F) for 2 bytes, (lead & 0x0F)
+  // << 12 | (b1 & 0x3F) << 6 | (b2 & 0x3F) for 3, which is the code point): kPlain or
+  // kPlainUnlessContinued when no key continues with it, kRule (also overlongs and
+  // surrogates), else kContinues (looked at again).  One load per character and no branch
+  // on its kind: Japanese alternates plain ideographs and kana too often to predict.
+  static constexpr uint8_t kContinues = 3;
+  std::vector<uint8_t> char2_, char3_;
+  // 4-byte characters (emoji, rare CJK) by rows of 64 ((lead & 7) << 12 | (b1 & 0x3F) << 6
+  // | (b2 & 0x3F), which is cp >> 6): bit set when no key starts with any character of the
+  // row, so each is kPlain.  Overlong and too-large rows stay clear.
+  std::vector<uint64_t> plain4_rows_;
+  uint8_t char_info(const std::vector<uint8_t>& table, uint32_t index) const {
+    return (table[index >> 2] >> ((index & 3) * 2)) & 3;
+  }
+  // ASCII characters a run of plain ones skips over: not ' ', no rule starts with them and
+  // no key continues with them (so the one before stays plain).
+  AsciiStops ascii_stops_;
+  void set_run_tables();
   const PieceTrie* user_defined_ = nullptr;
 };
 

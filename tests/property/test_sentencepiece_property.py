@@ -65,3 +65,28 @@ def test_decode_any_ids(name, ids):
     assert ours.decode(ids) == theirs.decode(ids) == ref.decode(ids)
     pieces = theirs.id_to_piece(ids)
     assert ours.decode_pieces(pieces) == theirs.decode_pieces(pieces)
+
+
+# Longer texts for the block scans (16-byte ASCII skips and the last block read back from
+# the end of the text), the per-character tables of the normalizer's plain runs (kana a
+# combining sound mark may follow, 4-byte rows with and without NFKC rules) and the
+# segmentation of text that alternates known and unknown characters.
+LONG_PARTS = [
+    "abcdefghijklmnopqrstuvwxyz", "internationalization", "x" * 17, "0123456789" * 2, "  ", " ", "\t",
+    "か", "\u3099", "\u309a", "ｶ", "\uff9e", "e\u0301", "\u0301", "日本語のテキスト", "、", "（", "）", "：",
+    "😀", "\U0001d400", "\U0001d56b", "\U0002f800", "\U00020000", "\U000e0001", "▁", "\u2581\u2581",
+    "{", "}", "<", ">", "_", "|", "~", "\\", "Привет", "ß", "½", "\u00a0", "\u3000",
+]
+LONG_TEXT = st.lists(st.one_of(st.sampled_from(LONG_PARTS), st.text(max_size=6)), max_size=60).map("".join)
+
+
+@pytest.mark.parametrize("name", MODEL_FILES)
+@settings(max_examples=120, deadline=None)
+@given(texts=st.lists(LONG_TEXT, min_size=1, max_size=4))
+def test_long_texts_agree(name, texts):
+    ours, _, theirs = load(name)
+    expected = theirs.encode(texts)
+    assert ours.encode(texts, num_threads=1) == expected
+    assert [ours.encode(t) for t in texts] == expected
+    assert [ours.normalize(t) for t in texts] == [theirs.normalize(t) for t in texts]
+    assert ours.encode(texts[0], out_type=str) == theirs.encode(texts[0], out_type=str)
