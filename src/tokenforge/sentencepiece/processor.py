@@ -261,6 +261,8 @@ class SentencePieceProcessor:
             raise ValueError("BOS token is not defined as a control symbol in this model.")
         if o["add_eos"] and self.eos_id() < 0:
             raise ValueError("EOS token is not defined as a control symbol in this model.")
+        if o["emit_unk_piece"] and (kind is str or kind is bytes) and self.unk_id() < 0:
+            raise ValueError("UNK token is not defined in this model.")  # a byte-fallback model may lack one
         args = (sampling, int(o["nbest_size"]), float(o["alpha"]))
         rewrite = o["add_bos"] or o["add_eos"] or o["reverse"] or o["emit_unk_piece"]
         if isinstance(input, list):
