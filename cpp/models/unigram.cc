@@ -67,7 +67,9 @@ bool Unigram::build(const SpmVocab* vocab, std::string* error) {
   }
   ascii_stops_.assign(unknown_ascii_);
   cache_owner_ = new_cache_owner();
-  cache_words_ = vocab->size() < (1 << 24);
+  // A cached piece is (id | length << 24): ids must fit 24 bits, and <unk> must have one
+  // (a byte-fallback model may have no <unk> piece, unk_id() == -1).
+  cache_words_ = vocab->size() < (1 << 24) && vocab->unk_id() >= 0;
   (void)error;
   return true;
 }

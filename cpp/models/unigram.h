@@ -126,7 +126,7 @@ class Unigram {
   // <unk> edge and no edge crosses it, so it is a word of its own; off when some piece is
   // not UTF-8.
   bool cuts_at_unknown_ = false;
-  bool cache_words_ = false;  // ids fit the cache's 24 bits
+  bool cache_words_ = false;  // ids fit the cache's 24 bits and there is an <unk>
   std::vector<uint64_t> in_piece_;
   // The same facts indexed by the bytes, for encode()'s scan: bit b & 63 of word w is set
   // when the character is well formed and in no piece (all clear unless cuts_at_unknown_).
