@@ -25,6 +25,26 @@ std::string_view text_view(nb::handle h) {
   return utf8(h);
 }
 
+// The texts of a batch call as views into strs a snapshot keeps alive (see snapshot()),
+// cut into byte-balanced chunks for the pool (see spm_batch.h), and the result list
+// their items fill with PyList_SET_ITEM.
+struct BatchTexts {
+  nb::tuple items;
+  std::vector<std::string_view> views;
+  std::vector<size_t> starts;  // chunk c holds texts [starts[c], starts[c + 1])
+  nb::list out;
+
+  BatchTexts(nb::list texts, int threads) : items(snapshot(texts)) {
+    views.reserve(items.size());
+    for (nb::handle t : items) views.push_back(text_view(t));
+    starts = batch_chunks(views, threads);
+    PyObject* list = PyList_New(static_cast<Py_ssize_t>(views.size()));
+    if (list == nullptr) throw nb::python_error();
+    out = nb::steal<nb::list>(list);
+  }
+  size_t chunks() const { return starts.size() - 1; }
+};
+
 nb::str to_str(std::string_view s) {
   PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
   if (o == nullptr) throw nb::python_error();
@@ -174,22 +194,18 @@ PyObject* item_list(const Proc& p, const SpmPiece* pieces, size_t n, std::string
 // with item_seed(seed, i), so results do not depend on the thread count.
 nb::list encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampling& sampling, bool as_pieces,
                       nb::handle piece_strs, const Framing& framing) {
-  const nb::tuple items = snapshot(texts);
-  std::vector<std::string_view> views;
-  views.reserve(items.size());
-  for (nb::handle t : items) views.push_back(text_view(t));
+  const BatchTexts batch(texts, threads);
+  const std::vector<std::string_view>& views = batch.views;
+  const std::vector<size_t>& starts = batch.starts;
   PyObject* strs = PyList_Check(piece_strs.ptr()) ? piece_strs.ptr() : nullptr;
-  const std::vector<size_t> starts = batch_chunks(views, threads);
   struct alignas(64) Chunk {  // own cache line: two threads fill neighbouring chunks
     std::vector<SpmPiece> pieces;
     std::vector<size_t> ends;       // item k of the chunk is pieces[ends[k - 1], ends[k])
     std::string normalized;         // as_pieces: the items' normalized texts, concatenated
     std::vector<size_t> norm_ends;  // item k's is normalized[norm_ends[k - 1], norm_ends[k])
   };
-  std::vector<Chunk> chunks(starts.size() - 1);
-  PyObject* out = PyList_New(static_cast<Py_ssize_t>(views.size()));
-  if (out == nullptr) throw nb::python_error();
-  nb::list keep = nb::steal<nb::list>(out);
+  std::vector<Chunk> chunks(batch.chunks());
+  PyObject* out = batch.out.ptr();
   NoGc no_gc;
   const bool ok = run_batch_overlapped(
       chunks.size(), threads,
@@ -239,7 +255,7 @@ nb::list encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampl
         return true;
       });
   if (!ok) throw nb::python_error();
-  return keep;
+  return batch.out;
 }
 
 void check(bool ok, const std::string& error) {
@@ -348,19 +364,15 @@ void bind_sentencepiece(nb::module_& m) {
       }, nb::arg("text"),
            "The ids of the best segmentation of text (str or bytes).")
       .def("encode_ids_batch", [](const Proc& p, nb::list texts, int threads) {
-        const nb::tuple items = snapshot(texts);
-        std::vector<std::string_view> views;
-        views.reserve(items.size());
-        for (nb::handle t : items) views.push_back(text_view(t));
-        const std::vector<size_t> starts = batch_chunks(views, threads);
+        const BatchTexts batch(texts, threads);
+        const std::vector<std::string_view>& views = batch.views;
+        const std::vector<size_t>& starts = batch.starts;
         struct alignas(64) Chunk {  // own cache line: two threads fill neighbouring chunks
           std::vector<int32_t> ids;
           std::vector<size_t> ends;  // item k of the chunk is ids[ends[k - 1], ends[k])
         };
-        std::vector<Chunk> chunks(starts.size() - 1);
-        PyObject* out = PyList_New(static_cast<Py_ssize_t>(views.size()));
-        if (out == nullptr) throw nb::python_error();
-        nb::list keep = nb::steal<nb::list>(out);
+        std::vector<Chunk> chunks(batch.chunks());
+        PyObject* out = batch.out.ptr();
         NoGc no_gc;
         const bool ok = run_batch_overlapped(
             chunks.size(), threads,
@@ -385,7 +397,7 @@ void bind_sentencepiece(nb::module_& m) {
               return true;
             });
         if (!ok) throw nb::python_error();
-        return keep;
+        return batch.out;
       }, nb::arg("texts"), nb::arg("threads"),
            "encode_ids for each text, on up to `threads` threads.")
       .def("encode", [](const Proc& p, nb::handle text, bool as_pieces, bool enable, int nbest, float alpha,
@@ -527,9 +539,10 @@ void bind_sentencepiece(nb::module_& m) {
       }, nb::arg("batch"), nb::arg("threads"),
            "decode_ids for each list, on threads.")
       .def("decode_pieces", [](const Proc& p, nb::list pieces) {
+        const nb::tuple items = snapshot(pieces);
         std::vector<std::string_view> views;
-        views.reserve(pieces.size());
-        for (nb::handle h : pieces) views.push_back(text_view(h));
+        views.reserve(items.size());
+        for (nb::handle h : items) views.push_back(text_view(h));
         std::string out, error;
         bool ok;
         {

@@ -94,4 +94,4 @@ def test_input_list_emptied_by_another_thread_during_the_call(processors, lines)
         timer.start()
         got = ours.encode(texts, num_threads=threads)
         timer.join()
-        assert got == want
+        assert got == want or got == []  # [] if the list was emptied before the call

@@ -190,14 +190,8 @@ def test_batch_input_list_emptied_by_another_thread_during_the_call():
     for threads in (1, 2):
         for _ in range(5):
             docs = make()  # the list holds the only reference to each str
-            emptied = threading.Event()
-
-            def empty():
-                docs.clear()
-                emptied.set()
-
-            t = threading.Timer(0.0005, empty)
+            t = threading.Timer(0.0005, docs.clear)
             t.start()
             got = ours.encode_ordinary_batch(docs, num_threads=threads)
             t.join()
-            assert got == want
+            assert got == want or got == []  # [] if the list was emptied before the call
