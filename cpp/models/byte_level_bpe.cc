@@ -96,11 +96,14 @@ size_t ByteLevelBpe::count_long(const uint8_t* p, size_t n, uint64_t h, std::vec
 // A chunk is not looked up whole: tiktoken emits a token directly only for a whole piece,
 // and a chunk's merges need not end in the token its bytes spell.  The chunks of a piece
 // over kTrieAfter bytes are merged with the TokenTrie (trie_chunk_merge.h) once it is
-// wanted: merge_short's scan is quadratic (~110 ns/byte on pieces of 253 spaces, against
-// ~23 for the trie scan, whose batched rounds suit runs), and the bytes of such pieces
-// count toward building it, so a stream of them gets the trie and a few never wait.
+// wanted: merge_short's scan is quadratic (~50 ns/byte on pieces of 253 spaces, against
+// ~20 for the trie scan, whose batched rounds suit runs), so such pieces count toward
+// building it, a stream of them gets the trie and a few never wait.  A piece of n <= 256
+// bytes counts n * n / 256, as what the scan costs over the trie grows with n: a stream
+// of 64-byte pieces must be 4x as long to pay the build.
 bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
-  const TokenTrie* trie = n > kTrieAfter && long_tables_.wanted(n) ? long_tables_.trie(vocab_) : nullptr;
+  const TokenTrie* trie =
+      n > kTrieAfter && long_tables_.wanted(n > kShortPiece ? n : n * n / kShortPiece) ? long_tables_.trie(vocab_) : nullptr;
   size_t start = 0;
   for (size_t b = 1; b <= n; ++b) {
     if (b < n && !cuts_.at(p, n, b)) continue;
