@@ -94,10 +94,17 @@ size_t ByteLevelBpe::count_long(const uint8_t* p, size_t n, uint64_t h, std::vec
 }
 
 // A chunk is not looked up whole: tiktoken emits a token directly only for a whole piece,
-// and a chunk's merges need not end in the token its bytes spell.  The chunks of a long
-// piece are merged with the TokenTrie (trie_chunk_merge.h) once it is wanted.
+// and a chunk's merges need not end in the token its bytes spell.  The chunks of a piece
+// over kTrieAfter bytes are merged with the TokenTrie (trie_chunk_merge.h) once it is
+// wanted: merge_short's scan is quadratic (~50 ns/byte on pieces of 253 spaces, against
+// ~20 for the trie scan, whose batched rounds suit runs), so such pieces count toward
+// building it, a stream of them gets the trie and a few never wait.  A piece of n <= 256
+// bytes counts n * n / 512: what the scan costs over the trie grows with n, and the build
+// (~50 ms for cl100k, ~150 for o200k) pays off only after a few MB of such pieces (at
+// ~25 ns/byte saved), so a one-off megabyte of them does not build.
 bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
-  const TokenTrie* trie = n > kShortPiece && long_tables_.wanted(n) ? long_tables_.trie(vocab_) : nullptr;
+  const size_t weight = n > kShortPiece ? n : n * n / (2 * kShortPiece);
+  const TokenTrie* trie = n > kTrieAfter && long_tables_.wanted(weight) ? long_tables_.trie(vocab_) : nullptr;
   size_t start = 0;
   for (size_t b = 1; b <= n; ++b) {
     if (b < n && !cuts_.at(p, n, b)) continue;

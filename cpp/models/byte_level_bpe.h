@@ -86,6 +86,7 @@ class ByteLevelBpe {
   bool merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   void merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
+  static constexpr size_t kTrieAfter = 64;  // longer pieces count toward, and use, LongPieceTables
   static constexpr size_t kPrefetchChunk = 32;  // merge_parts prefetches the substrings of chunks up to this size
   bool merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   // The id of bytes [p, p + n) (n >= 2), or kNoToken; h = hash_bytes(p, n).

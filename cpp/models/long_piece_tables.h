@@ -24,7 +24,8 @@ class LongPieceTables {
 
   void reset() { slot_ = std::make_unique<Slot>(); }
 
-  // Counts a long piece of n bytes; true if the tables are wanted for it (and from then on).
+  // Counts n bytes of long pieces (or their weight, see ByteLevelBpe::merge_chunks); true
+  // if the tables are wanted for the piece (and from then on).
   bool wanted(size_t n) const {
     if (ready()) return true;
     if (slot_->seen.fetch_add(n, std::memory_order_relaxed) + n < kBuildAfter) return false;

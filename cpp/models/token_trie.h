@@ -36,6 +36,14 @@ class TokenTrie {
     }
     return trie_.value(s) >= 0 ? s : -1;
   }
+  // The node node s's bytes followed by q[0, len) lead to, token or not, or -1 if no token
+  // starts with them.  A later walk can go on from it.
+  int32_t walk(int32_t s, const uint8_t* q, size_t len) const {
+    for (size_t k = 0; k < len && s >= 0; ++k) s = trie_.child(s, q[k]);
+    return s;
+  }
+  // The token ending at node s (a node walk() returned), or kNoToken.
+  uint32_t token_at(int32_t s) const { return s < 0 ? kNoToken : static_cast<uint32_t>(trie_.value(s)); }
   // The token ending at a node (one extend() returned, or a byte's node).
   uint32_t token(int32_t node) const { return static_cast<uint32_t>(trie_.value(node)); }
   int32_t byte_node(uint8_t b) const { return byte_node_[b]; }

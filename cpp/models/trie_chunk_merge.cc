@@ -28,16 +28,21 @@ uint32_t scalar_min(const uint32_t* key, size_t n) {
 void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::vector<uint32_t>* out) {
   alignas(32) uint32_t key[kMaxTrieChunk];  // rank << 8 | i of joining part i with the next, or kNoToken
   int32_t node[kMaxTrieChunk];              // the part starting at i
-  int32_t joined[kMaxTrieChunk];            // the node of that join; -2 until walked (two bytes)
+  // The trie node part i's bytes then the next part's lead to, token or not (-1: none
+  // starts so; -2: not walked yet, both parts still single bytes).  When the next part
+  // grows by a merge, the walk goes on from here along the added bytes only: parts are
+  // walked once each instead of again with every merge to their right.
+  int32_t reach[kMaxTrieChunk];
   uint16_t next[kMaxTrieChunk], prev[kMaxTrieChunk];
-  auto keyed = [](int32_t j, uint32_t rank, size_t i) {
-    return j == -1 ? kNoToken : (rank << 8) | static_cast<uint32_t>(i);
+  auto keyed = [&trie](int32_t s, size_t i) {
+    uint32_t t = trie.token_at(s);
+    return t == kNoToken ? kNoToken : (t << 8) | static_cast<uint32_t>(i);
   };
   for (size_t i = 0; i < n; ++i) {
     next[i] = static_cast<uint16_t>(i + 1);
     prev[i] = static_cast<uint16_t>(i == 0 ? 0 : i - 1);
     node[i] = trie.byte_node(p[i]);
-    joined[i] = -2;
+    reach[i] = -2;
     uint32_t r = i + 1 < n ? trie.byte_pair(p[i], p[i + 1]) : kNoToken;
     key[i] = r == kNoToken ? kNoToken : (r << 8) | static_cast<uint32_t>(i);
   }
@@ -60,20 +65,22 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
     const uint32_t rank = key[at] >> 8;
     size_t right = next[at];
     size_t after = next[right];
-    node[at] = joined[at] >= 0 ? joined[at] : trie.extend(node[at], p + right, after - right);
+    node[at] = reach[at] >= 0 ? reach[at] : trie.walk(node[at], p + right, after - right);
     key[right] = kNoToken;
     next[at] = static_cast<uint16_t>(after);
     if (after < n) {
       prev[after] = static_cast<uint16_t>(at);
-      joined[at] = trie.extend(node[at], p + after, next[after] - after);
-      key[at] = keyed(joined[at], joined[at] >= 0 ? trie.token(joined[at]) : 0, at);
+      reach[at] = trie.walk(node[at], p + after, next[after] - after);
+      key[at] = keyed(reach[at], at);
     } else {
       key[at] = kNoToken;
     }
     if (at > 0) {
       size_t before = prev[at];
-      joined[before] = trie.extend(node[before], p + at, after - at);
-      key[before] = keyed(joined[before], joined[before] >= 0 ? trie.token(joined[before]) : 0, before);
+      int32_t r = reach[before];
+      r = r == -2 ? trie.walk(node[before], p + at, after - at) : trie.walk(r, p + right, after - right);
+      reach[before] = r;
+      key[before] = keyed(r, before);
     }
     // The two new joins are longer than the token just made, so never of its rank.  If both
     // rank above it, every key still ranks at least `rank`, and the next merge is the next

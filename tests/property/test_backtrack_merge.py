@@ -59,10 +59,11 @@ def whole_pieces():
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "r50k_base", "llama3"])
-@pytest.mark.parametrize("length", [250, 256, 257, 300, 1024, 5000])
+@pytest.mark.parametrize("length", [64, 65, 100, 129, 200, 250, 256, 257, 300, 1024, 5000])
 def test_long_adversarial_pieces_equal_to_tiktoken(name, length, whole_pieces):
-    """Runs, periodic strings and random text of small alphabets, around the 256-byte switch
-    to the long-piece merge and far above it; Llama 3's vocabulary is not merge-closed (the
+    """Runs, periodic strings and random text of small alphabets, around the 64-byte switch
+    to the trie merge (once the tables are wanted), the 256-byte switch to the long-piece
+    merge and far above it; Llama 3's vocabulary is not merge-closed (the
     bucket queue takes it)."""
     rng = random.Random(length)
     ours, ref = pair(name)
@@ -89,6 +90,24 @@ def test_mixed_long_pieces_equal_to_tiktoken(name, parts, seed, whole_pieces):
     text = "".join((s * n)[:n] if repeat else "".join(rng.choice(s) for _ in range(n)) for s, n, repeat in parts)
     whole, whole_ref = whole_pieces(name)
     assert whole.encode_ordinary(text) == whole_ref.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "llama3"])
+def test_streams_of_medium_pieces_equal_to_tiktoken(name):
+    """Many pieces of 48-256 bytes (whitespace runs, runs of letters, random spaces and tabs)
+    under the real patterns: their bytes add up to the build of the tables partway through,
+    so the first take the short merge and the rest the trie merge."""
+    rng = random.Random(7)
+    ours, ref = pair(name)
+    fresh = tokenforge.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks, special_tokens={})
+    for n in (48, 64, 65, 128, 129, 200, 253, 256):
+        for text in ((" " * n + "qg") * 8, ("a" * n + " ") * 8, "".join(rng.choice(" \t") for _ in range(n)) + "x"):
+            assert fresh.encode_ordinary(text) == ref.encode_ordinary(text), (name, n, text[:8])
+    stream = "".join(" " * rng.randrange(48, 257) + "qg" + "".join(rng.choice(" \t") for _ in range(rng.randrange(48, 257)))
+                     + "x " + "b" * rng.randrange(48, 257) for _ in range(6000))
+    assert len(stream.encode()) > 4 * BUILD_AFTER  # a piece of n <= 256 bytes counts n * n / 512
+    assert fresh.encode_ordinary(stream) == ref.encode_ordinary(stream)
+    assert fresh.encode_ordinary(stream[:50_000]) == ref.encode_ordinary(stream[:50_000])
 
 
 def merge_vocabulary(merges: list[tuple[int, int]]) -> dict[bytes, int]:
@@ -159,7 +178,7 @@ def test_merge_splits_by_rank_order_equal_the_last_merges(ranks):
 @SETTINGS
 @given(
     tokens=st.lists(st.text(alphabet="abc", min_size=2, max_size=6), min_size=1, max_size=40, unique=True),
-    text=st.text(alphabet="abc", min_size=257, max_size=900),
+    text=st.text(alphabet="abc", min_size=65, max_size=900),
     run=st.integers(0, 300),
 )
 def test_trie_merge_on_any_rank_order_equal_to_tiktoken(tokens, text, run):
