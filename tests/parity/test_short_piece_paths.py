@@ -117,3 +117,39 @@ def test_vocabulary_with_ids_beyond_the_short_index():
     for text in ["abcd ab abc cd xyz", "abcdabcdabcdabcdab", "abcdabcdabcdabcdabcd abc", "a", "ab", ""]:
         assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
         assert ours.count_tokens(text) == len(ref.encode_ordinary(text))
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_merges_of_chunks_of_every_length_up_to_40(name):
+    # merge_parts finds the lowest rank with a branch-free search over 16 or 32 lanes for
+    # chunks of up to 16 or 32 bytes (a loop beyond), and prefetches the substrings of
+    # chunks up to 32 bytes by their first 8/16 bytes: lengths on either side of 8, 16 and
+    # 32, the lowest rank in every lane, and repeats (equal ranks: the leftmost merges first).
+    rng = random.Random(4)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    pieces = []
+    for length in range(3, 41):
+        for _ in range(6):
+            pieces.append("".join(rng.choice(letters) for _ in range(length)))
+        unit = "".join(rng.choice(letters) for _ in range(rng.randint(1, 3)))
+        pieces.append((unit * 40)[:length])
+        pieces.append("".join(chr(rng.randint(0x4E00, 0x4E00 + 400)) for _ in range(length // 3 + 1)))
+        pieces.append("".join(chr(rng.randint(0x0430, 0x044F)) for _ in range(length // 2 + 1)))
+    for piece in pieces:
+        check(name, piece)
+    check(name, " ".join(pieces))
+
+
+def test_merge_order_on_repeats_in_a_small_vocabulary():
+    import tiktoken
+
+    ranks = {bytes([b]): b for b in range(256)}
+    for i, tok in enumerate([b"ab", b"ba", b"aba", b"bab", b"abab", b"baba", b"ababa", b"aa", b"bb"]):
+        ranks[tok] = 256 + i
+    pat = tokenforge.patterns.CL100K
+    ours = tokenforge.Encoding("rep", pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+    ref = tiktoken.Encoding("rep", pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+    rng = random.Random(5)
+    for length in range(1, 70):
+        for text in ["ab" * length, "a" * length, ("ab" * length)[1:], "".join(rng.choice("ab") for _ in range(length))]:
+            assert ours.encode_ordinary(text) == ref.encode_ordinary(text), text
