@@ -85,6 +85,7 @@ nb::list encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher* 
   std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[n]);
   for (size_t i = 0; i < n; ++i) done[i].store(false, std::memory_order_relaxed);
   std::vector<nb::object> lists(n);
+  NoGc no_gc;
   size_t converted = 0;     // lists[0, converted) are made; the calling thread's alone
   bool converting = true;   // false after an item failed: the tail below raises
   const std::thread::id caller = std::this_thread::get_id();

@@ -124,19 +124,6 @@ nb::list scored_list(const Proc& p, const std::vector<std::vector<SpmPiece>>& re
 // One item of a batch gets its own seed, so results do not depend on the thread count.
 uint64_t item_seed(uint64_t seed, size_t i) { return mix64(seed + 0x9E3779B97F4A7C15ull * (i + 1)); }
 
-// Builds many small lists without the cyclic GC running over them half-built (lists of
-// ints cannot form cycles); restores the collector's previous state.
-class NoGc {
- public:
-  NoGc() : was_enabled_(PyGC_Disable()) {}
-  ~NoGc() {
-    if (was_enabled_) PyGC_Enable();
-  }
-
- private:
-  int was_enabled_;
-};
-
 struct Encoded {
   std::vector<SpmPiece> pieces;
   std::string normalized;
