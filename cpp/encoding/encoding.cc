@@ -117,14 +117,6 @@ bool Encoding::build(std::vector<std::pair<std::string, uint32_t>> ranks,
 template <typename Sink>
 bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, std::string* error) const {
   return with_scanner(pattern_, [&](auto next_piece) {
-    if (!model_.has_short_index()) {
-      while (p < end) {
-        const uint8_t* q = next_piece(p, end);
-        if (!encode_one_piece(p, static_cast<size_t>(q - p), sink, error)) return false;
-        p = q;
-      }
-      return true;
-    }
     const ShortTokenIndex& index = model_.short_index();
     constexpr size_t kAhead = 16;  // a power of two
     struct Ahead {

@@ -33,7 +33,7 @@ bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, st
 
 bool ByteLevelBpe::encode_piece_slow(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out,
                                      PieceCache* cache) const {
-  uint32_t whole = lookup_hashed(p, n, h, cache);
+  uint32_t whole = lookup_hashed(p, n, h);
   if (whole != kNoToken) {
     out->push_back(whole);
     return true;
@@ -84,7 +84,7 @@ size_t ByteLevelBpe::count_piece(const uint8_t* p, size_t n, std::vector<uint32_
 
 size_t ByteLevelBpe::count_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* scratch,
                                 PieceCache* cache) const {
-  if (lookup_hashed(p, n, h, cache) != kNoToken) return 1;
+  if (lookup_hashed(p, n, h) != kNoToken) return 1;
   if (cache != nullptr) {
     uint32_t count;
     if (cache->find(p, n, h, &count) != nullptr) return count;
@@ -122,7 +122,7 @@ bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t
       }
     } else if (trie != nullptr && m <= kMaxTrieChunk) {
       trie_chunk_merge(*trie, q, m, out);
-    } else if (!(m <= kShortPiece ? merge_short(q, m, out, cache) : merge_long(q, m, out, cache))) {
+    } else if (!(m <= kShortPiece ? merge_short(q, m, out, cache) : merge_long(q, m, out))) {
       return false;
     }
     start = b;
@@ -206,30 +206,27 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
   // The parts' ids come from the short index by key_wide, which reads 16 bytes whatever the
   // part's length (no branch on it): a copy of the piece padded for that.
   alignas(16) uint8_t bytes[kShortPiece + 16];
-  const bool wide = !short_.disabled();
-  if (wide) {
-    std::memcpy(bytes, p, n);
-    std::memset(bytes + n, 0, 16);
-    // Each merge step probes the index for the parts it joined and the next step waits
-    // for those probes, so a first-time merge is a chain of cache misses.  The parts are
-    // substrings of the chunk: prefetching the buckets of all its substrings of 3..15
-    // bytes first (at most ~400 for 32 bytes) puts those misses in flight together.
-    // Shortest first: the first merge steps need those.  On text without spaces (chunks
-    // of ~15 bytes, mostly new) merging is then bound by the memory system, not by
-    // instructions; measured no faster there: a hashed bit per token to skip the buckets of
-    // non-tokens (in the prefetch, the probes, or both), no prefetch, prefetching only
-    // substrings on character bounds or of at most 10 bytes, start-major order with shared
-    // hashing (fewer instructions, slower), a branch-free leftmost_min for <= 32 lanes, and
-    // a memo of 16-32-byte chunks (about 5 % hits).
-    if (n <= kPrefetchChunk) {
-      for (size_t len = 3; len <= n && len <= ShortTokenIndex::kMaxLen; ++len) {
-        for (size_t i = 0; i + len <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, len));
-      }
+  std::memcpy(bytes, p, n);
+  std::memset(bytes + n, 0, 16);
+  // Each merge step probes the index for the parts it joined and the next step waits
+  // for those probes, so a first-time merge is a chain of cache misses.  The parts are
+  // substrings of the chunk: prefetching the buckets of all its substrings of 3..15
+  // bytes first (at most ~400 for 32 bytes) puts those misses in flight together.
+  // Shortest first: the first merge steps need those.  On text without spaces (chunks
+  // of ~15 bytes, mostly new) merging is then bound by the memory system, not by
+  // instructions; measured no faster there: a hashed bit per token to skip the buckets of
+  // non-tokens (in the prefetch, the probes, or both), no prefetch, prefetching only
+  // substrings on character bounds or of at most 10 bytes, start-major order with shared
+  // hashing (fewer instructions, slower), a branch-free leftmost_min for <= 32 lanes, and
+  // a memo of 16-32-byte chunks (about 5 % hits).
+  if (n <= kPrefetchChunk) {
+    for (size_t len = 3; len <= n && len <= ShortTokenIndex::kMaxLen; ++len) {
+      for (size_t i = 0; i + len <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, len));
     }
   }
   auto part_rank = [&](size_t start, size_t len) {
-    if (wide && len <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_wide(bytes + start, len));
-    return lookup(p + start, len, cache);
+    if (len <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_wide(bytes + start, len));
+    return lookup(p + start, len);
   };
   while (true) {
     size_t at = 0;

@@ -10,8 +10,8 @@
 // of long pieces use LongPieceTables (a trie merge, and a linear backtracking merge for
 // tiktoken-like vocabularies) once an encoding has met enough of them.
 // Byte strings of up to 15 bytes are looked up in a ShortTokenIndex (one cache line each);
-// a per-thread PieceCache remembers pieces and short chunks merged before, and holds a
-// front table for the longer lookups.
+// longer ones in the TokenTable; a per-thread PieceCache remembers pieces and short
+// chunks merged before.
 // See Sennrich et al. 2016 (BPE) and Radford et al. 2019 (byte-level BPE).
 #pragma once
 
@@ -49,8 +49,7 @@ class ByteLevelBpe {
   // Whole pieces of at most ShortTokenIndex::kMaxLen bytes that are tokens are answered by
   // one probe of the short index (most pieces of real text); the encoder's loop looks them
   // up itself, prefetching each probe a few pieces ahead, and calls encode_nontoken() or
-  // count_nontoken() on a miss.  Requires has_short_index().
-  bool has_short_index() const { return !short_.disabled(); }
+  // count_nontoken() on a miss.
   const ShortTokenIndex& short_index() const { return short_; }
   // Pieces longer than kMaxLen are rarely tokens and usually new: the encoder hashes them
   // a few pieces ahead (h = hash_bytes(p, n)) and prefetch_long() starts loading what
@@ -88,10 +87,10 @@ class ByteLevelBpe {
   void merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   static constexpr size_t kTrieAfter = 64;  // longer pieces count toward, and use, LongPieceTables
   static constexpr size_t kPrefetchChunk = 32;  // merge_parts prefetches the substrings of chunks up to this size
-  bool merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
+  bool merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const;
   // The id of bytes [p, p + n) (n >= 2), or kNoToken; h = hash_bytes(p, n).
-  inline uint32_t lookup_hashed(const uint8_t* p, size_t n, uint64_t h, PieceCache* cache) const;
-  inline uint32_t lookup(const uint8_t* p, size_t n, PieceCache* cache) const;
+  inline uint32_t lookup_hashed(const uint8_t* p, size_t n, uint64_t h) const;
+  inline uint32_t lookup(const uint8_t* p, size_t n) const;
 
   TokenTable vocab_;
   ShortTokenIndex short_;  // tokens of 1..15 bytes
@@ -102,56 +101,30 @@ class ByteLevelBpe {
   uint64_t instance_ = 0;  // process-unique, names this vocabulary's thread caches
 };
 
-// Two-byte strings come from a direct table; strings of up to 16 bytes go through this
-// thread's small front table (which remembers misses too) before the vocabulary.
-TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup_hashed(const uint8_t* p, size_t n, uint64_t h, PieceCache* cache) const {
+// Two-byte strings come from a direct table, strings of up to 15 bytes from the short
+// index, longer ones from the vocabulary.
+TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup_hashed(const uint8_t* p, size_t n, uint64_t h) const {
   if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
-  if (cache == nullptr || n > PieceCache::kFrontMax) return vocab_.find_hashed(p, n, h);
-  uint64_t head = load_head(p, n);
-  uint64_t tail = 0;
-  if (n > 8) std::memcpy(&tail, p + n - 8, 8);
-  uint32_t id;
-  if (cache->front_find(h, head, tail, n, &id)) return id;
-  id = vocab_.find_hashed(p, n, h);
-  cache->front_insert(h, head, tail, n, id);
-  return id;
+  if (n <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_exact(p, n));
+  return vocab_.find_hashed(p, n, h);
 }
 
 TF_ALWAYS_INLINE bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out,
                                                  PieceCache* cache) const {
-  if (n - 1 < ShortTokenIndex::kMaxLen && !short_.disabled()) {
+  if (n - 1 < ShortTokenIndex::kMaxLen) {
     uint32_t id = short_.find(ShortTokenIndex::key_exact(p, n));
     if (id == kNoToken) return encode_nontoken(p, n, out, cache);
     out->push_back(id);
     return true;
   }
-  if (n == 1) {
-    if (byte_token_[*p] == kNoToken) return false;
-    out->push_back(byte_token_[*p]);
-    return true;
-  }
-  if (n == 2 && pair_token_[p[0] | (p[1] << 8)] != kNoToken) {
-    out->push_back(pair_token_[p[0] | (p[1] << 8)]);
-    return true;
-  }
-  uint64_t h = hash_bytes(p, n);
-  if (cache != nullptr && n <= PieceCache::kFrontMax) {
-    uint64_t tail = 0;
-    if (n > 8) std::memcpy(&tail, p + n - 8, 8);
-    uint32_t id;
-    if (cache->front_find(h, load_head(p, n), tail, n, &id) && id != kNoToken) {
-      out->push_back(id);
-      return true;
-    }
-  }
-  return encode_piece_slow(p, n, h, out, cache);
+  return encode_piece_slow(p, n, hash_bytes(p, n), out, cache);
 }
 
-TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup(const uint8_t* p, size_t n, PieceCache* cache) const {
+TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup(const uint8_t* p, size_t n) const {
   if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
   if (n > vocab_.max_token_len()) return kNoToken;  // before hashing: long runs join long parts
-  if (n <= ShortTokenIndex::kMaxLen && !short_.disabled()) return short_.find(ShortTokenIndex::key_exact(p, n));
-  return lookup_hashed(p, n, hash_bytes(p, n), cache);
+  if (n <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_exact(p, n));
+  return vocab_.find_hashed(p, n, hash_bytes(p, n));
 }
 
 }  // namespace tf

@@ -131,7 +131,7 @@ __attribute__((noinline)) Workspace& thread_workspace() {
 
 }  // namespace
 
-bool ByteLevelBpe::merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
+bool ByteLevelBpe::merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const {
   // Merge-closed vocabularies (tiktoken's) take the linear search instead (backtrack_merge.h).
   if (long_tables_.ready()) {
     const BacktrackMerge* linear = long_tables_.backtrack(vocab_);
@@ -155,7 +155,7 @@ bool ByteLevelBpe::merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>*
     uint32_t right = part[left].next;
     if (right >= N) return;
     uint32_t end = part[right].next;
-    uint32_t r = end - left == 2 ? pair_token_[p[left] | (p[left + 1] << 8)] : lookup(p + left, end - left, cache);
+    uint32_t r = end - left == 2 ? pair_token_[p[left] | (p[left + 1] << 8)] : lookup(p + left, end - left);
     if (r == kNoToken) return;
     uint32_t& slot = bucket_of[r];
     if (slot == kNoToken) {

@@ -1,7 +1,5 @@
 // PieceCache: remembers the ids of pieces that needed merging, so a piece seen before
-// costs one hash lookup instead of a BPE merge; and, in front of the vocabulary, the ids
-// of recently seen short whole-token pieces in a small direct-mapped table that stays in
-// the L2 cache (the vocabulary's own table is several MB, so its lookups miss there).
+// costs one hash lookup instead of a BPE merge.
 //
 // Open addressing (linear probing) on the piece's 64-bit hash; keys and ids live in two
 // arenas.  Bounded: when it is half full or its arenas pass a few MB it is cleared, so
@@ -38,20 +36,6 @@ class PieceCache {
         return ids_.data() + s.ids_off;
       }
     }
-  }
-
-  // Front table: what the vocabulary answered for a byte string of at most kFrontMax bytes
-  // (head, tail: its first and last 8 bytes as words, zero padded; together with the
-  // length they spell the string), a token id or "not a token"; false if not remembered.
-  static constexpr size_t kFrontMax = 16;
-  bool front_find(uint64_t h, uint64_t head, uint64_t tail, size_t n, uint32_t* id) const {
-    const Front& f = front_[h >> (64 - kFrontBits)];
-    if (f.head != head || f.tail != tail || f.len != n) return false;
-    *id = f.id;
-    return true;
-  }
-  void front_insert(uint64_t h, uint64_t head, uint64_t tail, size_t n, uint32_t id) {
-    front_[h >> (64 - kFrontBits)] = Front{head, tail, static_cast<uint32_t>(n), id};
   }
 
   // Chunk memo: the merge of a short chunk (see SafeCuts) of at most kChunkMax bytes with at
@@ -118,12 +102,6 @@ class PieceCache {
     uint16_t key_len = 0;
     uint16_t n_ids = 0;  // 0 marks an empty slot
   };
-  struct Front {
-    uint64_t head = 0;
-    uint64_t tail = 0;
-    uint32_t len = 0;  // 0: empty (pieces are never empty)
-    uint32_t id = 0;
-  };
   struct Chunk {
     uint64_t lo = 0;
     uint64_t hi = 0;
@@ -134,8 +112,6 @@ class PieceCache {
   static_assert(sizeof(Chunk) == 64, "one chunk entry per cache line");
   static constexpr int kChunkBits = 12;
   std::vector<Chunk> chunks_ = std::vector<Chunk>(size_t{1} << kChunkBits);
-  static constexpr int kFrontBits = 14;
-  std::vector<Front> front_ = std::vector<Front>(size_t{1} << kFrontBits);
   std::vector<Slot> slots_;
   size_t mask_;
   size_t used_ = 0;

@@ -1,5 +1,7 @@
 #include "models/short_token_index.h"
 
+#include <new>
+
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -22,7 +24,7 @@ void ShortTokenIndex::build(const TokenTable& vocab) {
   constexpr size_t kHuge = size_t{2} << 20;
   const size_t align = bytes >= kHuge ? kHuge : 64;
   Bucket* table = static_cast<Bucket*>(std::aligned_alloc(align, (bytes + align - 1) / align * align));
-  if (table == nullptr) return;
+  if (table == nullptr) throw std::bad_alloc();
 #if defined(MADV_HUGEPAGE)
   if (bytes >= kHuge) madvise(table, bytes, MADV_HUGEPAGE);
 #endif

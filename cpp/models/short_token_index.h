@@ -72,9 +72,9 @@ class ShortTokenIndex {
     return limit - p >= 16 ? key_wide(p, n) : key_exact(p, n);
   }
 
-  // Indexes the tokens of 1..kMaxLen bytes of `vocab`.
+  // Indexes the tokens of 1..kMaxLen bytes of `vocab`; std::bad_alloc if the table
+  // cannot be allocated (every byte-level model has one).
   void build(const TokenTable& vocab);
-  bool disabled() const { return buckets_ == nullptr; }
 
   // A hash of a key whose high bits are well mixed (tables take their slot from them).
   static TF_ALWAYS_INLINE uint64_t hash(Key k) {
