@@ -55,11 +55,20 @@ LLAMA3 = (
 # Other spellings that split identically.
 _GPT2_ORIGINAL = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 _GPT2_BRACKETED = r"""'s|'t|'re|'ve|'m|'ll|'d| ?[\p{L}]+| ?[\p{N}]+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+# tiktoken's r50k and cl100k spellings without the possessive quantifiers: none of them
+# changes a match (each possessive run is followed by something it cannot give back to).
+_GPT2_GREEDY = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+$|\s+(?!\S)|\s"""
+_CL100K_GREEDY = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+    r"""|\s+$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
 _KNOWN: dict[str, Scanner] = {
     GPT2: Scanner.GPT2,
     _GPT2_ORIGINAL: Scanner.GPT2,
     _GPT2_BRACKETED: Scanner.GPT2,
+    _GPT2_GREEDY: Scanner.GPT2,
     CL100K: Scanner.CL100K,
+    _CL100K_GREEDY: Scanner.CL100K,
     LLAMA3: Scanner.LLAMA3,
     O200K: Scanner.O200K,
 }

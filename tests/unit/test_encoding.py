@@ -88,6 +88,26 @@ def test_other_patterns_fall_back_to_regex_with_same_ids(pat_str):
     assert ours.encode_batch([text, "x"], disallowed_special=()) == ref.encode_batch([text, "x"], disallowed_special=())
 
 
+@pytest.mark.parametrize("pat_str", sorted(patterns._KNOWN), ids=lambda s: patterns._KNOWN[s].name)
+def test_every_known_spelling_takes_a_scanner_that_splits_like_the_regex(pat_str):
+    """Each spelling in the table gets the native scanner, and that scanner splits exactly
+    like tiktoken running the spelling through its regex engine."""
+    import random
+
+    import tiktoken
+
+    assert patterns.scanner_for(pat_str) is not None
+    base, _ = pair("cl100k_base")
+    ours = tokenforge.Encoding("x", pat_str=pat_str, mergeable_ranks=base._mergeable_ranks, special_tokens={})
+    ref = tiktoken.Encoding("x", pat_str=pat_str, mergeable_ranks=base._mergeable_ranks, special_tokens={})
+    assert ours._core.has_scanner
+    rng = random.Random(11)
+    alphabet = "aZs dlTVE19 \n\r\t\u00a0'.-/é中\u0301😀"
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24))) for _ in range(3000)]
+    texts += ["tail  ", "tail\n", "x \n ", "it's 'LL 12345 ..."]
+    assert ours.encode_ordinary_batch(texts) == ref.encode_ordinary_batch(texts)
+
+
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "r50k_base", "llama3"])
 def test_adversarial_inputs_match_tiktoken(name):
     """Long runs that stress the scanners and the long-piece merge (kept small here; the
