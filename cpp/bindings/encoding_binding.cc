@@ -1,18 +1,16 @@
 // Binding of tf::Encoding and tf::SpecialMatcher as tokenforge._native.Encoding / SpecialSet.
 // Converts arguments with the GIL held, releases it around every loop over text (a batch's
-// calling thread takes it back between its items to make the lists of finished ones).
+// calling thread takes it back between its chunks to make the lists of finished ones).
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "bindings/batch.h"
 #include "bindings/common.h"
 #include "encoding/encoding.h"
-#include "util/parallel.h"
 
-#include <atomic>
-#include <memory>
-#include <thread>
+#include <string>
 
 namespace tf::py {
 
@@ -50,11 +48,11 @@ nb::object encode_one(const Encoding& enc, nb::handle text, const SpecialMatcher
   return to_list(ids);
 }
 
-// The Python list of `ids`, or nullptr with a Python error set (GIL held).
-PyObject* new_id_list(const std::vector<uint32_t>& ids) {
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(ids.size()));
+// The Python list of ids[0, n), or nullptr with a Python error set (GIL held).
+PyObject* new_id_list(const uint32_t* ids, size_t n) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
   if (list == nullptr) return nullptr;
-  for (size_t i = 0; i < ids.size(); ++i) {
+  for (size_t i = 0; i < n; ++i) {
     PyObject* v = cached_int(ids[i]);
     if (v == nullptr) {
       Py_DECREF(list);
@@ -65,73 +63,75 @@ PyObject* new_id_list(const std::vector<uint32_t>& ids) {
   return list;
 }
 
+// About the UTF-8 length of a str, to balance chunks (exact for ASCII).
+size_t approx_utf8_size(const StrView& v) {
+  if (v.ascii) return v.length;
+  return v.length * (v.kind == PyUnicode_1BYTE_KIND ? 1 : v.kind == PyUnicode_2BYTE_KIND ? 2 : 3);
+}
+
+// encode() or encode_ordinary() of every str, in byte-balanced chunks on the pool while
+// the calling thread builds finished chunks' lists (see bindings/batch.h).  Only the
+// views are taken with the GIL; each worker makes the UTF-8 of its texts, so that
+// conversion runs in parallel too and no UTF-8 copy is left cached on the strs.  On an
+// item that cannot be encoded, raises the error of the first such item.
 nb::list encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher* allowed, int threads) {
-  // Only the views are taken with the GIL; each worker makes the UTF-8 of its texts, so
-  // that conversion runs in parallel too and no UTF-8 copy is left cached on the strs.
   const nb::tuple items = snapshot(texts);
   const size_t n = items.size();
   std::vector<StrView> views;
   views.reserve(n);
   for (nb::handle t : items) views.push_back(str_view(t));
-  std::vector<std::vector<uint32_t>> results(n);
-  std::vector<std::string> errors(n);
-  std::vector<uint8_t> ok(n, 1);
-  // Building the Python lists needs the GIL, so it is serial; done after the batch it left
-  // the other thread idle for a third of the time on short texts.  Instead the calling
-  // thread, between two of its own items, takes the GIL and turns the finished prefix of
-  // the batch into lists while the pool thread keeps encoding.  The lists are held here
-  // and put into the result list only at the end, so no Python code can meet a
-  // half-filled list while the GIL is released.
-  std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[n]);
-  for (size_t i = 0; i < n; ++i) done[i].store(false, std::memory_order_relaxed);
-  std::vector<nb::object> lists(n);
-  NoGc no_gc;
-  size_t converted = 0;     // lists[0, converted) are made; the calling thread's alone
-  bool converting = true;   // false after an item failed: the tail below raises
-  const std::thread::id caller = std::this_thread::get_id();
-  auto convert_ready = [&] {  // GIL held
-    for (; converted < n && done[converted].load(std::memory_order_acquire); ++converted) {
-      size_t i = converted;
-      PyObject* list = ok[i] ? new_id_list(results[i]) : nullptr;
-      if (list == nullptr) {
-        if (ok[i]) PyErr_Clear();  // made again below, where the error is raised
-        converting = false;
-        return;
-      }
-      lists[i] = nb::steal(list);
-      std::vector<uint32_t>().swap(results[i]);  // also keeps the batch's peak memory down
-    }
+  const std::vector<size_t> starts = batch_chunks(n, threads, [&](size_t i) { return approx_utf8_size(views[i]); });
+  struct alignas(64) Chunk {  // own cache line: two threads fill neighbouring chunks
+    std::vector<uint32_t> ids;
+    std::vector<size_t> ends;  // item k of the chunk is ids[ends[k - 1], ends[k])
+    bool failed = false;       // then ends.size() is the index of the bad item in the chunk
+    std::string error;
   };
-  {
-    nb::gil_scoped_release release;
-    parallel_for(n, threads, [&](size_t i) {
-      thread_local std::string utf8_buffer;
-      std::string_view text;
-      if (views[i].ascii) {
-        text = std::string_view(static_cast<const char*>(views[i].data), views[i].length);
-      } else {
-        to_utf8(views[i], &utf8_buffer);
-        text = utf8_buffer;
-      }
-      results[i].reserve(text.size() / 3 + 4);
-      ok[i] = allowed ? enc.encode(text, *allowed, &results[i], &errors[i])
-                      : enc.encode_ordinary(text, &results[i], &errors[i]);
-      done[i].store(true, std::memory_order_release);
-      if (converting && std::this_thread::get_id() == caller && done[converted].load(std::memory_order_acquire)) {
-        nb::gil_scoped_acquire gil;
-        convert_ready();
-      }
-    });
-  }
-  nb::list out;
-  for (size_t i = 0; i < n; ++i) {
-    if (i >= converted) {
-      check(ok[i], errors[i]);
-      lists[i] = to_list(results[i]);
-    }
-    out.append(lists[i]);
-  }
-  return out;
+  std::vector<Chunk> chunks(starts.size() - 1);
+  ResultList out(n);
+  NoGc no_gc;
+  const bool ok = run_batch_overlapped(
+      chunks.size(), threads,
+      [&](size_t c) {
+        Chunk& ch = chunks[c];
+        thread_local std::string utf8_buffer;
+        size_t bytes = 0;
+        for (size_t i = starts[c]; i < starts[c + 1]; ++i) bytes += approx_utf8_size(views[i]);
+        ch.ids.reserve(bytes / 3 + 16);
+        ch.ends.reserve(starts[c + 1] - starts[c]);
+        for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
+          std::string_view text;
+          if (views[i].ascii) {
+            text = std::string_view(static_cast<const char*>(views[i].data), views[i].length);
+          } else {
+            to_utf8(views[i], &utf8_buffer);
+            text = utf8_buffer;
+          }
+          const bool item_ok = allowed ? enc.encode(text, *allowed, &ch.ids, &ch.error)
+                                       : enc.encode_ordinary(text, &ch.ids, &ch.error);
+          if (!item_ok) {
+            ch.failed = true;
+            return;
+          }
+          ch.ends.push_back(ch.ids.size());
+        }
+      },
+      [&](size_t c) {
+        Chunk& ch = chunks[c];
+        if (ch.failed) return true;  // raised below
+        size_t begin = 0;
+        for (size_t k = 0; k < ch.ends.size(); ++k) {
+          PyObject* list = new_id_list(ch.ids.data() + begin, ch.ends[k] - begin);
+          if (list == nullptr) return false;
+          out.set(starts[c] + k, list);
+          begin = ch.ends[k];
+        }
+        std::vector<uint32_t>().swap(ch.ids);  // built: free it now
+        return true;
+      });
+  if (!ok) throw nb::python_error();
+  for (const Chunk& ch : chunks) check(!ch.failed, ch.error);
+  return out.done();
 }
 
 }  // namespace
