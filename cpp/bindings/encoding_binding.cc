@@ -94,7 +94,7 @@ nb::list encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher* 
       chunks.size(), threads,
       [&](size_t c) {
         Chunk& ch = chunks[c];
-        thread_local std::string utf8_buffer;
+        thread_local Utf8Buffer utf8_buffer;
         size_t bytes = 0;
         for (size_t i = starts[c]; i < starts[c + 1]; ++i) bytes += approx_utf8_size(views[i]);
         ch.ids.reserve(bytes / 3 + 16);
@@ -104,8 +104,7 @@ nb::list encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher* 
           if (views[i].ascii) {
             text = std::string_view(static_cast<const char*>(views[i].data), views[i].length);
           } else {
-            to_utf8(views[i], &utf8_buffer);
-            text = utf8_buffer;
+            text = to_utf8(views[i], &utf8_buffer);
           }
           const bool item_ok = allowed ? enc.encode(text, *allowed, &ch.ids, &ch.error)
                                        : enc.encode_ordinary(text, &ch.ids, &ch.error);

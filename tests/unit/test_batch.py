@@ -1,0 +1,97 @@
+"""Batch entry points (encode_ordinary_batch, encode_batch): chunking, UTF-8 conversion of
+every kind of str, thread counts, specials, errors and the result list's GC state.  The
+expected ids always come from tiktoken."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+from _tiktoken_refs import pair
+
+import tokenforge
+from tokenforge import patterns
+
+THREADS = [1, 2, 8]
+
+
+def _around_blocks(char: str) -> list[str]:
+    """`char` after ASCII runs of every length across the converter's 16-byte blocks, in a
+    str whose kind `char` decides (1-, 2- or 4-byte code units)."""
+    texts = []
+    for run in range(0, 35):
+        head = "".join("abc de,fg"[k % 9] for k in range(run))
+        texts.append(head + char + head[::-1] + char)
+        texts.append(char * (run % 5 + 1) + head)
+    return texts
+
+
+@pytest.mark.parametrize("threads", THREADS)
+@pytest.mark.parametrize(
+    "char",
+    ["é", "\u00ff", "’", "中", "\U0001f600", "\ud83d\ude00", "\ud800", "\udfff", "\ud800x", "\udc00\ud800"],
+    ids=["latin1", "ff", "quote", "cjk", "emoji", "pair", "lone-high", "lone-low", "high-x", "low-high"],
+)
+def test_utf8_conversion_of_every_str_kind_matches_tiktoken(char, threads):
+    """Workers convert non-ASCII strs to UTF-8 16 bytes at a time; a non-ASCII character at
+    each position of a block, surrogates included (repaired as tiktoken repairs them)."""
+    ours, ref = pair("cl100k_base")
+    texts = _around_blocks(char)
+    assert ours.encode_ordinary_batch(texts, num_threads=threads) == [ref.encode_ordinary(t) for t in texts]
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_many_tiny_and_empty_documents(threads):
+    ours, ref = pair("o200k_base")
+    docs = ["", "a", " ", "", "\n", "hi there", "", "é", "中文", ""] * 500
+    assert ours.encode_ordinary_batch(docs, num_threads=threads) == ref.encode_ordinary_batch(docs)
+    assert ours.encode_ordinary_batch([], num_threads=threads) == []
+    assert ours.encode_ordinary_batch([""] * 3000, num_threads=threads) == [[]] * 3000
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_documents_of_mixed_sizes_in_many_chunks(threads):
+    """Chunks are cut by bytes: a few large documents among many small ones."""
+    ours, ref = pair("cl100k_base")
+    docs = []
+    for i in range(700):
+        size = 40_000 if i % 97 == 0 else i % 300
+        docs.append(("word " + str(i) + " ’quoted’ 中文 ") * (size // 20 + 1))
+    assert ours.encode_ordinary_batch(docs, num_threads=threads) == ref.encode_ordinary_batch(docs)
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_encode_batch_with_specials_matches_tiktoken(threads):
+    ours, ref = pair("cl100k_base")
+    docs = [f"doc {i} <|endoftext|> text<|fim_prefix|>x{'<|endoftext|>' * (i % 3)} end" for i in range(1500)]
+    docs += ["<|endoftext|>", "", "plain"]
+    for allowed in ("all", {"<|endoftext|>"}):
+        kwargs = dict(allowed_special=allowed, disallowed_special=())
+        assert ours.encode_batch(docs, num_threads=threads, **kwargs) == ref.encode_batch(docs, **kwargs)
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_first_bad_document_is_named_whatever_chunk_it_lies_in(threads):
+    ranks = {bytes([b]): b for b in range(128)}
+    enc = tokenforge.Encoding("ascii", pat_str=patterns.GPT2, mergeable_ranks=ranks, special_tokens={})
+    docs = [f"text {i} " * (i % 40) for i in range(3000)]
+    for bad in [0, 1500, 2999]:
+        broken = list(docs)
+        broken[bad] = "ok é"
+        if bad + 700 < len(broken):
+            broken[bad + 700] = "\u00ff"  # a later bad item, likely in another chunk
+        with pytest.raises(ValueError, match=r"\\x20\\xc3\\xa9"):
+            enc.encode_ordinary_batch(broken, num_threads=threads)
+    assert enc.encode_ordinary_batch(docs, num_threads=threads) == [list(d.encode()) for d in docs]
+
+
+def test_result_lists_are_tracked_by_the_gc():
+    """The result list is filled untracked (another thread's gc.get_objects() must not meet
+    its empty slots) and tracked before it is returned; so are its item lists."""
+    ours, _ = pair("cl100k_base")
+    out = ours.encode_ordinary_batch(["a b c"] * 100, num_threads=2)
+    assert gc.is_tracked(out)
+    assert all(gc.is_tracked(ids) for ids in out)
+    out.append(out)  # a cycle through the result is collected like any other
+    del out
+    gc.collect()
