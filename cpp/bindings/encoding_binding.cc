@@ -83,9 +83,13 @@ size_t approx_utf8_size(const StrView& v) {
 // encode() or encode_ordinary() of every str, in byte-balanced chunks on the pool while
 // the calling thread builds finished chunks' lists (see bindings/batch.h).  Only the
 // views are taken with the GIL; each worker makes the UTF-8 of its texts, so that
-// conversion runs in parallel too and no UTF-8 copy is left cached on the strs.  On an
-// item that cannot be encoded, raises the error of the first such item.
-nb::list encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher* allowed, int threads) {
+// conversion runs in parallel too and no UTF-8 copy is left cached on the strs.
+// Returns the list of id lists.  Items are checked in order, as tiktoken's encode_batch
+// checks them: if some item holds a special of `disallowed` (nullptr: none is), and no
+// earlier item failed, returns (item index, that special's bytes) instead, for the
+// caller to raise its error; on an item that cannot be encoded, raises its ValueError.
+nb::object encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher* allowed,
+                       const SpecialMatcher* disallowed, int threads) {
   const nb::tuple items = snapshot(texts);
   const size_t n = items.size();
   std::vector<StrView> views;
@@ -96,6 +100,7 @@ nb::list encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher* 
     std::vector<uint32_t> ids;
     std::vector<size_t> ends;  // item k of the chunk is ids[ends[k - 1], ends[k])
     bool failed = false;       // then ends.size() is the index of the bad item in the chunk
+    bool disallowed = false;   // failed on a disallowed special, whose bytes are `error`
     std::string error;
   };
   std::vector<Chunk> chunks(starts.size() - 1);
@@ -116,6 +121,14 @@ nb::list encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher* 
             text = std::string_view(static_cast<const char*>(views[i].data), views[i].length);
           } else {
             text = to_utf8(views[i], &utf8_buffer);
+          }
+          if (disallowed != nullptr) {
+            const SpecialMatcher::Match m = disallowed->find(reinterpret_cast<const uint8_t*>(text.data()), text.size(), 0);
+            if (m.found) {
+              ch.failed = ch.disallowed = true;
+              ch.error.assign(text.substr(m.pos, m.len));
+              return;
+            }
           }
           const bool item_ok = allowed ? enc.encode(text, *allowed, &ch.ids, &ch.error)
                                        : enc.encode_ordinary(text, &ch.ids, &ch.error);
@@ -140,7 +153,11 @@ nb::list encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher* 
         return true;
       });
   if (!ok) throw nb::python_error();
-  for (const Chunk& ch : chunks) check(!ch.failed, ch.error);
+  for (size_t c = 0; c < chunks.size(); ++c) {
+    const Chunk& ch = chunks[c];
+    if (ch.failed && ch.disallowed) return nb::make_tuple(starts[c] + ch.ends.size(), to_bytes(ch.error));
+    check(!ch.failed, ch.error);
+  }
   return out.done();
 }
 
@@ -192,11 +209,14 @@ void bind_encoding(nb::module_& m) {
         return encode_one(e, text, &allowed);
       })
       .def("encode_ordinary_batch", [](const Encoding& e, nb::list texts, int threads) {
-        return encode_many(e, texts, nullptr, threads);
+        return encode_many(e, texts, nullptr, nullptr, threads);
       })
-      .def("encode_batch", [](const Encoding& e, nb::list texts, const SpecialMatcher& allowed, int threads) {
-        return encode_many(e, texts, &allowed, threads);
-      })
+      .def("encode_batch", [](const Encoding& e, nb::list texts, const SpecialMatcher& allowed,
+                              const SpecialMatcher* disallowed, int threads) {
+        return encode_many(e, texts, &allowed, disallowed, threads);
+      }, nb::arg("texts"), nb::arg("allowed"), nb::arg("disallowed").none(), nb::arg("threads"),
+           "encode() of each text on up to `threads` threads; if a text holds a special of "
+           "`disallowed`, (index of the first such text, the special's bytes) instead.")
       .def("count", [](const Encoding& e, nb::handle text, const SpecialMatcher& allowed) {
         std::string_view view = utf8(text);
         size_t n = 0;

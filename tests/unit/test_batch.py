@@ -95,3 +95,45 @@ def test_result_lists_are_tracked_by_the_gc():
     out.append(out)  # a cycle through the result is collected like any other
     del out
     gc.collect()
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_encode_batch_raises_for_the_first_text_with_a_disallowed_special(threads):
+    """The native batch looks for disallowed specials as it encodes; the error is
+    tiktoken's, for the first such text."""
+    ours, ref = pair("cl100k_base")
+    docs = [f"text {i} ’ 中文 " * (i % 30) for i in range(2000)]
+    assert ours.encode_batch(docs, num_threads=threads) == ref.encode_batch(docs)
+    for first, later in [(0, 5), (1200, 1999), (1999, None)]:
+        broken = list(docs)
+        broken[first] = broken[first] + "<|fim_middle|>"
+        if later is not None:
+            broken[later] = "<|endoftext|>" + broken[later]
+        with pytest.raises(ValueError) as want:
+            ref.encode_batch(broken)
+        with pytest.raises(ValueError) as got:
+            ours.encode_batch(broken, num_threads=threads)
+        assert str(got.value) == str(want.value)
+        allowed = {"<|fim_middle|>", "<|endoftext|>"}
+        assert ours.encode_batch(broken, num_threads=threads, allowed_special=allowed) == ref.encode_batch(
+            broken, allowed_special=allowed
+        )
+        assert ours.encode_batch(broken, num_threads=threads, disallowed_special=()) == ref.encode_batch(
+            broken, disallowed_special=()
+        )
+
+
+def test_encode_batch_errors_come_in_text_order():
+    """A text that cannot be encoded before one with a disallowed special raises its own
+    error, and the other way round."""
+    ranks = {bytes([b]): b for b in range(128)}
+    enc = tokenforge.Encoding("ascii", pat_str=patterns.GPT2, mergeable_ranks=ranks, special_tokens={"<s>": 200})
+    docs = ["plain words " * 10] * 900
+    bad_byte, special = list(docs), list(docs)
+    bad_byte[100], bad_byte[600] = "é", "<s>"
+    special[100], special[600] = "<s>", "é"
+    for threads in THREADS:
+        with pytest.raises(ValueError, match=r"not a token"):
+            enc.encode_batch(bad_byte, num_threads=threads)
+        with pytest.raises(ValueError, match=r"disallowed special token '<s>'"):
+            enc.encode_batch(special, num_threads=threads)
