@@ -137,3 +137,22 @@ def test_encode_batch_errors_come_in_text_order():
             enc.encode_batch(bad_byte, num_threads=threads)
         with pytest.raises(ValueError, match=r"disallowed special token '<s>'"):
             enc.encode_batch(special, num_threads=threads)
+
+
+@pytest.mark.parametrize("kind_char", ["", "\u00e9", "\u0416", "\u4e2d", "\U0001f600"], ids=["ascii", "1", "2", "2cjk", "4"])
+def test_utf8_conversion_of_random_mixes_matches_tiktoken(kind_char):
+    """Blocks that mix 1-, 2- and 3-byte characters (and surrogates, pairs or lone) at
+    random, in strs of every kind."""
+    import random
+
+    rng = random.Random(len(kind_char) and ord(kind_char))
+    pools = ["abc ,.\n", "éüßñ", "ЖДЯжд", "ΩΔλ", "中文字", "ไทย", "\u0800\uffff\ue000\ud7ff", "😀", "\ud800", "\udc00"]
+    texts = []
+    for _ in range(300):
+        weights = [rng.random() for _ in pools]
+        chars = rng.choices(pools, weights=weights, k=rng.randrange(0, 200))
+        texts.append(kind_char + "".join(rng.choice(p) for p in chars))
+    for _ in range(100):  # 1-byte strs with non-ASCII characters
+        texts.append("".join(rng.choice("abc ,.\néüßñ\u0080\u00ff") for _ in range(rng.randrange(0, 200))))
+    ours, ref = pair("o200k_base")
+    assert ours.encode_ordinary_batch(texts, num_threads=2) == [ref.encode_ordinary(t) for t in texts]
