@@ -161,7 +161,8 @@ __attribute__((target("ssse3"))) size_t latin1_blocks(const uint8_t* s, size_t i
   return i;
 }
 
-const bool kHasSsse3 = __builtin_cpu_supports("ssse3");
+// (A static initializer runs before libgcc has read the CPU features: init first.)
+const bool kHasSsse3 = (__builtin_cpu_init(), __builtin_cpu_supports("ssse3"));
 #endif
 
 template <typename Char>
