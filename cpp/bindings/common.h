@@ -89,6 +89,14 @@ class Utf8Buffer {
     }
     return data_.get();
   }
+  // Frees the buffer if it grew past `bytes` (one huge document must not pin its worst
+  // case in every thread for the life of the process).
+  void trim(size_t bytes) {
+    if (capacity_ > bytes) {
+      data_.reset();
+      capacity_ = 0;
+    }
+  }
 
  private:
   std::unique_ptr<char[]> data_;

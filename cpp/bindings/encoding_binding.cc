@@ -130,6 +130,7 @@ nb::object encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher
           }
           ch.ends.push_back(ch.ids.size());
         }
+        utf8_buffer.trim(size_t{16} << 20);
       },
       [&](size_t c) {
         Chunk& ch = chunks[c];
