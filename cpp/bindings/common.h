@@ -5,6 +5,7 @@
 #include <nanobind/nanobind.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,10 +78,36 @@ inline StrView str_view(nb::handle s) {
   return v;
 }
 
-// The UTF-8 of a StrView, without the GIL.  Surrogates are repaired as tiktoken repairs
-// them (a UTF-16 round trip with errors="replace"): a high surrogate followed by a low one
-// becomes the character they encode, any other surrogate U+FFFD.
-void to_utf8(const StrView& v, std::string* out);
+// A reusable buffer for to_utf8: grows, never shrinks, and is not zeroed (std::string's
+// resize zeroed every document's worst-case size, a few % of a batch).
+class Utf8Buffer {
+ public:
+  char* reserve(size_t n) {
+    if (n > capacity_) {
+      data_.reset(new char[n]);
+      capacity_ = n;
+    }
+    return data_.get();
+  }
+  // Frees the buffer if it grew past `bytes` (one huge document must not pin its worst
+  // case in every thread for the life of the process).
+  void trim(size_t bytes) {
+    if (capacity_ > bytes) {
+      data_.reset();
+      capacity_ = 0;
+    }
+  }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  size_t capacity_ = 0;
+};
+
+// The UTF-8 of a StrView, without the GIL, in *buffer (valid until its next use).
+// Surrogates are repaired as tiktoken repairs them (a UTF-16 round trip with
+// errors="replace"): a high surrogate followed by a low one becomes the character they
+// encode, any other surrogate U+FFFD.
+std::string_view to_utf8(const StrView& v, Utf8Buffer* buffer);
 
 inline std::string_view bytes_view(nb::handle b) {
   char* p = nullptr;

@@ -1,18 +1,16 @@
 // Binding of tf::Encoding and tf::SpecialMatcher as tokenforge._native.Encoding / SpecialSet.
 // Converts arguments with the GIL held, releases it around every loop over text (a batch's
-// calling thread takes it back between its items to make the lists of finished ones).
+// calling thread takes it back between its chunks to make the lists of finished ones).
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "bindings/batch.h"
 #include "bindings/common.h"
 #include "encoding/encoding.h"
-#include "util/parallel.h"
 
-#include <atomic>
-#include <memory>
-#include <thread>
+#include <string>
 
 namespace tf::py {
 
@@ -50,88 +48,110 @@ nb::object encode_one(const Encoding& enc, nb::handle text, const SpecialMatcher
   return to_list(ids);
 }
 
-// The Python list of `ids`, or nullptr with a Python error set (GIL held).
-PyObject* new_id_list(const std::vector<uint32_t>& ids) {
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(ids.size()));
+// The Python list of ids[0, n), or nullptr with a Python error set (GIL held).  (Each id
+// costs a load of its int-cache slot and an incref of the int, two dependent misses for a
+// rare id; prefetching them some ids ahead was measured slower on English.)
+PyObject* new_id_list(const uint32_t* ids, size_t n) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
   if (list == nullptr) return nullptr;
-  for (size_t i = 0; i < ids.size(); ++i) {
+  PyObject** items = reinterpret_cast<PyListObject*>(list)->ob_item;
+  for (size_t i = 0; i < n; ++i) {
     PyObject* v = cached_int(ids[i]);
     if (v == nullptr) {
       Py_DECREF(list);
       return nullptr;
     }
-    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), v);
+    items[i] = v;
   }
   return list;
 }
 
-nb::list encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher* allowed, int threads) {
-  // Only the views are taken with the GIL; each worker makes the UTF-8 of its texts, so
-  // that conversion runs in parallel too and no UTF-8 copy is left cached on the strs.
+// About the UTF-8 length of a str, to balance chunks (exact for ASCII).
+size_t approx_utf8_size(const StrView& v) {
+  if (v.ascii) return v.length;
+  return v.length * (v.kind == PyUnicode_1BYTE_KIND ? 1 : v.kind == PyUnicode_2BYTE_KIND ? 2 : 3);
+}
+
+// encode() or encode_ordinary() of every str, in byte-balanced chunks on the pool while
+// the calling thread builds finished chunks' lists (see bindings/batch.h).  Only the
+// views are taken with the GIL; each worker makes the UTF-8 of its texts, so that
+// conversion runs in parallel too and no UTF-8 copy is left cached on the strs.
+// Returns the list of id lists.  Items are checked in order, as tiktoken's encode_batch
+// checks them: if some item holds a special of `disallowed` (nullptr: none is), and no
+// earlier item failed, returns (item index, that special's bytes) instead, for the
+// caller to raise its error; on an item that cannot be encoded, raises its ValueError.
+nb::object encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher* allowed,
+                       const SpecialMatcher* disallowed, int threads) {
   const nb::tuple items = snapshot(texts);
   const size_t n = items.size();
   std::vector<StrView> views;
   views.reserve(n);
   for (nb::handle t : items) views.push_back(str_view(t));
-  std::vector<std::vector<uint32_t>> results(n);
-  std::vector<std::string> errors(n);
-  std::vector<uint8_t> ok(n, 1);
-  // Building the Python lists needs the GIL, so it is serial; done after the batch it left
-  // the other thread idle for a third of the time on short texts.  Instead the calling
-  // thread, between two of its own items, takes the GIL and turns the finished prefix of
-  // the batch into lists while the pool thread keeps encoding.  The lists are held here
-  // and put into the result list only at the end, so no Python code can meet a
-  // half-filled list while the GIL is released.
-  std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[n]);
-  for (size_t i = 0; i < n; ++i) done[i].store(false, std::memory_order_relaxed);
-  std::vector<nb::object> lists(n);
-  NoGc no_gc;
-  size_t converted = 0;     // lists[0, converted) are made; the calling thread's alone
-  bool converting = true;   // false after an item failed: the tail below raises
-  const std::thread::id caller = std::this_thread::get_id();
-  auto convert_ready = [&] {  // GIL held
-    for (; converted < n && done[converted].load(std::memory_order_acquire); ++converted) {
-      size_t i = converted;
-      PyObject* list = ok[i] ? new_id_list(results[i]) : nullptr;
-      if (list == nullptr) {
-        if (ok[i]) PyErr_Clear();  // made again below, where the error is raised
-        converting = false;
-        return;
-      }
-      lists[i] = nb::steal(list);
-      std::vector<uint32_t>().swap(results[i]);  // also keeps the batch's peak memory down
-    }
+  const std::vector<size_t> starts = batch_chunks(n, threads, [&](size_t i) { return approx_utf8_size(views[i]); });
+  struct alignas(64) Chunk {  // own cache line: two threads fill neighbouring chunks
+    std::vector<uint32_t> ids;
+    std::vector<size_t> ends;  // item k of the chunk is ids[ends[k - 1], ends[k])
+    bool failed = false;       // then ends.size() is the index of the bad item in the chunk
+    bool disallowed = false;   // failed on a disallowed special, whose bytes are `error`
+    std::string error;
   };
-  {
-    nb::gil_scoped_release release;
-    parallel_for(n, threads, [&](size_t i) {
-      thread_local std::string utf8_buffer;
-      std::string_view text;
-      if (views[i].ascii) {
-        text = std::string_view(static_cast<const char*>(views[i].data), views[i].length);
-      } else {
-        to_utf8(views[i], &utf8_buffer);
-        text = utf8_buffer;
-      }
-      results[i].reserve(text.size() / 3 + 4);
-      ok[i] = allowed ? enc.encode(text, *allowed, &results[i], &errors[i])
-                      : enc.encode_ordinary(text, &results[i], &errors[i]);
-      done[i].store(true, std::memory_order_release);
-      if (converting && std::this_thread::get_id() == caller && done[converted].load(std::memory_order_acquire)) {
-        nb::gil_scoped_acquire gil;
-        convert_ready();
-      }
-    });
+  std::vector<Chunk> chunks(starts.size() - 1);
+  ResultList out(n);
+  NoGc no_gc;
+  const bool ok = run_batch_overlapped(
+      chunks.size(), threads,
+      [&](size_t c) {
+        Chunk& ch = chunks[c];
+        thread_local Utf8Buffer utf8_buffer;
+        size_t bytes = 0;
+        for (size_t i = starts[c]; i < starts[c + 1]; ++i) bytes += approx_utf8_size(views[i]);
+        ch.ids.reserve(bytes / 3 + 16);
+        ch.ends.reserve(starts[c + 1] - starts[c]);
+        for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
+          std::string_view text;
+          if (views[i].ascii) {
+            text = std::string_view(static_cast<const char*>(views[i].data), views[i].length);
+          } else {
+            text = to_utf8(views[i], &utf8_buffer);
+          }
+          if (disallowed != nullptr) {
+            const SpecialMatcher::Match m = disallowed->find(reinterpret_cast<const uint8_t*>(text.data()), text.size(), 0);
+            if (m.found) {
+              ch.failed = ch.disallowed = true;
+              ch.error.assign(text.substr(m.pos, m.len));
+              return;
+            }
+          }
+          const bool item_ok = allowed ? enc.encode(text, *allowed, &ch.ids, &ch.error)
+                                       : enc.encode_ordinary(text, &ch.ids, &ch.error);
+          if (!item_ok) {
+            ch.failed = true;
+            return;
+          }
+          ch.ends.push_back(ch.ids.size());
+        }
+        utf8_buffer.trim(size_t{16} << 20);
+      },
+      [&](size_t c) {
+        Chunk& ch = chunks[c];
+        if (ch.failed) return true;  // raised below
+        size_t begin = 0;
+        for (size_t k = 0; k < ch.ends.size(); ++k) {
+          PyObject* list = new_id_list(ch.ids.data() + begin, ch.ends[k] - begin);
+          if (list == nullptr) return false;
+          out.set(starts[c] + k, list);
+          begin = ch.ends[k];
+        }
+        std::vector<uint32_t>().swap(ch.ids);  // built: free it now
+        return true;
+      });
+  if (!ok) throw nb::python_error();
+  for (size_t c = 0; c < chunks.size(); ++c) {
+    const Chunk& ch = chunks[c];
+    if (ch.failed && ch.disallowed) return nb::make_tuple(starts[c] + ch.ends.size(), to_bytes(ch.error));
+    check(!ch.failed, ch.error);
   }
-  nb::list out;
-  for (size_t i = 0; i < n; ++i) {
-    if (i >= converted) {
-      check(ok[i], errors[i]);
-      lists[i] = to_list(results[i]);
-    }
-    out.append(lists[i]);
-  }
-  return out;
+  return out.done();
 }
 
 }  // namespace
@@ -182,11 +202,14 @@ void bind_encoding(nb::module_& m) {
         return encode_one(e, text, &allowed);
       })
       .def("encode_ordinary_batch", [](const Encoding& e, nb::list texts, int threads) {
-        return encode_many(e, texts, nullptr, threads);
+        return encode_many(e, texts, nullptr, nullptr, threads);
       })
-      .def("encode_batch", [](const Encoding& e, nb::list texts, const SpecialMatcher& allowed, int threads) {
-        return encode_many(e, texts, &allowed, threads);
-      })
+      .def("encode_batch", [](const Encoding& e, nb::list texts, const SpecialMatcher& allowed,
+                              const SpecialMatcher* disallowed, int threads) {
+        return encode_many(e, texts, &allowed, disallowed, threads);
+      }, nb::arg("texts"), nb::arg("allowed"), nb::arg("disallowed").none(), nb::arg("threads"),
+           "encode() of each text on up to `threads` threads; if a text holds a special of "
+           "`disallowed`, (index of the first such text, the special's bytes) instead.")
       .def("count", [](const Encoding& e, nb::handle text, const SpecialMatcher& allowed) {
         std::string_view view = utf8(text);
         size_t n = 0;

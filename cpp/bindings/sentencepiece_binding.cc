@@ -6,7 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings/common.h"
-#include "bindings/spm_batch.h"
+#include "bindings/batch.h"
 #include "encoding/sentencepiece_processor.h"
 #include "models/spm_vocab_wire.h"
 #include "util/byte_hash.h"
@@ -26,21 +26,18 @@ std::string_view text_view(nb::handle h) {
 }
 
 // The texts of a batch call as views into strs a snapshot keeps alive (see snapshot()),
-// cut into byte-balanced chunks for the pool (see spm_batch.h), and the result list
+// cut into byte-balanced chunks for the pool (see batch.h), and the result list
 // their items fill with PyList_SET_ITEM.
 struct BatchTexts {
   nb::tuple items;
   std::vector<std::string_view> views;
   std::vector<size_t> starts;  // chunk c holds texts [starts[c], starts[c + 1])
-  nb::list out;
+  ResultList out;
 
-  BatchTexts(nb::list texts, int threads) : items(snapshot(texts)) {
+  BatchTexts(nb::list texts, int threads) : items(snapshot(texts)), out(items.size()) {
     views.reserve(items.size());
     for (nb::handle t : items) views.push_back(text_view(t));
     starts = batch_chunks(views, threads);
-    PyObject* list = PyList_New(static_cast<Py_ssize_t>(views.size()));
-    if (list == nullptr) throw nb::python_error();
-    out = nb::steal<nb::list>(list);
   }
   size_t chunks() const { return starts.size() - 1; }
 };
@@ -177,11 +174,11 @@ PyObject* item_list(const Proc& p, const SpmPiece* pieces, size_t n, std::string
 }
 
 // encode() of every text as ids or piece strs, in byte-balanced chunks on the pool while
-// the calling thread builds finished chunks' lists (see spm_batch.h).  Item i samples
+// the calling thread builds finished chunks' lists (see batch.h).  Item i samples
 // with item_seed(seed, i), so results do not depend on the thread count.
 nb::list encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampling& sampling, bool as_pieces,
                       nb::handle piece_strs, const Framing& framing) {
-  const BatchTexts batch(texts, threads);
+  BatchTexts batch(texts, threads);
   const std::vector<std::string_view>& views = batch.views;
   const std::vector<size_t>& starts = batch.starts;
   PyObject* strs = PyList_Check(piece_strs.ptr()) ? piece_strs.ptr() : nullptr;
@@ -242,7 +239,7 @@ nb::list encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampl
         return true;
       });
   if (!ok) throw nb::python_error();
-  return batch.out;
+  return batch.out.done();
 }
 
 void check(bool ok, const std::string& error) {
@@ -351,7 +348,7 @@ void bind_sentencepiece(nb::module_& m) {
       }, nb::arg("text"),
            "The ids of the best segmentation of text (str or bytes).")
       .def("encode_ids_batch", [](const Proc& p, nb::list texts, int threads) {
-        const BatchTexts batch(texts, threads);
+        BatchTexts batch(texts, threads);
         const std::vector<std::string_view>& views = batch.views;
         const std::vector<size_t>& starts = batch.starts;
         struct alignas(64) Chunk {  // own cache line: two threads fill neighbouring chunks
@@ -384,7 +381,7 @@ void bind_sentencepiece(nb::module_& m) {
               return true;
             });
         if (!ok) throw nb::python_error();
-        return batch.out;
+        return batch.out.done();
       }, nb::arg("texts"), nb::arg("threads"),
            "encode_ids for each text, on up to `threads` threads.")
       .def("encode", [](const Proc& p, nb::handle text, bool as_pieces, bool enable, int nbest, float alpha,

@@ -3,6 +3,23 @@
 #include <condition_variable>
 #include <mutex>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
+namespace tf {
+
+size_t usable_cpus() {
+#if defined(__linux__)
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<size_t>(CPU_COUNT(&set));
+#endif
+  const unsigned n = std::thread::hardware_concurrency();
+  return n > 0 ? n : 1;
+}
+
+}  // namespace tf
+
 namespace tf::parallel_detail {
 
 namespace {

@@ -16,6 +16,9 @@
 
 namespace tf {
 
+// The number of CPUs this thread may run on (its affinity mask; else the hardware's), >= 1.
+size_t usable_cpus();
+
 namespace parallel_detail {
 // Runs f on `helpers` pool threads plus the caller; false if the pool is busy.
 bool run_on_pool(size_t helpers, const std::function<void()>& work);

@@ -188,17 +188,18 @@ class Encoding:
     ) -> list[list[int]]:
         """Encodes many texts on native threads; special tokens as in `encode`."""
         texts = list(text)
-        allowed = None
-        for t in texts:
-            allowed = self._allowed(allowed_special, disallowed_special, t)
-        if allowed is None:
-            return []
         if self._regex is not None:
+            allowed = None
+            for t in texts:
+                allowed = self._allowed(allowed_special, disallowed_special, t)
             return [self._encode_by_regex(_clean(t), allowed) for t in texts]
-        try:
-            return self._core.encode_batch(texts, allowed, num_threads)
-        except UnicodeEncodeError:
-            return self._core.encode_batch([_clean(t) for t in texts], allowed, num_threads)
+        # The native side looks for disallowed specials in each text as it encodes it
+        # (in parallel, on the UTF-8 it makes anyway) and reports the first such text.
+        allowed, disallowed = self._special_sets(allowed_special, disallowed_special)
+        result = self._core.encode_batch(texts, allowed, disallowed, num_threads)
+        if isinstance(result, tuple):
+            _raise_disallowed_special_token(result[1].decode("utf-8"))
+        return result
 
     def encode_single_token(self, text_or_bytes: str | bytes) -> int:
         """The id of text that is exactly one token (special tokens included).
@@ -321,15 +322,21 @@ class Encoding:
     # ====================
 
     def _allowed(self, allowed_special, disallowed_special, text: str) -> "_native.SpecialSet":
+        allowed, disallowed = self._special_sets(allowed_special, disallowed_special)
+        if disallowed is not None:
+            found = _repairing(disallowed.find, text)
+            if found is not None:
+                _raise_disallowed_special_token(found[1].decode("utf-8"))
+        return allowed
+
+    def _special_sets(self, allowed_special, disallowed_special) -> tuple["_native.SpecialSet", "_native.SpecialSet | None"]:
+        """(specials to encode as such, specials that raise if found, or None)."""
         if allowed_special == "all":
             allowed_special = self.special_tokens_set
         if disallowed_special == "all":
             disallowed_special = self.special_tokens_set - set(allowed_special)
-        if disallowed_special:
-            found = _repairing(self._special_set(frozenset(disallowed_special)).find, text)
-            if found is not None:
-                _raise_disallowed_special_token(found[1].decode("utf-8"))
-        return self._special_set(frozenset(allowed_special))
+        disallowed = self._special_set(frozenset(disallowed_special)) if disallowed_special else None
+        return self._special_set(frozenset(allowed_special)), disallowed
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 - one cache per encoding is what we want
     def _special_set(self, tokens: frozenset[str]) -> "_native.SpecialSet":
