@@ -335,12 +335,20 @@ class Encoding:
             allowed_special = self.special_tokens_set
         if disallowed_special == "all":
             disallowed_special = self.special_tokens_set - set(allowed_special)
-        disallowed = self._special_set(frozenset(disallowed_special)) if disallowed_special else None
+        disallowed = self._disallowed_set(frozenset(disallowed_special)) if disallowed_special else None
         return self._special_set(frozenset(allowed_special)), disallowed
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 - one cache per encoding is what we want
     def _special_set(self, tokens: frozenset[str]) -> "_native.SpecialSet":
         return _native.SpecialSet([(t, self._special_tokens[t]) for t in tokens if t in self._special_tokens])
+
+    @functools.lru_cache(maxsize=64)  # noqa: B019
+    def _disallowed_set(self, tokens: frozenset[str]) -> "_native.SpecialSet":
+        # As in tiktoken, any string passed as disallowed raises when the text holds it,
+        # special token or not (only its presence matters, so the id is a placeholder).
+        if "" in tokens:
+            _raise_disallowed_special_token("")
+        return _native.SpecialSet([(t, self._special_tokens.get(t, 0)) for t in tokens])
 
     def _encode_by_regex(self, text: str, allowed: "_native.SpecialSet") -> list[int]:
         """The slow path for patterns without a native scanner."""

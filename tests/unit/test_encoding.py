@@ -215,3 +215,26 @@ def test_batch_input_list_emptied_by_another_thread_during_the_call():
             got = ours.encode_ordinary_batch(docs, num_threads=threads)
             t.join()
             assert got == want or got == []  # [] if the list was emptied before the call
+
+
+def test_disallowed_strings_that_are_not_specials_raise_like_tiktoken():
+    """tiktoken raises for any disallowed string the text holds, special token or not."""
+    ours, ref = pair("cl100k_base")
+    cases = [
+        ("hello world", {"world"}),
+        ("hello world", {"zzz"}),
+        ("hello", {""}),
+        ("a <|endoftext|> b", {"b", "<|endoftext|>"}),
+    ]
+    for text, disallowed in cases:
+        for call in (
+            lambda e: e.encode(text, disallowed_special=disallowed),
+            lambda e: e.encode_batch(["x", text], disallowed_special=disallowed),
+        ):
+            try:
+                expected = call(ref)
+            except ValueError:
+                with pytest.raises(ValueError, match="disallowed special token"):
+                    call(ours)
+            else:
+                assert call(ours) == expected
