@@ -26,6 +26,7 @@ bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, st
     pair_token_[b] = vocab_.find(two, 2);
   }
   cuts_.build(vocab_);
+  atoms_.build(vocab_);
   short_.build(vocab_);
   long_tables_.reset();
   return true;
@@ -195,33 +196,66 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
   uint32_t token[kShortPiece];  // token of the part starting at i
   uint16_t next[kShortPiece];   // start of the following part (n at the end)
   uint16_t prev[kShortPiece];   // start of the preceding part
-  for (size_t i = 0; i < n; ++i) {
-    next[i] = static_cast<uint16_t>(i + 1);
-    prev[i] = static_cast<uint16_t>(i == 0 ? 0 : i - 1);
-    token[i] = byte_token_[p[i]];
-    rank[i] = i + 1 < n ? pair_token_[p[i] | (p[i + 1] << 8)] : kNoToken;
-  }
-  const size_t padded = (n + 7) & ~size_t{7};
-  for (size_t i = n; i < padded; ++i) rank[i] = kNoToken;
   // The parts' ids come from the short index by key_wide, which reads 16 bytes whatever the
   // part's length (no branch on it): a copy of the piece padded for that.
   alignas(16) uint8_t bytes[kShortPiece + 16];
   std::memcpy(bytes, p, n);
   std::memset(bytes + n, 0, 16);
-  // Each merge step probes the index for the parts it joined and the next step waits
-  // for those probes, so a first-time merge is a chain of cache misses.  The parts are
-  // substrings of the chunk: prefetching the buckets of all its substrings of 3..15
-  // bytes first (at most ~400 for 32 bytes) puts those misses in flight together.
-  // Shortest first: the first merge steps need those.  On text without spaces (chunks
-  // of ~15 bytes, mostly new) merging is then bound by the memory system, not by
-  // instructions; measured no faster there: a hashed bit per token to skip the buckets of
-  // non-tokens (in the prefetch, the probes, or both), no prefetch, prefetching only
-  // substrings on character bounds or of at most 10 bytes, start-major order with shared
-  // hashing (fewer instructions, slower), a branch-free leftmost_min for <= 32 lanes, and
-  // a memo of 16-32-byte chunks (about 5 % hits).
-  if (n <= kPrefetchChunk) {
-    for (size_t len = 3; len <= n && len <= ShortTokenIndex::kMaxLen; ++len) {
-      for (size_t i = 0; i + len <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, len));
+  const size_t padded = (n + 7) & ~size_t{7};
+  bool ascii = true;
+  for (size_t i = 0; i < n; ++i) ascii &= p[i] < 0x80;
+  if (ascii) {
+    for (size_t i = 0; i < n; ++i) {
+      next[i] = static_cast<uint16_t>(i + 1);
+      prev[i] = static_cast<uint16_t>(i == 0 ? 0 : i - 1);
+      token[i] = byte_token_[p[i]];
+      rank[i] = i + 1 < n ? pair_token_[p[i] | (p[i + 1] << 8)] : kNoToken;
+    }
+    for (size_t i = n; i < padded; ++i) rank[i] = kNoToken;
+    // Each merge step probes the index for the parts it joined and the next step waits
+    // for those probes, so a first-time merge is a chain of cache misses.  The parts are
+    // substrings of the chunk: prefetching the buckets of all its substrings of 3..15
+    // bytes first (at most ~400 for 32 bytes) puts those misses in flight together.
+    // Shortest first: the first merge steps need those.  Measured no faster (on text
+    // without spaces, before CharAtoms): a hashed bit per token to skip the buckets of
+    // non-tokens (in the prefetch, the probes, or both), no prefetch, prefetching only
+    // substrings on character bounds or of at most 10 bytes, start-major order with shared
+    // hashing (fewer instructions, slower), a branch-free leftmost_min for <= 32 lanes, and
+    // a memo of 16-32-byte chunks (about 5 % hits).
+    if (n <= kPrefetchChunk) {
+      for (size_t len = 3; len <= n && len <= ShortTokenIndex::kMaxLen; ++len) {
+        for (size_t i = 0; i + len <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, len));
+      }
+    }
+  } else {
+    // Characters that CharAtoms admits start as their token, the rest as bytes: a third of
+    // the parts and merge steps on CJK text, and only substrings on character bounds are
+    // ever looked up.
+    uint16_t starts[kShortPiece + 1];
+    size_t parts = 0;
+    for (size_t i = 0; i < padded; ++i) rank[i] = kNoToken;
+    for (size_t i = 0; i < n;) {
+      uint32_t id = kNoToken;
+      size_t k = atoms_.at(p, n, i, &id);
+      token[i] = k == 1 ? byte_token_[p[i]] : id;
+      prev[i] = parts == 0 ? 0 : starts[parts - 1];
+      next[i] = static_cast<uint16_t>(i + k);
+      starts[parts++] = static_cast<uint16_t>(i);
+      i += k;
+    }
+    starts[parts] = static_cast<uint16_t>(n);
+    // As above, the buckets of the spans of 2.. parts of up to 15 bytes, fewest parts first.
+    if (n <= kPrefetchAtoms) {
+      for (size_t span = 2; span <= parts; ++span) {
+        for (size_t j = 0; j + span <= parts; ++j) {
+          size_t len = starts[j + span] - starts[j];
+          if (len <= ShortTokenIndex::kMaxLen) short_.prefetch(ShortTokenIndex::key_wide(bytes + starts[j], len));
+        }
+      }
+    }
+    for (size_t j = 0; j + 1 < parts; ++j) {
+      size_t a = starts[j], len = starts[j + 2] - a;
+      rank[a] = len <= ShortTokenIndex::kMaxLen ? short_.find(ShortTokenIndex::key_wide(bytes + a, len)) : lookup(p + a, len);
     }
   }
   auto part_rank = [&](size_t start, size_t len) {
