@@ -28,6 +28,7 @@ bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, st
   cuts_.build(vocab_);
   atoms_.build(vocab_);
   short_.build(vocab_);
+  wide_.build(vocab_, true);
   long_tables_.reset();
   return true;
 }
@@ -202,6 +203,32 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
   std::memcpy(bytes, p, n);
   std::memset(bytes + n, 0, 16);
   const size_t padded = (n + 7) & ~size_t{7};
+  // tiktoken's merge order over the parts set up below; part_rank(start, len) is the rank
+  // of the bytes [start, start + len) (kNoToken if they are not a token).
+  auto merge_loop = [&](auto part_rank) {
+    while (true) {
+      size_t at = 0;
+      uint32_t best = leftmost_min(rank, padded, &at);
+      if (best == kNoToken) break;
+      // Join the part at `at` with the next one.
+      size_t right = next[at];
+      size_t after = next[right];
+      token[at] = best;
+      rank[right] = kNoToken;
+      next[at] = static_cast<uint16_t>(after);
+      if (after < n) {
+        prev[after] = static_cast<uint16_t>(at);
+        rank[at] = part_rank(at, next[after] - at);
+      } else {
+        rank[at] = kNoToken;
+      }
+      if (at > 0) {
+        size_t before = prev[at];
+        rank[before] = part_rank(before, after - before);
+      }
+    }
+    for (size_t i = 0; i < n; i = next[i]) out->push_back(token[i]);
+  };
   bool ascii = true;
   for (size_t i = 0; i < n; ++i) ascii &= p[i] < 0x80;
   if (ascii) {
@@ -232,6 +259,9 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
     // the parts and merge steps on CJK text, and only substrings on character bounds are
     // ever looked up.
     uint16_t starts[kShortPiece + 1];
+    uint16_t high[kShortPiece + 1];  // bytes >= 0x80 before position i
+    high[0] = 0;
+    for (size_t i = 0; i < n; ++i) high[i + 1] = static_cast<uint16_t>(high[i] + (p[i] >> 7));
     size_t parts = 0;
     for (size_t i = 0; i < padded; ++i) rank[i] = kNoToken;
     for (size_t i = 0; i < n;) {
@@ -244,46 +274,35 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
       i += k;
     }
     starts[parts] = static_cast<uint16_t>(n);
+    // A span holding a byte >= 0x80 can only be a token of the smaller wide_ index.
+    auto index_of = [&](size_t start, size_t len) -> const ShortTokenIndex& {
+      return high[start + len] != high[start] ? wide_ : short_;
+    };
     // As above, the buckets of the spans of 2.. parts of up to 15 bytes, fewest parts first.
     if (n <= kPrefetchAtoms) {
       for (size_t span = 2; span <= parts; ++span) {
         for (size_t j = 0; j + span <= parts; ++j) {
-          size_t len = starts[j + span] - starts[j];
-          if (len <= ShortTokenIndex::kMaxLen) short_.prefetch(ShortTokenIndex::key_wide(bytes + starts[j], len));
+          size_t a = starts[j], len = starts[j + span] - a;
+          if (len <= ShortTokenIndex::kMaxLen) index_of(a, len).prefetch(ShortTokenIndex::key_wide(bytes + a, len));
         }
       }
     }
+    auto wide_rank = [&](size_t start, size_t len) {
+      if (len <= ShortTokenIndex::kMaxLen) return index_of(start, len).find(ShortTokenIndex::key_wide(bytes + start, len));
+      return lookup(p + start, len);
+    };
     for (size_t j = 0; j + 1 < parts; ++j) {
-      size_t a = starts[j], len = starts[j + 2] - a;
-      rank[a] = len <= ShortTokenIndex::kMaxLen ? short_.find(ShortTokenIndex::key_wide(bytes + a, len)) : lookup(p + a, len);
+      size_t a = starts[j];
+      rank[a] = wide_rank(a, starts[j + 2] - a);
     }
+    merge_loop(wide_rank);
+    return;
   }
   auto part_rank = [&](size_t start, size_t len) {
     if (len <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_wide(bytes + start, len));
     return lookup(p + start, len);
   };
-  while (true) {
-    size_t at = 0;
-    uint32_t best = leftmost_min(rank, padded, &at);
-    if (best == kNoToken) break;
-    // Join the part at `at` with the next one.
-    size_t right = next[at];
-    size_t after = next[right];
-    token[at] = best;
-    rank[right] = kNoToken;
-    next[at] = static_cast<uint16_t>(after);
-    if (after < n) {
-      prev[after] = static_cast<uint16_t>(at);
-      rank[at] = part_rank(at, next[after] - at);
-    } else {
-      rank[at] = kNoToken;
-    }
-    if (at > 0) {
-      size_t before = prev[at];
-      rank[before] = part_rank(before, after - before);
-    }
-  }
-  for (size_t i = 0; i < n; i = next[i]) out->push_back(token[i]);
+  merge_loop(part_rank);
 }
 
 }  // namespace tf

@@ -10,7 +10,8 @@
 // of long pieces use LongPieceTables (a trie merge, and a linear backtracking merge for
 // tiktoken-like vocabularies) once an encoding has met enough of them.
 // Non-ASCII chunks start their characters that are tokens as one part where that is
-// exact (CharAtoms), instead of as bytes.
+// exact (CharAtoms), instead of as bytes, and look their spans that hold a byte >= 0x80 up
+// in a smaller index of only such tokens.
 // Byte strings of up to 15 bytes are looked up in a ShortTokenIndex (one cache line each);
 // longer ones in the TokenTable; a per-thread PieceCache remembers pieces and short
 // chunks merged before.
@@ -98,6 +99,7 @@ class ByteLevelBpe {
 
   TokenTable vocab_;
   ShortTokenIndex short_;  // tokens of 1..15 bytes
+  ShortTokenIndex wide_;   // those holding a byte >= 0x80 (a fraction of them: cache-friendlier)
   uint32_t byte_token_[256];
   std::vector<uint32_t> pair_token_;  // 65536 entries: two bytes b0 | b1 << 8 -> id or kNoToken
   SafeCuts cuts_;
