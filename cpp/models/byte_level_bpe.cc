@@ -109,7 +109,10 @@ bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t
   const TokenTrie* trie = n > kTrieAfter && long_tables_.wanted(weight) ? long_tables_.trie(vocab_) : nullptr;
   size_t start = 0;
   for (size_t b = 1; b <= n; ++b) {
-    if (b < n && !cuts_.at(p, n, b)) continue;
+    // A cut is only ever a shortcut, so skipping some is exact; inside a UTF-8 character
+    // (b at a continuation byte) there is rarely one, and text without spaces has two
+    // such positions in three.
+    if (b < n && (CharAtoms::cont(p[b]) || !cuts_.at(p, n, b))) continue;
     const uint8_t* q = p + start;
     size_t m = b - start;
     if (m == 1) {
