@@ -232,9 +232,10 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
     }
     for (size_t i = 0; i < n; i = next[i]) out->push_back(token[i]);
   };
-  bool ascii = true;
-  for (size_t i = 0; i < n; ++i) ascii &= p[i] < 0x80;
-  if (ascii) {
+  uint16_t high[kShortPiece + 1];  // bytes >= 0x80 before position i
+  high[0] = 0;
+  for (size_t i = 0; i < n; ++i) high[i + 1] = static_cast<uint16_t>(high[i] + (p[i] >> 7));
+  if (high[n] == 0) {
     for (size_t i = 0; i < n; ++i) {
       next[i] = static_cast<uint16_t>(i + 1);
       prev[i] = static_cast<uint16_t>(i == 0 ? 0 : i - 1);
@@ -262,9 +263,6 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
     // the parts and merge steps on CJK text, and only substrings on character bounds are
     // ever looked up.
     uint16_t starts[kShortPiece + 1];
-    uint16_t high[kShortPiece + 1];  // bytes >= 0x80 before position i
-    high[0] = 0;
-    for (size_t i = 0; i < n; ++i) high[i + 1] = static_cast<uint16_t>(high[i] + (p[i] >> 7));
     size_t parts = 0;
     for (size_t i = 0; i < padded; ++i) rank[i] = kNoToken;
     for (size_t i = 0; i < n;) {
@@ -284,10 +282,14 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
     // As above, the buckets of the spans of 2.. parts of up to 15 bytes, fewest parts first.
     if (n <= kPrefetchAtoms) {
       for (size_t span = 2; span <= parts; ++span) {
+        bool any = false;  // once no span of this many parts fits, none longer does
         for (size_t j = 0; j + span <= parts; ++j) {
           size_t a = starts[j], len = starts[j + span] - a;
-          if (len <= ShortTokenIndex::kMaxLen) index_of(a, len).prefetch(ShortTokenIndex::key_wide(bytes + a, len));
+          if (len > ShortTokenIndex::kMaxLen) continue;
+          any = true;
+          index_of(a, len).prefetch(ShortTokenIndex::key_wide(bytes + a, len));
         }
+        if (!any) break;
       }
     }
     auto wide_rank = [&](size_t start, size_t len) {
