@@ -1,6 +1,6 @@
 #include "models/char_atoms.h"
 
-#include <string>
+#include <algorithm>
 
 namespace tf {
 
@@ -17,26 +17,29 @@ uint32_t char_code(const uint8_t* q, size_t n) {
   return 0;
 }
 
-// tiktoken's merge of a few bytes, by the book; *max_rank: the highest rank it applied.
-std::vector<uint32_t> merge_few(const TokenTable& vocab, std::string_view s, uint32_t* max_rank) {
-  std::vector<std::string> parts;
-  for (char c : s) parts.emplace_back(1, c);
+// tiktoken's merge of two or three bytes, by the book; *max_rank: the highest rank it
+// applied.  The ids of the parts it ends with go to ids (returns how many).
+size_t merge_few(const TokenTable& vocab, const uint8_t* q, size_t n, uint32_t ids[3], uint32_t* max_rank) {
   *max_rank = 0;
-  while (parts.size() > 1) {
-    uint32_t best = kNoToken;
-    size_t at = 0;
-    for (size_t i = 0; i + 1 < parts.size(); ++i) {
-      uint32_t r = vocab.find(parts[i] + parts[i + 1]);
-      if (r < best) best = r, at = i;
-    }
-    if (best == kNoToken) break;
-    *max_rank = std::max(*max_rank, best);
-    parts[at] += parts[at + 1];
-    parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(at) + 1);
+  if (n == 2) {
+    uint32_t r = vocab.find(q, 2);
+    if (r != kNoToken) return *max_rank = r, ids[0] = r, 1;
+    ids[0] = vocab.find(q, 1), ids[1] = vocab.find(q + 1, 1);
+    return 2;
   }
-  std::vector<uint32_t> ids;
-  for (const std::string& p : parts) ids.push_back(vocab.find(p));
-  return ids;
+  // Three bytes: the lower of the two pairs merges first (the left one on a tie), then
+  // the whole if it is a token.
+  uint32_t left = vocab.find(q, 2), right = vocab.find(q + 1, 2);
+  if (left == kNoToken && right == kNoToken) {
+    for (size_t i = 0; i < 3; ++i) ids[i] = vocab.find(q + i, 1);
+    return 3;
+  }
+  const bool first = left <= right;
+  *max_rank = first ? left : right;
+  uint32_t whole = vocab.find(q, 3);
+  if (whole != kNoToken) return *max_rank = std::max(*max_rank, whole), ids[0] = whole, 1;
+  if (first) return ids[0] = left, ids[1] = vocab.find(q + 2, 1), 2;
+  return ids[0] = vocab.find(q, 1), ids[1] = right, 2;
 }
 
 }  // namespace
@@ -52,6 +55,7 @@ void CharAtoms::build(const TokenTable& vocab) {
     const uint8_t* q = reinterpret_cast<const uint8_t*>(t.data());
     const size_t n = t.size();
     for (size_t i = 0; i + 2 <= n; ++i) {
+      if (q[i] < 0xC2 || q[i] >= 0xF0) continue;  // starts no two- or three-byte character
       for (size_t k = 2; k <= 3 && i + k <= n; ++k) {
         uint32_t cp = char_code(q + i, k);
         if (cp != 0 && k < n && id < held[cp]) held[cp] = id;
@@ -77,9 +81,9 @@ void CharAtoms::build(const TokenTable& vocab) {
     std::string_view t = vocab.bytes(id);
     uint32_t cp = char_code(reinterpret_cast<const uint8_t*>(t.data()), t.size());
     if (cp == 0) continue;
-    uint32_t max_rank;
-    std::vector<uint32_t> ids = merge_few(vocab, t, &max_rank);
-    if (ids.size() == 1 && ids[0] == id && held[cp] > max_rank) atom_[cp] = id;  // conditions 1 and 3
+    uint32_t max_rank, ids[3];
+    size_t count = merge_few(vocab, reinterpret_cast<const uint8_t*>(t.data()), t.size(), ids, &max_rank);
+    if (count == 1 && ids[0] == id && held[cp] > max_rank) atom_[cp] = id;  // conditions 1 and 3
   }
 }
 
