@@ -26,7 +26,9 @@ bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, st
     pair_token_[b] = vocab_.find(two, 2);
   }
   cuts_.build(vocab_);
+  atoms_.build(vocab_);
   short_.build(vocab_);
+  wide_.build(vocab_, true);
   long_tables_.reset();
   return true;
 }
@@ -107,7 +109,10 @@ bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t
   const TokenTrie* trie = n > kTrieAfter && long_tables_.wanted(weight) ? long_tables_.trie(vocab_) : nullptr;
   size_t start = 0;
   for (size_t b = 1; b <= n; ++b) {
-    if (b < n && !cuts_.at(p, n, b)) continue;
+    // A cut is only ever a shortcut, so skipping some is exact; inside a UTF-8 character
+    // (b at a continuation byte) there is rarely one, and text without spaces has two
+    // such positions in three.
+    if (b < n && (CharAtoms::cont(p[b]) || !cuts_.at(p, n, b))) continue;
     const uint8_t* q = p + start;
     size_t m = b - start;
     if (m == 1) {
@@ -195,61 +200,114 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
   uint32_t token[kShortPiece];  // token of the part starting at i
   uint16_t next[kShortPiece];   // start of the following part (n at the end)
   uint16_t prev[kShortPiece];   // start of the preceding part
-  for (size_t i = 0; i < n; ++i) {
-    next[i] = static_cast<uint16_t>(i + 1);
-    prev[i] = static_cast<uint16_t>(i == 0 ? 0 : i - 1);
-    token[i] = byte_token_[p[i]];
-    rank[i] = i + 1 < n ? pair_token_[p[i] | (p[i + 1] << 8)] : kNoToken;
-  }
-  const size_t padded = (n + 7) & ~size_t{7};
-  for (size_t i = n; i < padded; ++i) rank[i] = kNoToken;
   // The parts' ids come from the short index by key_wide, which reads 16 bytes whatever the
   // part's length (no branch on it): a copy of the piece padded for that.
   alignas(16) uint8_t bytes[kShortPiece + 16];
   std::memcpy(bytes, p, n);
   std::memset(bytes + n, 0, 16);
-  // Each merge step probes the index for the parts it joined and the next step waits
-  // for those probes, so a first-time merge is a chain of cache misses.  The parts are
-  // substrings of the chunk: prefetching the buckets of all its substrings of 3..15
-  // bytes first (at most ~400 for 32 bytes) puts those misses in flight together.
-  // Shortest first: the first merge steps need those.  On text without spaces (chunks
-  // of ~15 bytes, mostly new) merging is then bound by the memory system, not by
-  // instructions; measured no faster there: a hashed bit per token to skip the buckets of
-  // non-tokens (in the prefetch, the probes, or both), no prefetch, prefetching only
-  // substrings on character bounds or of at most 10 bytes, start-major order with shared
-  // hashing (fewer instructions, slower), a branch-free leftmost_min for <= 32 lanes, and
-  // a memo of 16-32-byte chunks (about 5 % hits).
-  if (n <= kPrefetchChunk) {
-    for (size_t len = 3; len <= n && len <= ShortTokenIndex::kMaxLen; ++len) {
-      for (size_t i = 0; i + len <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, len));
+  const size_t padded = (n + 7) & ~size_t{7};
+  // tiktoken's merge order over the parts set up below; part_rank(start, len) is the rank
+  // of the bytes [start, start + len) (kNoToken if they are not a token).
+  auto merge_loop = [&](auto part_rank) {
+    while (true) {
+      size_t at = 0;
+      uint32_t best = leftmost_min(rank, padded, &at);
+      if (best == kNoToken) break;
+      // Join the part at `at` with the next one.
+      size_t right = next[at];
+      size_t after = next[right];
+      token[at] = best;
+      rank[right] = kNoToken;
+      next[at] = static_cast<uint16_t>(after);
+      if (after < n) {
+        prev[after] = static_cast<uint16_t>(at);
+        rank[at] = part_rank(at, next[after] - at);
+      } else {
+        rank[at] = kNoToken;
+      }
+      if (at > 0) {
+        size_t before = prev[at];
+        rank[before] = part_rank(before, after - before);
+      }
     }
+    for (size_t i = 0; i < n; i = next[i]) out->push_back(token[i]);
+  };
+  uint16_t high[kShortPiece + 1];  // bytes >= 0x80 before position i
+  high[0] = 0;
+  for (size_t i = 0; i < n; ++i) high[i + 1] = static_cast<uint16_t>(high[i] + (p[i] >> 7));
+  if (high[n] == 0) {
+    for (size_t i = 0; i < n; ++i) {
+      next[i] = static_cast<uint16_t>(i + 1);
+      prev[i] = static_cast<uint16_t>(i == 0 ? 0 : i - 1);
+      token[i] = byte_token_[p[i]];
+      rank[i] = i + 1 < n ? pair_token_[p[i] | (p[i + 1] << 8)] : kNoToken;
+    }
+    for (size_t i = n; i < padded; ++i) rank[i] = kNoToken;
+    // Each merge step probes the index for the parts it joined and the next step waits
+    // for those probes, so a first-time merge is a chain of cache misses.  The parts are
+    // substrings of the chunk: prefetching the buckets of all its substrings of 3..15
+    // bytes first (at most ~400 for 32 bytes) puts those misses in flight together.
+    // Shortest first: the first merge steps need those.  Measured no faster (on text
+    // without spaces, before CharAtoms): a hashed bit per token to skip the buckets of
+    // non-tokens (in the prefetch, the probes, or both), no prefetch, prefetching only
+    // substrings on character bounds or of at most 10 bytes, start-major order with shared
+    // hashing (fewer instructions, slower), a branch-free leftmost_min for <= 32 lanes, and
+    // a memo of 16-32-byte chunks (about 5 % hits).
+    if (n <= kPrefetchChunk) {
+      for (size_t len = 3; len <= n && len <= ShortTokenIndex::kMaxLen; ++len) {
+        for (size_t i = 0; i + len <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, len));
+      }
+    }
+  } else {
+    // Characters that CharAtoms admits start as their token, the rest as bytes: a third of
+    // the parts and merge steps on CJK text, and only substrings on character bounds are
+    // ever looked up.
+    uint16_t starts[kShortPiece + 1];
+    size_t parts = 0;
+    for (size_t i = 0; i < padded; ++i) rank[i] = kNoToken;
+    for (size_t i = 0; i < n;) {
+      uint32_t id = kNoToken;
+      size_t k = atoms_.at(p, n, i, &id);
+      token[i] = k == 1 ? byte_token_[p[i]] : id;
+      prev[i] = parts == 0 ? 0 : starts[parts - 1];
+      next[i] = static_cast<uint16_t>(i + k);
+      starts[parts++] = static_cast<uint16_t>(i);
+      i += k;
+    }
+    starts[parts] = static_cast<uint16_t>(n);
+    // A span holding a byte >= 0x80 can only be a token of the smaller wide_ index.
+    auto index_of = [&](size_t start, size_t len) -> const ShortTokenIndex& {
+      return high[start + len] != high[start] ? wide_ : short_;
+    };
+    // As above, the buckets of the spans of 2.. parts of up to 15 bytes, fewest parts first.
+    if (n <= kPrefetchAtoms) {
+      for (size_t span = 2; span <= parts; ++span) {
+        bool any = false;  // once no span of this many parts fits, none longer does
+        for (size_t j = 0; j + span <= parts; ++j) {
+          size_t a = starts[j], len = starts[j + span] - a;
+          if (len > ShortTokenIndex::kMaxLen) continue;
+          any = true;
+          index_of(a, len).prefetch(ShortTokenIndex::key_wide(bytes + a, len));
+        }
+        if (!any) break;
+      }
+    }
+    auto wide_rank = [&](size_t start, size_t len) {
+      if (len <= ShortTokenIndex::kMaxLen) return index_of(start, len).find(ShortTokenIndex::key_wide(bytes + start, len));
+      return lookup(p + start, len);
+    };
+    for (size_t j = 0; j + 1 < parts; ++j) {
+      size_t a = starts[j];
+      rank[a] = wide_rank(a, starts[j + 2] - a);
+    }
+    merge_loop(wide_rank);
+    return;
   }
   auto part_rank = [&](size_t start, size_t len) {
     if (len <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_wide(bytes + start, len));
     return lookup(p + start, len);
   };
-  while (true) {
-    size_t at = 0;
-    uint32_t best = leftmost_min(rank, padded, &at);
-    if (best == kNoToken) break;
-    // Join the part at `at` with the next one.
-    size_t right = next[at];
-    size_t after = next[right];
-    token[at] = best;
-    rank[right] = kNoToken;
-    next[at] = static_cast<uint16_t>(after);
-    if (after < n) {
-      prev[after] = static_cast<uint16_t>(at);
-      rank[at] = part_rank(at, next[after] - at);
-    } else {
-      rank[at] = kNoToken;
-    }
-    if (at > 0) {
-      size_t before = prev[at];
-      rank[before] = part_rank(before, after - before);
-    }
-  }
-  for (size_t i = 0; i < n; i = next[i]) out->push_back(token[i]);
+  merge_loop(part_rank);
 }
 
 }  // namespace tf

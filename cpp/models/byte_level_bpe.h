@@ -9,6 +9,9 @@
 // chunks are merged on their own, which keeps long pieces of most text short; the chunks
 // of long pieces use LongPieceTables (a trie merge, and a linear backtracking merge for
 // tiktoken-like vocabularies) once an encoding has met enough of them.
+// Non-ASCII chunks start their characters that are tokens as one part where that is
+// exact (CharAtoms), instead of as bytes, and look their spans that hold a byte >= 0x80 up
+// in a smaller index of only such tokens.
 // Byte strings of up to 15 bytes are looked up in a ShortTokenIndex (one cache line each);
 // longer ones in the TokenTable; a per-thread PieceCache remembers pieces and short
 // chunks merged before.
@@ -20,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "models/char_atoms.h"
 #include "models/long_piece_tables.h"
 #include "models/piece_cache.h"
 #include "models/safe_cuts.h"
@@ -87,6 +91,7 @@ class ByteLevelBpe {
   void merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   static constexpr size_t kTrieAfter = 64;  // longer pieces count toward, and use, LongPieceTables
   static constexpr size_t kPrefetchChunk = 32;  // merge_parts prefetches the substrings of chunks up to this size
+  static constexpr size_t kPrefetchAtoms = 48;  // ... and the spans of parts of non-ASCII chunks up to this size
   bool merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const;
   // The id of bytes [p, p + n) (n >= 2), or kNoToken; h = hash_bytes(p, n).
   inline uint32_t lookup_hashed(const uint8_t* p, size_t n, uint64_t h) const;
@@ -94,9 +99,11 @@ class ByteLevelBpe {
 
   TokenTable vocab_;
   ShortTokenIndex short_;  // tokens of 1..15 bytes
+  ShortTokenIndex wide_;   // those holding a byte >= 0x80 (a fraction of them: cache-friendlier)
   uint32_t byte_token_[256];
   std::vector<uint32_t> pair_token_;  // 65536 entries: two bytes b0 | b1 << 8 -> id or kNoToken
   SafeCuts cuts_;
+  CharAtoms atoms_;  // characters that enter merge_parts as one part
   LongPieceTables long_tables_;  // for the chunks of long pieces, built on first use
   uint64_t instance_ = 0;  // process-unique, names this vocabulary's thread caches
 };

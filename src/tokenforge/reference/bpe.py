@@ -11,7 +11,9 @@ It leaves out everything that makes the native path fast (hand-written scanners,
 tables, heaps) and the API conveniences of :class:`tokenforge.Encoding`, except
 `safe_cuts`, which shows why the native merge may cut a piece into chunks, and
 `bpe_backtrack` (with `merge_splits` and `compatible`), the linear merge the native path
-uses for long pieces when the vocabulary is merge-closed.
+uses for long pieces when the vocabulary is merge-closed, and `bpe_merge_atoms` (with
+`char_atoms`), which starts characters that are tokens as one part, as the native
+merge does for non-ASCII chunks.
 
 Example:
     >>> ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257}
@@ -74,6 +76,84 @@ def bpe_merge_in_chunks(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
     """
     bounds = [0, *safe_cuts(piece, ranks), len(piece)]
     return [i for a, b in zip(bounds, bounds[1:]) for i in bpe_merge(piece[a:b], ranks)]
+
+
+def _char_at(piece: bytes, i: int) -> int:
+    """The length (2 or 3) of the UTF-8 character at piece[i], if one is there whole; else 1."""
+    for k in (2, 3):
+        try:
+            if i + k <= len(piece) and len(piece[i:i + k].decode("utf-8")) == 1:
+                return k
+        except UnicodeDecodeError:
+            pass
+    return 1
+
+
+def char_atoms(ranks: dict[bytes, int]) -> dict[bytes, int]:
+    """The two- and three-byte characters that may start a merge as their token (the native
+    CharAtoms, conditions 1 and 3): c's bytes merge alone into c, and every longer token
+    holding c ranks above the highest rank of that merge.  Condition 2 depends on the
+    neighbours and is checked by `bpe_merge_atoms`.
+
+    >>> ranks = {bytes([b]): b for b in range(256)} | {"é".encode(): 256, "aé".encode(): 257}
+    >>> char_atoms(ranks)
+    {b'\\xc3\\xa9': 256}
+    >>> char_atoms(ranks | {"bé".encode(): 100})
+    {}
+    """
+    atoms = {}
+    for c, rank in ranks.items():
+        if not 2 <= len(c) <= 3 or _char_at(c, 0) != len(c):
+            continue
+        if bpe_merge(c, ranks) != [rank]:
+            continue
+        parts, top = [c[i:i + 1] for i in range(len(c))], 0
+        while len(parts) > 1:  # the ranks c's own merge applies
+            r, i = min((ranks.get(parts[i] + parts[i + 1], 1 << 62), i) for i in range(len(parts) - 1))
+            top = max(top, r)
+            parts[i:i + 2] = [parts[i] + parts[i + 1]]
+        if all(r > top for t, r in ranks.items() if len(t) > len(c) and c in t):
+            atoms[c] = rank
+    return atoms
+
+
+def bpe_merge_atoms(piece: bytes, ranks: dict[bytes, int], atoms: dict[bytes, int]) -> list[int]:
+    """`bpe_merge(piece, ranks)`, starting each character of `atoms` (= char_atoms(ranks)) as
+    one part when no token covers part of it and bytes outside it (condition 2), else as
+    bytes.  While such a character is unfinished nothing outside can join its bytes, and any
+    merge that joins it whole ranks above its own merges, so the choices are tiktoken's.
+    (The native check of condition 2 is a hashed, more cautious form of the one here.)
+
+    >>> ranks = {bytes([b]): b for b in range(256)} | {"é".encode(): 256, "aé".encode(): 257}
+    >>> bpe_merge_atoms("aéé".encode(), ranks, char_atoms(ranks)), bpe_merge("aéé".encode(), ranks)
+    ([257, 256], [257, 256])
+    """
+    longest = max(map(len, ranks))
+    parts, i = [], 0
+    while i < len(piece):
+        k = _char_at(piece, i)
+        c = piece[i:i + k]
+        straddled = any(
+            piece[a:b] in ranks
+            for a in range(max(0, i - longest), i + k)
+            for b in range(a + 2, min(len(piece), a + longest) + 1)
+            if (a < i < b < i + k) or (i < a < i + k < b)
+        )
+        if k > 1 and c in atoms and not straddled:
+            parts.append(c)
+        else:
+            parts.extend(c[j:j + 1] for j in range(k))
+        i += k
+    while len(parts) > 1:
+        best_rank, best_at = None, None
+        for i in range(len(parts) - 1):
+            rank = ranks.get(parts[i] + parts[i + 1])
+            if rank is not None and (best_rank is None or rank < best_rank):
+                best_rank, best_at = rank, i
+        if best_at is None:
+            break
+        parts[best_at:best_at + 2] = [parts[best_at] + parts[best_at + 1]]
+    return [ranks[p] for p in parts]
 
 
 def pair_joins(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
