@@ -89,9 +89,14 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
     // ranks do not repeat the look fails and soon stops being tried (`credit`).
     batched = false;
     if (credit > 0 && key[at] >> 8 > rank && (at == 0 || key[prev[at]] >> 8 > rank)) {
+      // At most kLook positions ahead: the next merge of a run is a part length away, and
+      // an unbounded look is a second linear scan per merge where ranks repeat far apart
+      // (random spaces and tabs: ~27% of the time).
+      constexpr size_t kLook = 16;
+      const size_t stop = at + 1 + kLook < n ? at + 1 + kLook : n;
       size_t i = at + 1;
-      while (i < n && key[i] >> 8 != rank) ++i;
-      if (i < n) {
+      while (i < stop && key[i] >> 8 != rank) ++i;
+      if (i < stop) {
         at = i;
         batched = true;
         credit += credit < 8;

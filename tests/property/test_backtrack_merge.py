@@ -29,8 +29,11 @@ def warm(enc):
     return enc
 
 RUNS = ["a", " ", "^", "1", "\n", "\t", ".", "-", "=", "é", "中", "😀", "ー", "Z"]
-PERIODS = ["ab", "abc", "aab", "ab ", "\n\n ", "12", "._", "ha", "ing", " the", "ア", "中文"]
-ALPHABETS = ["ab", "abc", "xyz", "abcdefghijklmnopqrstuvwxyz", "01", "0123456789", "aé", "中文字的", " a", "^_^", "ab\n"]
+# " the quick brown fox": a period longer than the trie merge's look ahead for the next
+# merge of the same rank (16 positions), so each round falls back to the scan.
+PERIODS = ["ab", "abc", "aab", "ab ", "\n\n ", "12", "._", "ha", "ing", " the", "ア", "中文", " the quick brown fox"]
+ALPHABETS = ["ab", "abc", "xyz", "abcdefghijklmnopqrstuvwxyz", "01", "0123456789", "aé", "中文字的", " a", "^_^", "ab\n",
+             " \t"]
 
 
 def shapes(length: int, rng: random.Random) -> list[str]:
