@@ -33,9 +33,59 @@ uint32_t scalar_min(const uint32_t* key, size_t n) {
   return b2 < b0 ? b2 : b0;
 }
 
+// Chunks of at most 63 bytes (almost all of them on random text): the same merge, but the
+// part starts are one word with a sentinel bit at n, so a part's neighbours are a bit scan
+// each instead of loads from linked lists that each merge's chain of steps would wait for.
+constexpr size_t kSmallChunk = 63;
+
+void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::vector<uint32_t>* out) {
+  alignas(16) uint32_t key[64];  // as in trie_chunk_merge
+  int32_t node[64], reach[64];
+  for (size_t i = 0; i + 1 < n; ++i) {
+    uint32_t r = trie.byte_pair(p[i], p[i + 1]);
+    key[i] = r == kNoToken ? kNoToken : (r << 8) | static_cast<uint32_t>(i);
+    node[i] = trie.byte_node(p[i]);
+    reach[i] = -2;
+  }
+  node[n - 1] = trie.byte_node(p[n - 1]);
+  const size_t padded = (n + 3) & ~size_t{3};
+  for (size_t i = n - 1; i < padded; ++i) key[i] = kNoToken;
+  uint64_t starts = ~uint64_t{0} >> (63 - n);  // bits 0 .. n - 1, and the sentinel n
+  auto next_start = [&starts](size_t i) { return i + 1 + static_cast<size_t>(__builtin_ctzll(starts >> (i + 1))); };
+  auto keyed = [&trie](int32_t s, size_t i) {
+    uint32_t t = trie.token_at(s);
+    return t == kNoToken ? kNoToken : (t << 8) | static_cast<uint32_t>(i);
+  };
+  while (true) {
+    const uint32_t best = scalar_min(key, padded);
+    if (best == kNoToken) break;
+    const size_t at = best & 255;
+    const size_t right = next_start(at);
+    const size_t after = next_start(right);
+    node[at] = reach[at] >= 0 ? reach[at] : trie.walk(node[at], p + right, after - right);
+    key[right] = kNoToken;
+    starts &= ~(uint64_t{1} << right);
+    if (after < n) {
+      reach[at] = trie.walk(node[at], p + after, next_start(after) - after);
+      key[at] = keyed(reach[at], at);
+    } else {
+      key[at] = kNoToken;
+    }
+    if (at > 0) {
+      const size_t before = 63 - static_cast<size_t>(__builtin_clzll(starts & ((uint64_t{1} << at) - 1)));
+      int32_t r = reach[before];
+      r = r == -2 ? trie.walk(node[before], p + at, after - at) : trie.walk(r, p + right, after - right);
+      reach[before] = r;
+      key[before] = keyed(r, before);
+    }
+  }
+  for (uint64_t s = starts & ~(uint64_t{1} << n); s != 0; s &= s - 1) out->push_back(trie.token(node[__builtin_ctzll(s)]));
+}
+
 }  // namespace
 
 void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::vector<uint32_t>* out) {
+  if (n <= kSmallChunk) return small_chunk_merge(trie, p, n, out);
   alignas(32) uint32_t key[kMaxTrieChunk];  // rank << 8 | i of joining part i with the next, or kNoToken
   int32_t node[kMaxTrieChunk];              // the part starting at i
   // The trie node part i's bytes then the next part's lead to, token or not (-1: none
@@ -64,7 +114,7 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
   while (true) {
     if (!batched) {
       uint32_t best = kNoToken;
-      if (n <= 32) {
+      if (n <= 64) {
         best = scalar_min(key, (n + 3) & ~size_t{3});
       } else {
         for (size_t i = 0; i < padded; ++i) best = key[i] < best ? key[i] : best;
