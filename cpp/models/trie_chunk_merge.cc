@@ -1,5 +1,9 @@
 #include "models/trie_chunk_merge.h"
 
+#if defined(__SSE4_1__)
+#include <smmintrin.h>
+#endif
+
 namespace tf {
 
 namespace {
@@ -82,6 +86,21 @@ void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::v
   for (uint64_t s = starts & ~(uint64_t{1} << n); s != 0; s &= s - 1) out->push_back(trie.token(node[__builtin_ctzll(s)]));
 }
 
+// The minimum of 16 keys (16-byte aligned).  Vectorized: after a batched round every
+// block is to be refreshed, and most keys were stored long before.
+uint32_t block_minimum(const uint32_t* k) {
+#if defined(__SSE4_1__)
+  const __m128i* v = reinterpret_cast<const __m128i*>(k);
+  __m128i m = _mm_min_epu32(_mm_min_epu32(_mm_load_si128(v), _mm_load_si128(v + 1)),
+                            _mm_min_epu32(_mm_load_si128(v + 2), _mm_load_si128(v + 3)));
+  m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0x4E));
+  m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0xB1));
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(m));
+#else
+  return scalar_min(k, 16);
+#endif
+}
+
 }  // namespace
 
 void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::vector<uint32_t>* out) {
@@ -106,8 +125,19 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
     uint32_t r = i + 1 < n ? trie.byte_pair(p[i], p[i + 1]) : kNoToken;
     key[i] = r == kNoToken ? kNoToken : (r << 8) | static_cast<uint32_t>(i);
   }
-  const size_t padded = (n + 7) & ~size_t{7};
+  const size_t padded = (n + 15) & ~size_t{15};
   for (size_t i = n; i < padded; ++i) key[i] = kNoToken;
+  // Over 64 bytes: the minimum of each block of 16 keys, refreshed before a scan for the
+  // blocks merges changed since the last (at most three per merge, and a batched round of
+  // merges refreshes each block once), so a minimum reads n / 16 block minima and a few
+  // blocks instead of all n keys.
+  uint32_t block_min[kMaxTrieChunk / 16] = {};
+  uint32_t dirty = 0;  // bit b: block b changed since block_min[b] was taken
+  const size_t blocks = padded / 16, blocks4 = (blocks + 3) & ~size_t{3};
+  if (n > 64) {
+    for (size_t b = 0; b < blocks; ++b) block_min[b] = block_minimum(key + 16 * b);
+    for (size_t b = blocks; b < blocks4; ++b) block_min[b] = kNoToken;
+  }
   size_t at = 0;
   bool batched = false;  // `at` is already the next merge (see below)
   int credit = n >= 32 ? 2 : 0;  // short chunks rarely repeat a rank
@@ -117,7 +147,11 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
       if (n <= 64) {
         best = scalar_min(key, (n + 3) & ~size_t{3});
       } else {
-        for (size_t i = 0; i < padded; ++i) best = key[i] < best ? key[i] : best;
+        for (; dirty != 0; dirty &= dirty - 1) {
+          const size_t b = static_cast<size_t>(__builtin_ctz(dirty));
+          block_min[b] = block_minimum(key + 16 * b);
+        }
+        best = scalar_min(block_min, blocks4);
       }
       if (best == kNoToken) break;
       at = best & 255;
@@ -142,6 +176,7 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
       reach[before] = r;
       key[before] = keyed(r, before);
     }
+    dirty |= uint32_t{1} << (right >> 4) | uint32_t{1} << (at >> 4) | uint32_t{1} << (prev[at] >> 4);
     // The two new joins are longer than the token just made, so never of its rank.  If both
     // rank above it, every key still ranks at least `rank`, and the next merge is the next
     // part to the right with that rank, if any: found by a short forward look instead of a

@@ -13,7 +13,8 @@
 // so the left part is not walked again (runs of whitespace ~10% faster).
 // Chunks of at most 63 bytes keep their part starts in one 64-bit word instead (a
 // neighbour is a bit scan, not a load each merge waits for), and chunks of at most 64
-// bytes take their minimum with four scalar running minimums (see scalar_min).
+// bytes take their minimum with four scalar running minimums (see scalar_min); longer ones
+// keep the minimum of each block of 16 keys and refresh only the blocks merges changed.
 // O(n^2 / vector width + merges * part length) per chunk.  Exact for any vocabulary; its
 // pure-Python reference is bpe_merge in reference/bpe.py (the same merge order).
 //
