@@ -106,8 +106,7 @@ bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t
   const size_t weight = n > kShortPiece ? n : n * n / (2 * kShortPiece);
   const TokenTrie* trie = n > kTrieAfter && long_tables_.wanted(weight) ? long_tables_.trie(vocab_) : nullptr;
   size_t start = 0;
-  for (size_t b = 1; b <= n; ++b) {
-    if (b < n && !cuts_.at(p, n, b)) continue;
+  for (size_t b = cuts_.next(p, n, 1);; b = cuts_.next(p, n, b + 1)) {
     const uint8_t* q = p + start;
     size_t m = b - start;
     if (m == 1) {
@@ -126,6 +125,7 @@ bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t
       return false;
     }
     start = b;
+    if (b == n) break;
   }
   return true;
 }
