@@ -108,11 +108,7 @@ bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t
   const size_t weight = n > kShortPiece ? n : n * n / (2 * kShortPiece);
   const TokenTrie* trie = n > kTrieAfter && long_tables_.wanted(weight) ? long_tables_.trie(vocab_) : nullptr;
   size_t start = 0;
-  for (size_t b = 1; b <= n; ++b) {
-    // A cut is only ever a shortcut, so skipping some is exact; inside a UTF-8 character
-    // (b at a continuation byte) there is rarely one, and text without spaces has two
-    // such positions in three.
-    if (b < n && (CharAtoms::cont(p[b]) || !cuts_.at(p, n, b))) continue;
+  for (size_t b = cuts_.next(p, n, 1);; b = cuts_.next(p, n, b + 1)) {
     const uint8_t* q = p + start;
     size_t m = b - start;
     if (m == 1) {
@@ -131,6 +127,7 @@ bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t
       return false;
     }
     start = b;
+    if (b == n) break;
   }
   return true;
 }

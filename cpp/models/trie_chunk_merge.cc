@@ -1,5 +1,9 @@
 #include "models/trie_chunk_merge.h"
 
+#if defined(__SSE4_1__)
+#include <smmintrin.h>
+#endif
+
 namespace tf {
 
 namespace {
@@ -7,25 +11,100 @@ namespace {
 // The minimum of key[0, n) by scalar compares, for chunks of at most 32 bytes (most of
 // them on random text): the vectorized loop's 16-byte loads cannot take the keys just
 // stored as 4 bytes straight from the store buffer and wait for the cache, which costs
-// more than the few compares (CJK ~9.0 -> 7.7 ns/byte, random letters ~3% faster).  Kept
-// out of line so the compiler does not vectorize it.
+// more than the few compares (CJK ~9.0 -> 7.7 ns/byte, random letters ~3% faster).  Four
+// running minimums, not one: every merge waits for this minimum, and one running minimum
+// is a chain of n dependent compare-and-moves (random letters ~24.5 -> ~22.4 ns/byte).
+// n is a multiple of 4, at least 4 (the keys are padded).  Kept out of line so the compiler does not
+// vectorize it.
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((noinline, optimize("no-tree-vectorize", "no-tree-slp-vectorize")))
 #elif defined(__clang__)
 __attribute__((noinline))
 #endif
 uint32_t scalar_min(const uint32_t* key, size_t n) {
-  uint32_t best = kNoToken;
+  uint32_t b0 = key[0], b1 = key[1], b2 = key[2], b3 = key[3];
 #if defined(__clang__)
 #pragma clang loop vectorize(disable)
 #endif
-  for (size_t i = 0; i < n; ++i) best = key[i] < best ? key[i] : best;
-  return best;
+  for (size_t i = 4; i < n; i += 4) {
+    b0 = key[i] < b0 ? key[i] : b0;
+    b1 = key[i + 1] < b1 ? key[i + 1] : b1;
+    b2 = key[i + 2] < b2 ? key[i + 2] : b2;
+    b3 = key[i + 3] < b3 ? key[i + 3] : b3;
+  }
+  b0 = b1 < b0 ? b1 : b0;
+  b2 = b3 < b2 ? b3 : b2;
+  return b2 < b0 ? b2 : b0;
+}
+
+// Chunks of at most 63 bytes (almost all of them on random text): the same merge, but the
+// part starts are one word with a sentinel bit at n, so a part's neighbours are a bit scan
+// each instead of loads from linked lists that each merge's chain of steps would wait for.
+constexpr size_t kSmallChunk = 63;
+
+void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::vector<uint32_t>* out) {
+  alignas(16) uint32_t key[64];  // as in trie_chunk_merge
+  int32_t node[64], reach[64];
+  for (size_t i = 0; i + 1 < n; ++i) {
+    uint32_t r = trie.byte_pair(p[i], p[i + 1]);
+    key[i] = r == kNoToken ? kNoToken : (r << 8) | static_cast<uint32_t>(i);
+    node[i] = trie.byte_node(p[i]);
+    reach[i] = -2;
+  }
+  node[n - 1] = trie.byte_node(p[n - 1]);
+  const size_t padded = (n + 3) & ~size_t{3};
+  for (size_t i = n - 1; i < padded; ++i) key[i] = kNoToken;
+  uint64_t starts = ~uint64_t{0} >> (63 - n);  // bits 0 .. n - 1, and the sentinel n
+  auto next_start = [&starts](size_t i) { return i + 1 + static_cast<size_t>(__builtin_ctzll(starts >> (i + 1))); };
+  auto keyed = [&trie](int32_t s, size_t i) {
+    uint32_t t = trie.token_at(s);
+    return t == kNoToken ? kNoToken : (t << 8) | static_cast<uint32_t>(i);
+  };
+  while (true) {
+    const uint32_t best = scalar_min(key, padded);
+    if (best == kNoToken) break;
+    const size_t at = best & 255;
+    const size_t right = next_start(at);
+    const size_t after = next_start(right);
+    node[at] = reach[at] >= 0 ? reach[at] : trie.walk(node[at], p + right, after - right);
+    key[right] = kNoToken;
+    starts &= ~(uint64_t{1} << right);
+    if (after < n) {
+      reach[at] = trie.walk(node[at], p + after, next_start(after) - after);
+      key[at] = keyed(reach[at], at);
+    } else {
+      key[at] = kNoToken;
+    }
+    if (at > 0) {
+      const size_t before = 63 - static_cast<size_t>(__builtin_clzll(starts & ((uint64_t{1} << at) - 1)));
+      int32_t r = reach[before];
+      r = r == -2 ? trie.walk(node[before], p + at, after - at) : trie.walk(r, p + right, after - right);
+      reach[before] = r;
+      key[before] = keyed(r, before);
+    }
+  }
+  for (uint64_t s = starts & ~(uint64_t{1} << n); s != 0; s &= s - 1) out->push_back(trie.token(node[__builtin_ctzll(s)]));
+}
+
+// The minimum of 16 keys (16-byte aligned).  Vectorized: after a batched round every
+// block is to be refreshed, and most keys were stored long before.
+uint32_t block_minimum(const uint32_t* k) {
+#if defined(__SSE4_1__)
+  const __m128i* v = reinterpret_cast<const __m128i*>(k);
+  __m128i m = _mm_min_epu32(_mm_min_epu32(_mm_load_si128(v), _mm_load_si128(v + 1)),
+                            _mm_min_epu32(_mm_load_si128(v + 2), _mm_load_si128(v + 3)));
+  m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0x4E));
+  m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0xB1));
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(m));
+#else
+  return scalar_min(k, 16);
+#endif
 }
 
 }  // namespace
 
 void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::vector<uint32_t>* out) {
+  if (n <= kSmallChunk) return small_chunk_merge(trie, p, n, out);
   alignas(32) uint32_t key[kMaxTrieChunk];  // rank << 8 | i of joining part i with the next, or kNoToken
   int32_t node[kMaxTrieChunk];              // the part starting at i
   // The trie node part i's bytes then the next part's lead to, token or not (-1: none
@@ -46,18 +125,33 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
     uint32_t r = i + 1 < n ? trie.byte_pair(p[i], p[i + 1]) : kNoToken;
     key[i] = r == kNoToken ? kNoToken : (r << 8) | static_cast<uint32_t>(i);
   }
-  const size_t padded = (n + 7) & ~size_t{7};
+  const size_t padded = (n + 15) & ~size_t{15};
   for (size_t i = n; i < padded; ++i) key[i] = kNoToken;
+  // Over 64 bytes: the minimum of each block of 16 keys, refreshed before a scan for the
+  // blocks merges changed since the last (at most three per merge, and a batched round of
+  // merges refreshes each block once), so a minimum reads n / 16 block minima and a few
+  // blocks instead of all n keys.
+  uint32_t block_min[kMaxTrieChunk / 16] = {};
+  uint32_t dirty = 0;  // bit b: block b changed since block_min[b] was taken
+  const size_t blocks = padded / 16, blocks4 = (blocks + 3) & ~size_t{3};
+  if (n > 64) {
+    for (size_t b = 0; b < blocks; ++b) block_min[b] = block_minimum(key + 16 * b);
+    for (size_t b = blocks; b < blocks4; ++b) block_min[b] = kNoToken;
+  }
   size_t at = 0;
   bool batched = false;  // `at` is already the next merge (see below)
   int credit = n >= 32 ? 2 : 0;  // short chunks rarely repeat a rank
   while (true) {
     if (!batched) {
       uint32_t best = kNoToken;
-      if (n <= 32) {
-        best = scalar_min(key, n);
+      if (n <= 64) {
+        best = scalar_min(key, (n + 3) & ~size_t{3});
       } else {
-        for (size_t i = 0; i < padded; ++i) best = key[i] < best ? key[i] : best;
+        for (; dirty != 0; dirty &= dirty - 1) {
+          const size_t b = static_cast<size_t>(__builtin_ctz(dirty));
+          block_min[b] = block_minimum(key + 16 * b);
+        }
+        best = scalar_min(block_min, blocks4);
       }
       if (best == kNoToken) break;
       at = best & 255;
@@ -82,6 +176,7 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
       reach[before] = r;
       key[before] = keyed(r, before);
     }
+    dirty |= uint32_t{1} << (right >> 4) | uint32_t{1} << (at >> 4) | uint32_t{1} << (prev[at] >> 4);
     // The two new joins are longer than the token just made, so never of its rank.  If both
     // rank above it, every key still ranks at least `rank`, and the next merge is the next
     // part to the right with that rank, if any: found by a short forward look instead of a
@@ -89,9 +184,14 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
     // ranks do not repeat the look fails and soon stops being tried (`credit`).
     batched = false;
     if (credit > 0 && key[at] >> 8 > rank && (at == 0 || key[prev[at]] >> 8 > rank)) {
+      // At most kLook positions ahead: the next merge of a run is a part length away, and
+      // an unbounded look is a second linear scan per merge where ranks repeat far apart
+      // (random spaces and tabs: ~27% of the time).
+      constexpr size_t kLook = 16;
+      const size_t stop = at + 1 + kLook < n ? at + 1 + kLook : n;
       size_t i = at + 1;
-      while (i < n && key[i] >> 8 != rank) ++i;
-      if (i < n) {
+      while (i < stop && key[i] >> 8 != rank) ++i;
+      if (i < stop) {
         at = i;
         batched = true;
         credit += credit < 8;

@@ -6,10 +6,15 @@
 // the rank of joining it with the next part is a walk from that node along the next part's
 // bytes instead of a hash lookup of the joined bytes.  The key of position i is
 // rank << 8 | i, so one minimum is the lowest rank at its leftmost position; when a merge
-// makes no join of lower rank, the next merge of the same rank is found by looking right
-// (runs and periods merge whole rounds of one rank without a scan each).  The walk of a
+// makes no join of lower rank, the next merge of the same rank is found by looking right,
+// at most 16 positions (runs and periods merge whole rounds of one rank without a scan
+// each; where a rank repeats far apart, as on random spaces and tabs, the look stays short).  The walk of a
 // join is kept (token or not) and goes on along the added bytes when its right part grows,
 // so the left part is not walked again (runs of whitespace ~10% faster).
+// Chunks of at most 63 bytes keep their part starts in one 64-bit word instead (a
+// neighbour is a bit scan, not a load each merge waits for), and chunks of at most 64
+// bytes take their minimum with four scalar running minimums (see scalar_min); longer ones
+// keep the minimum of each block of 16 keys and refresh only the blocks merges changed.
 // O(n^2 / vector width + merges * part length) per chunk.  Exact for any vocabulary; its
 // pure-Python reference is bpe_merge in reference/bpe.py (the same merge order).
 //

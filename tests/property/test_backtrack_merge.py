@@ -29,8 +29,11 @@ def warm(enc):
     return enc
 
 RUNS = ["a", " ", "^", "1", "\n", "\t", ".", "-", "=", "é", "中", "😀", "ー", "Z"]
-PERIODS = ["ab", "abc", "aab", "ab ", "\n\n ", "12", "._", "ha", "ing", " the", "ア", "中文"]
-ALPHABETS = ["ab", "abc", "xyz", "abcdefghijklmnopqrstuvwxyz", "01", "0123456789", "aé", "中文字的", " a", "^_^", "ab\n"]
+# " the quick brown fox": a period longer than the trie merge's look ahead for the next
+# merge of the same rank (16 positions), so each round falls back to the scan.
+PERIODS = ["ab", "abc", "aab", "ab ", "\n\n ", "12", "._", "ha", "ing", " the", "ア", "中文", " the quick brown fox"]
+ALPHABETS = ["ab", "abc", "xyz", "abcdefghijklmnopqrstuvwxyz", "01", "0123456789", "aé", "中文字的", " a", "^_^", "ab\n",
+             " \t"]
 
 
 def shapes(length: int, rng: random.Random) -> list[str]:
@@ -75,6 +78,28 @@ def test_long_adversarial_pieces_equal_to_tiktoken(name, length, whole_pieces):
         assert ours.encode_ordinary(text) == want, (text[:12], length)
         assert cold.encode_ordinary(text) == want, (text[:12], length)
         assert whole.encode_ordinary(text) == whole_ref.encode_ordinary(text), (text[:12], length)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_chunks_around_the_trie_merge_sizes_equal_to_tiktoken(name, whole_pieces):
+    """Chunks of exactly k bytes around the trie merge's switches (63/64: the one-word part
+    starts, 64/65: the block minima), made by a run or random letters cut off by CJK
+    characters (nothing straddles a letter and a CJK byte), among random letters."""
+    rng = random.Random(63)
+    whole, whole_ref = whole_pieces(name)
+    for k in (3, 4, 5, 31, 32, 33, 62, 63, 64, 65, 66, 79, 80, 81, 255, 256, 257):
+        for body in ("a" * k, " " * k, "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(k))):
+            text = "中" + body + "中文" + body + "字" + "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(300))
+            assert whole.encode_ordinary(text) == whole_ref.encode_ordinary(text), (name, k, body[:8])
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@SETTINGS
+@given(text=st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=65, max_size=3000))
+def test_random_letters_equal_to_tiktoken(name, text, whole_pieces):
+    """Random letters as one piece: SafeCuts' chunks of every size up to ~100 bytes."""
+    whole, whole_ref = whole_pieces(name)
+    assert whole.encode_ordinary(text) == whole_ref.encode_ordinary(text)
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "r50k_base"])

@@ -1,0 +1,71 @@
+"""The adversarial rows of bench_encode.py (and the medium-piece rows of
+bench_medium_pieces.py) in thread CPU time, best of N, relative to English.
+
+bench_encode.py times wall clock, which swings by a third on a machine shared with other
+jobs; time.thread_time() does not count the time other processes hold the core, so A/B
+decisions between two builds hold up better.  Run it pinned (`taskset -c 1`).  One
+instance per encoding, warmed on every text first (its long-piece tables are built); the
+medium rows are made of pieces over PieceCache::kMaxPiece bytes, which a repeated run does
+not find in the piece cache.
+
+    PYTHONPATH=src taskset -c 1 python benchmarks/bench_adversarial_cpu.py [cl100k_base o200k_base] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from _common import corpus_text
+
+import tokenforge
+
+
+def cases() -> dict[str, str]:
+    rng = random.Random(0)  # the texts of bench_encode.py's adversarial rows, in its order
+    adversarial = {
+        "one letter": "a" * 1_000_000,
+        "random letters": "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(1_000_000)),
+        "CJK": "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(300_000)),
+        "spaces": " " * 1_000_000,
+        "digits": "".join(rng.choice("0123456789") for _ in range(1_000_000)),
+        "^": "^" * 1_000_000,
+    }
+    rng = random.Random(1)
+    medium = {
+        "rnd ws 129-256": "".join("".join(rng.choice(" \t") for _ in range(rng.randrange(129, 257))) + "qg"
+                                  for _ in range(4000)),
+        "254sp+qg": (" " * 254 + "qg") * 4000,
+        "var a 129-256": "".join("a" * rng.randrange(129, 257) + " " for _ in range(4000)),
+    }
+    return {**adversarial, **medium}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("encodings", nargs="*", default=["cl100k_base", "o200k_base"])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    texts = cases()
+    english = corpus_text("en", 4_000_000)
+
+    def best(enc, text):
+        t = float("inf")
+        for _ in range(args.repeat):
+            t0 = time.thread_time()
+            enc.encode_ordinary(text)
+            t = min(t, time.thread_time() - t0)
+        return t / len(text.encode())
+
+    for name in args.encodings:
+        enc = tokenforge.get_encoding(name)
+        for text in texts.values():
+            enc.encode_ordinary(text)
+        base = best(enc, english)
+        print(f"{name}: English {1e-6 / base:.0f} MB/s (thread CPU); time per byte / English's:")
+        print("  " + " | ".join(f"{label} {best(enc, text) / base:.2f}" for label, text in texts.items()))
+
+
+if __name__ == "__main__":
+    main()
