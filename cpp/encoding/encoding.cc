@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "pretokenize/piece_splitter.h"
 #include "pretokenize/scan_util.h"
 
 namespace tf {
@@ -127,9 +128,10 @@ bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, 
     };
     Ahead ring[kAhead];
     size_t read = 0, written = 0;
+    scan::PieceSplitter<decltype(next_piece)> pieces(pattern_, p, end, next_piece);
     while (true) {
-      for (; written - read < kAhead && p < end; ++written) {
-        const uint8_t* q = next_piece(p, end);
+      for (; written - read < kAhead && !pieces.done(); ++written) {
+        const uint8_t* q = pieces.next();
         Ahead& a = ring[written % kAhead];
         a.p = p;
         a.n = static_cast<size_t>(q - p);
