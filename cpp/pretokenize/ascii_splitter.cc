@@ -1,6 +1,7 @@
 #include "pretokenize/ascii_splitter.h"
 
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 
 #include "pretokenize/ascii_split_rules.h"
@@ -8,6 +9,11 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TF_ASCII_SPLITTER 1
 #include <immintrin.h>
+// GCC 12 reads the _mm*_undefined_*() operands inside its own AVX-512 intrinsics as
+// maybe-uninitialized once they inline here; they are deliberately undefined.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #endif
 
 namespace tf::scan {
@@ -52,7 +58,7 @@ TF_ALWAYS_INLINE void finish(AsciiClasses* c) {
   c->O = ~(c->L | c->N | c->NL | c->SP | c->WS | c->Q | c->hard) | c->SL;
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vbmi,bmi,bmi2,lzcnt,popcnt")))
+__attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi,bmi2,lzcnt,popcnt")))
 inline AsciiClasses classify_avx512(const uint8_t* s) {
   const __m512i x = _mm512_loadu_si512(s);
   const __m512i cls = _mm512_permutex2var_epi8(_mm512_load_si512(kTables.cls), x, _mm512_load_si512(kTables.cls + 64));
@@ -68,6 +74,35 @@ inline AsciiClasses classify_avx512(const uint8_t* s) {
 #undef TF_BIT
   finish(&c);
   return c;
+}
+
+// Writes p + i for each set bit i of `keep` (count of them) to out[0..), and up to 15
+// spare entries after them.
+__attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi,bmi2,lzcnt,popcnt")))
+inline void emit_wide(uint64_t keep, const uint8_t* p, const uint8_t** out, size_t count) {
+  static constexpr struct Iota {
+    alignas(64) uint8_t v[64];
+    constexpr Iota() : v() {
+      for (int i = 0; i < 64; ++i) v[i] = static_cast<uint8_t>(i);
+    }
+  } kIota{};
+  const __m512i offsets = _mm512_maskz_compress_epi8(keep, _mm512_load_si512(kIota.v));
+  const __m512i base = _mm512_set1_epi64(static_cast<long long>(reinterpret_cast<uintptr_t>(p)));
+#define TF_PUT16(lane, k)                                                                                  \
+  do {                                                                                                    \
+    const __m128i b = _mm512_castsi512_si128(_mm512_shuffle_i32x4(offsets, offsets, lane));              \
+    _mm512_storeu_si512(out + (k), _mm512_add_epi64(base, _mm512_cvtepu8_epi64(b)));                      \
+    _mm512_storeu_si512(out + (k) + 8, _mm512_add_epi64(base, _mm512_cvtepu8_epi64(_mm_srli_si128(b, 8)))); \
+  } while (0)
+  TF_PUT16(0, 0);
+  if (count > 16) {
+    TF_PUT16(1, 16);
+    if (count > 32) {
+      TF_PUT16(2, 32);
+      if (count > 48) TF_PUT16(3, 48);
+    }
+  }
+#undef TF_PUT16
 }
 
 inline AsciiClasses classify_sse(const uint8_t* s) {
@@ -104,7 +139,7 @@ inline AsciiClasses classify_sse(const uint8_t* s) {
 // The windows from p on; see ascii_split().  Past the text's end a window is padded with
 // 0x80 bytes, which are hard, so the pieces at the end (where `$` and `(?!\S)` look at
 // the end) are left to the scalar scanner.
-template <WindowStarts (*kRules)(const AsciiClasses&), bool kBmi, typename Classify>
+template <WindowStarts (*kRules)(const AsciiClasses&), bool kWide, typename Classify>
 TF_ALWAYS_INLINE AsciiSplit split_windows(const uint8_t* p, const uint8_t* end, const uint8_t** ends, size_t room,
                                           Classify classify) {
   size_t n = 0;
@@ -126,19 +161,13 @@ TF_ALWAYS_INLINE AsciiSplit split_windows(const uint8_t* p, const uint8_t* end, 
       const uint8_t* resume = c.hard ? p + 64 - __builtin_clzll(c.hard) : p + 1;
       return AsciiSplit{n, resume < end ? resume : end};
     }
-    if (kBmi) {
-      // Eight ends at a time whatever the count (the spare writes land in `room`): the
-      // count of pieces per window varies at random, so a loop exit per piece would
-      // mispredict.  (Without BMI's tzcnt this is slower than the plain loop.)
+    if (kWide) {
+      // The byte offsets of the starts in order (vpcompressb), widened to pointers 16 at
+      // a time whatever the count (the spare writes land in `room`): the count varies at
+      // random between windows, so a loop exit per piece would mispredict.
       const size_t count = static_cast<size_t>(__builtin_popcountll(keep));
       const uint8_t* const last = p + (63 - __builtin_clzll(keep));
-      const uint8_t** out = ends + n;
-      for (size_t done = 0; done < count; done += 8, out += 8) {
-        for (int k = 0; k < 8; ++k) {
-          out[k] = p + __builtin_ctzll(keep | (uint64_t{1} << 63));  // bit 63 is never kept
-          keep &= keep - 1;
-        }
-      }
+      emit_wide(keep, p, ends + n, count);
       n += count;
       p = last;
     } else {
@@ -152,7 +181,7 @@ TF_ALWAYS_INLINE AsciiSplit split_windows(const uint8_t* p, const uint8_t* end, 
   return AsciiSplit{n, p};
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vbmi,bmi,bmi2,lzcnt,popcnt"), noinline))
+__attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi,bmi2,lzcnt,popcnt"), noinline))
 AsciiSplit split_avx512(SplitPattern pattern, const uint8_t* p, const uint8_t* end, const uint8_t** ends,
                         size_t room) {
   if (pattern == SplitPattern::kO200k) return split_windows<o200k_starts, true>(p, end, ends, room, classify_avx512);
@@ -168,7 +197,7 @@ __attribute__((noinline)) AsciiSplit split_sse(SplitPattern pattern, const uint8
 SplitLevel detect() {
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("lzcnt")) {
+      __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("lzcnt")) {
     return SplitLevel::kAvx512;
   }
   return SplitLevel::kSse;
