@@ -6,7 +6,9 @@ lengths around multiples of 16, 32 and 64), a run of spaces, newlines, digits or
 apostrophes crossing a window end, non-ASCII right after ASCII, `\\s+(?!\\S)` and `\\s*[\\r\\n]`
 at window ends, text ending in spaces, `\\r\\n` runs, and o200k's contraction chains.
 Every check runs at each level the CPU has (AVX-512, SSE, scalar only) and compares the
-piece ends with `regex` running the pattern; a few texts also go through tiktoken.
+piece ends with `regex` running the pattern; a few texts also go through tiktoken.  The
+pure-Python reference of the rules (`tokenforge.reference.ascii_split`) is held to the
+same regexes.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from hypothesis import strategies as st
 from _tiktoken_refs import pair
 
 from tokenforge import _native, patterns
+from tokenforge.reference import ascii_split as reference
 
 PATTERNS = {
     patterns.Scanner.GPT2: patterns.GPT2,
@@ -122,3 +125,18 @@ def test_corpus_like_text_against_tiktoken():
                 assert ours.encode_ordinary(text) == want
             finally:
                 _native._ascii_split_level(old)
+
+
+REFERENCE_KINDS = {"cl100k": patterns.Scanner.CL100K, "llama3": patterns.Scanner.LLAMA3, "o200k": patterns.Scanner.O200K}
+
+
+@pytest.mark.parametrize("kind", sorted(REFERENCE_KINDS))
+def test_reference_rules_equal_the_regex(kind):
+    rng = random.Random(11)
+    texts = edge_texts()[::7] + [
+        "".join(rng.choices(ALPHABET, k=rng.choice([20, 64, 65, 150]))) for _ in range(150)
+    ]
+    for text in texts:
+        pieces = reference.split(kind, text)
+        assert "".join(pieces) == text
+        assert pieces == COMPILED[REFERENCE_KINDS[kind]].findall(text), text
