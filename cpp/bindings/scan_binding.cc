@@ -1,6 +1,7 @@
 // Test hooks of the split scanners, as tokenforge._native._split / _ascii_split_level:
 // the piece ends the encoder's splitter produces for a text, and the switch that forces
 // the ASCII splitter's SSE path or the scalar scanner alone, so tests reach every path.
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings/common.h"
@@ -16,14 +17,17 @@ void bind_scan(nb::module_& m) {
         const uint8_t* s = reinterpret_cast<const uint8_t*>(text.c_str());
         const uint8_t* end = s + text.size();
         std::vector<size_t> ends;
+        size_t in_bulk = 0;
         with_scanner(static_cast<SplitPattern>(pattern), [&](auto next_piece) {
           scan::PieceSplitter<decltype(next_piece)> pieces(static_cast<SplitPattern>(pattern), s, end, next_piece);
           while (!pieces.done()) ends.push_back(static_cast<size_t>(pieces.next() - s));
+          in_bulk = pieces.split_in_bulk();
           return 0;
         });
-        return ends;
+        return std::make_pair(ends, in_bulk);
       },
-      nb::arg("pattern"), nb::arg("text"), "End offsets of the pieces of `text` (bytes) under a native scanner.");
+      nb::arg("pattern"), nb::arg("text"),
+      "(end offsets of the pieces of `text` (bytes) under a native scanner, how many the ASCII splitter found).");
   m.def(
       "_ascii_split_level",
       [](int level) {

@@ -25,6 +25,8 @@
 // Contractions: cl100k's `'(?i:[sdmt]|ll|ve|re)` matches where a ' starts a piece;
 // o200k's suffix `(?i:'s|...)` where a ' follows a word's letters (not the letters of a
 // previous contraction: "it's's" is "it's" + "'s").
+// GPT-2 (`'s|'t|...| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`) is simpler: only a
+// space leads a run, newlines are whitespace like any other, contractions are lower case.
 #pragma once
 
 #include <cstdint>
@@ -148,6 +150,25 @@ TF_ALWAYS_INLINE WindowStarts o200k_starts(const AsciiClasses& c) {
   const uint64_t newline = c.NL & ((c.L | c.N) << 1);
   const uint64_t starts = letter | digit_starts(c.N) | punct | newline | space_starts(c, tail);
   return WindowStarts{starts, decided_limit(c)};
+}
+
+// GPT-2: a letter, digit or punctuation run starts after anything but its own class and a
+// space; a ' that starts a piece and is followed by a contraction takes it.
+TF_ALWAYS_INLINE WindowStarts gpt2_starts(const AsciiClasses& c) {
+  using namespace rules;
+  const uint64_t OQ = c.O | c.Q, OQSP = OQ | c.SP, lower = ~c.U;
+  const uint64_t sdmt = c.sdmt & lower, e = c.e & lower, l = c.l & lower, rv = c.rv & lower;
+  const uint64_t two = ((rv << 1) & e) | ((l << 1) & l);
+  const uint64_t q_start = c.Q & ~(OQSP << 1);
+  const uint64_t opens2 = q_start & (sdmt >> 1), opens3 = q_start & (two >> 2);
+  const uint64_t contraction_end = (opens2 << 1) | (opens3 << 2);
+  const uint64_t letter =
+      c.L & (~((c.L | c.SP | c.Q) << 1) | ((c.Q & ~(opens2 | opens3)) << 1) | (contraction_end << 1));
+  const uint64_t digit = c.N & ~((c.N | c.SP) << 1);
+  const uint64_t punct = OQ & ~(OQSP << 1);
+  const uint64_t S = c.NL | c.SP | c.WS, run_last = S & ~(S >> 1);
+  const uint64_t space = S & (~(S << 1) | ((S << 1) & run_last));
+  return WindowStarts{letter | digit | punct | space, decided_limit(c)};
 }
 
 }  // namespace tf::scan

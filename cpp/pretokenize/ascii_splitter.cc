@@ -185,12 +185,14 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi,bmi2,lzcnt,po
 AsciiSplit split_avx512(SplitPattern pattern, const uint8_t* p, const uint8_t* end, const uint8_t** ends,
                         size_t room) {
   if (pattern == SplitPattern::kO200k) return split_windows<o200k_starts, true>(p, end, ends, room, classify_avx512);
+  if (pattern == SplitPattern::kGpt2) return split_windows<gpt2_starts, true>(p, end, ends, room, classify_avx512);
   return split_windows<cl100k_starts, true>(p, end, ends, room, classify_avx512);
 }
 
 __attribute__((noinline)) AsciiSplit split_sse(SplitPattern pattern, const uint8_t* p, const uint8_t* end,
                                                const uint8_t** ends, size_t room) {
   if (pattern == SplitPattern::kO200k) return split_windows<o200k_starts, false>(p, end, ends, room, classify_sse);
+  if (pattern == SplitPattern::kGpt2) return split_windows<gpt2_starts, false>(p, end, ends, room, classify_sse);
   return split_windows<cl100k_starts, false>(p, end, ends, room, classify_sse);
 }
 

@@ -1,5 +1,5 @@
-// AsciiSplitter: the pieces of ASCII text for the cl100k / Llama 3 and o200k split
-// patterns, 64 bytes at a time, without a branch per piece.
+// AsciiSplitter: the pieces of ASCII text for the split patterns of scanner.h (cl100k /
+// Llama 3, o200k, GPT-2), 64 bytes at a time, without a branch per piece.
 //
 // The scanners in scanner.h find one piece per call, and each call's branches depend on
 // the class of the piece's first characters, which varies at random in text: a branch
@@ -18,9 +18,11 @@
 // its start) the caller splits on with the exact scalar scanner, for at least the one
 // piece and at most past the window's last non-ASCII byte.  O(1) work per 64 bytes.
 //
-// The classification runs with AVX-512 VBMI when the CPU has it (runtime dispatch: the
-// build targets x86-64-v2), else with SSE2 compares; set_ascii_split_level() forces
-// either or turns the splitter off, so tests cover every path on one machine.
+// The classification runs with AVX-512 (BW, VBMI: one vpermi2b table lookup per 64 bytes;
+// VBMI2's vpcompressb writes the ends) when the CPU has it (runtime dispatch: the build
+// targets x86-64-v2), else with SSE2 compares; set_ascii_split_level() forces either or
+// turns the splitter off, so tests cover every path on one machine.  Per 4 MB of English
+// on cl100k: 2.7 ms with AVX-512, 4.3 ms with SSE2, 6.7 ms for the scalar scanner alone.
 #pragma once
 
 #include <cstddef>
@@ -33,7 +35,7 @@ namespace tf::scan {
 enum class SplitLevel : int {
   kOff = 0,     // the scalar scanner only
   kSse = 1,     // SSE2 classification (x86-64 baseline)
-  kAvx512 = 2,  // AVX-512 BW + VBMI classification
+  kAvx512 = 2,  // AVX-512 BW + VBMI + VBMI2
 };
 
 // The best level this CPU runs (kOff where the splitter is not built: not x86-64).
@@ -44,9 +46,10 @@ SplitLevel ascii_split_level();
 // benchmarks: not meant to change while another thread encodes.
 SplitLevel set_ascii_split_level(SplitLevel level);
 
-// Whether `pattern` has a splitter here (the GPT-2 pattern does not).
+// Whether `pattern` has a splitter here (all of scanner.h's do).
 inline bool has_ascii_splitter(SplitPattern pattern) {
-  return pattern == SplitPattern::kCl100k || pattern == SplitPattern::kLlama3 || pattern == SplitPattern::kO200k;
+  return pattern == SplitPattern::kCl100k || pattern == SplitPattern::kLlama3 || pattern == SplitPattern::kO200k ||
+         pattern == SplitPattern::kGpt2;
 }
 
 struct AsciiSplit {

@@ -21,6 +21,9 @@ class PieceSplitter {
       : pattern_(pattern), scan_(p), end_(end), scalar_until_(p), next_piece_(next_piece),
         bulk_(has_ascii_splitter(pattern) && ascii_split_level() != SplitLevel::kOff) {}
 
+  // How many of the pieces handed out so far came from the ASCII splitter.
+  size_t split_in_bulk() const { return bulk_count_; }
+
   // Whether every piece has been handed out.
   bool done() const { return read_ == count_ && scan_ >= end_; }
 
@@ -40,6 +43,7 @@ class PieceSplitter {
       scalar_until_ = r.resume;
       if (r.count > 0) {
         count_ = r.count;
+        bulk_count_ += r.count;
         scan_ = ends_[count_ - 1];
         return;
       }
@@ -54,7 +58,7 @@ class PieceSplitter {
   const uint8_t* scalar_until_;  // the scalar scanner splits up to here
   NextPiece next_piece_;
   bool bulk_;
-  size_t read_ = 0, count_ = 0;
+  size_t read_ = 0, count_ = 0, bulk_count_ = 0;
   const uint8_t* ends_[kBatch];
 };
 

@@ -51,7 +51,7 @@ def check(text: str) -> None:
         for level in LEVELS:
             old = _native._ascii_split_level(level)
             try:
-                got = _native._split(int(scanner), data)
+                got, _ = _native._split(int(scanner), data)
             finally:
                 _native._ascii_split_level(old)
             assert got == want, (scanner, level, text)
@@ -82,6 +82,22 @@ def edge_texts() -> list[str]:
         "abc\x00\x01\x1f\x7f def\x0b\x0cghi" * 6,
     ]
     return texts
+
+
+def test_splitter_decides_most_pieces_of_ascii_text():
+    text = ("It's the model's text: 12345 words, don't   you\n\tthink?  (a/b) //x\r\n" * 30).encode()
+    for scanner in PATTERNS:
+        for level in LEVELS:
+            old = _native._ascii_split_level(level)
+            try:
+                ends, in_bulk = _native._split(int(scanner), text)
+            finally:
+                _native._ascii_split_level(old)
+            assert in_bulk <= len(ends)
+            if level == 0:
+                assert in_bulk == 0
+            else:
+                assert in_bulk > 0.9 * len(ends), (scanner, level)
 
 
 def test_splitter_level_switch():
@@ -127,7 +143,12 @@ def test_corpus_like_text_against_tiktoken():
                 _native._ascii_split_level(old)
 
 
-REFERENCE_KINDS = {"cl100k": patterns.Scanner.CL100K, "llama3": patterns.Scanner.LLAMA3, "o200k": patterns.Scanner.O200K}
+REFERENCE_KINDS = {
+    "cl100k": patterns.Scanner.CL100K,
+    "llama3": patterns.Scanner.LLAMA3,
+    "o200k": patterns.Scanner.O200K,
+    "gpt2": patterns.Scanner.GPT2,
+}
 
 
 @pytest.mark.parametrize("kind", sorted(REFERENCE_KINDS))

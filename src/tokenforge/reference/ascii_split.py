@@ -1,4 +1,4 @@
-"""The ASCII splitter of the cl100k / Llama 3 and o200k patterns, in plain Python.
+"""The ASCII splitter of the cl100k / Llama 3, o200k and GPT-2 patterns, in plain Python.
 
 This is the teaching text of ``cpp/pretokenize/ascii_split_rules.h`` and
 ``ascii_splitter.cc``: from a piece start, a window of 64 characters is classified into
@@ -11,7 +11,7 @@ start is the next window's start; a window that decides nothing hands one piece 
 regex (the native code: to its exact scalar scanner).
 
 It leaves out what makes the native splitter fast (vector classification, batched
-writes) and the GPT-2 pattern, which the native code splits with its scalar scanner.
+writes).
 
 Example:
     >>> split("cl100k", "Hello world's  end")
@@ -29,7 +29,7 @@ from tokenforge import patterns
 WINDOW = 64
 FULL = (1 << WINDOW) - 1
 MOD3 = int("001" * 22, 2) & FULL  # bits 0, 3, 6, ...
-PATTERNS = {"cl100k": patterns.CL100K, "llama3": patterns.LLAMA3, "o200k": patterns.O200K}
+PATTERNS = {"cl100k": patterns.CL100K, "llama3": patterns.LLAMA3, "o200k": patterns.O200K, "gpt2": patterns.GPT2}
 
 
 def classes(window: str) -> dict[str, int]:
@@ -95,6 +95,19 @@ def starts(kind: str, c: dict[str, int]) -> int | None:
     oqsp = oq | c["SP"]
     two = (up(c["rv"]) & c["e"]) | (up(c["l"]) & c["l"])  # re ve ll ending here
     newline = c["NL"] & up(c["L"] | c["N"])
+    if kind == "gpt2":  # only a space leads; newlines are plain whitespace; lower-case contractions
+        lower = FULL & ~c["U"]
+        sdmt, rv, e, el = c["sdmt"] & lower, c["rv"] & lower, c["e"] & lower, c["l"] & lower
+        two = (up(rv) & e) | (up(el) & el)
+        q_start = c["Q"] & ~up(oqsp)
+        opens2, opens3 = q_start & (sdmt >> 1), q_start & (two >> 2)
+        contraction_end = up(opens2) | up(opens3, 2)
+        letter = c["L"] & ((FULL & ~up(c["L"] | c["SP"] | c["Q"])) | up(c["Q"] & ~(opens2 | opens3)) | up(contraction_end))
+        digit = c["N"] & ~up(c["N"] | c["SP"])
+        punct = oq & ~up(oqsp)
+        s = c["S"]
+        space = s & ((FULL & ~up(s)) | (up(s) & s & ~(s >> 1)))
+        return (letter | digit | punct | space) & FULL
     if kind != "o200k":
         q_start = c["Q"] & ~up(oqsp)
         contraction_end = (up(q_start) & c["sdmt"]) | (up(q_start, 2) & two)
@@ -136,7 +149,7 @@ def decided_limit(c: dict[str, int]) -> int:
 
 
 def split(kind: str, text: str) -> list[str]:
-    """The pieces of `text` under pattern `kind` ("cl100k", "llama3" or "o200k")."""
+    """The pieces of `text` under pattern `kind` ("cl100k", "llama3", "o200k" or "gpt2")."""
     pattern = regex.compile(PATTERNS[kind])
     pieces, p = [], 0
     while p < len(text):
