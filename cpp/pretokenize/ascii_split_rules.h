@@ -65,18 +65,8 @@ TF_ALWAYS_INLINE uint64_t digit_starts(uint64_t N) {
   return d;
 }
 
-// Bits of `within` reachable from a bit of `seed` going up through `within` only
-// (prefix-or in log steps: after the step of d, a bit sees 2d bits back).
-TF_ALWAYS_INLINE uint64_t fill_up(uint64_t seed, uint64_t within) {
-  uint64_t f = seed & within, g = within;
-  for (int d = 1; d < 64; d *= 2) {
-    f |= (f << d) & g;
-    g &= g << d;
-  }
-  return f;
-}
-
-// The same going down.
+// Bits of `within` reachable from a bit of `seed` going down through `within` only
+// (suffix-or in log steps: after the step of d, a bit sees 2d bits ahead).
 TF_ALWAYS_INLINE uint64_t fill_down(uint64_t seed, uint64_t within) {
   uint64_t f = seed & within, g = within;
   for (int d = 1; d < 64; d *= 2) {
@@ -86,8 +76,7 @@ TF_ALWAYS_INLINE uint64_t fill_down(uint64_t seed, uint64_t within) {
   return f;
 }
 
-// Starts among whitespace after whitespace, given the newlines that end a punctuation
-// piece (`tail`); the rest of whitespace is in `common`.
+// Starts at SP/WS bytes, given the newlines that end a punctuation piece (`tail`).
 TF_ALWAYS_INLINE uint64_t space_starts(const AsciiClasses& c, uint64_t tail) {
   const uint64_t S = c.NL | c.SP | c.WS, blank = c.SP | c.WS;
   const uint64_t later_nl = fill_down(c.NL, S) >> 1;        // a newline follows in the run
@@ -143,7 +132,11 @@ TF_ALWAYS_INLINE WindowStarts o200k_starts(const AsciiClasses& c) {
     if (round == 4) return WindowStarts{0, 0};
     quote = next;
   }
-  const uint64_t tail = fill_up(c.NL & (OQ << 1), c.NL | c.SL);  // `[\r\n/]*` after a run
+  // `[\r\n/]*` after a punctuation run: from each newline after O|Q up through newlines and
+  // '/'.  A run of those may hold several such newlines ("./\n/\n"); the add carries from
+  // the first to the run's end and sets the others' bits, which the final | puts back.
+  const uint64_t T = c.NL | c.SL, seeds = c.NL & (OQ << 1);
+  const uint64_t tail = (((T + seeds) ^ T) & T) | seeds;
   const uint64_t punct = ((OQ & ~c.SL & (~(OQSP << 1) | (tail << 1))) | (c.SL & ~((OQSP | tail) << 1))) & ~quote;
   const uint64_t letter = c.L & (((c.N | c.NL) << 1) | ((OQ & ~(punct | quote)) << 1) | (contraction_end << 1) |
                                  (c.U & (Lo << 1) & ~(quote << 2)));

@@ -127,7 +127,8 @@ def starts(kind: str, c: dict[str, int]) -> int | None:
             quote = nxt
         else:
             return None
-        tail = fill(c["NL"] & up(oq), c["NL"] | c["SL"], lambda x, d: (x << d) & FULL)
+        t, seeds = c["NL"] | c["SL"], c["NL"] & up(oq)  # several seeds per run: | puts them back
+        tail = ((((t + seeds) ^ t) & t) | seeds) & FULL
         punct = ((oq & ~c["SL"] & ((FULL & ~up(oqsp)) | up(tail))) | (c["SL"] & ~up(oqsp | tail))) & ~quote
         letter = c["L"] & (
             up(c["N"] | c["NL"]) | up(oq & ~(punct | quote)) | up(contraction_end) | (c["U"] & up(lower) & ~up(quote, 2))
