@@ -43,8 +43,8 @@ struct AsciiClasses {
 
 // What a window decides.
 struct WindowStarts {
-  uint64_t starts;  // piece starts at bytes [1, limit)
-  int limit;        // the starts below this byte are decided (0..62)
+  uint64_t starts;  // piece starts; only those below `limit` are decided
+  int limit;        // 0..62; 0: the window decides nothing
 };
 
 namespace rules {
