@@ -8,6 +8,7 @@ namespace nb = nanobind;
 namespace tf::py {
 
 void bind_encoding(nb::module_& m);
+void bind_scan(nb::module_& m);
 void bind_sentencepiece(nb::module_& m);
 void bind_training(nb::module_& m);
 
@@ -50,6 +51,7 @@ std::vector<uint32_t> ids_from(nb::handle seq) {
 NB_MODULE(_native, m) {
   m.doc() = "tokenforge's native core (C++); use the Python API in `tokenforge` instead.";
   tf::py::bind_encoding(m);
+  tf::py::bind_scan(m);
   tf::py::bind_sentencepiece(m);
   tf::py::bind_training(m);
 }

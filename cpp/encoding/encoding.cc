@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "pretokenize/piece_splitter.h"
 #include "pretokenize/scan_util.h"
 
 namespace tf {
@@ -111,9 +112,9 @@ bool Encoding::build(std::vector<std::pair<std::string, uint32_t>> ranks,
 
 // Most pieces are tokens of at most 15 bytes, answered by one probe of the model's short
 // index (see ShortTokenIndex).  That index is several MB, so its probes miss the L2 cache:
-// the scanner runs kAhead pieces ahead of the lookups and prefetches each piece's bucket
-// as it is split off, so that several misses are in flight at once instead of one after
-// another.  Other pieces take the model's general path.
+// the splitter (PieceSplitter) runs kAhead pieces ahead of the lookups and each piece's
+// bucket is prefetched as it is split off, so that several misses are in flight at once
+// instead of one after another.  Other pieces take the model's general path.
 template <typename Sink>
 bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, std::string* error) const {
   return with_scanner(pattern_, [&](auto next_piece) {
@@ -127,9 +128,10 @@ bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, 
     };
     Ahead ring[kAhead];
     size_t read = 0, written = 0;
+    scan::PieceSplitter<decltype(next_piece)> pieces(pattern_, p, end, next_piece);
     while (true) {
-      for (; written - read < kAhead && p < end; ++written) {
-        const uint8_t* q = next_piece(p, end);
+      for (; written - read < kAhead && !pieces.done(); ++written) {
+        const uint8_t* q = pieces.next();
         Ahead& a = ring[written % kAhead];
         a.p = p;
         a.n = static_cast<size_t>(q - p);

@@ -1,0 +1,254 @@
+#include "pretokenize/ascii_splitter.h"
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+
+#include "pretokenize/ascii_split_rules.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TF_ASCII_SPLITTER 1
+#include <immintrin.h>
+// GCC 12 reads the _mm*_undefined_*() operands inside its own AVX-512 intrinsics as
+// maybe-uninitialized once they inline here; they are deliberately undefined.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#endif
+
+namespace tf::scan {
+
+#if TF_ASCII_SPLITTER
+
+namespace {
+
+constexpr uint8_t kL = 1, kU = 2, kN = 4, kNL = 8, kSP = 16, kWS = 32, kQ = 64, kSL = 128;
+constexpr uint8_t kSdmt = 1, kRv = 2, kE = 4, kLl = 8;
+
+// Class bits of each ASCII byte, and contraction-letter bits (indexed by the low 7 bits
+// of a byte; bytes >= 0x80 are masked out as hard).
+struct Tables {
+  alignas(64) uint8_t cls[128];
+  alignas(64) uint8_t letters[128];
+  constexpr Tables() : cls(), letters() {
+    for (int c = 0; c < 128; ++c) {
+      uint8_t k = 0;
+      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) k |= kL;
+      if (c >= 'A' && c <= 'Z') k |= kU;
+      if (c >= '0' && c <= '9') k |= kN;
+      if (c == '\n' || c == '\r') k |= kNL;
+      if (c == ' ') k |= kSP;
+      if (c == '\t' || c == '\v' || c == '\f') k |= kWS;
+      if (c == '\'') k |= kQ;
+      if (c == '/') k |= kSL;
+      cls[c] = k;
+      const int lc = c | 0x20;
+      uint8_t m = 0;
+      if (c >= 'A' && (lc == 's' || lc == 'd' || lc == 'm' || lc == 't')) m |= kSdmt;
+      if (c >= 'A' && (lc == 'r' || lc == 'v')) m |= kRv;
+      if (c >= 'A' && lc == 'e') m |= kE;
+      if (c >= 'A' && lc == 'l') m |= kLl;
+      letters[c] = m;
+    }
+  }
+};
+constexpr Tables kTables{};
+
+TF_ALWAYS_INLINE void finish(AsciiClasses* c) {
+  c->O = ~(c->L | c->N | c->NL | c->SP | c->WS | c->Q | c->hard) | c->SL;
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi,bmi2,lzcnt,popcnt")))
+inline AsciiClasses classify_avx512(const uint8_t* s) {
+  const __m512i x = _mm512_loadu_si512(s);
+  const __m512i cls = _mm512_permutex2var_epi8(_mm512_load_si512(kTables.cls), x, _mm512_load_si512(kTables.cls + 64));
+  const __m512i let =
+      _mm512_permutex2var_epi8(_mm512_load_si512(kTables.letters), x, _mm512_load_si512(kTables.letters + 64));
+  AsciiClasses c;
+  c.hard = _mm512_movepi8_mask(x);
+  const uint64_t ascii = ~c.hard;
+#define TF_BIT(v, b) (_mm512_test_epi8_mask(v, _mm512_set1_epi8(static_cast<char>(b))) & ascii)
+  c.L = TF_BIT(cls, kL), c.U = TF_BIT(cls, kU), c.N = TF_BIT(cls, kN), c.NL = TF_BIT(cls, kNL);
+  c.SP = TF_BIT(cls, kSP), c.WS = TF_BIT(cls, kWS), c.Q = TF_BIT(cls, kQ), c.SL = TF_BIT(cls, kSL);
+  c.sdmt = TF_BIT(let, kSdmt), c.rv = TF_BIT(let, kRv), c.e = TF_BIT(let, kE), c.l = TF_BIT(let, kLl);
+#undef TF_BIT
+  finish(&c);
+  return c;
+}
+
+// Writes p + i for each set bit i of `keep` (count of them) to out[0..), and up to 15
+// spare entries after them.
+__attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi,bmi2,lzcnt,popcnt")))
+inline void emit_wide(uint64_t keep, const uint8_t* p, const uint8_t** out, size_t count) {
+  static constexpr struct Iota {
+    alignas(64) uint8_t v[64];
+    constexpr Iota() : v() {
+      for (int i = 0; i < 64; ++i) v[i] = static_cast<uint8_t>(i);
+    }
+  } kIota{};
+  const __m512i offsets = _mm512_maskz_compress_epi8(keep, _mm512_load_si512(kIota.v));
+  const __m512i base = _mm512_set1_epi64(static_cast<long long>(reinterpret_cast<uintptr_t>(p)));
+#define TF_PUT16(lane, k)                                                                                  \
+  do {                                                                                                    \
+    const __m128i b = _mm512_castsi512_si128(_mm512_shuffle_i32x4(offsets, offsets, lane));              \
+    _mm512_storeu_si512(out + (k), _mm512_add_epi64(base, _mm512_cvtepu8_epi64(b)));                      \
+    _mm512_storeu_si512(out + (k) + 8, _mm512_add_epi64(base, _mm512_cvtepu8_epi64(_mm_srli_si128(b, 8)))); \
+  } while (0)
+  TF_PUT16(0, 0);
+  if (count > 16) {
+    TF_PUT16(1, 16);
+    if (count > 32) {
+      TF_PUT16(2, 32);
+      if (count > 48) TF_PUT16(3, 48);
+    }
+  }
+#undef TF_PUT16
+}
+
+inline AsciiClasses classify_sse(const uint8_t* s) {
+  AsciiClasses c{};
+  for (int k = 0; k < 4; ++k) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16 * k));
+    const __m128i xl = _mm_or_si128(x, _mm_set1_epi8(0x20));
+    auto eq = [](__m128i v, char b) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(b)); };
+    auto range = [](__m128i v, char lo, char span) {
+      const __m128i d = _mm_sub_epi8(v, _mm_set1_epi8(lo));
+      return _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(static_cast<char>(span - 1))), d);
+    };
+    auto put = [&](uint64_t* m, __m128i v) {
+      *m |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(v))) << (16 * k);
+    };
+    put(&c.hard, x);
+    put(&c.L, range(xl, 'a', 26));
+    put(&c.U, range(x, 'A', 26));
+    put(&c.N, range(x, '0', 10));
+    put(&c.NL, _mm_or_si128(eq(x, '\n'), eq(x, '\r')));
+    put(&c.SP, eq(x, ' '));
+    put(&c.WS, _mm_or_si128(eq(x, '\t'), _mm_or_si128(eq(x, '\v'), eq(x, '\f'))));
+    put(&c.Q, eq(x, '\''));
+    put(&c.SL, eq(x, '/'));
+    put(&c.sdmt, _mm_or_si128(_mm_or_si128(eq(xl, 's'), eq(xl, 'd')), _mm_or_si128(eq(xl, 'm'), eq(xl, 't'))));
+    put(&c.rv, _mm_or_si128(eq(xl, 'r'), eq(xl, 'v')));
+    put(&c.e, eq(xl, 'e'));
+    put(&c.l, eq(xl, 'l'));
+  }
+  finish(&c);
+  return c;
+}
+
+// The windows from p on; see ascii_split().  Past the text's end a window is padded with
+// 0x80 bytes, which are hard, so the pieces at the end (where `$` and `(?!\S)` look at
+// the end) are left to the scalar scanner.
+template <WindowStarts (*kRules)(const AsciiClasses&), bool kWide, typename Classify>
+TF_ALWAYS_INLINE AsciiSplit split_windows(const uint8_t* p, const uint8_t* end, const uint8_t** ends, size_t room,
+                                          Classify classify) {
+  size_t n = 0;
+  alignas(64) uint8_t pad[64];
+  while (room - n >= 64 && p < end) {
+    const uint8_t* src = p;
+    if (end - p < 64) {
+      const size_t left = static_cast<size_t>(end - p);
+      std::memcpy(pad, p, left);
+      std::memset(pad + left, 0x80, 64 - left);
+      src = pad;
+    }
+    const AsciiClasses c = classify(src);
+    const WindowStarts w = kRules(c);
+    uint64_t keep = w.starts & ((uint64_t{1} << w.limit) - 1) & ~uint64_t{1};
+    if (keep == 0) {
+      // Undecided: split on with the scalar scanner past the window's last hard byte
+      // (or past the one long piece at p).
+      const uint8_t* resume = c.hard ? p + 64 - __builtin_clzll(c.hard) : p + 1;
+      return AsciiSplit{n, resume < end ? resume : end};
+    }
+    if (kWide) {
+      // The byte offsets of the starts in order (vpcompressb), widened to pointers 16 at
+      // a time whatever the count (the spare writes land in `room`): the count varies at
+      // random between windows, so a loop exit per piece would mispredict.
+      const size_t count = static_cast<size_t>(__builtin_popcountll(keep));
+      const uint8_t* const last = p + (63 - __builtin_clzll(keep));
+      emit_wide(keep, p, ends + n, count);
+      n += count;
+      p = last;
+    } else {
+      do {
+        ends[n++] = p + __builtin_ctzll(keep);
+        keep &= keep - 1;
+      } while (keep != 0);
+      p = ends[n - 1];
+    }
+  }
+  return AsciiSplit{n, p};
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi,bmi2,lzcnt,popcnt"), noinline))
+AsciiSplit split_avx512(SplitPattern pattern, const uint8_t* p, const uint8_t* end, const uint8_t** ends,
+                        size_t room) {
+  if (pattern == SplitPattern::kO200k) return split_windows<o200k_starts, true>(p, end, ends, room, classify_avx512);
+  if (pattern == SplitPattern::kGpt2) return split_windows<gpt2_starts, true>(p, end, ends, room, classify_avx512);
+  return split_windows<cl100k_starts, true>(p, end, ends, room, classify_avx512);
+}
+
+__attribute__((noinline)) AsciiSplit split_sse(SplitPattern pattern, const uint8_t* p, const uint8_t* end,
+                                               const uint8_t** ends, size_t room) {
+  if (pattern == SplitPattern::kO200k) return split_windows<o200k_starts, false>(p, end, ends, room, classify_sse);
+  if (pattern == SplitPattern::kGpt2) return split_windows<gpt2_starts, false>(p, end, ends, room, classify_sse);
+  return split_windows<cl100k_starts, false>(p, end, ends, room, classify_sse);
+}
+
+SplitLevel detect() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("lzcnt")) {
+    return SplitLevel::kAvx512;
+  }
+  return SplitLevel::kSse;
+}
+
+}  // namespace
+
+SplitLevel best_ascii_split_level() {
+  static const SplitLevel best = detect();
+  return best;
+}
+
+#else  // not x86-64: the scalar scanner only
+
+SplitLevel best_ascii_split_level() { return SplitLevel::kOff; }
+
+#endif
+
+namespace {
+std::atomic<int> g_level{-1};
+}
+
+SplitLevel ascii_split_level() {
+  int v = g_level.load(std::memory_order_relaxed);
+  if (v < 0) {
+    v = static_cast<int>(best_ascii_split_level());
+    g_level.store(v, std::memory_order_relaxed);
+  }
+  return static_cast<SplitLevel>(v);
+}
+
+SplitLevel set_ascii_split_level(SplitLevel level) {
+  const SplitLevel old = ascii_split_level();
+  int v = static_cast<int>(level);
+  if (v < 0) v = 0;
+  if (v > static_cast<int>(best_ascii_split_level())) v = static_cast<int>(best_ascii_split_level());
+  g_level.store(v, std::memory_order_relaxed);
+  return old;
+}
+
+AsciiSplit ascii_split(SplitPattern pattern, const uint8_t* p, const uint8_t* end, const uint8_t** ends,
+                       size_t room) {
+#if TF_ASCII_SPLITTER
+  if (ascii_split_level() == SplitLevel::kAvx512) return split_avx512(pattern, p, end, ends, room);
+  return split_sse(pattern, p, end, ends, room);
+#else
+  (void)pattern, (void)end, (void)ends, (void)room;
+  return AsciiSplit{0, p + 1};
+#endif
+}
+
+}  // namespace tf::scan

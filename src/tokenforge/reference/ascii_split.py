@@ -1,0 +1,168 @@
+"""The ASCII splitter of the cl100k / Llama 3, o200k and GPT-2 patterns, in plain Python.
+
+This is the teaching text of ``cpp/pretokenize/ascii_split_rules.h`` and
+``ascii_splitter.cc``: from a piece start, a window of 64 characters is classified into
+one bit mask per character class (bit i = character i of the window), and the piece
+starts of the whole window come out of shifts, ands and carries on those masks, instead
+of a regex step or a scanner call per piece.  Only starts the window decides are kept:
+before the first non-ASCII character (its class is unknown here) less two characters of
+look-ahead, and not inside a run of whitespace that reaches that point.  The last kept
+start is the next window's start; a window that decides nothing hands one piece to the
+regex (the native code: to its exact scalar scanner).
+
+It leaves out what makes the native splitter fast (vector classification, batched
+writes).
+
+Example:
+    >>> split("cl100k", "Hello world's  end")
+    ['Hello', ' world', "'s", ' ', ' end']
+    >>> split("o200k", "Hello world's  end")
+    ['Hello', " world's", ' ', ' end']
+"""
+
+from __future__ import annotations
+
+import regex
+
+from tokenforge import patterns
+
+WINDOW = 64
+FULL = (1 << WINDOW) - 1
+MOD3 = int("001" * 22, 2) & FULL  # bits 0, 3, 6, ...
+PATTERNS = {"cl100k": patterns.CL100K, "llama3": patterns.LLAMA3, "o200k": patterns.O200K, "gpt2": patterns.GPT2}
+
+
+def classes(window: str) -> dict[str, int]:
+    """One mask per class of the window's characters (see the rules header)."""
+    tests = {
+        "L": lambda c: c.isascii() and c.isalpha(),
+        "U": lambda c: "A" <= c <= "Z",
+        "N": lambda c: "0" <= c <= "9",
+        "NL": lambda c: c in "\r\n",
+        "SP": lambda c: c == " ",
+        "WS": lambda c: c in "\t\v\f",
+        "Q": lambda c: c == "'",
+        "SL": lambda c: c == "/",
+        "hard": lambda c: not c.isascii(),
+        "sdmt": lambda c: c in "sdmtSDMT",
+        "rv": lambda c: c in "rvRV",
+        "e": lambda c: c in "eE",
+        "l": lambda c: c in "lL",
+    }
+    m = {name: sum(1 << i for i, ch in enumerate(window) if test(ch)) for name, test in tests.items()}
+    m["hard"] |= FULL & ~((1 << len(window)) - 1)  # past the end of the text
+    m["S"] = m["NL"] | m["SP"] | m["WS"]
+    m["O"] = FULL & ~(m["L"] | m["N"] | m["S"] | m["Q"] | m["hard"])  # includes "/"
+    return m
+
+
+def up(x: int, d: int = 1) -> int:
+    """Bit i set where bit i - d of x is: "the character d back is in x"."""
+    return (x << d) & FULL
+
+
+def fill(seed: int, within: int, step) -> int:
+    """Bits of `within` reachable from `seed` through `within` (step: up or down by d)."""
+    f, g, d = seed & within, within, 1
+    while d < WINDOW:
+        f |= step(f, d) & g
+        g &= step(g, d)
+        d *= 2
+    return f
+
+
+def digit_starts(n: int) -> int:
+    """Every third digit of each run from its first (`\\p{N}{1,3}`): the add carries a run's first bit through it."""
+    first, d = n & ~up(n), 0
+    for r in range(3):
+        m = up(MOD3, r)
+        d |= ((n + (first & m)) ^ n) & n & m
+    return d & FULL
+
+
+def space_starts(c: dict[str, int], tail: int) -> int:
+    """Starts among whitespace: after non-space; after a tail or last newline; the last blank of a run."""
+    s, blank = c["S"], c["SP"] | c["WS"]
+    later_nl = fill(c["NL"], s, lambda x, d: x >> d) >> 1
+    last_nl = c["NL"] & ~later_nl
+    run_last = s & ~(s >> 1)
+    return blank & ((FULL & ~up(s)) | up(c["NL"] & (tail | last_nl)) | (up(blank) & run_last))
+
+
+def starts(kind: str, c: dict[str, int]) -> int | None:
+    """The piece starts of a window whose bit 0 is a piece start (None: give up on it)."""
+    oq = c["O"] | c["Q"]
+    oqsp = oq | c["SP"]
+    two = (up(c["rv"]) & c["e"]) | (up(c["l"]) & c["l"])  # re ve ll ending here
+    newline = c["NL"] & up(c["L"] | c["N"])
+    if kind == "gpt2":  # only a space leads; newlines are plain whitespace; lower-case contractions
+        lower = FULL & ~c["U"]
+        sdmt, rv, e, el = c["sdmt"] & lower, c["rv"] & lower, c["e"] & lower, c["l"] & lower
+        two = (up(rv) & e) | (up(el) & el)
+        q_start = c["Q"] & ~up(oqsp)
+        opens2, opens3 = q_start & (sdmt >> 1), q_start & (two >> 2)
+        contraction_end = up(opens2) | up(opens3, 2)
+        letter = c["L"] & ((FULL & ~up(c["L"] | c["SP"] | c["Q"])) | up(c["Q"] & ~(opens2 | opens3)) | up(contraction_end))
+        digit = c["N"] & ~up(c["N"] | c["SP"])
+        punct = oq & ~up(oqsp)
+        s = c["S"]
+        space = s & ((FULL & ~up(s)) | (up(s) & s & ~(s >> 1)))
+        return (letter | digit | punct | space) & FULL
+    if kind != "o200k":
+        q_start = c["Q"] & ~up(oqsp)
+        contraction_end = (up(q_start) & c["sdmt"]) | (up(q_start, 2) & two)
+        letter = c["L"] & (up(c["N"] | c["NL"]) | (up(oq) & up(oqsp, 2)) | up(contraction_end))
+        punct = oq & ~up(oqsp)
+        seeds = c["NL"] & up(oq)
+        tail = ((c["NL"] + seeds) ^ c["NL"]) & c["NL"]
+    else:
+        lower = c["L"] & ~c["U"]
+        maybe = c["Q"] & up(c["L"]) & ((c["sdmt"] >> 1) | (two >> 2))
+        quote = maybe
+        for _ in range(5):
+            contraction_end = (up(quote) & c["sdmt"]) | (up(quote, 2) & two)
+            nxt = maybe & ~up(contraction_end)
+            if nxt == quote:
+                break
+            quote = nxt
+        else:
+            return None
+        t, seeds = c["NL"] | c["SL"], c["NL"] & up(oq)  # several seeds per run: | puts them back
+        tail = ((((t + seeds) ^ t) & t) | seeds) & FULL
+        punct = ((oq & ~c["SL"] & ((FULL & ~up(oqsp)) | up(tail))) | (c["SL"] & ~up(oqsp | tail))) & ~quote
+        letter = c["L"] & (
+            up(c["N"] | c["NL"]) | up(oq & ~(punct | quote)) | up(contraction_end) | (c["U"] & up(lower) & ~up(quote, 2))
+        )
+    return (letter | digit_starts(c["N"]) | punct | newline | space_starts(c, tail)) & FULL
+
+
+def decided_limit(c: dict[str, int]) -> int:
+    """Starts below this index are decided: two characters before the first hard one, out of a space run reaching it."""
+    hard = c["hard"]
+    h = (hard & -hard).bit_length() - 1 if hard else WINDOW
+    if h < 3:
+        return 0
+    v = h - 2
+    if (c["S"] >> (v - 1)) & 1:
+        below = ~c["S"] & ((1 << v) - 1)
+        v = below.bit_length()
+    return v
+
+
+def split(kind: str, text: str) -> list[str]:
+    """The pieces of `text` under pattern `kind` ("cl100k", "llama3", "o200k" or "gpt2")."""
+    pattern = regex.compile(PATTERNS[kind])
+    pieces, p = [], 0
+    while p < len(text):
+        c = classes(text[p : p + WINDOW])
+        found = starts(kind, c)
+        keep = 0 if found is None else found & ((1 << decided_limit(c)) - 1) & ~1
+        if keep == 0:  # undecided: one piece by the regex
+            q = pattern.match(text, p).end()
+            pieces.append(text[p:q])
+            p = q
+            continue
+        cuts = [i for i in range(WINDOW) if keep >> i & 1]
+        pieces += [text[p + a : p + b] for a, b in zip([0] + cuts, cuts)]
+        p += cuts[-1]
+    return pieces
