@@ -31,6 +31,7 @@ void BacktrackMerge::Joins::insert(uint32_t x, uint32_t y, uint32_t c) {
 bool BacktrackMerge::build(const TokenTable& vocab, const TokenTrie& trie) {
   if (vocab.max_token_len() > kMaxTokenLen) return false;
   owner_ = new_cache_owner();
+  vocab_ = &vocab;
   trie_ = &trie;
   const uint32_t bound = vocab.id_bound();
   tokens_.assign(bound, Token{});
@@ -58,24 +59,39 @@ bool BacktrackMerge::build(const TokenTable& vocab, const TokenTrie& trie) {
   for (auto& [key, c] : joins) joins_.insert(static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), c);
   all_joins_ = true;
 
-  // In rank order, with every lower token merge-closed: merging t's bytes does all merges
-  // of lower rank first, which leave [a, b] (then joined into t) iff a + b = t, a and b
-  // rank lower, and they are compatible when only ranks below t count.  The joins above
-  // list t's candidates, grouped by t in id order.
+  // In rank order, with every lower token classified: merging a monotone t's bytes does
+  // all merges of lower rank first, which leave [a, b] (then joined into t) iff a + b = t,
+  // a and b rank lower, and they are compatible when only ranks below t count; the border
+  // walk is exact for monotone a and b, and t is monotone iff such a pair exists.  Any
+  // other token is tangled or an orphan, as merging its bytes tells.  The joins above list
+  // t's candidates, grouped by t in id order.
   size_t j = 0;
+  std::vector<uint32_t> parts;
   for (uint32_t id = 0; id < bound; ++id) {
     if (!vocab.has(id) || tokens_[id].len < 2) continue;
     while (j < joins.size() && joins[j].second < id) ++j;
     bool found = false;
     for (; j < joins.size() && joins[j].second == id; ++j) {
       uint32_t a = static_cast<uint32_t>(joins[j].first >> 32), b = static_cast<uint32_t>(joins[j].first);
-      if (!found && a < id && b < id && compatible(a, b, id)) {
+      if (!found && a < id && b < id && tokens_[a].kind == kMonotone && tokens_[b].kind == kMonotone &&
+          compatible(a, b, id)) {
         tokens_[id].left = a;
         tokens_[id].right = b;
         found = true;
       }
     }
-    if (!found) return false;
+    if (found) continue;
+    if (tokens_[id].len > kMaxOddLen) return false;
+    std::string_view b = vocab.bytes(id);
+    merge_bytes(reinterpret_cast<const uint8_t*>(b.data()), b.size(), &parts);
+    tokens_[id].kind = parts.size() == 1 ? kTangled : kOrphan;
+  }
+  // The search never tries an orphan: each token's next-shorter candidate skips them.
+  for (uint32_t id = 0; id < bound; ++id) {
+    if (!vocab.has(id)) continue;
+    uint32_t s = tokens_[id].shorter;
+    while (s != kNoToken && tokens_[s].kind == kOrphan) s = trie.shorter(s);
+    tokens_[id].shorter = s;
   }
   size_t long_joins = 0;
   for (auto& [key, c] : joins) long_joins += tokens_[static_cast<uint32_t>(key)].len > kWalkMax;
@@ -86,6 +102,31 @@ bool BacktrackMerge::build(const TokenTable& vocab, const TokenTrie& trie) {
   }
   all_joins_ = false;
   return true;
+}
+
+void BacktrackMerge::merge_bytes(const uint8_t* p, size_t n, std::vector<uint32_t>* parts) const {
+  // Part starts, and the rank of each part joined with the next (kNoToken: none); the
+  // lowest rank goes first, the leftmost on ties, as in tiktoken.
+  thread_local std::vector<uint32_t> start, rank;
+  start.resize(n + 1);
+  rank.resize(n + 1);
+  for (size_t i = 0; i <= n; ++i) start[i] = static_cast<uint32_t>(i);
+  size_t m = n;  // parts
+  auto pair_rank = [&](size_t i) { return i + 1 < m ? vocab_->find(p + start[i], start[i + 2] - start[i]) : kNoToken; };
+  for (size_t i = 0; i < m; ++i) rank[i] = pair_rank(i);
+  while (m > 1) {
+    size_t at = 0;
+    for (size_t i = 1; i + 1 < m; ++i)
+      if (rank[i] < rank[at]) at = i;
+    if (rank[at] == kNoToken) break;
+    start.erase(start.begin() + static_cast<std::ptrdiff_t>(at) + 1);
+    rank.erase(rank.begin() + static_cast<std::ptrdiff_t>(at) + 1);
+    --m;
+    rank[at] = pair_rank(at);
+    if (at > 0) rank[at - 1] = pair_rank(at - 1);
+  }
+  parts->clear();
+  for (size_t i = 0; i < m; ++i) parts->push_back(vocab_->find(p + start[i], start[i + 1] - start[i]));
 }
 
 // A short right part is joined by walking the trie from the left part's node (cache-warm:
@@ -114,7 +155,7 @@ bool BacktrackMerge::compatible_memo(uint32_t left, uint32_t right) const {
   return ok;
 }
 
-// Merging left + right runs each side's merge tree in rank order (a merge-closed tree's
+// Merging left + right runs each side's merge tree in rank order (a monotone tree's
 // ranks grow towards the root) until a pair across the border is merged first.  Walk the
 // border's states backwards from (left, right), undoing the later of the two sides' last
 // merges (the right one on equal ranks: among equal ranks the leftmost goes first).  In
@@ -122,6 +163,16 @@ bool BacktrackMerge::compatible_memo(uint32_t left, uint32_t right) const {
 // the merge that would consume x (c < x_limit: that one lies to the left) and the one that
 // would consume y (c <= y_limit).
 bool BacktrackMerge::compatible(uint32_t left, uint32_t right, uint32_t below) const {
+  if ((tokens_[left].kind | tokens_[right].kind) != kMonotone) {
+    // A tangled token's merges do not come in rank order: merge the pair's bytes.
+    uint8_t bytes[2 * kMaxTokenLen];
+    std::string_view a = vocab_->bytes(left), b = vocab_->bytes(right);
+    std::memcpy(bytes, a.data(), a.size());
+    std::memcpy(bytes + a.size(), b.data(), b.size());
+    thread_local std::vector<uint32_t> parts;
+    merge_bytes(bytes, a.size() + b.size(), &parts);
+    return parts.size() == 2 && parts[0] == left && parts[1] == right;
+  }
   uint32_t x = left, y = right;
   uint32_t x_limit = below, y_limit = below == kNoToken ? kNoToken : below - 1;
   while (true) {
@@ -147,7 +198,12 @@ bool BacktrackMerge::encode(const uint8_t* p, size_t n, std::vector<uint32_t>* o
   dead.assign(n / 64 + 1, 0);
   const size_t base = out->size();
   size_t pos = 0;
-  uint32_t next = trie_->longest_prefix(p, n);  // the longest token still to try at pos
+  // The longest token still to try at pos (an orphan never fits).
+  auto longest = [&](size_t at) {
+    uint32_t t = trie_->longest_prefix(p + at, n - at);
+    return t != kNoToken && tokens_[t].kind == kOrphan ? tokens_[t].shorter : t;
+  };
+  uint32_t next = longest(0);
   while (pos < n) {
     uint32_t t = next;
     for (; t != kNoToken; t = tokens_[t].shorter) {
@@ -159,7 +215,7 @@ bool BacktrackMerge::encode(const uint8_t* p, size_t n, std::vector<uint32_t>* o
     if (t != kNoToken) {
       out->push_back(t);
       pos += tokens_[t].len;
-      next = trie_->longest_prefix(p + pos, n - pos);
+      next = longest(pos);
     } else {
       dead[pos >> 6] |= uint64_t{1} << (pos & 63);
       if (out->size() == base) return false;
