@@ -86,7 +86,8 @@ bool BacktrackMerge::build(const TokenTable& vocab, const TokenTrie& trie) {
     merge_bytes(reinterpret_cast<const uint8_t*>(b.data()), b.size(), &parts);
     tokens_[id].kind = parts.size() == 1 ? kTangled : kOrphan;
   }
-  // The search never tries an orphan: each token's next-shorter candidate skips them.
+  // The search never tries an orphan: each token's next-shorter candidate skips them (and
+  // encode() passes over one the trie gives as the longest).
   for (uint32_t id = 0; id < bound; ++id) {
     if (!vocab.has(id)) continue;
     uint32_t s = tokens_[id].shorter;
@@ -198,24 +199,20 @@ bool BacktrackMerge::encode(const uint8_t* p, size_t n, std::vector<uint32_t>* o
   dead.assign(n / 64 + 1, 0);
   const size_t base = out->size();
   size_t pos = 0;
-  // The longest token still to try at pos (an orphan never fits).
-  auto longest = [&](size_t at) {
-    uint32_t t = trie_->longest_prefix(p + at, n - at);
-    return t != kNoToken && tokens_[t].kind == kOrphan ? tokens_[t].shorter : t;
-  };
-  uint32_t next = longest(0);
+  uint32_t next = trie_->longest_prefix(p, n);  // the longest token still to try at pos
   while (pos < n) {
     uint32_t t = next;
     for (; t != kNoToken; t = tokens_[t].shorter) {
-      size_t end = pos + tokens_[t].len;
-      if ((dead[end >> 6] >> (end & 63)) & 1) continue;
+      const Token& tt = tokens_[t];
+      size_t end = pos + tt.len;
+      if (tt.kind == kOrphan || ((dead[end >> 6] >> (end & 63)) & 1)) continue;  // an orphan never fits
       if (out->size() > base && !compatible_memo(out->back(), t)) continue;
       break;
     }
     if (t != kNoToken) {
       out->push_back(t);
       pos += tokens_[t].len;
-      next = longest(pos);
+      next = trie_->longest_prefix(p + pos, n - pos);
     } else {
       dead[pos >> 6] |= uint64_t{1} << (pos & 63);
       if (out->size() == base) return false;
