@@ -140,20 +140,35 @@ uint32_t BacktrackMerge::join(uint32_t x, const Token& tx, uint32_t y, const Tok
   return s < 0 ? kNoToken : trie_->token(s);
 }
 
-bool BacktrackMerge::compatible_memo(uint32_t left, uint32_t right) const {
-  thread_local std::vector<uint64_t> memo;
-  thread_local uint64_t memo_owner = 0;
-  if (memo_owner != owner_) {
-    memo.assign(size_t{1} << kMemoBits, 0);
-    memo_owner = owner_;
+// Not inlined on purpose: the caller keeps the thread-local's address in a register
+// instead of looking it up (__tls_get_addr in a shared library) on every pair.
+__attribute__((noinline)) BacktrackMerge::Memo& BacktrackMerge::thread_memo() const {
+  thread_local Memo memo;
+  if (memo.owner != owner_) {
+    memo.pairs.assign(size_t{1} << kMemoBits, 0);
+    memo.fits.assign(size_t{1} << kMemoBits, Memo::Fit{});
+    memo.owner = owner_;
   }
-  // bit 0: filled, bit 1: the answer, above: the two ids (ids < 2^24).
+  return memo;
+}
+
+bool BacktrackMerge::compatible_memo(Memo& memo, uint32_t left, uint32_t right) const {
   uint64_t key = (uint64_t{left} << 32) | (uint64_t{right} << 2) | 1;
-  uint64_t& slot = memo[(((uint64_t{left} << 24) ^ right) * 0x9E3779B97F4A7C15ull) >> (64 - kMemoBits)];
+  uint64_t& slot = memo.pairs[(((uint64_t{left} << 24) ^ right) * 0x9E3779B97F4A7C15ull) >> (64 - kMemoBits)];
   if ((slot | 2) == (key | 2)) return (slot >> 1) & 1;
   bool ok = compatible(left, right);
   slot = key | (uint64_t{ok} << 1);
   return ok;
+}
+
+uint32_t BacktrackMerge::first_fit(Memo& memo, uint32_t prev, uint32_t t) const {
+  uint64_t key = (uint64_t{prev} << 32) | t;
+  Memo::Fit& slot = memo.fits[(key * 0xD6E8FEB86659FD93ull) >> (64 - kMemoBits)];
+  if (slot.key == key) return slot.fit;
+  uint32_t f = t;
+  while (f != kNoToken && (tokens_[f].kind == kOrphan || !compatible_memo(memo, prev, f))) f = tokens_[f].shorter;
+  slot = Memo::Fit{key, f};
+  return f;
 }
 
 // Merging left + right runs each side's merge tree in rank order (a monotone tree's
@@ -200,19 +215,32 @@ bool BacktrackMerge::encode(const uint8_t* p, size_t n, std::vector<uint32_t>* o
   const size_t base = out->size();
   size_t pos = 0;
   uint32_t next = trie_->longest_prefix(p, n);  // the longest token still to try at pos
+  Memo& memo = thread_memo();
+  size_t walked = 0;  // bytes of the longest candidates, about the trie's steps
+  auto is_dead = [&](size_t at) { return (dead[at >> 6] >> (at & 63)) & 1; };
   while (pos < n) {
     uint32_t t = next;
-    for (; t != kNoToken; t = tokens_[t].shorter) {
-      const Token& tt = tokens_[t];
-      size_t end = pos + tt.len;
-      if (tt.kind == kOrphan || ((dead[end >> 6] >> (end & 63)) & 1)) continue;  // an orphan never fits
-      if (out->size() > base && !compatible_memo(out->back(), t)) continue;
-      break;
+    if (out->size() > base) {
+      const uint32_t prev = out->back();
+      if (t != kNoToken) t = first_fit(memo, prev, t);
+      while (t != kNoToken && is_dead(pos + tokens_[t].len)) {
+        t = tokens_[t].shorter;
+        if (t != kNoToken) t = first_fit(memo, prev, t);
+      }
+    } else {
+      while (t != kNoToken && (tokens_[t].kind == kOrphan || is_dead(pos + tokens_[t].len))) t = tokens_[t].shorter;
     }
     if (t != kNoToken) {
       out->push_back(t);
       pos += tokens_[t].len;
       next = trie_->longest_prefix(p + pos, n - pos);
+      if (next != kNoToken) {
+        walked += tokens_[next].len;
+        if (walked > kWalkPerByte * pos + kWalkSlack) {
+          out->resize(base);
+          return false;
+        }
+      }
     } else {
       dead[pos >> 6] |= uint64_t{1} << (pos & 63);
       if (out->size() == base) return false;

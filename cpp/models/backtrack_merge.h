@@ -16,8 +16,8 @@
 // ranks growing towards the root (all of tiktoken's), a pair check walks the two merge
 // trees' borders (O(L) joins, two or three in practice); a pair with a "tangled" token
 // (one that merges into itself, but a merge of its tree has a lower rank than a part: 107
-// in Llama 3, at most kMaxOddLen bytes long) merges the pair's bytes, O((2L)^2), once per
-// pair per thread in practice (the memo).  The idea of the backtracking encoder of
+// in Llama 3, at most kMaxOddLen bytes long) merges the pair's bytes, O((L + kMaxOddLen)^2),
+// once per pair per thread in practice (the memo).  The idea of the backtracking encoder of
 // GitHub's rust-gems `bpe` crate; the pair check is derived from the merge order itself
 // (see reference/bpe.py, which holds the same algorithm in Python).
 //
@@ -27,7 +27,9 @@
 // queue, but on text that does not repeat a pair check costs more than a merge step of the
 // trie scan (~35 vs ~22 ns/byte on random letters), so chunks of at most kMaxTrieChunk
 // bytes keep that scan.  Vocabularies with tokens over kMaxTokenLen bytes (the build is
-// O(L^2) per token), or orphan or tangled ones over kMaxOddLen, keep the bucket queue.
+// O(L^2) per token), or orphan or tangled ones over kMaxOddLen, keep the bucket queue, and
+// so does a chunk where the search gives up (see encode()), after wasting at most about
+// kWalkPerByte trie steps per byte of it.
 #pragma once
 
 #include <cstdint>
@@ -50,7 +52,11 @@ class BacktrackMerge {
   bool build(const TokenTable& vocab, const TokenTrie& trie);
 
   // Appends the BPE ids of [p, p + n) to *out (every byte must be a token).  False, with
-  // *out unchanged, only if the search fails, which the argument above rules out.
+  // *out unchanged, if it gives up: when the longest candidates add up to over
+  // kWalkPerByte bytes per byte taken (plus kWalkSlack), e.g. Llama 3's b".:.:" run, where
+  // each step walks the trie along a 32-byte candidate to take a 2-byte token (~13x
+  // English's time per byte; the bucket queue takes ~6x).  The search itself never fails.
+  static constexpr size_t kWalkPerByte = 6, kWalkSlack = 4096;
   bool encode(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const;
 
   // What build() found a token to be (kMonotone for a byte).
@@ -109,8 +115,24 @@ class BacktrackMerge {
 
   // compatible() through a small per-thread memo (ids < 2^24, see TokenTrie): the search
   // asks about the same pairs again and again on the repetitive chunks that come here.
+  // And the first token compatible with `prev` in the chain of candidates from `t` (t, its
+  // next-shorter, ...; orphans passed over), memoized too: on a run where the long
+  // candidates keep failing (Llama 3's b".:.:" run: tangled tokens of 4 to 32 bytes), one
+  // lookup instead of one per candidate.  Dead ends do not enter it: encode() goes on
+  // down the chain from a fit that ends on one.
   static constexpr int kMemoBits = 10;
-  bool compatible_memo(uint32_t left, uint32_t right) const;
+  struct Memo {
+    uint64_t owner = 0;
+    std::vector<uint64_t> pairs;  // bit 0: filled, bit 1: the answer, above: the two ids
+    struct Fit {
+      uint64_t key = ~uint64_t{0};  // prev << 32 | t
+      uint32_t fit = kNoToken;
+    };
+    std::vector<Fit> fits;
+  };
+  Memo& thread_memo() const;
+  bool compatible_memo(Memo& memo, uint32_t left, uint32_t right) const;
+  uint32_t first_fit(Memo& memo, uint32_t prev, uint32_t t) const;
   // tiktoken's merge of [p, p + n) (n <= 2 * kMaxTokenLen; O(n^2)), into *parts.
   void merge_bytes(const uint8_t* p, size_t n, std::vector<uint32_t>* parts) const;
   // The token spelled by x's bytes then y's, or kNoToken.

@@ -404,3 +404,15 @@ def test_llama3_odd_tokens_repeated_equal_to_tiktoken(llama3_kinds, whole_pieces
                       b"".join(t + rng.choice([b"", b"a", b".", b":", b" ", t[:1], t[-1:]]) for _ in range(60))):
             text = piece.decode("utf-8", "ignore")
             assert whole.encode_ordinary(text) == whole_ref.encode_ordinary(text), t
+
+
+def test_llama3_backtracking_gives_up_to_the_bucket_queue(whole_pieces):
+    """On Llama 3's b".:.:" runs each step of the search walks a 32-byte candidate to take
+    a 2-byte token, so it gives up (BacktrackMerge::kWalkPerByte) partway and the bucket
+    queue merges the chunk; near runs and random b".:" mixes stay with the search."""
+    whole, whole_ref = whole_pieces("llama3")
+    rng = random.Random(32)
+    texts = [".:.:" * 5000, ":.:." * 3000 + "x", "." + ".:" * 4000 + "::", ".:.:" * 900 + "." * 2000 + ".:" * 1500,
+             "".join(rng.choice(".:") for _ in range(20000)), "".join(rng.choice([".:", ".:.", ":"]) for _ in range(6000))]
+    for text in texts:
+        assert whole.encode_ordinary(text) == whole_ref.encode_ordinary(text), text[:12]
