@@ -8,8 +8,8 @@
 // A two-level bitmap over ranks finds the lowest non-empty bucket.  Candidates are
 // checked lazily: one is live while its left part still starts there and the pair still
 // ends where it did.  About O(n) bucket work plus O(V / 64) bitmap words per piece.
-// Once LongPieceTables are ready, a merge-closed vocabulary takes BacktrackMerge instead
-// (linear, 5-10x faster on runs of one byte); this queue stays the fallback for others.
+// Once LongPieceTables are ready, BacktrackMerge takes over (linear, 5-10x faster on runs
+// of one byte); this queue stays the fallback for vocabularies it refuses (backtrack_merge.h).
 #include <algorithm>
 
 #include "models/byte_level_bpe.h"
@@ -132,7 +132,7 @@ __attribute__((noinline)) Workspace& thread_workspace() {
 }  // namespace
 
 bool ByteLevelBpe::merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const {
-  // Merge-closed vocabularies (tiktoken's) take the linear search instead (backtrack_merge.h).
+  // Most vocabularies take the linear search instead (backtrack_merge.h).
   if (long_tables_.ready()) {
     const BacktrackMerge* linear = long_tables_.backtrack(vocab_);
     if (linear != nullptr && linear->encode(p, n, out)) return true;

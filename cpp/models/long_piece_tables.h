@@ -43,7 +43,7 @@ class LongPieceTables {
     return slot_->trie.get();
   }
 
-  // The backtracking merge of `vocab`, or nullptr if it is not merge-closed.
+  // The backtracking merge of `vocab`, or nullptr if it cannot have one (backtrack_merge.h).
   const BacktrackMerge* backtrack(const TokenTable& vocab) const {
     const TokenTrie* t = trie(vocab);
     if (t == nullptr) return nullptr;

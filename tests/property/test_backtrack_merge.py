@@ -1,7 +1,9 @@
 """The merges of long pieces give tiktoken's ids: the trie merge of their chunks
 (cpp/models/trie_chunk_merge.h) and the linear backtracking merge of chunks over 256 bytes
 (cpp/models/backtrack_merge.h), on long adversarial pieces with the real vocabularies and on
-random small vocabularies, merge-closed or not (those that are not keep the bucket queue).
+random small vocabularies, merge-closed or not (orphan tokens, which their own bytes do not
+merge into, are left out of the search; pairs with "tangled" tokens, whose merge trees are
+not in rank order, are checked by merging their bytes; Llama 3 has both).
 Both before and after the tables are built (an encoding builds them once its long pieces
 add up to 512 KB, see long_piece_tables.h; `warm` gets it there).  The pure-Python
 reference of the backtracking merge (`reference.bpe_backtrack`) equals the plain merge."""
@@ -66,8 +68,8 @@ def whole_pieces():
 def test_long_adversarial_pieces_equal_to_tiktoken(name, length, whole_pieces):
     """Runs, periodic strings and random text of small alphabets, around the 64-byte switch
     to the trie merge (once the tables are wanted), the 256-byte switch to the long-piece
-    merge and far above it; Llama 3's vocabulary is not merge-closed (the
-    bucket queue takes it)."""
+    merge and far above it; Llama 3's vocabulary is not merge-closed (588 orphans, 107
+    tangled tokens)."""
     rng = random.Random(length)
     ours, ref = pair(name)
     cold = tokenforge.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks, special_tokens={})
@@ -93,7 +95,7 @@ def test_chunks_around_the_trie_merge_sizes_equal_to_tiktoken(name, whole_pieces
             assert whole.encode_ordinary(text) == whole_ref.encode_ordinary(text), (name, k, body[:8])
 
 
-@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "llama3"])
 @SETTINGS
 @given(text=st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=65, max_size=3000))
 def test_random_letters_equal_to_tiktoken(name, text, whole_pieces):
@@ -102,7 +104,7 @@ def test_random_letters_equal_to_tiktoken(name, text, whole_pieces):
     assert whole.encode_ordinary(text) == whole_ref.encode_ordinary(text)
 
 
-@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "r50k_base"])
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "r50k_base", "llama3"])
 @SETTINGS
 @given(
     parts=st.lists(st.tuples(st.sampled_from(RUNS + PERIODS + ALPHABETS), st.integers(1, 400), st.booleans()),
@@ -156,7 +158,7 @@ vocabularies = st.lists(st.tuples(st.integers(0, 60), st.integers(0, 60)), min_s
 @SETTINGS
 @given(ranks=vocabularies, text=st.text(alphabet="abcd", min_size=1, max_size=1200), run=st.integers(0, 600))
 def test_random_vocabulary_long_pieces_equal_to_tiktoken_and_reference(ranks, text, run):
-    """Native (backtracking when merge-closed, else the bucket queue) == tiktoken == reference."""
+    """Native (backtracking once the tables are built) == tiktoken == reference (plain and backtracking)."""
     import tiktoken
 
     text = "a" * run + text
@@ -168,9 +170,10 @@ def test_random_vocabulary_long_pieces_equal_to_tiktoken_and_reference(ranks, te
     piece = text.encode()
     merged = reference.bpe_merge(piece, ranks)
     assert merged == want or piece in ranks
-    splits = reference.merge_splits(ranks)
-    if splits is not None:
-        assert reference.bpe_backtrack(piece, ranks, splits) == merged
+    splits, orphans = reference.backtrack_splits(ranks)
+    assert reference.bpe_backtrack(piece, ranks, splits, orphans=orphans) == merged
+    if reference.merge_splits(ranks) is not None:
+        assert reference.bpe_backtrack(piece, ranks, reference.merge_splits(ranks)) == merged
 
 
 def last_merges(ranks: dict[bytes, int]) -> dict[int, tuple[int, int]] | None:
@@ -250,13 +253,15 @@ def test_merge_splits_hand_worked():
 
 
 def test_not_merge_closed_vocabulary_long_pieces():
-    """b"abc" is ranked before b"ab" (not merge-closed): long pieces keep the bucket queue."""
+    """b"abc" is ranked before b"ab" (not merge-closed: b"abc" is tangled, merged from
+    b"ab" + b"c", worked by hand)."""
     import tiktoken
 
     ranks = {bytes([b]): b for b in range(256)} | {b"abc": 256, b"ab": 257, b"ca": 258, b"bca": 259}
     ours = warm(tokenforge.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={}))
     ref = tiktoken.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
-    for text in ["abc" * 400, "ab" * 300 + "c", "abca" * 200, "c" + "abc" * 300]:
+    assert reference.backtrack_splits(ranks) == ({257: (97, 98), 258: (99, 97), 259: (98, 258)}, set())
+    for text in ["abc" * 400, "ab" * 300 + "c", "abca" * 200, "c" + "abc" * 300, "bca" * 300, "abcabca" * 100]:
         assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
 
 
@@ -270,3 +275,144 @@ def test_tables_built_while_two_threads_encode(name):
     texts = ["a" * BUILD_AFTER, "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(BUILD_AFTER)),
              "^" * 300_000, "ab" * 150_000, " " * 300_000 + "x"]
     assert fresh.encode_ordinary_batch(texts, num_threads=2) == [ref.encode_ordinary(t) for t in texts]
+
+
+def kinds_by_definition(ranks: dict[bytes, int]) -> tuple[dict[int, tuple[int, int]], set[int]]:
+    """backtrack_splits by its definition: an orphan's bytes do not merge into it; the
+    other multi-byte tokens are monotone (kept with their last merge) when every merge of
+    their own bytes joins two parts of lower rank than the result."""
+    splits, orphans = {}, set()
+    for token, rank in ranks.items():
+        if len(token) < 2:
+            continue
+        parts = [token[i:i + 1] for i in range(len(token))]
+        merges = []
+        while len(parts) > 1:
+            found = [(ranks[a + b], i) for i, (a, b) in enumerate(zip(parts, parts[1:])) if a + b in ranks]
+            if not found:
+                break
+            r, at = min(found)
+            merges.append((ranks[parts[at]], ranks[parts[at + 1]], r))
+            parts[at:at + 2] = [parts[at] + parts[at + 1]]
+        if len(parts) > 1:
+            orphans.add(rank)
+        elif all(max(a, b) < r for a, b, r in merges):
+            splits[rank] = merges[-1][:2]
+    return splits, orphans
+
+
+@SETTINGS
+@given(ranks=vocabularies)
+def test_backtrack_splits_equal_their_definition(ranks):
+    assert reference.backtrack_splits(ranks) == kinds_by_definition(ranks)
+
+
+@SETTINGS
+@given(tokens=st.lists(st.text(alphabet="abc", min_size=2, max_size=5), min_size=1, max_size=30, unique=True))
+def test_backtrack_splits_in_any_rank_order_equal_their_definition(tokens):
+    """Tokens in random rank order: many orphans and tangled tokens."""
+    ranks = {bytes([b]): b for b in range(256)}
+    for t in tokens:
+        ranks[t.encode()] = len(ranks)
+    assert reference.backtrack_splits(ranks) == kinds_by_definition(ranks)
+
+
+@SETTINGS
+@given(
+    tokens=st.lists(st.text(alphabet="abc", min_size=2, max_size=6), min_size=1, max_size=40, unique=True),
+    text=st.text(alphabet="abc", min_size=1, max_size=700),
+    run=st.integers(0, 300),
+)
+def test_backtracking_on_any_rank_order_equal_to_tiktoken(tokens, text, run):
+    """Tokens in random rank order (orphans and tangled tokens galore): the native
+    backtracking merge of long chunks and the reference's both give tiktoken's ids."""
+    import tiktoken
+
+    ranks = {bytes([b]): b for b in range(256)}
+    for t in tokens:
+        ranks[t.encode()] = len(ranks)
+    text = "ab" * run + text
+    ours = warm(tokenforge.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={}))
+    ref = tiktoken.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
+    want = ref.encode_ordinary(text)
+    assert ours.encode_ordinary(text) == want
+    piece = text.encode()
+    if piece not in ranks:
+        splits, orphans = reference.backtrack_splits(ranks)
+        assert reference.bpe_backtrack(piece, ranks, splits, orphans=orphans) == want
+
+
+@pytest.fixture(scope="module")
+def llama3_kinds():
+    """(ranks, splits, orphans, tangled) of Llama 3's vocabulary by the reference."""
+    ours, _ = pair("llama3")
+    ranks = ours._mergeable_ranks
+    splits, orphans = reference.backtrack_splits(ranks)
+    tangled = sorted(r for t, r in ranks.items() if len(t) > 1 and r not in splits and r not in orphans)
+    return ranks, splits, orphans, tangled
+
+
+def test_llama3_orphans_and_tangled_tokens(llama3_kinds, whole_pieces):
+    """Each orphan's bytes merge (tiktoken, as a piece one byte longer, so not looked up
+    whole) into other tokens; each tangled token is its own merge."""
+    ranks, splits, orphans, tangled = llama3_kinds
+    assert (len(orphans), len(tangled)) == (588, 107)
+    _, ref = whole_pieces("llama3")
+    by_id = {r: t for t, r in ranks.items()}
+    for r in sorted(orphans):
+        assert r not in ref._encode_bytes(by_id[r] + b"\x00")
+    for r in tangled:
+        assert ref._encode_bytes(by_id[r] + b"\x00")[0] == r
+
+
+def test_llama3_odd_tokens_in_context_equal_to_tiktoken(llama3_kinds, whole_pieces):
+    """Long pieces made of Llama 3's orphans and tangled tokens, repeated and among random
+    tokens and punctuation: the backtracking merge's two special cases, vs tiktoken."""
+    ranks, splits, orphans, tangled = llama3_kinds
+    whole, whole_ref = whole_pieces("llama3")
+    by_id = {r: t for t, r in ranks.items()}
+    ids = sorted(by_id)
+    odd = sorted(orphans) + tangled
+    rng = random.Random(588)
+    ref_pieces = 0
+    for round_ in range(300):
+        def context():
+            return b"".join(by_id[rng.choice(ids)] for _ in range(rng.randrange(4)))
+        picks = [by_id[rng.choice(odd)] for _ in range(3)]
+        piece = b"".join(context() + t * rng.randrange(1, 4) + rng.choice([b"", b" ", b".", b":", b"a"])
+                         for t in (rng.choice(picks) for _ in range(rng.randrange(20, 120))))
+        text = piece.decode("utf-8", "ignore")
+        assert whole.encode_ordinary(text) == whole_ref.encode_ordinary(text), text[:40]
+        if round_ % 30 == 0:  # the reference is slow
+            piece = text.encode()[:600]
+            ref_pieces += 1
+            assert reference.bpe_backtrack(piece, ranks, splits, orphans=orphans) == whole_ref._encode_bytes(piece)
+    assert ref_pieces == 10
+
+
+def test_llama3_odd_tokens_repeated_equal_to_tiktoken(llama3_kinds, whole_pieces):
+    """Each orphan and tangled token of Llama 3 repeated into a long piece, alone and with a
+    byte between (punctuation, a letter, its own first or last byte): long chunks where the
+    search meets them, vs tiktoken (checking a tangled pair by the border walk fails here)."""
+    ranks, _, orphans, tangled = llama3_kinds
+    whole, whole_ref = whole_pieces("llama3")
+    by_id = {r: t for t, r in ranks.items()}
+    rng = random.Random(107)
+    for r in tangled + sorted(orphans):
+        t = by_id[r]
+        for piece in (t * (600 // len(t) + 1),
+                      b"".join(t + rng.choice([b"", b"a", b".", b":", b" ", t[:1], t[-1:]]) for _ in range(60))):
+            text = piece.decode("utf-8", "ignore")
+            assert whole.encode_ordinary(text) == whole_ref.encode_ordinary(text), t
+
+
+def test_llama3_backtracking_gives_up_to_the_bucket_queue(whole_pieces):
+    """On Llama 3's b".:.:" runs each step of the search walks a 32-byte candidate to take
+    a 2-byte token, so it gives up (BacktrackMerge::kWalkPerByte) partway and the bucket
+    queue merges the chunk; near runs and random b".:" mixes stay with the search."""
+    whole, whole_ref = whole_pieces("llama3")
+    rng = random.Random(32)
+    texts = [".:.:" * 5000, ":.:." * 3000 + "x", "." + ".:" * 4000 + "::", ".:.:" * 900 + "." * 2000 + ".:" * 1500,
+             "".join(rng.choice(".:") for _ in range(20000)), "".join(rng.choice([".:", ".:.", ":"]) for _ in range(6000))]
+    for text in texts:
+        assert whole.encode_ordinary(text) == whole_ref.encode_ordinary(text), text[:12]

@@ -10,8 +10,8 @@ Three steps, as in tiktoken:
 It leaves out everything that makes the native path fast (hand-written scanners, hash
 tables, heaps) and the API conveniences of :class:`tokenforge.Encoding`, except
 `safe_cuts`, which shows why the native merge may cut a piece into chunks, and
-`bpe_backtrack` (with `merge_splits` and `compatible`), the linear merge the native path
-uses for long pieces when the vocabulary is merge-closed, and `bpe_merge_atoms` (with
+`bpe_backtrack` (with `backtrack_splits` and `compatible`), the linear merge the native
+path uses for long pieces, and `bpe_merge_atoms` (with
 `char_atoms`), which starts characters that are tokens as one part, as the native
 merge does for non-ASCII chunks.
 
@@ -166,35 +166,63 @@ def pair_joins(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
             if t[:k] in ranks and t[k:] in ranks}
 
 
-def merge_splits(ranks: dict[bytes, int]) -> dict[int, tuple[int, int]] | None:
-    """The last merge of each multi-byte token's own encoding, or None if the vocabulary
-    is not "merge-closed": every token must encode to itself, and the last merge must join
-    two tokens of lower rank (then every merge tree has ranks growing towards its root).
+def backtrack_splits(ranks: dict[bytes, int]) -> tuple[dict[int, tuple[int, int]], set[int]]:
+    """What `bpe_backtrack` needs of any vocabulary: (splits, orphans).
 
-    This is the property `bpe_backtrack` needs; tiktoken's vocabularies have it.  Found in
-    rank order, with every lower token already known to be merge-closed: merging token t's
-    bytes does all merges of lower rank first, which leave [a, b] (then joined into t) iff
-    a + b spell t, both rank lower, and they are `compatible` when only ranks below t count.
+    `orphans`: the tokens whose own bytes do not merge into them.  Such a token never forms
+    in any merge, not even as a passing part: if it formed over bytes [i, j), no merge
+    before crossed i or j (parts only grow), so the merges inside [i, j) were those of its
+    bytes alone (each the lowest, leftmost pair inside), which would then give the token.
+    So leaving them out changes no merge; they matter only when a whole piece is one.
+
+    `splits`: the last merge of each "monotone" token's own bytes, whose merge tree has
+    ranks growing towards the root (tiktoken's own vocabularies have only such tokens and
+    bytes): the pair check `compatible` walks these trees.  Found in rank order: merging
+    token t's bytes with only the ranks below t leaves [a, b] (then joined into t) iff a + b
+    spell t, both rank lower, and they are `compatible` when only ranks below t count;
+    the walk is exact when a and b are monotone.  A multi-byte token that is neither is
+    "tangled" (it merges into itself, but some merge of its tree has a lower rank than a
+    part): pairs with it are checked by merging their bytes.
+
+    >>> backtrack_splits({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4, b"bc": 5})
+    ({3: (0, 1), 4: (3, 2), 5: (1, 2)}, set())
+    >>> backtrack_splits({b"a": 0, b"b": 1, b"c": 2, b"d": 3, b"ab": 4, b"bcd": 5, b"abcd": 6})  # abcd: orphan
+    ({4: (0, 1)}, {5, 6})
+    >>> backtrack_splits({b"a": 0, b"b": 1, b"c": 2, b"abc": 3, b"ab": 4})  # abc: tangled
+    ({4: (0, 1)}, set())
+    """
+    joins = pair_joins(ranks)
+    candidates: dict[int, list[tuple[int, int]]] = {}
+    for pair, token in joins.items():
+        candidates.setdefault(token, []).append(pair)
+    single = {r for t, r in ranks.items() if len(t) == 1}
+    splits: dict[int, tuple[int, int]] = {}
+    orphans: set[int] = set()
+    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
+        if len(token) < 2:
+            continue
+        split = next((pair for pair in candidates.get(rank, []) if max(pair) < rank
+                      and all(p in splits or p in single for p in pair)
+                      and compatible(*pair, splits, joins, below=rank)), None)
+        if split is not None:
+            splits[rank] = split
+        elif bpe_merge(token, ranks) != [rank]:
+            orphans.add(rank)
+    return splits, orphans
+
+
+def merge_splits(ranks: dict[bytes, int]) -> dict[int, tuple[int, int]] | None:
+    """`backtrack_splits(ranks)[0]` if every multi-byte token is monotone (the vocabulary
+    is "merge-closed": every token encodes to itself by a merge tree whose ranks grow
+    towards the root), else None.
 
     >>> merge_splits({b"a": 0, b"b": 1, b"ab": 2, b"abb": 3})
     {2: (0, 1), 3: (2, 1)}
     >>> merge_splits({b"a": 0, b"b": 1, b"c": 2, b"abc": 3}) is None  # no merge reaches b"abc"
     True
     """
-    joins = pair_joins(ranks)
-    candidates: dict[int, list[tuple[int, int]]] = {}
-    for pair, token in joins.items():
-        candidates.setdefault(token, []).append(pair)
-    splits: dict[int, tuple[int, int]] = {}
-    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
-        if len(token) < 2:
-            continue
-        split = next((pair for pair in candidates.get(rank, [])
-                      if max(pair) < rank and compatible(*pair, splits, joins, below=rank)), None)
-        if split is None:
-            return None
-        splits[rank] = split
-    return splits
+    splits, _ = backtrack_splits(ranks)
+    return splits if len(splits) == sum(len(t) > 1 for t in ranks) else None
 
 
 def compatible(left: int, right: int, splits: dict[int, tuple[int, int]], joins: dict[tuple[int, int], int],
@@ -232,30 +260,46 @@ def compatible(left: int, right: int, splits: dict[int, tuple[int, int]], joins:
 
 
 def bpe_backtrack(piece: bytes, ranks: dict[bytes, int], splits: dict[int, tuple[int, int]],
-                  joins: dict[tuple[int, int], int] | None = None) -> list[int]:
-    """`bpe_merge(piece, ranks)` in about linear time, for a merge-closed vocabulary
-    (`splits` = merge_splits(ranks), not None; `joins` = pair_joins(ranks), computed if not given).
+                  joins: dict[tuple[int, int], int] | None = None, orphans: set[int] = frozenset()) -> list[int]:
+    """`bpe_merge(piece, ranks)` in about linear time, for any vocabulary with every byte
+    a token ((`splits`, `orphans`) = backtrack_splits(ranks), or `splits` = merge_splits(ranks)
+    when that is not None; `joins` = pair_joins(ranks), computed if not given).
 
-    In such a vocabulary a token sequence is the BPE encoding of its bytes iff every
-    adjacent pair is `compatible`, so the encoding of every prefix the search reaches is
-    unique.  Depth-first: at each position try the tokens starting there, longest first,
-    keep the first compatible one; when none fits, mark the position dead (no encoding goes
-    through it) and step back.  Each position is left for good at most once, so the work is
-    O(n * longest token) pair checks.
+    A sequence of tokens that are not orphans is the BPE encoding of its bytes iff every
+    two neighbours are compatible (merging the two's bytes gives the two).  The merge of
+    the whole gives such a sequence: no merge crosses its borders, so inside two
+    neighbours the merges were those of the pair alone.  Conversely, take the first merge
+    of the whole that crosses a border of such a sequence: until then no merge crossed
+    either neighbour's outer border, so the merges inside the pair were those of its bytes
+    alone, and that merge would be the pair's next one too; so none crosses, and each
+    token's bytes merge as alone, into the token.  Hence the encoding of every prefix the
+    search reaches is unique.  Depth-first: at each position try the tokens starting
+    there, longest first, keep the first compatible one; when none fits, mark the position
+    dead (no encoding goes through it) and step back.  Each position is left for good at
+    most once, so the work is O(n * longest token) pair checks.  A pair of monotone tokens
+    (or bytes) is checked by `compatible`, a pair with a tangled token by merging its bytes.
 
     >>> ranks = {b"a": 0, b"b": 1, b"ab": 2, b"bb": 3}
     >>> bpe_backtrack(b"abb", ranks, merge_splits(ranks)), bpe_merge(b"abb", ranks)
     ([2, 1], [2, 1])
     """
     joins = pair_joins(ranks) if joins is None else joins
+    by_id = {r: t for t, r in ranks.items()}
     longest = max(map(len, ranks))
+
+    def fits(left: int, right: int) -> bool:
+        if all(t in splits or len(by_id[t]) == 1 for t in (left, right)):
+            return compatible(left, right, splits, joins)
+        return bpe_merge(by_id[left] + by_id[right], ranks) == [left, right]
+
     dead = [False] * (len(piece) + 1)
     stack: list[tuple[int, int]] = []  # (token, its length)
     pos, limit = 0, longest  # try tokens of at most `limit` bytes at `pos`
     while pos < len(piece):
         for n in range(min(limit, len(piece) - pos), 0, -1):
             token = ranks.get(piece[pos:pos + n])
-            if token is not None and not dead[pos + n] and (not stack or compatible(stack[-1][0], token, splits, joins)):
+            if (token is not None and token not in orphans and not dead[pos + n]
+                    and (not stack or fits(stack[-1][0], token))):
                 stack.append((token, n))
                 pos, limit = pos + n, longest
                 break
