@@ -16,9 +16,11 @@ namespace tf {
 bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, std::string* error) {
   instance_ = new_cache_owner();
   if (!vocab_.build(std::move(ranks), error)) return false;
+  all_bytes_ = true;
   for (int b = 0; b < 256; ++b) {
     uint8_t byte = static_cast<uint8_t>(b);
     byte_token_[b] = vocab_.find(&byte, 1);
+    all_bytes_ = all_bytes_ && byte_token_[b] != kNoToken;
   }
   pair_token_.assign(65536, kNoToken);
   for (int b = 0; b < 65536; ++b) {
@@ -69,8 +71,10 @@ bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::ve
       return true;
     }
   }
-  for (size_t i = 0; i < n; ++i) {
-    if (byte_token_[p[i]] == kNoToken) return false;
+  if (!all_bytes_) {  // else no piece can hold a byte that is not a token
+    for (size_t i = 0; i < n; ++i) {
+      if (byte_token_[p[i]] == kNoToken) return false;
+    }
   }
   size_t before = out->size();
   bool ok = merge_chunks(p, n, out, cache);
