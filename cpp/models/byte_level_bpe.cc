@@ -280,26 +280,46 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
     auto index_of = [&](size_t start, size_t len) -> const ShortTokenIndex& {
       return high[start + len] != high[start] ? wide_ : short_;
     };
-    // As above, the buckets of the spans of 2.. parts of up to 15 bytes, fewest parts first.
-    if (n <= kPrefetchAtoms) {
-      for (size_t span = 2; span <= parts; ++span) {
-        bool any = false;  // once no span of this many parts fits, none longer does
+    auto wide_rank = [&](size_t start, size_t len) {
+      if (len <= ShortTokenIndex::kMaxLen) return index_of(start, len).find(ShortTokenIndex::key_wide(bytes + start, len));
+      return lookup(p + start, len);
+    };
+    if (n > kPrefetchAtoms) {
+      for (size_t j = 0; j + 1 < parts; ++j) {
+        size_t a = starts[j];
+        rank[a] = wide_rank(a, starts[j + 2] - a);
+      }
+    } else {
+      // As above, the buckets of the spans of 2.. parts of up to 15 bytes, fewest parts
+      // first.  Those of two parts are the first lookups: their keys and buckets are kept.
+      ShortTokenIndex::Key key2[kPrefetchAtoms];
+      uint64_t bucket2[kPrefetchAtoms];
+      const ShortTokenIndex* index2[kPrefetchAtoms];  // nullptr: over kMaxLen bytes
+      bool any = false;
+      for (size_t j = 0; j + 1 < parts; ++j) {
+        size_t a = starts[j], len = starts[j + 2] - a;
+        index2[j] = nullptr;
+        if (len > ShortTokenIndex::kMaxLen) continue;
+        any = true;
+        const ShortTokenIndex& index = index_of(a, len);
+        key2[j] = ShortTokenIndex::key_wide(bytes + a, len);
+        bucket2[j] = index.bucket_of(key2[j]);
+        index.prefetch_bucket(bucket2[j]);
+        index2[j] = &index;
+      }
+      for (size_t span = 3; any && span <= parts; ++span) {
+        any = false;  // once no span of this many parts fits, none longer does
         for (size_t j = 0; j + span <= parts; ++j) {
           size_t a = starts[j], len = starts[j + span] - a;
           if (len > ShortTokenIndex::kMaxLen) continue;
           any = true;
           index_of(a, len).prefetch(ShortTokenIndex::key_wide(bytes + a, len));
         }
-        if (!any) break;
       }
-    }
-    auto wide_rank = [&](size_t start, size_t len) {
-      if (len <= ShortTokenIndex::kMaxLen) return index_of(start, len).find(ShortTokenIndex::key_wide(bytes + start, len));
-      return lookup(p + start, len);
-    };
-    for (size_t j = 0; j + 1 < parts; ++j) {
-      size_t a = starts[j];
-      rank[a] = wide_rank(a, starts[j + 2] - a);
+      for (size_t j = 0; j + 1 < parts; ++j) {
+        size_t a = starts[j];
+        rank[a] = index2[j] != nullptr ? index2[j]->find_in(key2[j], bucket2[j]) : lookup(p + a, starts[j + 2] - a);
+      }
     }
     merge_loop(wide_rank);
     return;
