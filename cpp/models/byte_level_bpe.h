@@ -101,6 +101,7 @@ class ByteLevelBpe {
   ShortTokenIndex short_;  // tokens of 1..15 bytes
   ShortTokenIndex wide_;   // those holding a byte >= 0x80 (a fraction of them: cache-friendlier)
   uint32_t byte_token_[256];
+  bool all_bytes_ = false;  // every byte is a token (cl100k, o200k)
   std::vector<uint32_t> pair_token_;  // 65536 entries: two bytes b0 | b1 << 8 -> id or kNoToken
   SafeCuts cuts_;
   CharAtoms atoms_;  // characters that enter merge_parts as one part
