@@ -34,7 +34,12 @@ def bpe_merge(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
     >>> bpe_merge(b"aab", {b"a": 97, b"b": 98, b"aa": 256, b"ab": 257})
     [256, 98]
     """
-    parts = [piece[i:i + 1] for i in range(len(piece))]
+    return merge_parts([piece[i:i + 1] for i in range(len(piece))], ranks)
+
+
+def merge_parts(parts: list[bytes], ranks: dict[bytes, int]) -> list[int]:
+    """tiktoken's merge loop from the given parts: join the adjacent pair whose bytes are the
+    token of lowest rank (the leftmost on ties) until no pair is a token; the parts' ids."""
     while len(parts) > 1:
         best_rank, best_at = None, None
         for i in range(len(parts) - 1):
@@ -144,16 +149,7 @@ def bpe_merge_atoms(piece: bytes, ranks: dict[bytes, int], atoms: dict[bytes, in
         else:
             parts.extend(c[j:j + 1] for j in range(k))
         i += k
-    while len(parts) > 1:
-        best_rank, best_at = None, None
-        for i in range(len(parts) - 1):
-            rank = ranks.get(parts[i] + parts[i + 1])
-            if rank is not None and (best_rank is None or rank < best_rank):
-                best_rank, best_at = rank, i
-        if best_at is None:
-            break
-        parts[best_at:best_at + 2] = [parts[best_at] + parts[best_at + 1]]
-    return [ranks[p] for p in parts]
+    return merge_parts(parts, ranks)
 
 
 def pair_joins(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
