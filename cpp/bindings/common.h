@@ -134,17 +134,48 @@ inline PyObject* cached_int(uint32_t v) {  // new reference, nullptr on error (G
   return make_cached_int(v);
 }
 
-inline nb::object to_list(const uint32_t* ids, size_t n) {
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
-  if (list == nullptr) throw nb::python_error();
+// The Python list of ids[0, n), or nullptr with a Python error set.  The item array is
+// filled before it becomes the list's: PyList_New would zero it first (calloc), which
+// for a large text is a memset of megabytes that the fill then overwrites.
+inline PyObject* new_id_list(const uint32_t* ids, size_t n) {
+  if (n == 0 || n > static_cast<size_t>(PY_SSIZE_T_MAX) / sizeof(PyObject*)) return PyList_New(static_cast<Py_ssize_t>(n));
+  PyObject** items = static_cast<PyObject**>(PyMem_Malloc(n * sizeof(PyObject*)));
+  if (items == nullptr) return PyErr_NoMemory();
+  // Two passes: first every id's cached int (independent loads of the slot table, many in
+  // flight), then the increfs.  In one pass each int waited on its slot's load, two
+  // dependent misses for a rare id (~1-4% less thread CPU per cold 4 MB encode).
+  for (size_t i = 0; i < n; ++i) items[i] = ids[i] < kIntCacheSize ? int_cache_slots[ids[i]] : nullptr;
   for (size_t i = 0; i < n; ++i) {
-    PyObject* v = cached_int(ids[i]);
-    if (v == nullptr) {
-      Py_DECREF(list);
-      throw nb::python_error();
+    PyObject* v = items[i];
+    if (v != nullptr) {
+      Py_INCREF(v);
+      continue;
     }
-    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), v);
+    v = make_cached_int(ids[i]);  // not made yet, or beyond the cache
+    if (v == nullptr) {
+      for (size_t j = 0; j < i; ++j) Py_DECREF(items[j]);  // the later ones hold no reference yet
+      PyMem_Free(items);
+      return nullptr;
+    }
+    items[i] = v;
   }
+  PyObject* list = PyList_New(0);
+  if (list == nullptr) {
+    for (size_t j = 0; j < n; ++j) Py_DECREF(items[j]);
+    PyMem_Free(items);
+    return nullptr;
+  }
+  PyListObject* l = reinterpret_cast<PyListObject*>(list);
+  PyMem_Free(l->ob_item);  // NULL for an empty list; freed anyway should that change
+  l->ob_item = items;
+  l->allocated = static_cast<Py_ssize_t>(n);
+  Py_SET_SIZE(l, static_cast<Py_ssize_t>(n));
+  return list;
+}
+
+inline nb::object to_list(const uint32_t* ids, size_t n) {
+  PyObject* list = new_id_list(ids, n);
+  if (list == nullptr) throw nb::python_error();
   return nb::steal(list);
 }
 

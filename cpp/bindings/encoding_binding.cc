@@ -48,24 +48,6 @@ nb::object encode_one(const Encoding& enc, nb::handle text, const SpecialMatcher
   return to_list(ids);
 }
 
-// The Python list of ids[0, n), or nullptr with a Python error set (GIL held).  (Each id
-// costs a load of its int-cache slot and an incref of the int, two dependent misses for a
-// rare id; prefetching them some ids ahead was measured slower on English.)
-PyObject* new_id_list(const uint32_t* ids, size_t n) {
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
-  if (list == nullptr) return nullptr;
-  PyObject** items = reinterpret_cast<PyListObject*>(list)->ob_item;
-  for (size_t i = 0; i < n; ++i) {
-    PyObject* v = cached_int(ids[i]);
-    if (v == nullptr) {
-      Py_DECREF(list);
-      return nullptr;
-    }
-    items[i] = v;
-  }
-  return list;
-}
-
 // About the UTF-8 length of a str, to balance chunks (exact for ASCII).
 size_t approx_utf8_size(const StrView& v) {
   if (v.ascii) return v.length;

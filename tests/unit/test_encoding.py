@@ -238,3 +238,28 @@ def test_disallowed_strings_that_are_not_specials_raise_like_tiktoken():
                     call(ours)
             else:
                 assert call(ours) == expected
+
+
+def test_id_lists_are_ordinary_lists_equal_to_tiktoken():
+    # The binding fills a list's item array before handing it to the list (no zeroing);
+    # the result must behave as any list: grow, shrink, sort, pickle, free.
+    ours, ref = pair("cl100k_base")
+    text = "Lists of ids, built in one pass: 12345 spaces   and\n\nlines. " * 200
+    ids = ours.encode_ordinary(text)
+    assert type(ids) is list and ids == ref.encode_ordinary(text)
+    assert ours.encode(text + "<|endoftext|>", allowed_special="all") == ref.encode(
+        text + "<|endoftext|>", allowed_special="all")
+    assert ours.encode_ordinary("") == [] and ours.encode_ordinary("a") == ref.encode_ordinary("a")
+    copy = list(ids)
+    ids.extend(range(1000))
+    del ids[:10]
+    ids.append(7)
+    ids.sort()
+    assert len(ids) == len(copy) + 1000 - 10 + 1
+    assert pickle.loads(pickle.dumps(copy)) == ref.encode_ordinary(text)
+    # Ids past the int cache (2**18) and small ints, which are CPython's own objects.
+    big = {bytes([b]): b for b in range(256)} | {b"ab": 300_000, b"cd": 2**31 + 5}
+    enc = tokenforge.Encoding("big", pat_str=patterns.GPT2, mergeable_ranks=big, special_tokens={})
+    out = enc.encode_ordinary("abcd abx")  # pieces "abcd" and " abx"
+    assert out == [300_000, 2**31 + 5, 32, 300_000, 120]
+    assert out[4] is 120  # noqa: F632 -- the shared small int, as tiktoken gives
