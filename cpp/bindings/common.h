@@ -159,6 +159,19 @@ inline PyObject* new_id_list(const uint32_t* ids, size_t n) {
     }
     items[i] = v;
   }
+#if defined(Py_GIL_DISABLED) || PY_VERSION_HEX >= 0x030F0000
+  // A free-threaded build keeps a list's items in its own kind of block (and a CPython we
+  // have not seen may too): only the public calls there.
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
+  if (list == nullptr) {
+    for (size_t j = 0; j < n; ++j) Py_DECREF(items[j]);
+    PyMem_Free(items);
+    return nullptr;
+  }
+  for (size_t i = 0; i < n; ++i) PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), items[i]);
+  PyMem_Free(items);
+  return list;
+#else
   PyObject* list = PyList_New(0);
   if (list == nullptr) {
     for (size_t j = 0; j < n; ++j) Py_DECREF(items[j]);
@@ -171,6 +184,7 @@ inline PyObject* new_id_list(const uint32_t* ids, size_t n) {
   l->allocated = static_cast<Py_ssize_t>(n);
   Py_SET_SIZE(l, static_cast<Py_ssize_t>(n));
   return list;
+#endif
 }
 
 inline nb::object to_list(const uint32_t* ids, size_t n) {
