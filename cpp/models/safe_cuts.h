@@ -31,7 +31,7 @@ class SafeCuts {
   void build(const TokenTable& vocab);
 
   // The first b' >= b (0 < b) where the piece [p, p + n) may be cut, or n.  The same test
-  // as at() except that it passes over UTF-8 continuation bytes, in one loop without the edge checks inside the piece: on random letters
+  // as at(), in one loop without the edge checks inside the piece: on random letters
   // nearly every pair is a token and the loop rarely leaves its first test.
   size_t next(const uint8_t* p, size_t n, size_t b) const {
     if (b < 2) {
@@ -39,10 +39,6 @@ class SafeCuts {
       b = 2;
     }
     for (; b + 1 < n; ++b) {
-      // A cut is only ever a shortcut, so skipping some is exact; inside a UTF-8 character
-      // (b at a continuation byte) there is rarely one, and text without spaces has two
-      // such positions in three.
-      if ((p[b] & 0xC0) == 0x80) continue;
       if (bit(two_, p[b - 1] | (p[b] << 8))) continue;
       if (bit(three_, slot(p + b - 2)) || bit(three_, slot(p + b - 1))) continue;
       return b;
