@@ -49,3 +49,18 @@ def documents(text: str, size: int = 4096) -> list[str]:
         docs.append(text[start:end])
         start = end
     return docs
+
+
+def adversarial_texts() -> dict[str, str]:
+    """The issue's adversarial inputs, label -> text (seeded, the same in every script)."""
+    import random
+
+    rng = random.Random(0)
+    return {
+        "1MB one letter": "a" * 1_000_000,
+        "1MB random letters": "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(1_000_000)),
+        "300k CJK": "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(300_000)),
+        "1MB spaces": " " * 1_000_000,
+        "1MB digits": "".join(rng.choice("0123456789") for _ in range(1_000_000)),
+        "1MB ^": "^" * 1_000_000,
+    }

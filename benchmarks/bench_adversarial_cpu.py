@@ -17,21 +17,13 @@ import argparse
 import random
 import time
 
-from _common import corpus_text
+from _common import adversarial_texts, corpus_text
 
 import tokenforge
 
 
 def cases() -> dict[str, str]:
-    rng = random.Random(0)  # the texts of bench_encode.py's adversarial rows, in its order
-    adversarial = {
-        "one letter": "a" * 1_000_000,
-        "random letters": "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(1_000_000)),
-        "CJK": "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(300_000)),
-        "spaces": " " * 1_000_000,
-        "digits": "".join(rng.choice("0123456789") for _ in range(1_000_000)),
-        "^": "^" * 1_000_000,
-    }
+    adversarial = {label.split(" ", 1)[1]: text for label, text in adversarial_texts().items()}
     rng = random.Random(1)
     medium = {
         "rnd ws 129-256": "".join("".join(rng.choice(" \t") for _ in range(rng.randrange(129, 257))) + "qg"

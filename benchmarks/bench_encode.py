@@ -26,11 +26,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import subprocess
 import sys
 
-from _common import MODELS, best_of, corpus_text, documents
+from _common import MODELS, adversarial_texts, best_of, corpus_text, documents
 
 import tokenforge
 from tokenforge import patterns
@@ -150,15 +149,7 @@ def throughput(names, files, max_bytes, modes=("single", "batch2")):
 
 
 def adversarial(names):
-    rng = random.Random(0)
-    cases = {
-        "1MB one letter": "a" * 1_000_000,
-        "1MB random letters": "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(1_000_000)),
-        "300k CJK": "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(300_000)),
-        "1MB spaces": " " * 1_000_000,
-        "1MB digits": "".join(rng.choice("0123456789") for _ in range(1_000_000)),
-        "1MB ^": "^" * 1_000_000,
-    }
+    cases = adversarial_texts()
     english = corpus_text("en", 4_000_000)
     for name in names:
         tools, ours, ref = make_tools(name)
