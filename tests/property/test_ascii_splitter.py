@@ -44,16 +44,21 @@ def regex_ends(scanner: int, text: str) -> list[int]:
     return ends
 
 
+def split_at_level(scanner, level: int, data: bytes) -> tuple[list[int], int]:
+    """_native._split with the splitter forced to `level` for the call."""
+    old = _native._ascii_split_level(level)
+    try:
+        return _native._split(int(scanner), data)
+    finally:
+        _native._ascii_split_level(old)
+
+
 def check(text: str) -> None:
     data = text.encode()
     for scanner in PATTERNS:
         want = regex_ends(scanner, text)
         for level in LEVELS:
-            old = _native._ascii_split_level(level)
-            try:
-                got, _ = _native._split(int(scanner), data)
-            finally:
-                _native._ascii_split_level(old)
+            got, _ = split_at_level(scanner, level, data)
             assert got == want, (scanner, level, text)
 
 
@@ -88,11 +93,7 @@ def test_splitter_decides_most_pieces_of_ascii_text():
     text = ("It's the model's text: 12345 words, don't   you\n\tthink?  (a/b) //x\r\n" * 30).encode()
     for scanner in PATTERNS:
         for level in LEVELS:
-            old = _native._ascii_split_level(level)
-            try:
-                ends, in_bulk = _native._split(int(scanner), text)
-            finally:
-                _native._ascii_split_level(old)
+            ends, in_bulk = split_at_level(scanner, level, text)
             assert in_bulk <= len(ends)
             if level == 0:
                 assert in_bulk == 0
