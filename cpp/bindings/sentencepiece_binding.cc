@@ -63,19 +63,10 @@ nb::object ids_list_of(const std::vector<T>& items, Id id_of) {
   return nb::steal(list);
 }
 
-// A new list of ids[0, n), or nullptr with a Python error set.
+// A new list of ids[0, n), or nullptr with a Python error set.  The ids are >= 0, so
+// their unsigned view holds the same values (signed and unsigned may alias).
 PyObject* ids_list_raw(const int32_t* ids, size_t n) {
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
-  if (list == nullptr) return nullptr;
-  for (size_t i = 0; i < n; ++i) {
-    PyObject* v = cached_int(static_cast<uint32_t>(ids[i]));  // ids are >= 0
-    if (v == nullptr) {
-      Py_DECREF(list);
-      return nullptr;
-    }
-    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), v);
-  }
-  return list;
+  return new_id_list(reinterpret_cast<const uint32_t*>(ids), n);
 }
 
 nb::object ids_list(const std::vector<SpmPiece>& pieces) {
