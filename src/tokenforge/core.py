@@ -172,11 +172,8 @@ class Encoding:
         """Encodes many texts on native threads (the GIL is released), ignoring specials."""
         if self._regex is not None:
             return [self.encode_ordinary(t) for t in text]
-        texts = list(text)
-        try:
-            return self._core.encode_ordinary_batch(texts, num_threads)
-        except UnicodeEncodeError:
-            return self._core.encode_ordinary_batch([_clean(t) for t in texts], num_threads)
+        # The native batch repairs lone surrogates itself, as tiktoken does (see str_utf8.cc).
+        return self._core.encode_ordinary_batch(list(text), num_threads)
 
     def encode_batch(
         self,
