@@ -5,7 +5,6 @@
 #include <string_view>
 #include <utility>
 
-#include "models/piece_cache.h"
 
 namespace tf {
 
@@ -30,7 +29,6 @@ void BacktrackMerge::Joins::insert(uint32_t x, uint32_t y, uint32_t c) {
 
 bool BacktrackMerge::build(const TokenTable& vocab, const TokenTrie& trie) {
   if (vocab.max_token_len() > kMaxTokenLen) return false;
-  owner_ = new_cache_owner();
   vocab_ = &vocab;
   trie_ = &trie;
   const uint32_t bound = vocab.id_bound();
@@ -142,12 +140,12 @@ uint32_t BacktrackMerge::join(uint32_t x, const Token& tx, uint32_t y, const Tok
 
 // Not inlined on purpose: the caller keeps the thread-local's address in a register
 // instead of looking it up (__tls_get_addr in a shared library) on every pair.
-__attribute__((noinline)) BacktrackMerge::Memo& BacktrackMerge::thread_memo() const {
+__attribute__((noinline)) BacktrackMerge::Memo& BacktrackMerge::thread_memo(uint64_t owner) {
   thread_local Memo memo;
-  if (memo.owner != owner_) {
+  if (memo.owner != owner) {
     memo.pairs.assign(size_t{1} << kMemoBits, 0);
     memo.fits.assign(size_t{1} << kMemoBits, Memo::Fit{});
-    memo.owner = owner_;
+    memo.owner = owner;
   }
   return memo;
 }
@@ -209,13 +207,13 @@ bool BacktrackMerge::compatible(uint32_t left, uint32_t right, uint32_t below) c
   }
 }
 
-bool BacktrackMerge::encode(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const {
+bool BacktrackMerge::encode(const uint8_t* p, size_t n, std::vector<uint32_t>* out, uint64_t memo_owner) const {
   thread_local std::vector<uint64_t> dead;  // bit i: no encoding of the chunk passes position i
   dead.assign(n / 64 + 1, 0);
   const size_t base = out->size();
   size_t pos = 0;
   uint32_t next = trie_->longest_prefix(p, n);  // the longest token still to try at pos
-  Memo& memo = thread_memo();
+  Memo& memo = thread_memo(memo_owner);
   size_t walked = 0;  // bytes of the longest candidates, about the trie's steps
   auto is_dead = [&](size_t at) { return (dead[at >> 6] >> (at & 63)) & 1; };
   while (pos < n) {

@@ -57,7 +57,9 @@ class BacktrackMerge {
   // each step walks the trie along a 32-byte candidate to take a 2-byte token (~13x
   // English's time per byte; the bucket queue takes ~6x).  The search itself never fails.
   static constexpr size_t kWalkPerByte = 6, kWalkSlack = 4096;
-  bool encode(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const;
+  // `memo_owner` names the caller's per-thread memo (see Memo): a process-unique number
+  // of the model asking, so models sharing this object (SharedVocab) keep their own.
+  bool encode(const uint8_t* p, size_t n, std::vector<uint32_t>* out, uint64_t memo_owner) const;
 
   // What build() found a token to be (kMonotone for a byte).
   enum Kind : uint8_t { kMonotone = 0, kTangled = 1, kOrphan = 2 };
@@ -130,7 +132,7 @@ class BacktrackMerge {
     };
     std::vector<Fit> fits;
   };
-  Memo& thread_memo() const;
+  static Memo& thread_memo(uint64_t owner);
   bool compatible_memo(Memo& memo, uint32_t left, uint32_t right) const;
   uint32_t first_fit(Memo& memo, uint32_t prev, uint32_t t) const;
   // tiktoken's merge of [p, p + n) (n <= 2 * kMaxTokenLen; O(n^2)), into *parts.
@@ -143,7 +145,6 @@ class BacktrackMerge {
   std::vector<Token> tokens_;  // by id
   Joins joins_;
   bool all_joins_ = false;  // joins_ holds every join (only while building)
-  uint64_t owner_ = 0;  // process-unique, names this object's per-thread memo
 };
 
 }  // namespace tf

@@ -15,23 +15,25 @@ namespace tf {
 
 bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, std::string* error) {
   instance_ = new_cache_owner();
-  if (!vocab_.build(std::move(ranks), error)) return false;
+  TokenTable table;
+  if (!table.build(std::move(ranks), error)) return false;
+  shared_ = share_vocab(std::move(table));
+  vocab_ = &shared_->table;
   all_bytes_ = true;
   for (int b = 0; b < 256; ++b) {
     uint8_t byte = static_cast<uint8_t>(b);
-    byte_token_[b] = vocab_.find(&byte, 1);
+    byte_token_[b] = vocab_->find(&byte, 1);
     all_bytes_ = all_bytes_ && byte_token_[b] != kNoToken;
   }
   pair_token_.assign(65536, kNoToken);
   for (int b = 0; b < 65536; ++b) {
     uint8_t two[2] = {static_cast<uint8_t>(b & 255), static_cast<uint8_t>(b >> 8)};
-    pair_token_[b] = vocab_.find(two, 2);
+    pair_token_[b] = vocab_->find(two, 2);
   }
-  cuts_.build(vocab_);
-  atoms_.build(vocab_);
-  short_.build(vocab_);
-  wide_.build(vocab_, true);
-  long_tables_.reset();
+  cuts_.build(*vocab_);
+  atoms_.build(*vocab_);
+  short_.build(*vocab_);
+  wide_.build(*vocab_, true);
   return true;
 }
 
@@ -110,7 +112,7 @@ size_t ByteLevelBpe::count_long(const uint8_t* p, size_t n, uint64_t h, std::vec
 // ~25 ns/byte saved), so a one-off megabyte of them does not build.
 bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
   const size_t weight = n > kShortPiece ? n : n * n / (2 * kShortPiece);
-  const TokenTrie* trie = n > kTrieAfter && long_tables_.wanted(weight) ? long_tables_.trie(vocab_) : nullptr;
+  const TokenTrie* trie = n > kTrieAfter && shared_->long_tables.wanted(weight) ? shared_->long_tables.trie(*vocab_) : nullptr;
   size_t start = 0;
   for (size_t b = cuts_.next(p, n, 1);; b = cuts_.next(p, n, b + 1)) {
     const uint8_t* q = p + start;

@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "models/char_atoms.h"
-#include "models/long_piece_tables.h"
 #include "models/piece_cache.h"
 #include "models/safe_cuts.h"
+#include "models/shared_vocab.h"
 #include "models/short_token_index.h"
 #include "models/token_table.h"
 #include "util/byte_hash.h"
@@ -40,7 +40,7 @@ class ByteLevelBpe {
   // containing a byte that is not a token cannot be encoded (see encode_piece).
   bool build(std::vector<std::pair<std::string, uint32_t>> ranks, std::string* error);
 
-  const TokenTable& vocab() const { return vocab_; }
+  const TokenTable& vocab() const { return *vocab_; }
 
   // Appends the ids of piece [p, p + n) to *out.  Returns false if the piece holds a byte
   // that is not in the vocabulary (nothing is appended then).  `cache`, if given, must be
@@ -59,7 +59,7 @@ class ByteLevelBpe {
   // a few pieces ahead (h = hash_bytes(p, n)) and prefetch_long() starts loading what
   // encode_long() / count_long() = encode_piece / count_piece will probe first.
   void prefetch_long(uint64_t h, PieceCache* cache) const {
-    vocab_.prefetch(h);
+    vocab_->prefetch(h);
     if (cache != nullptr) cache->prefetch(h);
   }
   bool encode_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, PieceCache* cache) const {
@@ -97,7 +97,10 @@ class ByteLevelBpe {
   inline uint32_t lookup_hashed(const uint8_t* p, size_t n, uint64_t h) const;
   inline uint32_t lookup(const uint8_t* p, size_t n) const;
 
-  TokenTable vocab_;
+  // The vocabulary, shared with every model over an equal one, with the tables for the
+  // chunks of long pieces (built on first use); vocab_ is &shared_->table.
+  std::shared_ptr<const SharedVocab> shared_;
+  const TokenTable* vocab_ = nullptr;
   ShortTokenIndex short_;  // tokens of 1..15 bytes
   ShortTokenIndex wide_;   // those holding a byte >= 0x80 (a fraction of them: cache-friendlier)
   uint32_t byte_token_[256];
@@ -105,7 +108,6 @@ class ByteLevelBpe {
   std::vector<uint32_t> pair_token_;  // 65536 entries: two bytes b0 | b1 << 8 -> id or kNoToken
   SafeCuts cuts_;
   CharAtoms atoms_;  // characters that enter merge_parts as one part
-  LongPieceTables long_tables_;  // for the chunks of long pieces, built on first use
   uint64_t instance_ = 0;  // process-unique, names this vocabulary's thread caches
 };
 
@@ -114,7 +116,7 @@ class ByteLevelBpe {
 TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup_hashed(const uint8_t* p, size_t n, uint64_t h) const {
   if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
   if (n <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_exact(p, n));
-  return vocab_.find_hashed(p, n, h);
+  return vocab_->find_hashed(p, n, h);
 }
 
 TF_ALWAYS_INLINE bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out,
@@ -130,9 +132,9 @@ TF_ALWAYS_INLINE bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std
 
 TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup(const uint8_t* p, size_t n) const {
   if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
-  if (n > vocab_.max_token_len()) return kNoToken;  // before hashing: long runs join long parts
+  if (n > vocab_->max_token_len()) return kNoToken;  // before hashing: long runs join long parts
   if (n <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_exact(p, n));
-  return vocab_.find_hashed(p, n, hash_bytes(p, n));
+  return vocab_->find_hashed(p, n, hash_bytes(p, n));
 }
 
 }  // namespace tf

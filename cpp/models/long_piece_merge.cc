@@ -133,15 +133,15 @@ __attribute__((noinline)) Workspace& thread_workspace() {
 
 bool ByteLevelBpe::merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const {
   // Most vocabularies take the linear search instead (backtrack_merge.h).
-  if (long_tables_.ready()) {
-    const BacktrackMerge* linear = long_tables_.backtrack(vocab_);
-    if (linear != nullptr && linear->encode(p, n, out)) return true;
+  if (shared_->long_tables.ready()) {
+    const BacktrackMerge* linear = shared_->long_tables.backtrack(*vocab_);
+    if (linear != nullptr && linear->encode(p, n, out, instance_)) return true;
   }
   const uint32_t N = static_cast<uint32_t>(n);
   constexpr uint32_t kDead = 0xFFFFFFFFu;  // in prev: no part starts here any more
   constexpr size_t kPrefetch = 16;
   Workspace& ws = thread_workspace();
-  ws.prepare(vocab_.id_bound());
+  ws.prepare(vocab_->id_bound());
   std::vector<Part>& part = ws.part;
   if (part.size() < n) part.resize(n);
   for (uint32_t i = 0; i < N; ++i) part[i] = Part{i + 1, i == 0 ? 0 : i - 1, byte_token_[p[i]]};

@@ -81,4 +81,23 @@ bool TokenTable::build(std::vector<std::pair<std::string, uint32_t>> tokens, std
   return true;
 }
 
+uint64_t TokenTable::digest() const {
+  uint64_t h = mix64(id_bound());
+  for (uint32_t id = 0; id < id_bound(); ++id) {
+    if (!has(id)) continue;
+    std::string_view b = bytes(id);
+    h = mix64(h ^ hash_bytes(reinterpret_cast<const uint8_t*>(b.data()), b.size()) ^ id);
+  }
+  return h;
+}
+
+bool TokenTable::same_tokens(const TokenTable& other) const {
+  if (id_bound() != other.id_bound() || size() != other.size()) return false;
+  for (uint32_t id = 0; id < id_bound(); ++id) {
+    if (has(id) != other.has(id)) return false;
+    if (has(id) && bytes(id) != other.bytes(id)) return false;
+  }
+  return true;
+}
+
 }  // namespace tf

@@ -57,6 +57,11 @@ class TokenTable {
   size_t size() const { return count_; }
   size_t max_token_len() const { return max_len_; }
 
+  // A hash of the (id, bytes) pairs, and whether two tables hold the same pairs (however
+  // they were ordered when built): how equal vocabularies are found to share tables.
+  uint64_t digest() const;
+  bool same_tokens(const TokenTable& other) const;
+
  private:
   static constexpr uint32_t kHole = 0xFFFFFFFFu;
 

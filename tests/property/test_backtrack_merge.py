@@ -272,12 +272,45 @@ def test_not_merge_closed_vocabulary_long_pieces():
         assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
 
 
+def test_long_piece_tables_shared_only_by_equal_vocabularies():
+    """Models over equal vocabularies share one set of long-piece tables (SharedVocab);
+    vocabularies with the same bytes under other ids, or one token more, must not.  Each
+    encoding is warmed (its tables built) after the others, then checked against tiktoken
+    on texts where the two rank orders merge differently (worked by hand: with b"ab"
+    before b"ca", "abca" merges a+b first; with b"ca" first, c+a)."""
+    import tiktoken
+
+    base = {bytes([b]): b for b in range(256)}
+    vocabularies = [
+        base | {b"abc": 256, b"ab": 257, b"ca": 258, b"bca": 259},
+        base | {b"abc": 256, b"ca": 257, b"ab": 258, b"bca": 259},  # two ids swapped
+        base | {b"abc": 256, b"ab": 257, b"ca": 258, b"bca": 259, b"cab": 260},  # one token more
+        dict(reversed(list((base | {b"abc": 256, b"ab": 257, b"ca": 258, b"bca": 259}).items()))),  # equal to the first
+    ]
+    pairs = []
+    for ranks in vocabularies:
+        ours = warm(tokenforge.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={}))
+        pairs.append((ours, tiktoken.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})))
+    texts = ["abca" * 300, "cab" * 400, "bcab" * 250 + "c", "a" + "bca" * 300, "abcab" * 200]
+    for ours, ref in pairs:
+        for text in texts:
+            assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+    assert pairs[0][0].encode_ordinary("abca" * 300) != pairs[1][0].encode_ordinary("abca" * 300)
+
+
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
 def test_tables_built_while_two_threads_encode(name):
-    """A fresh encoding meets two long pieces at once on two threads: one builds the tables,
-    the other waits for them (or merges without them); both give tiktoken's ids."""
-    ours, ref = pair(name)
-    fresh = tokenforge.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks, special_tokens={})
+    """A fresh vocabulary meets two long pieces at once on two threads: one builds the
+    tables, the other waits for them (or merges without them); both give tiktoken's ids.
+    (The vocabulary gets one extra token no other encoding in the process has, so it does
+    not share tables some other test built already.)"""
+    import tiktoken
+
+    ours, _ = pair(name)
+    ranks = dict(ours._mergeable_ranks)
+    ranks[f"tables-{name}-{random.random()}".encode()] = max(ranks.values()) + 1
+    fresh = tokenforge.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=ranks, special_tokens={})
+    ref = tiktoken.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=ranks, special_tokens={})
     rng = random.Random(7)
     texts = ["a" * BUILD_AFTER, "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(BUILD_AFTER)),
              "^" * 300_000, "ab" * 150_000, " " * 300_000 + "x"]

@@ -1,0 +1,32 @@
+// SharedVocab: a byte-level vocabulary (TokenTable) held once per process for every model
+// built over an equal one, with the tables derived from it on first use (LongPieceTables).
+//
+// Programs make many models over the same vocabulary (a fresh Encoding per worker or per
+// request, tiktoken's and our own constructors called with the same ranks): they now
+// share its ~8 MB table and the 40-100 MB long-piece tables, which are built once, not
+// once per model.  What is shared depends on the vocabulary alone, never on text encoded
+// (each model keeps its own piece caches).  Registered weakly: a vocabulary no model uses
+// any more is freed.  Finding an equal one costs a hash of the tokens and, on a match, one
+// comparison of them (~1-2 ms for 200k tokens).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "models/long_piece_tables.h"
+#include "models/token_table.h"
+
+namespace tf {
+
+struct SharedVocab {
+  explicit SharedVocab(TokenTable t) : table(std::move(t)), digest(table.digest()) {}
+  const TokenTable table;
+  const uint64_t digest;
+  const LongPieceTables long_tables;  // built lazily; thread-safe
+};
+
+// The live SharedVocab whose tokens equal `table`'s, or a new one holding `table`.
+// Thread-safe.
+std::shared_ptr<const SharedVocab> share_vocab(TokenTable table);
+
+}  // namespace tf
