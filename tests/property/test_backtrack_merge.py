@@ -137,6 +137,55 @@ def test_streams_of_medium_pieces_equal_to_tiktoken(name):
     assert fresh.encode_ordinary(stream[:50_000]) == ref.encode_ordinary(stream[:50_000])
 
 
+RUNS_BEFORE_BACKTRACK = 24 << 20  # LongPieceTables::kRunsBeforeBacktrack
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "llama3"])
+def test_streams_of_medium_runs_equal_to_tiktoken(name):
+    """Pieces of 65-256 bytes that repeat one byte (maybe after a space: " aaaa") take the
+    backtracking merge once it is built: a warm encoding has it from a long piece; a fresh
+    one (cl100k only, the stream is long) builds it partway through a stream of them
+    (their bytes add up to RUNS_BEFORE_BACKTRACK after those that build the trie).  The expected ids are tiktoken's for each piece of the stream (split by
+    its pattern, each distinct piece merged once), checked against its whole-text
+    encoding on a sample first."""
+    import regex
+
+    ours, ref = pair(name)
+    fresh = tokenforge.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks, special_tokens={})
+    pattern = regex.compile(ours._pat_str)
+    rng = random.Random(65)
+    units = []
+    for n in (65, 66, 100, 127, 128, 129, 200, 250):  # no piece over 256 bytes (those build it too)
+        for c in " \n\t.-=^1aZ":
+            units += [c * n + "qg\n", " " + c * n + "x\n"]
+    units += [" " + "é" * 100 + "x\n", "中" * 80 + "qg\n"]
+    merged = {}
+
+    def expected(text):
+        ids = []
+        for piece in pattern.findall(text):
+            if piece not in merged:
+                merged[piece] = ref._encode_single_piece(piece.encode())
+            ids += merged[piece]
+        return ids
+
+    sample = "".join(rng.choice(units) for _ in range(300))
+    assert expected(sample) == ref.encode_ordinary(sample)
+    # Pieces of at most 128 bytes are found in the piece cache when they repeat, not merged.
+    longer = [u for u in units if len(u) > 131]
+    size = RUNS_BEFORE_BACKTRACK + (8 << 20) if name == "cl100k_base" else 1 << 20
+    stream = "".join(rng.choice(longer) for _ in range(size // 160))
+    assert len(stream.encode()) > size
+    want = expected(stream)
+    encodings = [warm(tokenforge.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks,
+                                          special_tokens={}))]
+    if name == "cl100k_base":
+        encodings.append(fresh)
+    for enc in encodings:
+        assert enc.encode_ordinary(stream) == want
+        assert enc.encode_ordinary(sample) == ref.encode_ordinary(sample)
+
+
 def merge_vocabulary(merges: list[tuple[int, int]]) -> dict[bytes, int]:
     """All 256 bytes, then tokens made by joining two earlier tokens (given as indexes into
     the tokens so far, modulo their number), in order; merge-closed or not."""
