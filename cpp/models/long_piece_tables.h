@@ -1,5 +1,6 @@
 // LongPieceTables: the tables only long pieces need (TokenTrie for the chunks' merges, and
-// BacktrackMerge for chunks longer than kMaxTrieChunk), each built once, from whichever
+// BacktrackMerge for chunks longer than kMaxTrieChunk and for shorter runs of one byte,
+// see backtrack_for_run), each built once, from whichever
 // thread asks first.  Building both takes ~0.1-0.25 s for cl100k / o200k, as long as the
 // plain merges take for a few megabytes of long pieces, so the tables are wanted only
 // once the long pieces seen add up to kBuildAfter bytes (a piece that long at once): a
