@@ -101,6 +101,18 @@ size_t ByteLevelBpe::count_long(const uint8_t* p, size_t n, uint64_t h, std::vec
   return encode_piece(p, n, scratch, cache) ? scratch->size() : 0;
 }
 
+namespace {
+
+// True if [p + 1, p + n) repeats one byte (n >= 2): a run, maybe after a space as the
+// patterns cut " aaaa".
+bool is_run(const uint8_t* p, size_t n) {
+  uint8_t differ = 0;
+  for (size_t i = 2; i < n; ++i) differ |= p[i] ^ p[1];
+  return differ == 0;
+}
+
+}  // namespace
+
 // A chunk is not looked up whole: tiktoken emits a token directly only for a whole piece,
 // and a chunk's merges need not end in the token its bytes spell.  The chunks of a piece
 // over kTrieAfter bytes are merged with the TokenTrie (trie_chunk_merge.h) once it is
@@ -109,7 +121,18 @@ size_t ByteLevelBpe::count_long(const uint8_t* p, size_t n, uint64_t h, std::vec
 // building it, a stream of them gets the trie and a few never wait.  A piece of n <= 256
 // bytes counts n * n / 512: what the scan costs over the trie grows with n, and the build
 // (~50 ms for cl100k, ~150 for o200k) pays off only after a few MB of such pieces (at
-// ~25 ns/byte saved), so a one-off megabyte of them does not build.
+// ~25 ns/byte saved), so a one-off megabyte of them does not build.  A chunk of such a
+// piece that repeats one byte (253 spaces, or " aaaa") takes the backtracking merge
+// instead, in about half the time, once it is built (LongPieceTables::backtrack_for_run);
+// on other chunks (random spaces and tabs) its pair checks cost more than the trie scan.
+// Out of line: inlined, its few lines cost merge_chunks' scan for cuts ~25% on a megabyte
+// of one letter (register allocation of the loop).
+__attribute__((noinline)) void ByteLevelBpe::merge_medium_chunk(const TokenTrie& trie, const uint8_t* q, size_t m,
+                                                                std::vector<uint32_t>* out) const {
+  const BacktrackMerge* linear = m > kTrieAfter && is_run(q, m) ? shared_->long_tables.backtrack_for_run(*vocab_, m) : nullptr;
+  if (linear == nullptr || !linear->encode(q, m, out, instance_)) trie_chunk_merge(trie, q, m, out);
+}
+
 bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
   const size_t weight = n > kShortPiece ? n : n * n / (2 * kShortPiece);
   const TokenTrie* trie = n > kTrieAfter && shared_->long_tables.wanted(weight) ? shared_->long_tables.trie(*vocab_) : nullptr;
@@ -128,7 +151,7 @@ bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t
         out->push_back(byte_token_[q[1]]);
       }
     } else if (trie != nullptr && m <= kMaxTrieChunk) {
-      trie_chunk_merge(*trie, q, m, out);
+      merge_medium_chunk(*trie, q, m, out);
     } else if (!(m <= kShortPiece ? merge_short(q, m, out, cache) : merge_long(q, m, out))) {
       return false;
     }

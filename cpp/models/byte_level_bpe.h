@@ -87,6 +87,9 @@ class ByteLevelBpe {
   // cache, else a merge.
   bool encode_merged(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, PieceCache* cache) const;
   bool merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
+  // A chunk of 3..kMaxTrieChunk bytes once the trie is wanted: the trie merge, or the
+  // backtracking one for a run (see merge_chunks).
+  void merge_medium_chunk(const TokenTrie& trie, const uint8_t* q, size_t m, std::vector<uint32_t>* out) const;
   bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   void merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   static constexpr size_t kTrieAfter = 64;  // longer pieces count toward, and use, LongPieceTables

@@ -30,6 +30,15 @@ def warm(enc):
     enc.encode_ordinary("a" * BUILD_AFTER)
     return enc
 
+
+def unshared(name: str) -> dict[bytes, int]:
+    """`name`'s ranks plus one token no text here holds and no other encoding in the
+    process has: an encoding over them shares no long-piece tables (SharedVocab) that
+    another test built already, so it builds its own."""
+    ranks = dict(pair(name)[0]._mergeable_ranks)
+    ranks[f"\x00unshared-{name}-{random.random()}\x00".encode()] = max(ranks.values()) + 1
+    return ranks
+
 RUNS = ["a", " ", "^", "1", "\n", "\t", ".", "-", "=", "é", "中", "😀", "ー", "Z"]
 # " the quick brown fox": a period longer than the trie merge's look ahead for the next
 # merge of the same rank (16 positions), so each round falls back to the scan.
@@ -135,6 +144,56 @@ def test_streams_of_medium_pieces_equal_to_tiktoken(name):
     assert len(stream.encode()) > 4 * BUILD_AFTER  # a piece of n <= 256 bytes counts n * n / 512
     assert fresh.encode_ordinary(stream) == ref.encode_ordinary(stream)
     assert fresh.encode_ordinary(stream[:50_000]) == ref.encode_ordinary(stream[:50_000])
+
+
+RUNS_BEFORE_BACKTRACK = 24 << 20  # LongPieceTables::kRunsBeforeBacktrack
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "llama3"])
+def test_streams_of_medium_runs_equal_to_tiktoken(name):
+    """Pieces of 65-256 bytes that repeat one byte (maybe after a space: " aaaa") take the
+    backtracking merge once it is built: a warm encoding has it from a long piece; a fresh
+    one (cl100k only, the stream is long; unshared(), so no other test built it) builds it
+    partway through a stream of them (their bytes add up to RUNS_BEFORE_BACKTRACK after
+    those that build the trie).  The expected ids are tiktoken's for each piece of the
+    stream (split by its pattern, each distinct piece merged once), checked against its
+    whole-text encoding on a sample first."""
+    import regex
+
+    ours, ref = pair(name)
+    fresh = tokenforge.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=unshared(name), special_tokens={})
+    pattern = regex.compile(ours._pat_str)
+    rng = random.Random(65)
+    units = []
+    for n in (65, 66, 100, 127, 128, 129, 200, 250):  # no piece over 256 bytes (those build it too)
+        for c in " \n\t.-=^1aZ":
+            units += [c * n + "qg\n", " " + c * n + "x\n"]
+    units += [" " + "é" * 100 + "x\n", "中" * 80 + "qg\n"]
+    merged = {}
+
+    def expected(text):
+        ids = []
+        for piece in pattern.findall(text):
+            if piece not in merged:
+                merged[piece] = ref._encode_single_piece(piece.encode())
+            ids += merged[piece]
+        return ids
+
+    sample = "".join(rng.choice(units) for _ in range(300))
+    assert expected(sample) == ref.encode_ordinary(sample)
+    # Pieces of at most 128 bytes are found in the piece cache when they repeat, not merged.
+    longer = [u for u in units if len(u) > 131]
+    size = RUNS_BEFORE_BACKTRACK + (8 << 20) if name == "cl100k_base" else 1 << 20
+    stream = "".join(rng.choice(longer) for _ in range(size // 160))
+    assert len(stream.encode()) > size
+    want = expected(stream)
+    encodings = [warm(tokenforge.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks,
+                                          special_tokens={}))]
+    if name == "cl100k_base":
+        encodings.append(fresh)
+    for enc in encodings:
+        assert enc.encode_ordinary(stream) == want
+        assert enc.encode_ordinary(sample) == ref.encode_ordinary(sample)
 
 
 def merge_vocabulary(merges: list[tuple[int, int]]) -> dict[bytes, int]:
@@ -302,13 +361,11 @@ def test_long_piece_tables_shared_only_by_equal_vocabularies():
 def test_tables_built_while_two_threads_encode(name):
     """A fresh vocabulary meets two long pieces at once on two threads: one builds the
     tables, the other waits for them (or merges without them); both give tiktoken's ids.
-    (The vocabulary gets one extra token no other encoding in the process has, so it does
-    not share tables some other test built already.)"""
+    (unshared(): tables no other test built.)"""
     import tiktoken
 
     ours, _ = pair(name)
-    ranks = dict(ours._mergeable_ranks)
-    ranks[f"tables-{name}-{random.random()}".encode()] = max(ranks.values()) + 1
+    ranks = unshared(name)
     fresh = tokenforge.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=ranks, special_tokens={})
     ref = tiktoken.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=ranks, special_tokens={})
     rng = random.Random(7)
