@@ -5,7 +5,9 @@ against tiktoken, on the text where that start could go wrong:
   placed so they overlap a character that is a token: the atom must be refused there;
 - random runs of CJK, kana, Hangul, Cyrillic, Greek and mixed scripts, with and without
   ASCII between, and runs of characters that are not tokens (bytes and atoms side by side);
-- pieces of every length from 2 to 64 bytes made of such characters.
+- pieces of every length from 2 to 64 bytes made of such characters;
+- a toy vocabulary with tokens on each edge of a character that CharAtoms checks (rule 2);
+- ASCII and non-ASCII letters mixed either side of the merge paths' size limits.
 
 Expected ids always come from tiktoken.
 """
@@ -146,3 +148,51 @@ def test_character_held_by_a_lower_ranked_token_stays_bytes():
     for text in ["baé", "aé", "bé", "é", "babaé bé aéé ébaé", "ébaébé"]:
         assert ours.encode_ordinary(text) == ref.encode_ordinary(text), text
     assert ref.encode_ordinary("baé") == [257, 258]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_one_and_two_byte_edges_in_a_toy_vocabulary(seed):
+    """Tokens that begin with the last one or two bytes of a character that is a token and go
+    on with the next byte, or end with a byte and its first one or two bytes, ranked below,
+    between and above the character's own merges: CharAtoms must refuse the atom exactly
+    where such a token could form (rule 2 of char_atoms.h)."""
+    import tiktoken
+
+    import tokenforge
+
+    e, k = "é".encode(), "中".encode()  # c3 a9, e4 b8 ad
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks |= {e: 300, k[:2]: 320, k: 340}  # the characters' own merges
+    edges = [e[1:] + b"x", b"y" + e[:1], k[1:] + b"x", k[2:] + b"z", b"y" + k[:2], b"w" + k[:1], b"v" + k[:1]]
+    edges.append(k[1:])  # so that k[1:] + b"x" can form
+    rng = random.Random(seed)
+    for i, t in enumerate(edges):  # below, between or above the own merges
+        ranks[t] = rng.choice([290, 310, 330, 350]) - i
+    pat = r"\S+|\s+"
+    ours = tokenforge.Encoding("toy", pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+    ref = tiktoken.Encoding("toy", pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+    texts = ["éx", "yé", "yéx", "中x", "中z", "y中", "w中", "v中", "y中x", "w中z", "aéb", "a中b", "ééxy中中zw中x"]
+    for text in texts + [a + b for a in texts for b in texts]:
+        assert ours.encode_ordinary(text) == ref.encode_ordinary(text), text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_chunks_at_the_merge_path_limits(name):
+    """Pieces of letters mixing ASCII with accented, Cyrillic and CJK letters, 12-20 and 44-52
+    bytes long (the chunk memo takes chunks of up to 15 bytes, merge_parts prefetches the
+    spans of non-ASCII chunks of up to 48), so that spans of ASCII parts (the full index) and of non-ASCII ones
+    (the non-ASCII index) meet in one merge on both sides of each limit."""
+    rng = random.Random(13)
+    pools = ["abcdefghij", "éèàçüöß", "абвгдежз", "日本語中文字", "ĀāĒēĪī"]
+    lines = []
+    for target in list(range(12, 21)) + list(range(44, 53)):
+        for _ in range(40):
+            s, size = [], 0
+            while True:
+                c = rng.choice(rng.choice(pools))
+                if size + len(c.encode()) > target:
+                    break
+                s.append(c)
+                size += len(c.encode())
+            lines.append("".join(s) + "\n")
+    check_lines(name, lines)
