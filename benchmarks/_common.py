@@ -64,3 +64,31 @@ def adversarial_texts() -> dict[str, str]:
         "1MB digits": "".join(rng.choice("0123456789") for _ in range(1_000_000)),
         "1MB ^": "^" * 1_000_000,
     }
+
+
+def more_adversarial_texts() -> dict[str, str]:
+    """Inputs of the same kinds as the issue's that it does not list: random text over other
+    alphabets (one long piece, or a stream of short new pieces), periodic runs, whitespace
+    mixes.  Label -> text, seeded."""
+    import random
+
+    rng = random.Random(5)
+
+    def draw(alphabet: str, n: int) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(n))
+
+    return {
+        "cyrillic letters": draw("абвгдежзийклмнопрстуфхцчшщъыьэюяАБВГДЕЖЗ", 500_000),
+        "greek letters": draw("αβγδεζηθικλμνξοπρστυφχψω", 500_000),
+        "arabic letters": draw("ابتثجحخدذرزسشصضطظعغفقكلمنهوي", 500_000),
+        "hangul": "".join(chr(rng.randrange(0xAC00, 0xD7A4)) for _ in range(300_000)),
+        "emoji": "".join(chr(rng.randrange(0x1F600, 0x1F650)) for _ in range(250_000)),
+        "base64": draw("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", 1_000_000),
+        "hex": draw("0123456789abcdef", 1_000_000),
+        "punctuation": draw("!@#$%^&*()_+-=[]{};:,.<>/?|~`", 1_000_000),
+        "ab repeated": "ab" * 500_000,
+        "letters+accents": draw("abcdeéèêàçñüößø", 1_000_000),
+        "whitespace mix": draw(" \t\n\r", 1_000_000),
+        "newlines": "\n" * 1_000_000,
+        "space-letter": draw(" a", 1_000_000),
+    }

@@ -1,5 +1,6 @@
 """The adversarial rows of bench_encode.py (and the medium-piece rows of
-bench_medium_pieces.py) in thread CPU time, best of N, relative to English.
+bench_medium_pieces.py) in thread CPU time, best of N, relative to English; with --more,
+also inputs of the same kinds that the issue does not list (_common.more_adversarial_texts).
 
 bench_encode.py times wall clock, which swings by a third on a machine shared with other
 jobs; time.thread_time() does not count the time other processes hold the core, so A/B
@@ -8,7 +9,7 @@ instance per encoding, warmed on every text first (its long-piece tables are bui
 medium rows are made of pieces over PieceCache::kMaxPiece bytes, which a repeated run does
 not find in the piece cache.
 
-    PYTHONPATH=src taskset -c 1 python benchmarks/bench_adversarial_cpu.py [cl100k_base o200k_base] [--repeat 5]
+    PYTHONPATH=src taskset -c 1 python benchmarks/bench_adversarial_cpu.py [cl100k_base o200k_base] [--repeat 5] [--more]
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import argparse
 import random
 import time
 
-from _common import adversarial_texts, corpus_text
+from _common import adversarial_texts, corpus_text, more_adversarial_texts
 
 import tokenforge
 
@@ -38,8 +39,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("encodings", nargs="*", default=["cl100k_base", "o200k_base"])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--more", action="store_true", help="also the inputs of more_adversarial_texts()")
     args = parser.parse_args()
-    texts = cases()
+    texts = cases() | (more_adversarial_texts() if args.more else {})
     english = corpus_text("en", 4_000_000)
 
     def best(enc, text):
