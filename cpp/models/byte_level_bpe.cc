@@ -47,23 +47,48 @@ bool ByteLevelBpe::encode_piece_slow(const uint8_t* p, size_t n, uint64_t h, std
 
 bool ByteLevelBpe::encode_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
   if (n == 1) return false;  // a byte that is not a token
+  if (cache != nullptr && n <= ShortTokenIndex::kMaxLen) {
+    ShortTokenIndex::Key k = ShortTokenIndex::key_exact(p, n);
+    return encode_short_nontoken(p, n, k, ShortTokenIndex::hash(k), out, cache);
+  }
   return encode_merged(p, n, hash_bytes(p, n), out, cache);
+}
+
+bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h,
+                                         std::vector<uint32_t>* out, PieceCache* cache) const {
+  ShortMergeCache& shorts = cache->shorts();
+  if (shorts.find(k, h, out)) return true;
+  if (!all_bytes_) {  // else no piece can hold a byte that is not a token
+    for (size_t i = 0; i < n; ++i) {
+      if (byte_token_[p[i]] == kNoToken) return false;
+    }
+  }
+  size_t before = out->size();
+  merge_chunks(p, n, out, cache, true);  // cannot fail: every byte is a token, n <= kShortPiece
+  shorts.insert(k, h, out->data() + before, out->size() - before);
+  return true;
 }
 
 size_t ByteLevelBpe::count_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch,
                                     PieceCache* cache) const {
   if (n == 1) return 0;  // a byte that is not a token
-  uint64_t h = hash_bytes(p, n);
-  if (cache != nullptr) {
+  if (cache != nullptr && n > ShortTokenIndex::kMaxLen) {
+    uint64_t h = hash_bytes(p, n);
     uint32_t count;
     if (cache->find(p, n, h, &count) != nullptr) return count;
+    scratch->clear();
+    return encode_merged(p, n, h, scratch, cache) ? scratch->size() : 0;
   }
   scratch->clear();
-  return encode_merged(p, n, h, scratch, cache) ? scratch->size() : 0;
+  return encode_nontoken(p, n, scratch, cache) ? scratch->size() : 0;
 }
 
 bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out,
                                  PieceCache* cache) const {
+  if (cache != nullptr && n <= ShortTokenIndex::kMaxLen) {
+    ShortTokenIndex::Key k = ShortTokenIndex::key_exact(p, n);
+    return encode_short_nontoken(p, n, k, ShortTokenIndex::hash(k), out, cache);
+  }
   if (cache != nullptr) {
     uint32_t count;
     if (const uint32_t* ids = cache->find(p, n, h, &count)) {
@@ -91,12 +116,12 @@ size_t ByteLevelBpe::count_piece(const uint8_t* p, size_t n, std::vector<uint32_
 size_t ByteLevelBpe::count_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* scratch,
                                 PieceCache* cache) const {
   if (lookup_hashed(p, n, h) != kNoToken) return 1;
-  if (cache != nullptr) {
+  if (cache != nullptr && n > ShortTokenIndex::kMaxLen) {
     uint32_t count;
     if (cache->find(p, n, h, &count) != nullptr) return count;
   }
   scratch->clear();
-  return encode_piece(p, n, scratch, cache) ? scratch->size() : 0;
+  return encode_merged(p, n, h, scratch, cache) ? scratch->size() : 0;
 }
 
 // A chunk is not looked up whole: tiktoken emits a token directly only for a whole piece,
@@ -108,7 +133,8 @@ size_t ByteLevelBpe::count_long(const uint8_t* p, size_t n, uint64_t h, std::vec
 // bytes counts n * n / 512: what the scan costs over the trie grows with n, and the build
 // (~50 ms for cl100k, ~150 for o200k) pays off only after a few MB of such pieces (at
 // ~25 ns/byte saved), so a one-off megabyte of them does not build.
-bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
+bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache,
+                                bool whole_cached) const {
   const size_t weight = n > kShortPiece ? n : n * n / (2 * kShortPiece);
   const TokenTrie* trie = n > kTrieAfter && long_tables_.wanted(weight) ? long_tables_.trie(vocab_) : nullptr;
   size_t start = 0;
@@ -127,7 +153,7 @@ bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t
       }
     } else if (trie != nullptr && m <= kMaxTrieChunk) {
       trie_chunk_merge(*trie, q, m, out);
-    } else if (!(m <= kShortPiece ? merge_short(q, m, out, cache) : merge_long(q, m, out))) {
+    } else if (!(m <= kShortPiece ? merge_short(q, m, out, cache, !(whole_cached && m == n)) : merge_long(q, m, out))) {
       return false;
     }
     start = b;
@@ -181,21 +207,23 @@ uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) {
 // or i no longer starts a part).  Each step takes the minimum over all n positions (a
 // branch-free loop the compiler vectorizes), merges the leftmost part having it and
 // refreshes two ranks; nothing is shifted.  O(n^2 / vector width) per piece.
-bool ByteLevelBpe::merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
-  if (cache != nullptr && n <= PieceCache::kChunkMax) {
+bool ByteLevelBpe::merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache,
+                               bool cached) const {
+  if (cached && cache != nullptr && n <= ShortMergeCache::kMaxLen) {
     ShortTokenIndex::Key k = ShortTokenIndex::key_exact(p, n);
     uint64_t h = ShortTokenIndex::hash(k);
-    if (cache->chunk_find(h, k.lo, k.hi, n, out)) return true;
+    ShortMergeCache& shorts = cache->shorts();
+    if (shorts.find(k, h, out)) return true;
     size_t before = out->size();
     merge_parts(p, n, out, cache);
-    cache->chunk_insert(h, k.lo, k.hi, n, out->data() + before, out->size() - before);
+    shorts.insert(k, h, out->data() + before, out->size() - before);
     return true;
   }
   merge_parts(p, n, out, cache);
   return true;
 }
 
-// merge_short without the chunk memo.
+// merge_short without the cache.
 void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
   alignas(32) uint32_t rank[kShortPiece];
   uint32_t token[kShortPiece];  // token of the part starting at i

@@ -1,0 +1,77 @@
+// ShortMergeCache: the BPE merge (the ids of merging its bytes, without the whole-token
+// shortcut) of byte strings of 1..15 bytes met before, found by one cache line.
+//
+// Keyed by the string's exact ShortTokenIndex::Key (two words that spell it, no pointer
+// to its bytes) and that key's hash; an entry holds its ids inline (up to kInlineIds, the
+// rest in an arena), so a hit reads one line instead of a slot, its key and its ids in
+// three places (PieceCache's general table).
+// Serves both uses of merges of short strings: whole pieces that are not tokens (whose
+// ids are their merge) and the short chunks of longer pieces (see SafeCuts), which on
+// text without spaces recur in many distinct pieces; a whole piece of one chunk is looked
+// up once, not again as its chunk.  A string that is a token may be stored too (as a
+// chunk): its merge need not be that token, which is why pieces that are tokens are
+// answered by the short index before this cache is asked.
+// Open addressing (linear probing) on 64-byte entries, at most half full: it starts at
+// 256 KB and doubles up to 2 MB; past that, an insertion replaces the entry at its home
+// slot (the probe chains stay intact, since no entry is ever emptied; it is all cleared
+// in the rare case that home slots fill it to three quarters), so memory is bounded and
+// recent strings stay.  O(1) per find / insert.  Not thread-safe (one per thread and
+// vocabulary, inside PieceCache).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "models/short_token_index.h"
+
+namespace tf {
+
+class ShortMergeCache {
+ public:
+  using Key = ShortTokenIndex::Key;
+  static constexpr size_t kMaxLen = ShortTokenIndex::kMaxLen;
+  static constexpr size_t kInlineIds = 11;
+
+  ShortMergeCache() : entries_(kMinEntries) {}
+
+  // h = ShortTokenIndex::hash(k) throughout.
+  // Appends the ids stored for k and returns true, or returns false.
+  bool find(Key k, uint64_t h, std::vector<uint32_t>* out) const {
+    for (size_t i = h >> shift_;; i = (i + 1) & mask_) {
+      const Entry& e = entries_[i];
+      if (e.hi == 0) return false;  // empty (a key's hi holds its length)
+      if (e.lo == k.lo && e.hi == k.hi) {
+        const uint32_t* ids = e.count <= kInlineIds ? e.ids : spill_.data() + e.ids[0];
+        out->insert(out->end(), ids, ids + e.count);
+        return true;
+      }
+    }
+  }
+
+  // Stores the ids of k (absent: just missed by find).
+  void insert(Key k, uint64_t h, const uint32_t* ids, size_t count);
+
+ private:
+  struct alignas(64) Entry {
+    uint64_t lo = 0;
+    uint64_t hi = 0;  // 0: empty
+    uint32_t count = 0;
+    uint32_t ids[kInlineIds] = {};  // over kInlineIds ids: ids[0] is their offset in spill_
+  };
+  static_assert(sizeof(Entry) == 64, "one entry per cache line");
+  static constexpr int kMinBits = 12, kMaxBits = 15;
+  static constexpr size_t kMinEntries = size_t{1} << kMinBits, kMaxEntries = size_t{1} << kMaxBits;
+  static constexpr size_t kMaxSpill = size_t{1} << 22;  // ids (16 MB): then all is cleared
+
+  void grow();
+  void clear();
+
+  std::vector<Entry> entries_;
+  size_t mask_ = kMinEntries - 1;
+  int shift_ = 64 - kMinBits;
+  size_t used_ = 0;
+  std::vector<uint32_t> spill_;
+};
+
+}  // namespace tf
