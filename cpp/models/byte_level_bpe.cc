@@ -64,7 +64,14 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenI
     }
   }
   size_t before = out->size();
-  merge_chunks(p, n, out, cache, true);  // cannot fail: every byte is a token, n <= kShortPiece
+  // An ASCII piece is merged whole: its safe cuts (rare inside ASCII words) cost more to
+  // look for than they save in a merge this short (-1.5 % on cold English, in-process A/B).
+  // Exact either way (see SafeCuts).  The key's length tag (<= 15) has no high bit.
+  if (((k.lo | k.hi) & 0x8080808080808080ull) == 0) {
+    merge_parts(p, n, out, cache);
+  } else {
+    merge_chunks(p, n, out, cache, true);  // cannot fail: every byte is a token, n <= kShortPiece
+  }
   shorts.insert(k, h, out->data() + before, out->size() - before);
   return true;
 }
