@@ -58,6 +58,14 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenI
                                          std::vector<uint32_t>* out, PieceCache* cache) const {
   ShortMergeCache& shorts = cache->shorts();
   if (shorts.find(k, h, out)) return true;
+  const uint64_t long_hash = shorts.full() ? hash_bytes(p, n) : 0;  // then the general table has them
+  if (shorts.full()) {
+    uint32_t count;
+    if (const uint32_t* ids = cache->find(p, n, long_hash, &count)) {
+      out->insert(out->end(), ids, ids + count);
+      return true;
+    }
+  }
   if (!all_bytes_) {  // else no piece can hold a byte that is not a token
     for (size_t i = 0; i < n; ++i) {
       if (byte_token_[p[i]] == kNoToken) return false;
@@ -73,6 +81,9 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenI
     merge_chunks(p, n, out, cache, true);  // cannot fail: every byte is a token, n <= kShortPiece
   }
   shorts.insert(k, h, out->data() + before, out->size() - before);
+  if (shorts.full()) {
+    cache->insert(p, n, long_hash != 0 ? long_hash : hash_bytes(p, n), out->data() + before, out->size() - before);
+  }
   return true;
 }
 
@@ -221,9 +232,23 @@ bool ByteLevelBpe::merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>
     uint64_t h = ShortTokenIndex::hash(k);
     ShortMergeCache& shorts = cache->shorts();
     if (shorts.find(k, h, out)) return true;
+    // Once the short table is full, strings are kept in the general one too (a chunk's
+    // merge under its bytes: no whole piece of up to 15 bytes that is looked up there is a
+    // token, and for the others merge and encoding agree).
+    const uint64_t long_hash = shorts.full() ? hash_bytes(p, n) : 0;
+    if (shorts.full()) {
+      uint32_t count;
+      if (const uint32_t* ids = cache->find(p, n, long_hash, &count)) {
+        out->insert(out->end(), ids, ids + count);
+        return true;
+      }
+    }
     size_t before = out->size();
     merge_parts(p, n, out, cache);
     shorts.insert(k, h, out->data() + before, out->size() - before);
+    if (shorts.full()) {
+      cache->insert(p, n, long_hash != 0 ? long_hash : hash_bytes(p, n), out->data() + before, out->size() - before);
+    }
     return true;
   }
   merge_parts(p, n, out, cache);

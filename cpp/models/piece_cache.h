@@ -1,6 +1,7 @@
 // PieceCache: remembers the ids of pieces that needed merging, so a piece seen before
 // costs one hash lookup instead of a BPE merge.  Pieces (and chunks) of up to 15 bytes
-// go to a ShortMergeCache of one cache line per string; this table holds longer ones.
+// go to a ShortMergeCache of one cache line per string while it has room; this table
+// holds longer ones, and short ones once that is full.
 //
 // Open addressing (linear probing) on the piece's 64-bit hash; keys and ids live in two
 // arenas.  Bounded: when it is half full or its arenas pass a few MB it is cleared, so
@@ -42,7 +43,8 @@ class PieceCache {
   }
 
   // Merges of strings of up to 15 bytes (whole pieces that are not tokens, and the short
-  // chunks of longer pieces) are kept apart, in one line each.
+  // chunks of longer pieces) are kept apart, in one line each, while that table has room;
+  // then in this one (see ByteLevelBpe::encode_short_nontoken).
   ShortMergeCache& shorts() { return shorts_; }
   const ShortMergeCache& shorts() const { return shorts_; }
 
@@ -74,6 +76,7 @@ class PieceCache {
   }
 
   void clear() {
+    shorts_.clear();
     std::fill(slots_.begin(), slots_.end(), Slot{});
     keys_.clear();
     ids_.clear();

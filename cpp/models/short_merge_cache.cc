@@ -3,16 +3,23 @@
 namespace tf {
 
 void ShortMergeCache::insert(Key k, uint64_t h, const uint32_t* ids, size_t count) {
-  if (count > kInlineIds && spill_.size() + count > kMaxSpill) clear();
+  if (count > kInlineIds && spill_.size() + count > kMaxSpill) {
+    full_ = true;
+    return;
+  }
   if (used_ * 2 >= entries_.size() && entries_.size() < kMaxEntries) grow();
   size_t i = h >> shift_;
   if (used_ * 2 < entries_.size()) {
     while (entries_[i].hi != 0) i = (i + 1) & mask_;
     ++used_;
-  } else if (entries_[i].hi == 0 && ++used_ * 4 > entries_.size() * 3) {
-    clear();  // at full size home slots rarely fill it to three quarters
-    used_ = 1;
-  }  // else, at full size, the entry at the home slot gives way
+  } else {
+    full_ = true;
+    if (entries_[i].hi == 0 && ++used_ * 4 > entries_.size() * 3) {
+      clear();  // home slots rarely fill it to three quarters
+      full_ = true;
+      used_ = 1;
+    }  // else the entry at the home slot gives way
+  }
   Entry& e = entries_[i];
   e.lo = k.lo;
   e.hi = k.hi;
@@ -29,6 +36,7 @@ void ShortMergeCache::clear() {
   std::fill(entries_.begin(), entries_.end(), Entry{});
   spill_.clear();
   used_ = 0;
+  full_ = false;
 }
 
 void ShortMergeCache::grow() {

@@ -12,11 +12,14 @@
 // chunk): its merge need not be that token, which is why pieces that are tokens are
 // answered by the short index before this cache is asked.
 // Open addressing (linear probing) on 64-byte entries, at most half full: it starts at
-// 256 KB and doubles up to 2 MB; past that, an insertion replaces the entry at its home
-// slot (the probe chains stay intact, since no entry is ever emptied; it is all cleared
-// in the rare case that home slots fill it to three quarters), so memory is bounded and
-// recent strings stay.  O(1) per find / insert.  Not thread-safe (one per thread and
-// vocabulary, inside PieceCache).
+// 256 KB and doubles up to 8 MB (64k strings: the short pieces and chunks of 4 MB of
+// multilingual text; capped at 2 MB, encoding that text again was 20 % slower).  Then it
+// is full(): an insertion replaces the entry at its home slot (the
+// probe chains stay intact, since no entry is ever emptied; it is all cleared in the rare
+// case that home slots fill it to three quarters), so recent strings stay here, and the
+// caller keeps every string in PieceCache's general table as well, whose capacity is
+// larger (and which clears this one when it clears itself).  O(1) per find / insert.
+// Not thread-safe (one per thread and vocabulary, inside PieceCache).
 #pragma once
 
 #include <cstdint>
@@ -49,8 +52,11 @@ class ShortMergeCache {
     }
   }
 
-  // Stores the ids of k (absent: just missed by find).
+  // Stores the ids of k (absent: just missed by find), maybe in place of another string.
   void insert(Key k, uint64_t h, const uint32_t* ids, size_t count);
+  // Some string was replaced or not stored since the last clear().
+  bool full() const { return full_; }
+  void clear();
 
  private:
   struct alignas(64) Entry {
@@ -60,17 +66,17 @@ class ShortMergeCache {
     uint32_t ids[kInlineIds] = {};  // over kInlineIds ids: ids[0] is their offset in spill_
   };
   static_assert(sizeof(Entry) == 64, "one entry per cache line");
-  static constexpr int kMinBits = 12, kMaxBits = 15;
+  static constexpr int kMinBits = 12, kMaxBits = 17;
   static constexpr size_t kMinEntries = size_t{1} << kMinBits, kMaxEntries = size_t{1} << kMaxBits;
-  static constexpr size_t kMaxSpill = size_t{1} << 22;  // ids (16 MB): then all is cleared
+  static constexpr size_t kMaxSpill = size_t{1} << 20;  // ids (4 MB): then no more spill
 
   void grow();
-  void clear();
 
   std::vector<Entry> entries_;
   size_t mask_ = kMinEntries - 1;
   int shift_ = 64 - kMinBits;
   size_t used_ = 0;
+  bool full_ = false;  // see full()
   std::vector<uint32_t> spill_;
 };
 

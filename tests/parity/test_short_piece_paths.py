@@ -6,7 +6,8 @@
   is then built without reading past it), and a vocabulary with ids of 2^27 and more.
 - The ShortMergeCache (per thread) that keeps the merges of pieces and chunks of up to 15
   bytes: many distinct short chunks, with repeats in between; more distinct pieces than
-  it keeps (entries then give way); pieces of over 11 ids (kept outside the entry); a
+  it keeps (the rest then go to the general piece cache); pieces of over 11 ids (kept
+  outside the entry); a
   string met first as a whole piece and then as a chunk of a longer piece, and the other
   way round.
 - The scanners' ASCII word fast paths and block-wise blank runs: words ended by non-ASCII
@@ -108,16 +109,21 @@ def test_chunk_memo_eviction_and_repeats(name):
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
-def test_short_merge_cache_fills_and_gives_way(name):
-    # Over 2^15 distinct non-token pieces of 4..15 letters (the cache holds at most 2^14
-    # before entries give way), then the first ones again; each text in a fresh thread so
-    # that the cache starts empty.
+def test_short_merge_cache_fills_and_overflows(name):
+    # Over 2^16 distinct non-token pieces of 4..15 letters (the short cache holds 2^16,
+    # then keeps all in the general one too), then the first ones again, and some later
+    # ones; the first text in a fresh thread so that the caches start empty.
     import threading
 
     rng = random.Random(6)
     letters = "bcdfghjklmnpqrstvwxz"
-    words = [" " + "".join(rng.choice(letters) for _ in range(rng.randint(3, 14))) for _ in range(40000)]
-    text = "".join(words) + "".join(words[:3000]) + "".join(words[::7])
+    words = [" " + "".join(rng.choice(letters) for _ in range(rng.randint(3, 14))) for _ in range(80000)]
+    text = "".join(words) + "".join(words[:3000]) + "".join(words[::13])
+    # Then, with the short cache full, strings met as whole pieces and as chunks of longer
+    # pieces (random letters are cut where no token straddles), in both orders.
+    odd = ["".join(rng.choice("qxzjkvwy") for _ in range(rng.randint(4, 15))) for _ in range(300)]
+    longer = ["".join(rng.sample(odd, 4)) for _ in range(300)]
+    text += " " + " ".join(odd[:150]) + " " + " ".join(longer) + " " + " ".join(odd[150:])
     result = {}
     thread = threading.Thread(target=lambda: result.setdefault("ids", pair(name)[0].encode_ordinary(text)))
     thread.start()
