@@ -22,12 +22,13 @@ void ShortMergeCache::insert(Key k, uint64_t h, const uint32_t* ids, size_t coun
   }
   Entry& e = entries_[i];
   e.lo = k.lo;
-  e.hi = k.hi;
-  e.count = static_cast<uint32_t>(count);
   if (count <= kInlineIds) {
+    e.hi = k.hi | static_cast<uint64_t>(count) << kCountShift;
     std::memcpy(e.ids, ids, count * sizeof(uint32_t));
   } else {
+    e.hi = k.hi;
     e.ids[0] = static_cast<uint32_t>(spill_.size());
+    e.ids[1] = static_cast<uint32_t>(count);
     spill_.insert(spill_.end(), ids, ids + count);
   }
 }
@@ -46,7 +47,7 @@ void ShortMergeCache::grow() {
   --shift_;
   for (const Entry& e : old) {
     if (e.hi == 0) continue;
-    size_t i = ShortTokenIndex::hash(Key{e.lo, e.hi}) >> shift_;
+    size_t i = ShortTokenIndex::hash(Key{e.lo, e.hi & kKeyBits}) >> shift_;
     while (entries_[i].hi != 0) i = (i + 1) & mask_;
     entries_[i] = e;
   }

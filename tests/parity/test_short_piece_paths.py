@@ -6,7 +6,7 @@
   is then built without reading past it), and a vocabulary with ids of 2^27 and more.
 - The ShortMergeCache (per thread) that keeps the merges of pieces and chunks of up to 15
   bytes: many distinct short chunks, with repeats in between; more distinct pieces than
-  it keeps (the rest then go to the general piece cache); pieces of over 11 ids (kept
+  it keeps (the rest then go to the general piece cache); pieces of over 4 ids (kept
   outside the entry); a
   string met first as a whole piece and then as a chunk of a longer piece, and the other
   way round.
@@ -110,14 +110,14 @@ def test_chunk_memo_eviction_and_repeats(name):
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
 def test_short_merge_cache_fills_and_overflows(name):
-    # Over 2^16 distinct non-token pieces of 4..15 letters (the short cache holds 2^16,
+    # Over 2^17 distinct non-token pieces of 4..15 letters (the short cache holds 2^17,
     # then keeps all in the general one too), then the first ones again, and some later
     # ones; the first text in a fresh thread so that the caches start empty.
     import threading
 
     rng = random.Random(6)
     letters = "bcdfghjklmnpqrstvwxz"
-    words = [" " + "".join(rng.choice(letters) for _ in range(rng.randint(3, 14))) for _ in range(80000)]
+    words = [" " + "".join(rng.choice(letters) for _ in range(rng.randint(3, 14))) for _ in range(150000)]
     text = "".join(words) + "".join(words[:3000]) + "".join(words[::13])
     # Then, with the short cache full, strings met as whole pieces and as chunks of longer
     # pieces (random letters are cut where no token straddles), in both orders.
@@ -135,7 +135,7 @@ def test_short_merge_cache_fills_and_overflows(name):
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
 def test_short_merges_of_many_ids_and_shared_chunks(name):
     rng = random.Random(7)
-    # Up to 15 bytes that merge into over 11 ids: rare symbols and accented capitals.
+    # Up to 15 bytes that merge into over 4 ids: rare symbols and accented capitals.
     rare = [chr(c) for c in list(range(0x2190, 0x21FF)) + list(range(0x1D400, 0x1D4FF)) + list(range(0x0100, 0x017F))]
     pieces = ["".join(rng.choice(rare) for _ in range(rng.randint(2, 7))) for _ in range(300)]
     pieces = [x for x in pieces if len(x.encode()) <= 15] + ["\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f\x10\x11\x12\x13\x14"]
