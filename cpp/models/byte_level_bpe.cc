@@ -49,23 +49,66 @@ bool ByteLevelBpe::encode_piece_slow(const uint8_t* p, size_t n, uint64_t h, std
 
 bool ByteLevelBpe::encode_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
   if (n == 1) return false;  // a byte that is not a token
+  if (cache != nullptr && n <= ShortTokenIndex::kMaxLen) {
+    ShortTokenIndex::Key k = ShortTokenIndex::key_exact(p, n);
+    return encode_short_nontoken(p, n, k, ShortTokenIndex::hash(k), out, cache);
+  }
   return encode_merged(p, n, hash_bytes(p, n), out, cache);
+}
+
+bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h,
+                                         std::vector<uint32_t>* out, PieceCache* cache) const {
+  ShortMergeCache& shorts = cache->shorts();
+  if (shorts.find(k, h, out)) return true;
+  const uint64_t long_hash = shorts.full() ? hash_bytes(p, n) : 0;  // then the general table has them
+  if (shorts.full()) {
+    uint32_t count;
+    if (const uint32_t* ids = cache->find(p, n, long_hash, &count)) {
+      out->insert(out->end(), ids, ids + count);
+      return true;
+    }
+  }
+  if (!all_bytes_) {  // else no piece can hold a byte that is not a token
+    for (size_t i = 0; i < n; ++i) {
+      if (byte_token_[p[i]] == kNoToken) return false;
+    }
+  }
+  size_t before = out->size();
+  // An ASCII piece is merged whole: its safe cuts (rare inside ASCII words) cost more to
+  // look for than they save in a merge this short (-1.5 % on cold English, in-process A/B).
+  // Exact either way (see SafeCuts).  The key's length tag (<= 15) has no high bit.
+  if (((k.lo | k.hi) & 0x8080808080808080ull) == 0) {
+    merge_parts(p, n, out, cache);
+  } else {
+    merge_chunks(p, n, out, cache, true);  // cannot fail: every byte is a token, n <= kShortPiece
+  }
+  shorts.insert(k, h, out->data() + before, out->size() - before);
+  if (shorts.full()) {
+    cache->insert(p, n, long_hash != 0 ? long_hash : hash_bytes(p, n), out->data() + before, out->size() - before);
+  }
+  return true;
 }
 
 size_t ByteLevelBpe::count_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch,
                                     PieceCache* cache) const {
   if (n == 1) return 0;  // a byte that is not a token
-  uint64_t h = hash_bytes(p, n);
-  if (cache != nullptr) {
+  if (cache != nullptr && n > ShortTokenIndex::kMaxLen) {
+    uint64_t h = hash_bytes(p, n);
     uint32_t count;
     if (cache->find(p, n, h, &count) != nullptr) return count;
+    scratch->clear();
+    return encode_merged(p, n, h, scratch, cache) ? scratch->size() : 0;
   }
   scratch->clear();
-  return encode_merged(p, n, h, scratch, cache) ? scratch->size() : 0;
+  return encode_nontoken(p, n, scratch, cache) ? scratch->size() : 0;
 }
 
 bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out,
                                  PieceCache* cache) const {
+  if (cache != nullptr && n <= ShortTokenIndex::kMaxLen) {
+    ShortTokenIndex::Key k = ShortTokenIndex::key_exact(p, n);
+    return encode_short_nontoken(p, n, k, ShortTokenIndex::hash(k), out, cache);
+  }
   if (cache != nullptr) {
     uint32_t count;
     if (const uint32_t* ids = cache->find(p, n, h, &count)) {
@@ -93,12 +136,12 @@ size_t ByteLevelBpe::count_piece(const uint8_t* p, size_t n, std::vector<uint32_
 size_t ByteLevelBpe::count_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* scratch,
                                 PieceCache* cache) const {
   if (lookup_hashed(p, n, h) != kNoToken) return 1;
-  if (cache != nullptr) {
+  if (cache != nullptr && n > ShortTokenIndex::kMaxLen) {
     uint32_t count;
     if (cache->find(p, n, h, &count) != nullptr) return count;
   }
   scratch->clear();
-  return encode_piece(p, n, scratch, cache) ? scratch->size() : 0;
+  return encode_merged(p, n, h, scratch, cache) ? scratch->size() : 0;
 }
 
 namespace {
@@ -133,7 +176,8 @@ __attribute__((noinline)) void ByteLevelBpe::merge_medium_chunk(const TokenTrie&
   if (linear == nullptr || !linear->encode(q, m, out, instance_)) trie_chunk_merge(trie, q, m, out);
 }
 
-bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
+bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache,
+                                bool whole_cached) const {
   const size_t weight = n > kShortPiece ? n : n * n / (2 * kShortPiece);
   const TokenTrie* trie = n > kTrieAfter && shared_->long_tables.wanted(weight) ? shared_->long_tables.trie(*vocab_) : nullptr;
   size_t start = 0;
@@ -152,7 +196,7 @@ bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t
       }
     } else if (trie != nullptr && m <= kMaxTrieChunk) {
       merge_medium_chunk(*trie, q, m, out);
-    } else if (!(m <= kShortPiece ? merge_short(q, m, out, cache) : merge_long(q, m, out))) {
+    } else if (!(m <= kShortPiece ? merge_short(q, m, out, cache, !(whole_cached && m == n)) : merge_long(q, m, out))) {
       return false;
     }
     start = b;
@@ -206,21 +250,37 @@ uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) {
 // or i no longer starts a part).  Each step takes the minimum over all n positions (a
 // branch-free loop the compiler vectorizes), merges the leftmost part having it and
 // refreshes two ranks; nothing is shifted.  O(n^2 / vector width) per piece.
-bool ByteLevelBpe::merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
-  if (cache != nullptr && n <= PieceCache::kChunkMax) {
+bool ByteLevelBpe::merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache,
+                               bool cached) const {
+  if (cached && cache != nullptr && n <= ShortMergeCache::kMaxLen) {
     ShortTokenIndex::Key k = ShortTokenIndex::key_exact(p, n);
     uint64_t h = ShortTokenIndex::hash(k);
-    if (cache->chunk_find(h, k.lo, k.hi, n, out)) return true;
+    ShortMergeCache& shorts = cache->shorts();
+    if (shorts.find(k, h, out)) return true;
+    // Once the short table is full, strings are kept in the general one too (a chunk's
+    // merge under its bytes: no whole piece of up to 15 bytes that is looked up there is a
+    // token, and for the others merge and encoding agree).
+    const uint64_t long_hash = shorts.full() ? hash_bytes(p, n) : 0;
+    if (shorts.full()) {
+      uint32_t count;
+      if (const uint32_t* ids = cache->find(p, n, long_hash, &count)) {
+        out->insert(out->end(), ids, ids + count);
+        return true;
+      }
+    }
     size_t before = out->size();
     merge_parts(p, n, out, cache);
-    cache->chunk_insert(h, k.lo, k.hi, n, out->data() + before, out->size() - before);
+    shorts.insert(k, h, out->data() + before, out->size() - before);
+    if (shorts.full()) {
+      cache->insert(p, n, long_hash != 0 ? long_hash : hash_bytes(p, n), out->data() + before, out->size() - before);
+    }
     return true;
   }
   merge_parts(p, n, out, cache);
   return true;
 }
 
-// merge_short without the chunk memo.
+// merge_short without the cache.
 void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
   alignas(32) uint32_t rank[kShortPiece];
   uint32_t token[kShortPiece];  // token of the part starting at i
@@ -234,8 +294,14 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
   const size_t padded = (n + 7) & ~size_t{7};
   // tiktoken's merge order over the parts set up below; part_rank(start, len) is the rank
   // of the bytes [start, start + len) (kNoToken if they are not a token).
+  // The ASCII branch prefetches the substrings of length ahead_len in each step (see there).
+  size_t ahead_len = kShortPiece;
   auto merge_loop = [&](auto part_rank) {
     while (true) {
+      if (ahead_len <= n && ahead_len <= ShortTokenIndex::kMaxLen) {
+        for (size_t i = 0; i + ahead_len <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, ahead_len));
+        ++ahead_len;
+      }
       size_t at = 0;
       uint32_t best = leftmost_min(rank, padded, &at);
       if (best == kNoToken) break;
@@ -271,18 +337,22 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
     for (size_t i = n; i < padded; ++i) rank[i] = kNoToken;
     // Each merge step probes the index for the parts it joined and the next step waits
     // for those probes, so a first-time merge is a chain of cache misses.  The parts are
-    // substrings of the chunk: prefetching the buckets of all its substrings of 3..15
-    // bytes first (at most ~400 for 32 bytes) puts those misses in flight together.
-    // Shortest first: the first merge steps need those.  Measured no faster (on text
-    // without spaces, before CharAtoms): a hashed bit per token to skip the buckets of
-    // non-tokens (in the prefetch, the probes, or both), no prefetch, prefetching only
-    // substrings on character bounds or of at most 10 bytes, start-major order with shared
-    // hashing (fewer instructions, slower), a branch-free leftmost_min for <= 32 lanes, and
-    // a memo of 16-32-byte chunks (about 5 % hits).
+    // substrings of the chunk, so their buckets are prefetched, one length per step: k
+    // merges make parts of at most k + 1 bytes, so step k looks up spans of at most k + 2
+    // bytes; those of 3 bytes are prefetched here and those of k + 3 bytes in step k (the
+    // loop above), one step before any can be wanted.  Issuing them all here instead (at
+    // most ~400 for 32 bytes) filled the queue of misses in flight, stalling the prefetches
+    // themselves, and fetched lengths no step reached: in-process A/B on cold 4 MB
+    // encodes, English cl100k -3 %, and -8 % in a loop merging 15k first-time English
+    // pieces.  Measured no faster (on text without spaces, before CharAtoms): a hashed bit
+    // per token to skip the buckets of non-tokens (in the prefetch, the probes, or both;
+    // on English, slower), no prefetch, prefetching only substrings on character bounds
+    // or of at most 10 bytes, start-major order with shared hashing (fewer instructions,
+    // slower), a branch-free leftmost_min for <= 32 lanes (nor, on English, keys of rank
+    // and position in one word), and a memo of 16-32-byte chunks (about 5 % hits).
     if (n <= kPrefetchChunk) {
-      for (size_t len = 3; len <= n && len <= ShortTokenIndex::kMaxLen; ++len) {
-        for (size_t i = 0; i + len <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, len));
-      }
+      for (size_t i = 0; i + 3 <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, 3));
+      ahead_len = 4;
     }
   } else {
     // Characters that CharAtoms admits start as their token, the rest as bytes: a third of

@@ -14,7 +14,7 @@
 // in a smaller index of only such tokens.
 // Byte strings of up to 15 bytes are looked up in a ShortTokenIndex (one cache line each);
 // longer ones in the TokenTable; a per-thread PieceCache remembers pieces and short
-// chunks merged before.
+// chunks merged before (those of up to 15 bytes in its ShortMergeCache).
 // See Sennrich et al. 2016 (BPE) and Radford et al. 2019 (byte-level BPE).
 #pragma once
 
@@ -86,11 +86,17 @@ class ByteLevelBpe {
   // encode_piece of a piece known not to be a token (h = hash_bytes(p, n)): the piece
   // cache, else a merge.
   bool encode_merged(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, PieceCache* cache) const;
-  bool merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
+  // encode_merged of a piece of 2..ShortTokenIndex::kMaxLen bytes with key k and
+  // h = ShortTokenIndex::hash(k), through cache->shorts() (cache not null).
+  bool encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h,
+                             std::vector<uint32_t>* out, PieceCache* cache) const;
+  // whole_cached: the caller looks the whole piece up in, and adds it to, cache->shorts().
+  bool merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache,
+                    bool whole_cached = false) const;
   // A chunk of 3..kMaxTrieChunk bytes once the trie is wanted: the trie merge, or the
   // backtracking one for a run (see merge_chunks).
   void merge_medium_chunk(const TokenTrie& trie, const uint8_t* q, size_t m, std::vector<uint32_t>* out) const;
-  bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
+  bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache, bool cached) const;
   void merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
   static constexpr size_t kTrieAfter = 64;  // longer pieces count toward, and use, LongPieceTables
   static constexpr size_t kPrefetchChunk = 32;  // merge_parts prefetches the substrings of chunks up to this size

@@ -1,5 +1,7 @@
 // PieceCache: remembers the ids of pieces that needed merging, so a piece seen before
-// costs one hash lookup instead of a BPE merge.
+// costs one hash lookup instead of a BPE merge.  Pieces (and chunks) of up to 15 bytes
+// go to a ShortMergeCache of one cache line per string while it has room; this table
+// holds longer ones, and short ones once that is full.
 //
 // Open addressing (linear probing) on the piece's 64-bit hash; keys and ids live in two
 // arenas.  Bounded: when it is half full or its arenas pass a few MB it is cleared, so
@@ -12,6 +14,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include "models/short_merge_cache.h"
 
 namespace tf {
 
@@ -38,27 +42,11 @@ class PieceCache {
     }
   }
 
-  // Chunk memo: the merge of a short chunk (see SafeCuts) of at most kChunkMax bytes with at
-  // most kChunkIds ids, by its spelling (lo, hi: bytes [0, 8) and [8, 16), zero padded, and
-  // the length) in a direct-mapped table of 64-byte entries.  On text in scripts without
-  // spaces the same few-byte chunks recur in many distinct pieces (the pieces themselves
-  // rarely repeat), so this saves most first-time merges there.  h: a well-mixed hash.
-  static constexpr size_t kChunkMax = 15, kChunkIds = 11;  // kChunkMax: ShortTokenIndex::kMaxLen
-  bool chunk_find(uint64_t h, uint64_t lo, uint64_t hi, size_t n, std::vector<uint32_t>* out) const {
-    const Chunk& c = chunks_[h >> (64 - kChunkBits)];
-    if (c.lo != lo || c.hi != hi || c.len != n) return false;
-    out->insert(out->end(), c.ids, c.ids + c.count);
-    return true;
-  }
-  void chunk_insert(uint64_t h, uint64_t lo, uint64_t hi, size_t n, const uint32_t* ids, size_t count) {
-    if (count > kChunkIds) return;
-    Chunk& c = chunks_[h >> (64 - kChunkBits)];
-    c.lo = lo;
-    c.hi = hi;
-    c.len = static_cast<uint8_t>(n);
-    c.count = static_cast<uint8_t>(count);
-    std::memcpy(c.ids, ids, count * sizeof(uint32_t));
-  }
+  // Merges of strings of up to 15 bytes (whole pieces that are not tokens, and the short
+  // chunks of longer pieces) are kept apart, in one line each, while that table has room;
+  // then in this one (see ByteLevelBpe::encode_short_nontoken).
+  ShortMergeCache& shorts() { return shorts_; }
+  const ShortMergeCache& shorts() const { return shorts_; }
 
   void insert(const uint8_t* p, size_t n, uint64_t h, const uint32_t* ids, size_t count) {
     if (n > kMaxPiece || count == 0 || count > 0xFFFF) return;
@@ -88,6 +76,7 @@ class PieceCache {
   }
 
   void clear() {
+    shorts_.clear();
     std::fill(slots_.begin(), slots_.end(), Slot{});
     keys_.clear();
     ids_.clear();
@@ -102,16 +91,7 @@ class PieceCache {
     uint16_t key_len = 0;
     uint16_t n_ids = 0;  // 0 marks an empty slot
   };
-  struct Chunk {
-    uint64_t lo = 0;
-    uint64_t hi = 0;
-    uint8_t len = 0;  // 0: empty (chunks are never empty)
-    uint8_t count = 0;
-    uint32_t ids[kChunkIds] = {};
-  };
-  static_assert(sizeof(Chunk) == 64, "one chunk entry per cache line");
-  static constexpr int kChunkBits = 12;
-  std::vector<Chunk> chunks_ = std::vector<Chunk>(size_t{1} << kChunkBits);
+  ShortMergeCache shorts_;
   std::vector<Slot> slots_;
   size_t mask_;
   size_t used_ = 0;

@@ -4,8 +4,12 @@
   second tagged with the length: pieces of exactly 8/9/15/16/17 bytes, pieces holding NUL
   bytes (a key's padding is zeros), pieces within 16 bytes of the end of the text (the key
   is then built without reading past it), and a vocabulary with ids of 2^27 and more.
-- The chunk memo of merge_short (direct-mapped, per thread): many distinct short chunks,
-  so entries are evicted and slots shared, with repeats in between.
+- The ShortMergeCache (per thread) that keeps the merges of pieces and chunks of up to 15
+  bytes: many distinct short chunks, with repeats in between; more distinct pieces than
+  it keeps (the rest then go to the general piece cache); pieces of over 4 ids (kept
+  outside the entry); a
+  string met first as a whole piece and then as a chunk of a longer piece, and the other
+  way round.
 - The scanners' ASCII word fast paths and block-wise blank runs: words ended by non-ASCII
   letters or marks, contractions, leading characters, indentation.
 
@@ -102,6 +106,46 @@ def test_chunk_memo_eviction_and_repeats(name):
     text = " ".join(texts)
     check(name, text)
     check(name, text + " " + text)  # the same chunks again, now from the memo
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_short_merge_cache_fills_and_overflows(name):
+    # Over 2^17 distinct non-token pieces of 4..15 letters (the short cache holds 2^17,
+    # then keeps all in the general one too), then the first ones again, and some later
+    # ones; the first text in a fresh thread so that the caches start empty.
+    import threading
+
+    rng = random.Random(6)
+    letters = "bcdfghjklmnpqrstvwxz"
+    words = [" " + "".join(rng.choice(letters) for _ in range(rng.randint(3, 14))) for _ in range(150000)]
+    text = "".join(words) + "".join(words[:3000]) + "".join(words[::13])
+    # Then, with the short cache full, strings met as whole pieces and as chunks of longer
+    # pieces (random letters are cut where no token straddles), in both orders.
+    odd = ["".join(rng.choice("qxzjkvwy") for _ in range(rng.randint(4, 15))) for _ in range(300)]
+    longer = ["".join(rng.sample(odd, 4)) for _ in range(300)]
+    text += " " + " ".join(odd[:150]) + " " + " ".join(longer) + " " + " ".join(odd[150:])
+    result = {}
+    thread = threading.Thread(target=lambda: result.setdefault("ids", pair(name)[0].encode_ordinary(text)))
+    thread.start()
+    thread.join()
+    assert result["ids"] == pair(name)[1].encode_ordinary(text)
+    check(name, text)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_short_merges_of_many_ids_and_shared_chunks(name):
+    rng = random.Random(7)
+    # Up to 15 bytes that merge into over 4 ids: rare symbols and accented capitals.
+    rare = [chr(c) for c in list(range(0x2190, 0x21FF)) + list(range(0x1D400, 0x1D4FF)) + list(range(0x0100, 0x017F))]
+    pieces = ["".join(rng.choice(rare) for _ in range(rng.randint(2, 7))) for _ in range(300)]
+    pieces = [x for x in pieces if len(x.encode()) <= 15] + ["\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f\x10\x11\x12\x13\x14"]
+    check(name, " ".join(pieces) + " " + " ".join(pieces))
+    # The same short strings as whole pieces and as chunks of longer ones (random letters
+    # are cut into chunks where no token straddles), in both orders.
+    words = ["".join(rng.choice("qxzjkvwy") for _ in range(rng.randint(4, 15))) for _ in range(200)]
+    longer = ["".join(rng.sample(words, 4)) for _ in range(200)]
+    check(name, " ".join(words) + " " + " ".join(longer))
+    check(name, " ".join(longer[::-1]) + " " + " ".join(words[::-1]))
 
 
 def test_vocabulary_with_ids_beyond_the_short_index():
