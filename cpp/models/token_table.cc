@@ -38,6 +38,15 @@ bool TokenTable::build(std::vector<std::pair<std::string, uint32_t>> tokens, std
     bound = std::max(bound, t.second + 1);
     total += t.first.size();
   }
+  // Tokens are indexed by id (and so are the tables built from them): ids far beyond the
+  // number of tokens would cost memory for the ids that are not there (16 GB for an id
+  // near 2^31), so they are refused.
+  if (bound > kMaxSparseBound && bound / 4 > tokens.size()) {
+    *error = "token id " + std::to_string(bound - 1) + " is too large for " + std::to_string(tokens.size()) +
+             " tokens: ids must be below " + std::to_string(kMaxSparseBound) +
+             " or at most 4 times the number of tokens (tokenforge indexes tokens by id)";
+    return false;
+  }
   starts_.assign(bound, kHole);
   lengths_.assign(bound, 0);
   arena_.clear();

@@ -27,9 +27,12 @@ constexpr uint32_t kNoToken = 0xFFFFFFFFu;
 class TokenTable {
  public:
   static constexpr uint32_t kHotTokens = 12288;
+  // build() refuses ids of kMaxSparseBound and above unless there are at least a quarter
+  // as many tokens as the largest id.
+  static constexpr uint32_t kMaxSparseBound = uint32_t{1} << 24;
 
   // `tokens` pairs token bytes with an id.  Fails (returns false and sets *error) on a
-  // duplicate id or duplicate bytes.
+  // duplicate id or duplicate bytes, or ids too sparse (kMaxSparseBound).
   bool build(std::vector<std::pair<std::string, uint32_t>> tokens, std::string* error);
 
   uint32_t find(const uint8_t* p, size_t n) const { return find_hashed(p, n, hash_bytes(p, n)); }

@@ -257,9 +257,25 @@ def test_id_lists_are_ordinary_lists_equal_to_tiktoken():
     ids.sort()
     assert len(ids) == len(copy) + 1000 - 10 + 1
     assert pickle.loads(pickle.dumps(copy)) == ref.encode_ordinary(text)
-    # Ids past the int cache (2**18) and small ints, which are CPython's own objects.
-    big = {bytes([b]): b for b in range(256)} | {b"ab": 300_000, b"cd": 2**31 + 5}
+    # Ids past the int cache (2**18), up to the largest a sparse vocabulary may have, and
+    # small ints, which are CPython's own objects.
+    big = {bytes([b]): b for b in range(256)} | {b"ab": 300_000, b"cd": 2**24 - 1}
     enc = tokenforge.Encoding("big", pat_str=patterns.GPT2, mergeable_ranks=big, special_tokens={})
     out = enc.encode_ordinary("abcd abx")  # pieces "abcd" and " abx"
-    assert out == [300_000, 2**31 + 5, 32, 300_000, 120]
+    assert out == [300_000, 2**24 - 1, 32, 300_000, 120]
     assert out[4] is 120  # noqa: F632 -- the shared small int, as tiktoken gives
+
+
+@pytest.mark.parametrize("where", ["ranks", "specials"])
+def test_ids_far_beyond_the_vocabulary_size_are_refused(where):
+    """Tokens are indexed by id: an id of 2**24 or more in a vocabulary with fewer than a
+    quarter as many tokens would cost memory for every id below it (16 GB near 2**31), so
+    it raises ValueError naming the id instead (tiktoken, keyed by hash, accepts it)."""
+    ranks = {bytes([b]): b for b in range(256)}
+    specials = {}
+    if where == "ranks":
+        ranks[b"ab"] = 2**31 + 5
+    else:
+        specials["<|far|>"] = 2**32 - 2
+    with pytest.raises(ValueError, match=str(max([*ranks.values(), *specials.values()]))):
+        tokenforge.Encoding("far", pat_str=patterns.GPT2, mergeable_ranks=ranks, special_tokens=specials)
