@@ -47,6 +47,27 @@ bool ByteLevelBpe::encode_piece_slow(const uint8_t* p, size_t n, uint64_t h, std
   return encode_merged(p, n, h, out, cache);
 }
 
+namespace {
+
+// Appends the ids the general table of `cache` holds for [p, p + n) (hash h); false if none.
+bool from_cache(const uint8_t* p, size_t n, uint64_t h, const PieceCache& cache, std::vector<uint32_t>* out) {
+  uint32_t count;
+  const uint32_t* ids = cache.find(p, n, h, &count);
+  if (ids == nullptr) return false;
+  out->insert(out->end(), ids, ids + count);
+  return true;
+}
+
+}  // namespace
+
+bool ByteLevelBpe::bytes_are_tokens(const uint8_t* p, size_t n) const {
+  if (all_bytes_) return true;  // then no piece can hold a byte that is not a token
+  for (size_t i = 0; i < n; ++i) {
+    if (byte_token_[p[i]] == kNoToken) return false;
+  }
+  return true;
+}
+
 bool ByteLevelBpe::encode_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
   if (n == 1) return false;  // a byte that is not a token
   if (cache != nullptr && n <= ShortTokenIndex::kMaxLen) {
@@ -61,18 +82,8 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenI
   ShortMergeCache& shorts = cache->shorts();
   if (shorts.find(k, h, out)) return true;
   const uint64_t long_hash = shorts.full() ? hash_bytes(p, n) : 0;  // then the general table has them
-  if (shorts.full()) {
-    uint32_t count;
-    if (const uint32_t* ids = cache->find(p, n, long_hash, &count)) {
-      out->insert(out->end(), ids, ids + count);
-      return true;
-    }
-  }
-  if (!all_bytes_) {  // else no piece can hold a byte that is not a token
-    for (size_t i = 0; i < n; ++i) {
-      if (byte_token_[p[i]] == kNoToken) return false;
-    }
-  }
+  if (shorts.full() && from_cache(p, n, long_hash, *cache, out)) return true;
+  if (!bytes_are_tokens(p, n)) return false;
   size_t before = out->size();
   // An ASCII piece is merged whole: its safe cuts (rare inside ASCII words) cost more to
   // look for than they save in a merge this short (-1.5 % on cold English, in-process A/B).
@@ -109,18 +120,8 @@ bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::ve
     ShortTokenIndex::Key k = ShortTokenIndex::key_exact(p, n);
     return encode_short_nontoken(p, n, k, ShortTokenIndex::hash(k), out, cache);
   }
-  if (cache != nullptr) {
-    uint32_t count;
-    if (const uint32_t* ids = cache->find(p, n, h, &count)) {
-      out->insert(out->end(), ids, ids + count);
-      return true;
-    }
-  }
-  if (!all_bytes_) {  // else no piece can hold a byte that is not a token
-    for (size_t i = 0; i < n; ++i) {
-      if (byte_token_[p[i]] == kNoToken) return false;
-    }
-  }
+  if (cache != nullptr && from_cache(p, n, h, *cache, out)) return true;
+  if (!bytes_are_tokens(p, n)) return false;
   size_t before = out->size();
   bool ok = merge_chunks(p, n, out, cache);
   if (ok && cache != nullptr) cache->insert(p, n, h, out->data() + before, out->size() - before);

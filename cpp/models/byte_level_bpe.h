@@ -86,6 +86,8 @@ class ByteLevelBpe {
   // encode_piece of a piece known not to be a token (h = hash_bytes(p, n)): the piece
   // cache, else a merge.
   bool encode_merged(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, PieceCache* cache) const;
+  // True if every byte of [p, p + n) is a token (a piece with one that is not cannot be encoded).
+  bool bytes_are_tokens(const uint8_t* p, size_t n) const;
   // encode_merged of a piece of 2..ShortTokenIndex::kMaxLen bytes with key k and
   // h = ShortTokenIndex::hash(k), through cache->shorts() (cache not null).
   bool encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h,
