@@ -5,7 +5,6 @@
 #include <string_view>
 #include <utility>
 
-
 namespace tf {
 
 void BacktrackMerge::Joins::init(size_t count) {

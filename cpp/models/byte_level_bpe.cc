@@ -58,6 +58,28 @@ bool from_cache(const uint8_t* p, size_t n, uint64_t h, const PieceCache& cache,
   return true;
 }
 
+// The merge of [p, p + n) (n <= ShortMergeCache::kMaxLen; key k, h its hash) from the
+// short table of `cache`, or from its general table once the short one is full (then
+// strings are kept in both; a chunk's merge under its bytes: no whole piece of up to 15
+// bytes that is looked up there is a token, and for the others merge and encoding
+// agree); else merge() appends it (false: nothing to store, returned as is) and it is
+// stored.
+template <class Merge>
+bool through_short_cache(const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h, PieceCache& cache,
+                         std::vector<uint32_t>* out, Merge merge) {
+  ShortMergeCache& shorts = cache.shorts();
+  if (shorts.find(k, h, out)) return true;
+  const uint64_t long_hash = shorts.full() ? hash_bytes(p, n) : 0;
+  if (shorts.full() && from_cache(p, n, long_hash, cache, out)) return true;
+  const size_t before = out->size();
+  if (!merge()) return false;
+  shorts.insert(k, h, out->data() + before, out->size() - before);
+  if (shorts.full()) {
+    cache.insert(p, n, long_hash != 0 ? long_hash : hash_bytes(p, n), out->data() + before, out->size() - before);
+  }
+  return true;
+}
+
 }  // namespace
 
 bool ByteLevelBpe::bytes_are_tokens(const uint8_t* p, size_t n) const {
@@ -79,25 +101,18 @@ bool ByteLevelBpe::encode_nontoken(const uint8_t* p, size_t n, std::vector<uint3
 
 bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h,
                                          std::vector<uint32_t>* out, PieceCache* cache) const {
-  ShortMergeCache& shorts = cache->shorts();
-  if (shorts.find(k, h, out)) return true;
-  const uint64_t long_hash = shorts.full() ? hash_bytes(p, n) : 0;  // then the general table has them
-  if (shorts.full() && from_cache(p, n, long_hash, *cache, out)) return true;
-  if (!bytes_are_tokens(p, n)) return false;
-  size_t before = out->size();
-  // An ASCII piece is merged whole: its safe cuts (rare inside ASCII words) cost more to
-  // look for than they save in a merge this short (-1.5 % on cold English, in-process A/B).
-  // Exact either way (see SafeCuts).  The key's length tag (<= 15) has no high bit.
-  if (((k.lo | k.hi) & 0x8080808080808080ull) == 0) {
-    merge_parts(p, n, out, cache);
-  } else {
-    merge_chunks(p, n, out, cache, true);  // cannot fail: every byte is a token, n <= kShortPiece
-  }
-  shorts.insert(k, h, out->data() + before, out->size() - before);
-  if (shorts.full()) {
-    cache->insert(p, n, long_hash != 0 ? long_hash : hash_bytes(p, n), out->data() + before, out->size() - before);
-  }
-  return true;
+  return through_short_cache(p, n, k, h, *cache, out, [&] {
+    if (!bytes_are_tokens(p, n)) return false;
+    // An ASCII piece is merged whole: its safe cuts (rare inside ASCII words) cost more to
+    // look for than they save in a merge this short (-1.5 % on cold English, in-process
+    // A/B).  Exact either way (see SafeCuts).  The key's length tag (<= 15) has no high bit.
+    if (((k.lo | k.hi) & 0x8080808080808080ull) == 0) {
+      merge_parts(p, n, out, cache);
+    } else {
+      merge_chunks(p, n, out, cache, true);  // cannot fail: every byte is a token, n <= kShortPiece
+    }
+    return true;
+  });
 }
 
 size_t ByteLevelBpe::count_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch,
@@ -255,27 +270,10 @@ bool ByteLevelBpe::merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>
                                bool cached) const {
   if (cached && cache != nullptr && n <= ShortMergeCache::kMaxLen) {
     ShortTokenIndex::Key k = ShortTokenIndex::key_exact(p, n);
-    uint64_t h = ShortTokenIndex::hash(k);
-    ShortMergeCache& shorts = cache->shorts();
-    if (shorts.find(k, h, out)) return true;
-    // Once the short table is full, strings are kept in the general one too (a chunk's
-    // merge under its bytes: no whole piece of up to 15 bytes that is looked up there is a
-    // token, and for the others merge and encoding agree).
-    const uint64_t long_hash = shorts.full() ? hash_bytes(p, n) : 0;
-    if (shorts.full()) {
-      uint32_t count;
-      if (const uint32_t* ids = cache->find(p, n, long_hash, &count)) {
-        out->insert(out->end(), ids, ids + count);
-        return true;
-      }
-    }
-    size_t before = out->size();
-    merge_parts(p, n, out, cache);
-    shorts.insert(k, h, out->data() + before, out->size() - before);
-    if (shorts.full()) {
-      cache->insert(p, n, long_hash != 0 ? long_hash : hash_bytes(p, n), out->data() + before, out->size() - before);
-    }
-    return true;
+    return through_short_cache(p, n, k, ShortTokenIndex::hash(k), *cache, out, [&] {
+      merge_parts(p, n, out, cache);
+      return true;
+    });
   }
   merge_parts(p, n, out, cache);
   return true;
