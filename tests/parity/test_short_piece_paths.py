@@ -3,13 +3,12 @@
 - ShortTokenIndex answers whole pieces of 1..15 bytes from two zero-padded words, the
   second tagged with the length: pieces of exactly 8/9/15/16/17 bytes, pieces holding NUL
   bytes (a key's padding is zeros), pieces within 16 bytes of the end of the text (the key
-  is then built without reading past it), and a vocabulary with ids of 2^27 and more.
+  is then built without reading past it), and a vocabulary with ids up to 2^24 - 1.
 - The ShortMergeCache (per thread) that keeps the merges of pieces and chunks of up to 15
   bytes: many distinct short chunks, with repeats in between; more distinct pieces than
   it keeps (the rest then go to the general piece cache); pieces of over 4 ids (kept
-  outside the entry); a
-  string met first as a whole piece and then as a chunk of a longer piece, and the other
-  way round.
+  outside the entry); a string met first as a whole piece and then as a chunk of a longer
+  piece, and the other way round.
 - The scanners' ASCII word fast paths and block-wise blank runs: words ended by non-ASCII
   letters or marks, contractions, leading characters, indentation.
 
@@ -108,6 +107,13 @@ def test_chunk_memo_eviction_and_repeats(name):
     check(name, text + " " + text)  # the same chunks again, now from the memo
 
 
+def pieces_and_chunks(rng: random.Random, count: int) -> tuple[list[str], list[str]]:
+    """`count` strings of 4..15 rare letters, and `count` longer pieces of four of them each:
+    random letters are cut where no token straddles, so the strings recur as chunks."""
+    words = ["".join(rng.choice("qxzjkvwy") for _ in range(rng.randint(4, 15))) for _ in range(count)]
+    return words, ["".join(rng.sample(words, 4)) for _ in range(count)]
+
+
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
 def test_short_merge_cache_fills_and_overflows(name):
     # Over 2^17 distinct non-token pieces of 4..15 letters (the short cache holds 2^17,
@@ -120,9 +126,8 @@ def test_short_merge_cache_fills_and_overflows(name):
     words = [" " + "".join(rng.choice(letters) for _ in range(rng.randint(3, 14))) for _ in range(150000)]
     text = "".join(words) + "".join(words[:3000]) + "".join(words[::13])
     # Then, with the short cache full, strings met as whole pieces and as chunks of longer
-    # pieces (random letters are cut where no token straddles), in both orders.
-    odd = ["".join(rng.choice("qxzjkvwy") for _ in range(rng.randint(4, 15))) for _ in range(300)]
-    longer = ["".join(rng.sample(odd, 4)) for _ in range(300)]
+    # pieces, in both orders.
+    odd, longer = pieces_and_chunks(rng, 300)
     text += " " + " ".join(odd[:150]) + " " + " ".join(longer) + " " + " ".join(odd[150:])
     result = {}
     thread = threading.Thread(target=lambda: result.setdefault("ids", pair(name)[0].encode_ordinary(text)))
@@ -140,10 +145,8 @@ def test_short_merges_of_many_ids_and_shared_chunks(name):
     pieces = ["".join(rng.choice(rare) for _ in range(rng.randint(2, 7))) for _ in range(300)]
     pieces = [x for x in pieces if len(x.encode()) <= 15] + ["\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f\x10\x11\x12\x13\x14"]
     check(name, " ".join(pieces) + " " + " ".join(pieces))
-    # The same short strings as whole pieces and as chunks of longer ones (random letters
-    # are cut into chunks where no token straddles), in both orders.
-    words = ["".join(rng.choice("qxzjkvwy") for _ in range(rng.randint(4, 15))) for _ in range(200)]
-    longer = ["".join(rng.sample(words, 4)) for _ in range(200)]
+    # The same short strings as whole pieces and as chunks of longer ones, in both orders.
+    words, longer = pieces_and_chunks(rng, 200)
     check(name, " ".join(words) + " " + " ".join(longer))
     check(name, " ".join(longer[::-1]) + " " + " ".join(words[::-1]))
 
