@@ -46,10 +46,10 @@ void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::v
   alignas(16) uint32_t key[64];  // as in trie_chunk_merge
   int32_t node[64], reach[64];
   for (size_t i = 0; i + 1 < n; ++i) {
-    uint32_t r = trie.byte_pair(p[i], p[i + 1]);
-    key[i] = r == kNoToken ? kNoToken : (r << 8) | static_cast<uint32_t>(i);
+    const TokenTrie::BytePair e = trie.byte_pair_entry(p[i], p[i + 1]);
+    key[i] = e.token == kNoToken ? kNoToken : (e.token << 8) | static_cast<uint32_t>(i);
     node[i] = trie.byte_node(p[i]);
-    reach[i] = -2;
+    reach[i] = e.node;
   }
   node[n - 1] = trie.byte_node(p[n - 1]);
   const size_t padded = (n + 3) & ~size_t{3};
@@ -66,7 +66,7 @@ void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::v
     const size_t at = best & 255;
     const size_t right = next_start(at);
     const size_t after = next_start(right);
-    node[at] = reach[at] >= 0 ? reach[at] : trie.walk(node[at], p + right, after - right);
+    node[at] = reach[at];  // the minimum is a token, so its join was walked
     key[right] = kNoToken;
     starts &= ~(uint64_t{1} << right);
     if (after < n) {
@@ -77,8 +77,7 @@ void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::v
     }
     if (at > 0) {
       const size_t before = 63 - static_cast<size_t>(__builtin_clzll(starts & ((uint64_t{1} << at) - 1)));
-      int32_t r = reach[before];
-      r = r == -2 ? trie.walk(node[before], p + at, after - at) : trie.walk(r, p + right, after - right);
+      const int32_t r = trie.walk(reach[before], p + right, after - right);
       reach[before] = r;
       key[before] = keyed(r, before);
     }
@@ -108,9 +107,10 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
   alignas(32) uint32_t key[kMaxTrieChunk];  // rank << 8 | i of joining part i with the next, or kNoToken
   int32_t node[kMaxTrieChunk];              // the part starting at i
   // The trie node part i's bytes then the next part's lead to, token or not (-1: none
-  // starts so; -2: not walked yet, both parts still single bytes).  When the next part
-  // grows by a merge, the walk goes on from here along the added bytes only: parts are
-  // walked once each instead of again with every merge to their right.
+  // starts so); for two single bytes it comes from the pair table with their token.  When
+  // the next part grows by a merge, the walk goes on from here along the added bytes only:
+  // parts are walked once each instead of again with every merge to their right, and the
+  // part a merge makes is the node its key came from, with no walk.
   int32_t reach[kMaxTrieChunk];
   uint16_t next[kMaxTrieChunk], prev[kMaxTrieChunk];
   auto keyed = [&trie](int32_t s, size_t i) {
@@ -121,9 +121,9 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
     next[i] = static_cast<uint16_t>(i + 1);
     prev[i] = static_cast<uint16_t>(i == 0 ? 0 : i - 1);
     node[i] = trie.byte_node(p[i]);
-    reach[i] = -2;
-    uint32_t r = i + 1 < n ? trie.byte_pair(p[i], p[i + 1]) : kNoToken;
-    key[i] = r == kNoToken ? kNoToken : (r << 8) | static_cast<uint32_t>(i);
+    const TokenTrie::BytePair e = i + 1 < n ? trie.byte_pair_entry(p[i], p[i + 1]) : TokenTrie::BytePair{kNoToken, -1};
+    reach[i] = e.node;
+    key[i] = e.token == kNoToken ? kNoToken : (e.token << 8) | static_cast<uint32_t>(i);
   }
   const size_t padded = (n + 15) & ~size_t{15};
   for (size_t i = n; i < padded; ++i) key[i] = kNoToken;
@@ -159,7 +159,7 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
     const uint32_t rank = key[at] >> 8;
     size_t right = next[at];
     size_t after = next[right];
-    node[at] = reach[at] >= 0 ? reach[at] : trie.walk(node[at], p + right, after - right);
+    node[at] = reach[at];  // the merge's key is a token, so its join was walked
     key[right] = kNoToken;
     next[at] = static_cast<uint16_t>(after);
     if (after < n) {
@@ -171,8 +171,7 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
     }
     if (at > 0) {
       size_t before = prev[at];
-      int32_t r = reach[before];
-      r = r == -2 ? trie.walk(node[before], p + at, after - at) : trie.walk(r, p + right, after - right);
+      const int32_t r = trie.walk(reach[before], p + right, after - right);
       reach[before] = r;
       key[before] = keyed(r, before);
     }

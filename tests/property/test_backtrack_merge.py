@@ -289,6 +289,22 @@ def test_trie_merge_on_any_rank_order_equal_to_tiktoken(tokens, text, run):
     assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
 
 
+def test_trie_merge_joins_through_pairs_that_are_no_tokens():
+    """The trie merge starts the walk of two single bytes from the pair table, token or not:
+    "bc" is no token but starts "bca", which "b" + "ca" makes (and "cabca", ranked last,
+    keeps the cuts out of "bca" * k; an "x" cuts, so the pieces over 64 bytes are merged as
+    chunks of 45 and 120 bytes: both trie merges, for chunks of at most 63 bytes and longer)."""
+    import tiktoken
+
+    ranks = in_given_order(["ca", "bca", "ab", "cabca"])
+    ours = warm(tokenforge.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={}))
+    ref = tiktoken.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
+    for text in ["bca" * 15 + "x" + "bca" * 40, "x" + "abca" * 30, "b" + "cab" * 21 + "cx" + "bca" * 10]:
+        want = ref.encode_ordinary(text)
+        assert ours.encode_ordinary(text) == want, text
+    assert ref.encode_ordinary("bca" * 15) == [257] * 15  # worked by hand: "ca" first, then "b" + "ca"
+
+
 @SETTINGS
 @given(ranks=vocabularies)
 def test_compatible_means_the_pair_merges_into_itself(ranks):
