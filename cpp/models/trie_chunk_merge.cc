@@ -37,9 +37,43 @@ uint32_t scalar_min(const uint32_t* key, size_t n) {
   return b2 < b0 ? b2 : b0;
 }
 
+// The smallest key of key[0, n) above `floor` (one of them), or kNoToken if none is: a
+// second scan like scalar_min's, of key - (floor + 1), where `floor` itself wraps to the top.
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((noinline, optimize("no-tree-vectorize", "no-tree-slp-vectorize")))
+#elif defined(__clang__)
+__attribute__((noinline))
+#endif
+uint32_t scalar_min_above(const uint32_t* key, size_t n, uint32_t floor) {
+  const uint32_t f = floor + 1;  // floor < kNoToken
+  uint32_t b0 = key[0] - f, b1 = key[1] - f, b2 = key[2] - f, b3 = key[3] - f;
+#if defined(__clang__)
+#pragma clang loop vectorize(disable)
+#endif
+  for (size_t i = 4; i < n; i += 4) {
+    const uint32_t x0 = key[i] - f, x1 = key[i + 1] - f, x2 = key[i + 2] - f, x3 = key[i + 3] - f;
+    b0 = x0 < b0 ? x0 : b0;
+    b1 = x1 < b1 ? x1 : b1;
+    b2 = x2 < b2 ? x2 : b2;
+    b3 = x3 < b3 ? x3 : b3;
+  }
+  b0 = b1 < b0 ? b1 : b0;
+  b2 = b3 < b2 ? b3 : b2;
+  return (b2 < b0 ? b2 : b0) + f;  // a padding key is kNoToken, so there is one above
+}
+
 // Chunks of at most 63 bytes (almost all of them on random text): the same merge, but the
 // part starts are one word with a sentinel bit at n, so a part's neighbours are a bit scan
 // each instead of loads from linked lists that each merge's chain of steps would wait for.
+//
+// Each scan also takes the second smallest key, and when the merge of the smallest writes
+// only keys above it and leaves its key in place, it is the next merge, without a scan:
+// every key it did not write was at least the second smallest, the one it removed is gone,
+// and keys are distinct (they hold their position).  So exact for any vocabulary, ranks
+// that a join makes below its parts included (then the shortcut is not taken).  The second
+// scan is off the chain of dependent steps a merge waits for (minimum, walks, keys), and
+// the merge it allows starts without waiting for the first merge's keys and the next scan:
+// on random letters ~40% of the merges, ~8% faster.
 constexpr size_t kSmallChunk = 63;
 
 void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::vector<uint32_t>* out) {
@@ -60,27 +94,34 @@ void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::v
     uint32_t t = trie.token_at(s);
     return t == kNoToken ? kNoToken : (t << 8) | static_cast<uint32_t>(i);
   };
-  while (true) {
-    const uint32_t best = scalar_min(key, padded);
-    if (best == kNoToken) break;
-    const size_t at = best & 255;
+  // Merges the part at `at` with the next; returns the smallest key it wrote.
+  auto merge = [&](size_t at) {
     const size_t right = next_start(at);
     const size_t after = next_start(right);
-    node[at] = reach[at];  // the minimum is a token, so its join was walked
+    node[at] = reach[at];  // the merge's key is a token, so its join was walked
     key[right] = kNoToken;
     starts &= ~(uint64_t{1} << right);
+    uint32_t low = kNoToken;
     if (after < n) {
       reach[at] = trie.walk(node[at], p + after, next_start(after) - after);
-      key[at] = keyed(reach[at], at);
-    } else {
-      key[at] = kNoToken;
+      low = keyed(reach[at], at);
     }
+    key[at] = low;
     if (at > 0) {
       const size_t before = 63 - static_cast<size_t>(__builtin_clzll(starts & ((uint64_t{1} << at) - 1)));
       const int32_t r = trie.walk(reach[before], p + right, after - right);
       reach[before] = r;
-      key[before] = keyed(r, before);
+      const uint32_t k = keyed(r, before);
+      key[before] = k;
+      low = k < low ? k : low;
     }
+    return low;
+  };
+  while (true) {
+    const uint32_t best = scalar_min(key, padded);
+    if (best == kNoToken) break;
+    const uint32_t second = scalar_min_above(key, padded, best);
+    if (merge(best & 255) > second && key[second & 255] == second) merge(second & 255);
   }
   for (uint64_t s = starts & ~(uint64_t{1} << n); s != 0; s &= s - 1) out->push_back(trie.token(node[__builtin_ctzll(s)]));
 }

@@ -305,6 +305,23 @@ def test_trie_merge_joins_through_pairs_that_are_no_tokens():
     assert ref.encode_ordinary("bca" * 15) == [257] * 15  # worked by hand: "ca" first, then "b" + "ca"
 
 
+def test_trie_merge_takes_the_second_smallest_key_only_when_still_next():
+    """A scan of the trie merge also finds the second smallest key, and merges it next
+    without a scan only if the first merge wrote no smaller key.  In "abcd" the first merge
+    is "ab" and the second smallest key "cd", but "ab" + "c" ranks below "cd": tiktoken
+    merges "abc" next (worked by hand: [abc, d]).  Chunks of 4 bytes (a cut before each
+    "a") and, with "cdab" a token, one chunk of 80 bytes: both trie merges."""
+    import tiktoken
+
+    for extra in [[], ["cdab"]]:
+        ranks = in_given_order(["ab", "abc", "cd", "ef", "efg"] + extra)
+        ours = warm(tokenforge.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={}))
+        ref = tiktoken.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
+        assert ref.encode_ordinary("abcd") == [257, ord("d")]
+        for text in ["abcd" * 20, "abcd" * 20 + "efgh" * 20, "ab" + "cdab" * 30 + "cd"]:
+            assert ours.encode_ordinary(text) == ref.encode_ordinary(text), (extra, text)
+
+
 @SETTINGS
 @given(ranks=vocabularies)
 def test_compatible_means_the_pair_merges_into_itself(ranks):
