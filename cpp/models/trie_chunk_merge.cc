@@ -182,20 +182,31 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
   size_t at = 0;
   bool batched = false;  // `at` is already the next merge (see below)
   int credit = n >= 32 ? 2 : 0;  // short chunks rarely repeat a rank
+  // As in small_chunk_merge: the second smallest key at the last scan, and the smallest key
+  // the merges since have written.  While that one is above the other and the other still
+  // in place, it is the next merge.
+  uint32_t second = kNoToken, low = kNoToken;
   while (true) {
     if (!batched) {
       uint32_t best = kNoToken;
       if (n <= 64) {
         best = scalar_min(key, (n + 3) & ~size_t{3});
+        if (best == kNoToken) break;
+        second = scalar_min_above(key, (n + 3) & ~size_t{3}, best);
       } else {
         for (; dirty != 0; dirty &= dirty - 1) {
           const size_t b = static_cast<size_t>(__builtin_ctz(dirty));
           block_min[b] = block_minimum(key + 16 * b);
         }
         best = scalar_min(block_min, blocks4);
+        if (best == kNoToken) break;
+        // The smallest other block minimum, or the next key in the block of the smallest.
+        const uint32_t other = scalar_min_above(block_min, blocks4, best);
+        const uint32_t inside = scalar_min_above(key + ((best & 255) & ~size_t{15}), 16, best);
+        second = inside < other ? inside : other;
       }
-      if (best == kNoToken) break;
       at = best & 255;
+      low = kNoToken;
     }
     const uint32_t rank = key[at] >> 8;
     size_t right = next[at];
@@ -210,19 +221,27 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
     } else {
       key[at] = kNoToken;
     }
+    low = key[at] < low ? key[at] : low;
     if (at > 0) {
       size_t before = prev[at];
       const int32_t r = trie.walk(reach[before], p + right, after - right);
       reach[before] = r;
       key[before] = keyed(r, before);
+      low = key[before] < low ? key[before] : low;
     }
     dirty |= uint32_t{1} << (right >> 4) | uint32_t{1} << (at >> 4) | uint32_t{1} << (prev[at] >> 4);
+    batched = false;
+    if (low > second && key[second & 255] == second) {
+      at = second & 255;
+      batched = true;
+      second = kNoToken;
+      continue;
+    }
     // The two new joins are longer than the token just made, so never of its rank.  If both
     // rank above it, every key still ranks at least `rank`, and the next merge is the next
     // part to the right with that rank, if any: found by a short forward look instead of a
     // whole scan.  Runs and periods merge whole rounds of one rank this way; on text where
     // ranks do not repeat the look fails and soon stops being tried (`credit`).
-    batched = false;
     if (credit > 0 && key[at] >> 8 > rank && (at == 0 || key[prev[at]] >> 8 > rank)) {
       // At most kLook positions ahead: the next merge of a run is a part length away, and
       // an unbounded look is a second linear scan per merge where ranks repeat far apart

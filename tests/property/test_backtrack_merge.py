@@ -320,6 +320,14 @@ def test_trie_merge_takes_the_second_smallest_key_only_when_still_next():
         assert ref.encode_ordinary("abcd") == [257, ord("d")]
         for text in ["abcd" * 20, "abcd" * 20 + "efgh" * 20, "ab" + "cdab" * 30 + "cd"]:
             assert ours.encode_ordinary(text) == ref.encode_ordinary(text), (extra, text)
+    # One chunk of 73 bytes ("za" and "aa" keep the cuts out): "xy" first, then "xyz", which
+    # ranks below the second smallest key "za" (worked by hand: [xyz, aa * 35]).
+    ranks = in_given_order(["xy", "xyz", "za", "aa"])
+    ours = warm(tokenforge.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={}))
+    ref = tiktoken.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
+    assert ref.encode_ordinary("xyz" + "a" * 70) == [257] + [259] * 35
+    for text in ["xyz" + "a" * 70, "xyz" + "a" * 40 + "xyz" + "a" * 40]:
+        assert ours.encode_ordinary(text) == ref.encode_ordinary(text), text
 
 
 @SETTINGS
