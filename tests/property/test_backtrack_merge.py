@@ -10,6 +10,7 @@ reference of the backtracking merge (`reference.bpe_backtrack`) equals the plain
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -303,6 +304,30 @@ def test_trie_merge_joins_through_pairs_that_are_no_tokens():
         want = ref.encode_ordinary(text)
         assert ours.encode_ordinary(text) == want, text
     assert ref.encode_ordinary("bca" * 15) == [257] * 15  # worked by hand: "ca" first, then "b" + "ca"
+
+
+@SETTINGS
+@given(
+    tokens=st.lists(st.text(alphabet="abc", min_size=2, max_size=6), min_size=1, max_size=40, unique=True),
+    text=st.text(alphabet="abc", min_size=1, max_size=120),
+)
+def test_second_smallest_key_rule_equals_the_plain_merge(tokens, text):
+    """The reference of the trie merge's skipped scans (`bpe_merge_second_smallest`) gives
+    the plain merge's ids in any rank order (joins ranking below their parts included)."""
+    ranks = in_given_order(tokens)
+    assert reference.bpe_merge_second_smallest(text.encode(), ranks) == reference.bpe_merge(text.encode(), ranks)
+
+
+def test_second_smallest_key_rule_on_many_small_vocabularies():
+    """Denser than the random draws above: 3000 vocabularies of a few two- and three-byte
+    tokens in random order and short texts, where a join ranking below the second smallest
+    key (which the rule must not skip past) comes up often."""
+    rng = random.Random(7)
+    words = ["".join(w) for k in (2, 3) for w in itertools.product("abc", repeat=k)]
+    for _ in range(3000):
+        ranks = in_given_order(rng.sample(words, rng.randrange(2, 9)))
+        text = "".join(rng.choice("abc") for _ in range(rng.randrange(2, 13))).encode()
+        assert reference.bpe_merge_second_smallest(text, ranks) == reference.bpe_merge(text, ranks), (ranks, text)
 
 
 def test_trie_merge_takes_the_second_smallest_key_only_when_still_next():
