@@ -5,7 +5,9 @@
 // new string (a megabyte of random letters makes hundreds of thousands of them).
 //
 // Besides the trie: each token's node, length and longest proper prefix that is a token
-// (the next-shorter candidate of a longest-match search), and the two-byte tokens.
+// (the next-shorter candidate of a longest-match search), and per pair of bytes its token
+// and its node (one 8-byte entry, so a merge's first look at a pair is one load and the
+// join of two single bytes needs no walk; 512 KB).
 // Building is O(total token bytes) plus a sort: tens of ms for a 200k vocabulary, so the
 // owner builds it on first use (see LongPieceTables).
 #pragma once
@@ -47,8 +49,15 @@ class TokenTrie {
   // The token ending at a node (one extend() returned, or a byte's node).
   uint32_t token(int32_t node) const { return static_cast<uint32_t>(trie_.value(node)); }
   int32_t byte_node(uint8_t b) const { return byte_node_[b]; }
+  // The two-byte string a b: its token (or kNoToken) and the node it leads to, token or
+  // not (-1 if no token starts with it), as walk() from a's node along b would give.
+  struct BytePair {
+    uint32_t token;
+    int32_t node;
+  };
+  BytePair byte_pair_entry(uint8_t a, uint8_t b) const { return byte_pairs_[a | (b << 8)]; }
   // The two-byte token a b, or kNoToken.
-  uint32_t byte_pair(uint8_t a, uint8_t b) const { return byte_pairs_[a | (b << 8)]; }
+  uint32_t byte_pair(uint8_t a, uint8_t b) const { return byte_pairs_[a | (b << 8)].token; }
 
   // The longest token that is a prefix of [p, p + n), or kNoToken.
   uint32_t longest_prefix(const uint8_t* p, size_t n) const {
@@ -71,7 +80,7 @@ class TokenTrie {
   PieceTrie trie_;
   std::vector<int32_t> nodes_;
   std::vector<uint32_t> lengths_, shorter_;
-  std::vector<uint32_t> byte_pairs_;  // a | b << 8 -> two-byte token or kNoToken
+  std::vector<BytePair> byte_pairs_;  // a | b << 8 -> see byte_pair_entry()
   int32_t byte_node_[256];
 };
 

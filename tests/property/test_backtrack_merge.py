@@ -10,6 +10,7 @@ reference of the backtracking merge (`reference.bpe_backtrack`) equals the plain
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -287,6 +288,71 @@ def test_trie_merge_on_any_rank_order_equal_to_tiktoken(tokens, text, run):
     ours = warm(tokenforge.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={}))
     ref = tiktoken.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
     assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+
+
+def test_trie_merge_joins_through_pairs_that_are_no_tokens():
+    """The trie merge starts the walk of two single bytes from the pair table, token or not:
+    "bc" is no token but starts "bca", which "b" + "ca" makes (and "cabca", ranked last,
+    keeps the cuts out of "bca" * k; an "x" cuts, so the pieces over 64 bytes are merged as
+    chunks of 45 and 120 bytes: both trie merges, for chunks of at most 63 bytes and longer)."""
+    import tiktoken
+
+    ranks = in_given_order(["ca", "bca", "ab", "cabca"])
+    ours = warm(tokenforge.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={}))
+    ref = tiktoken.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
+    for text in ["bca" * 15 + "x" + "bca" * 40, "x" + "abca" * 30, "b" + "cab" * 21 + "cx" + "bca" * 10]:
+        want = ref.encode_ordinary(text)
+        assert ours.encode_ordinary(text) == want, text
+    assert ref.encode_ordinary("bca" * 15) == [257] * 15  # worked by hand: "ca" first, then "b" + "ca"
+
+
+@SETTINGS
+@given(
+    tokens=st.lists(st.text(alphabet="abc", min_size=2, max_size=6), min_size=1, max_size=40, unique=True),
+    text=st.text(alphabet="abc", min_size=1, max_size=120),
+)
+def test_second_smallest_key_rule_equals_the_plain_merge(tokens, text):
+    """The reference of the trie merge's skipped scans (`bpe_merge_second_smallest`) gives
+    the plain merge's ids in any rank order (joins ranking below their parts included)."""
+    ranks = in_given_order(tokens)
+    assert reference.bpe_merge_second_smallest(text.encode(), ranks) == reference.bpe_merge(text.encode(), ranks)
+
+
+def test_second_smallest_key_rule_on_many_small_vocabularies():
+    """Denser than the random draws above: 3000 vocabularies of a few two- and three-byte
+    tokens in random order and short texts, where a join ranking below the second smallest
+    key (which the rule must not skip past) comes up often."""
+    rng = random.Random(7)
+    words = ["".join(w) for k in (2, 3) for w in itertools.product("abc", repeat=k)]
+    for _ in range(3000):
+        ranks = in_given_order(rng.sample(words, rng.randrange(2, 9)))
+        text = "".join(rng.choice("abc") for _ in range(rng.randrange(2, 13))).encode()
+        assert reference.bpe_merge_second_smallest(text, ranks) == reference.bpe_merge(text, ranks), (ranks, text)
+
+
+def test_trie_merge_takes_the_second_smallest_key_only_when_still_next():
+    """A scan of the trie merge also finds the second smallest key, and merges it next
+    without a scan only if the first merge wrote no smaller key.  In "abcd" the first merge
+    is "ab" and the second smallest key "cd", but "ab" + "c" ranks below "cd": tiktoken
+    merges "abc" next (worked by hand: [abc, d]).  Chunks of 4 bytes (a cut before each
+    "a") and, with "cdab" a token, one chunk of 80 bytes: both trie merges."""
+    import tiktoken
+
+    for extra in [[], ["cdab"]]:
+        ranks = in_given_order(["ab", "abc", "cd", "ef", "efg"] + extra)
+        ours = warm(tokenforge.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={}))
+        ref = tiktoken.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
+        assert ref.encode_ordinary("abcd") == [257, ord("d")]
+        for text in ["abcd" * 20, "abcd" * 20 + "efgh" * 20, "ab" + "cdab" * 30 + "cd"]:
+            assert ours.encode_ordinary(text) == ref.encode_ordinary(text), (extra, text)
+    # One chunk of 73 bytes ("za" and "aa" keep the cuts out): "xy" first, then "xyz", which
+    # ranks below the second smallest key "za" (worked by hand: [xyz, aa * 35]).
+    ranks = in_given_order(["xy", "xyz", "za", "aa"])
+    ours = warm(tokenforge.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={}))
+    ref = tiktoken.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
+    assert ref.encode_ordinary("xyz" + "a" * 70) == [257] + [259] * 35
+    for text in ["xyz" + "a" * 70, "xyz" + "a" * 40 + "xyz" + "a" * 40]:
+        assert ours.encode_ordinary(text) == ref.encode_ordinary(text), text
 
 
 @SETTINGS

@@ -9,7 +9,8 @@ Three steps, as in tiktoken:
 
 It leaves out everything that makes the native path fast (hand-written scanners, hash
 tables, heaps) and the API conveniences of :class:`tokenforge.Encoding`, except
-`safe_cuts`, which shows why the native merge may cut a piece into chunks, and
+`safe_cuts`, which shows why the native merge may cut a piece into chunks,
+`bpe_merge_second_smallest`, how the native trie merge skips some of its scans, and
 `bpe_backtrack` (with `backtrack_splits` and `compatible`), the linear merge the native
 path uses for long pieces, and `bpe_merge_atoms` (with
 `char_atoms`), which starts characters that are tokens as one part, as the native
@@ -50,6 +51,51 @@ def merge_parts(parts: list[bytes], ranks: dict[bytes, int]) -> list[int]:
             break
         parts[best_at:best_at + 2] = [parts[best_at] + parts[best_at + 1]]
     return [ranks[p] for p in parts]
+
+
+def bpe_merge_second_smallest(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
+    """`bpe_merge`, finding its merges as the native trie merge does (trie_chunk_merge.cc).
+
+    Each pair of adjacent parts has the key (rank of the joined bytes, start of the left
+    part), or none; keys are distinct, and the smallest is tiktoken's next merge.  A scan of
+    the keys takes the smallest and the second smallest.  A merge writes only the keys of
+    the parts it touches, so when every key it wrote is above the second smallest and that
+    one is still in place, every key is at least it: it is the next merge, without a scan.
+    A join may rank below the merge that made it (then the scan is not skipped).
+
+    >>> ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257, b"cd": 258}
+    >>> bpe_merge_second_smallest(b"abcd", ranks)
+    [257, 100]
+    """
+    starts = list(range(len(piece)))  # the start of each part, in order
+
+    def join_key(k: int) -> tuple[int, int] | None:
+        if k + 1 >= len(starts):
+            return None
+        end = starts[k + 2] if k + 2 < len(starts) else len(piece)
+        rank = ranks.get(piece[starts[k]:end])
+        return None if rank is None else (rank, starts[k])
+
+    keys = [join_key(k) for k in range(len(starts))]  # keys[k]: part k joined with part k + 1
+
+    def merge(k: int) -> tuple[int, int] | None:
+        """Joins parts k and k + 1; the smallest key this wrote, or None."""
+        del starts[k + 1], keys[k + 1]
+        written = [join_key(k)] + ([join_key(k - 1)] if k > 0 else [])
+        keys[k] = written[0]
+        if k > 0:
+            keys[k - 1] = written[1]
+        return min((w for w in written if w is not None), default=None)
+
+    while True:
+        present = sorted(k for k in keys if k is not None)
+        if not present:
+            break
+        second = present[1] if len(present) > 1 else None
+        low = merge(keys.index(present[0]))
+        if second is not None and (low is None or low > second) and second in keys:
+            merge(keys.index(second))
+    return [ranks[piece[a:b]] for a, b in zip(starts, starts[1:] + [len(piece)])]
 
 
 def safe_cuts(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
