@@ -7,7 +7,7 @@
 namespace tf {
 
 std::shared_ptr<const SharedVocab> share_vocab(TokenTable table) {
-  auto fresh = std::make_shared<const SharedVocab>(std::move(table));
+  auto fresh = std::make_shared<SharedVocab>(std::move(table));
   // Never destroyed: models may outlive static destruction at interpreter exit.
   static std::mutex* mu = new std::mutex;
   static auto* live = new std::vector<std::weak_ptr<const SharedVocab>>;
@@ -17,6 +17,9 @@ std::shared_ptr<const SharedVocab> share_vocab(TokenTable table) {
     std::shared_ptr<const SharedVocab> v = w.lock();
     if (v != nullptr && v->digest == fresh->digest && v->table.same_tokens(fresh->table)) return v;
   }
+  // Built under the lock: a second model over the same new vocabulary waits for it
+  // rather than building its own.
+  fresh->joins.build(fresh->table, [&](const uint8_t* q, size_t n) { return fresh->table.find(q, n); });
   live->push_back(fresh);
   return fresh;
 }
