@@ -28,11 +28,18 @@ void JoinIndex::allocate(size_t entries) {
   }
   owner_.reset(table);
   buckets_ = table;
+  // About 12 to 24 bits per entry, at least 64 words.
+  int bits = 6;
+  while ((uint64_t{1} << bits) < entries * 12 / 64) ++bits;
+  filter_.assign(size_t{1} << bits, 0);
+  filter_shift_ = 64 - bits;
 }
 
 void JoinIndex::insert(uint32_t left, uint32_t right, uint32_t id) {
+  const uint64_t h = hash(left, right);
+  filter_[h >> filter_shift_] |= filter_bits(h);
   Bucket* table = owner_.get();
-  for (uint64_t b = bucket_of(left, right);; b = b + 1 == count_ ? 0 : b + 1) {
+  for (uint64_t b = bucket_of(h);; b = b + 1 == count_ ? 0 : b + 1) {
     Bucket& s = table[b];
     for (int i = 0; i < kWays; ++i) {
       if (s.key[i] == kEmpty) {
