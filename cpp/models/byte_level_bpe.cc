@@ -265,8 +265,9 @@ namespace {
 
 // The smallest value of r[0, n) (n a multiple of 8, padded with kNoToken) and the first
 // index holding it.  With SSE4.1 (the x86-64-v2 baseline): unsigned minimums four lanes at
-// a time, then the first block of four holding it; no branch but the block search's.  (An
-// AVX2 clone measured no faster on typical pieces.)
+// a time, then, up to 32 lanes, a mask of all lanes holding it (no branch on where it is:
+// o200k multi cold +4..7 % MB/s in alternating runs, English neutral), else the first
+// block of four holding it.  (An AVX2 clone measured no faster on typical pieces.)
 TF_ALWAYS_INLINE
 uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) {
 #if defined(__SSE4_1__)
@@ -276,6 +277,14 @@ uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) {
   m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0xB1));
   const uint32_t best = static_cast<uint32_t>(_mm_cvtsi128_si32(m));
   if (best == kNoToken) return best;
+  if (n <= 32) {
+    unsigned hits = 0;
+    for (size_t b = 0; b < n; b += 4) {
+      hits |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(r + b)), m)))) << b;
+    }
+    *at = static_cast<size_t>(__builtin_ctz(hits));
+    return best;
+  }
   for (size_t b = 0;; b += 4) {
     __m128i eq = _mm_cmpeq_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(r + b)), m);
     int hit = _mm_movemask_ps(_mm_castsi128_ps(eq));
