@@ -170,9 +170,8 @@ bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::ve
   // With whole_wide_, a piece holding a byte >= 0x80 is merged whole (merge_joins): its
   // parts are few (a character each), and in such vocabularies safe cuts inside words of
   // such characters are rare, so looking for them, merging the chunks and keeping them in
-  // the short merge cache cost more than they save (o200k multi, a cold megabyte: 152 M
-  // instructions before, 131 M after, under callgrind; +7..11 % MB/s in alternating
-  // runs).  With cl100k, whose CJK characters are mostly cut apart and merged from the
+  // the short merge cache cost more than they save (o200k multi, a cold megabyte: 145 M
+  // instructions before, 131 M after, under callgrind; +7..9 % MB/s in alternating runs).  With cl100k, whose CJK characters are mostly cut apart and merged from the
   // short merge cache, it measured 5..15 % slower.  Exact either way (see SafeCuts).
   if (whole_wide_ && n <= kShortPiece && has_high_byte(p, n)) {
     merge_parts(p, n, out, cache);

@@ -101,8 +101,10 @@ class JoinIndex {
   void allocate(size_t entries);
   void insert(uint32_t left, uint32_t right, uint32_t id);
   // The last join of the merge of [q, q + n) alone, if it ends in one part (else false).
+  // rank and next: working memory.
   template <class Lookup>
-  static bool last_join(const uint8_t* q, size_t n, Lookup lookup, uint32_t* left, uint32_t* right);
+  static bool last_join(const uint8_t* q, size_t n, Lookup lookup, uint32_t* left, uint32_t* right,
+                        std::vector<uint32_t>& rank, std::vector<uint32_t>& next);
 
   static constexpr int kWays = 5;
   // Marks a bucket that a key went on from (to the next one); any value but kNoToken,
@@ -126,13 +128,14 @@ class JoinIndex {
 };
 
 template <class Lookup>
-bool JoinIndex::last_join(const uint8_t* q, size_t n, Lookup lookup, uint32_t* left, uint32_t* right) {
+bool JoinIndex::last_join(const uint8_t* q, size_t n, Lookup lookup, uint32_t* left, uint32_t* right,
+                          std::vector<uint32_t>& rank, std::vector<uint32_t>& next) {
   // tiktoken's merge of the token's bytes: ranks of each part joined with the next one,
   // two refreshed per join.  O(n^2), tokens are short.
-  std::vector<uint32_t> rank(n);
-  std::vector<size_t> next(n + 1);
+  rank.resize(n);
+  next.resize(n + 1);
   for (size_t i = 0; i < n; ++i) {
-    next[i] = i + 1;
+    next[i] = static_cast<uint32_t>(i + 1);
     rank[i] = i + 1 < n ? lookup(q + i, 2) : kNoToken;
   }
   for (size_t parts = n; parts > 1; --parts) {
@@ -149,7 +152,7 @@ bool JoinIndex::last_join(const uint8_t* q, size_t n, Lookup lookup, uint32_t* l
       return true;
     }
     const size_t after = next[right_at];
-    next[at] = after;
+    next[at] = static_cast<uint32_t>(after);
     rank[at] = after < n ? lookup(q + at, next[after] - at) : kNoToken;
     if (at > 0) {
       size_t before = 0;
@@ -166,6 +169,7 @@ void JoinIndex::build(const TokenTable& vocab, Lookup lookup) {
     uint32_t left, right, id;
   };
   std::vector<Entry> entries;
+  std::vector<uint32_t> rank, next;
   for (uint32_t id = 0; id < vocab.id_bound(); ++id) {
     if (!vocab.has(id)) continue;
     std::string_view s = vocab.bytes(id);
@@ -173,7 +177,7 @@ void JoinIndex::build(const TokenTable& vocab, Lookup lookup) {
     bool high = false;
     for (size_t i = 0; i < s.size(); ++i) high = high || q[i] >= 0x80;
     uint32_t left, right;
-    if (!high || s.size() < 2 || !last_join(q, s.size(), lookup, &left, &right)) continue;
+    if (!high || s.size() < 2 || !last_join(q, s.size(), lookup, &left, &right, rank, next)) continue;
     if (left != kNoToken && right != kNoToken) entries.push_back({left, right, id});  // else a byte is no token
   }
   allocate(entries.size());
