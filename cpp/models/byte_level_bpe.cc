@@ -419,10 +419,11 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
 // the parts and merge steps on CJK text.  Two parts of which one holds a byte >= 0x80 join
 // into the token JoinIndex gives for their ids (exact, see join_index.h): no key is built
 // from the bytes; two ASCII parts are looked up by their bytes as in merge_parts.  Each
-// join is prefetched as soon as its two parts are known, and once the first ranks are in,
-// the joins each pair that is a token would make with its neighbours; a join made by later
-// merges waits for its lookup (on o200k's multi corpus the lookups are about a quarter of
-// the cold encode's time, half of them those of the first parts).
+// join of the first parts is prefetched as soon as its two parts are known; a join after
+// a merge waits for its lookup, which JoinIndex's filter answers for most (before the
+// filter, the lookups were about a quarter of o200k's cold multi encode, half of them the
+// first parts').  Prefetching also the joins that each first pair that is a token would
+// make with its neighbours measured neutral (with the filter) and was dropped.
 void ByteLevelBpe::merge_joins(const uint8_t* p, size_t n, const uint8_t* bytes, std::vector<uint32_t>* out) const {
   alignas(16) uint32_t rank[kShortPiece];  // part j joined with the next part, or kNoToken
   uint32_t token[kShortPiece];
@@ -462,12 +463,6 @@ void ByteLevelBpe::merge_joins(const uint8_t* p, size_t n, const uint8_t* bytes,
   for (size_t j = 0; j + 1 < parts; ++j) rank[j] = join(j, j + 1, start[j + 2]);
   const size_t padded = (parts + 7) & ~size_t{7};
   for (size_t j = parts - 1; j < padded; ++j) rank[j] = kNoToken;
-  // The joins the first merges will look up: each pair that is a token with its neighbours.
-  for (size_t j = 0; j + 1 < parts; ++j) {
-    if (rank[j] == kNoToken || (wide[j] | wide[j + 1]) == 0) continue;
-    if (j > 0) joins_->prefetch(token[j - 1], rank[j]);
-    if (j + 2 < parts) joins_->prefetch(rank[j], token[j + 2]);
-  }
   while (true) {
     size_t at = 0;
     uint32_t best = leftmost_min(rank, padded, &at);

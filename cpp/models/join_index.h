@@ -17,7 +17,7 @@
 // o200k, ~30 ms); 12-byte entries, five to a 64-byte bucket at a load of about 3/4 (1.1 MB
 // for o200k, 80 KB for cl100k), behind a blocked Bloom filter (maybe()).  O(1) per lookup.
 // The bucket of a future join is not known before its parts are, so only the joins of
-// the first parts, and of the tokens they may make, can be prefetched.
+// the first parts can be prefetched; the filter spares most later ones the wait.
 #pragma once
 
 #include <cstdint>
