@@ -264,11 +264,13 @@ namespace {
 
 // The smallest value of r[0, n) (n a multiple of 8, padded with kNoToken) and the first
 // index holding it.  With SSE4.1 (the x86-64-v2 baseline): unsigned minimums four lanes at
-// a time, then, up to 32 lanes, a mask of all lanes holding it (no branch on where it is:
-// o200k multi cold +4..7 % MB/s in alternating runs, English neutral), else the first
-// block of four holding it.  (An AVX2 clone measured no faster on typical pieces.)
-TF_ALWAYS_INLINE
-uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) {
+// a time, then the first block of four holding it; with kMask, up to 32 lanes, a mask of
+// all lanes holding it instead (no branch on where it is: merge_joins, o200k multi cold
+// +4..7 % MB/s in alternating runs; the byte merge keeps the block search, which an
+// earlier A/B found no slower on English).  (An AVX2 clone measured no faster on typical
+// pieces.)
+template <bool kMask = false>
+TF_ALWAYS_INLINE uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) {
 #if defined(__SSE4_1__)
   __m128i m = _mm_set1_epi32(-1);
   for (size_t i = 0; i < n; i += 4) m = _mm_min_epu32(m, _mm_load_si128(reinterpret_cast<const __m128i*>(r + i)));
@@ -276,7 +278,7 @@ uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) {
   m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0xB1));
   const uint32_t best = static_cast<uint32_t>(_mm_cvtsi128_si32(m));
   if (best == kNoToken) return best;
-  if (n <= 32) {
+  if (kMask && n <= 32) {
     unsigned hits = 0;
     for (size_t b = 0; b < n; b += 4) {
       hits |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(r + b)), m)))) << b;
@@ -465,7 +467,7 @@ void ByteLevelBpe::merge_joins(const uint8_t* p, size_t n, const uint8_t* bytes,
   for (size_t j = parts - 1; j < padded; ++j) rank[j] = kNoToken;
   while (true) {
     size_t at = 0;
-    uint32_t best = leftmost_min(rank, padded, &at);
+    uint32_t best = leftmost_min<true>(rank, padded, &at);
     if (best == kNoToken) break;
     size_t right = next[at];
     size_t after = next[right];
