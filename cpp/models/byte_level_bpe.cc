@@ -19,6 +19,7 @@ bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, st
   if (!table.build(std::move(ranks), error)) return false;
   shared_ = share_vocab(std::move(table));
   vocab_ = &shared_->table;
+  joins_ = &shared_->joins;
   all_bytes_ = true;
   for (int b = 0; b < 256; ++b) {
     uint8_t byte = static_cast<uint8_t>(b);
@@ -30,10 +31,23 @@ bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, st
     uint8_t two[2] = {static_cast<uint8_t>(b & 255), static_cast<uint8_t>(b >> 8)};
     pair_token_[b] = vocab_->find(two, 2);
   }
+  // Merge pieces holding a byte >= 0x80 whole when most tokens holding such bytes span
+  // two or more characters (o200k: 52k of 71k, Llama 3: 18k of 30k; cl100k: 1.2k of 5k).
+  size_t wide = 0, several = 0;
+  for (uint32_t id = 0; id < vocab_->id_bound(); ++id) {
+    if (!vocab_->has(id)) continue;
+    size_t high = 0, leads = 0;
+    for (char c : vocab_->bytes(id)) {
+      high += static_cast<uint8_t>(c) >= 0x80;
+      leads += static_cast<uint8_t>(c) >= 0xC0;
+    }
+    wide += high != 0;
+    several += leads >= 2;
+  }
+  whole_wide_ = several * 2 >= wide && wide != 0;
   cuts_.build(*vocab_);
   atoms_.build(*vocab_);
   short_.build(*vocab_);
-  wide_.build(*vocab_, true);
   return true;
 }
 
@@ -48,6 +62,19 @@ bool ByteLevelBpe::encode_piece_slow(const uint8_t* p, size_t n, uint64_t h, std
 }
 
 namespace {
+
+// True if a byte of [p, p + n) is >= 0x80.
+bool has_high_byte(const uint8_t* p, size_t n) {
+  uint64_t any = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    any |= w;
+  }
+  for (; i < n; ++i) any |= p[i];
+  return (any & 0x8080808080808080ull) != 0;
+}
 
 // Appends the ids the general table of `cache` holds for [p, p + n) (hash h); false if none.
 bool from_cache(const uint8_t* p, size_t n, uint64_t h, const PieceCache& cache, std::vector<uint32_t>* out) {
@@ -105,8 +132,9 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenI
     if (!bytes_are_tokens(p, n)) return false;
     // An ASCII piece is merged whole: its safe cuts (rare inside ASCII words) cost more to
     // look for than they save in a merge this short (-1.5 % on cold English, in-process
-    // A/B).  Exact either way (see SafeCuts).  The key's length tag (<= 15) has no high bit.
-    if (((k.lo | k.hi) & 0x8080808080808080ull) == 0) {
+    // A/B); so is a non-ASCII one with whole_wide_ (see encode_merged).  Exact either way
+    // (see SafeCuts).  The key's length tag (<= 15) has no high bit.
+    if (whole_wide_ || ((k.lo | k.hi) & 0x8080808080808080ull) == 0) {
       merge_parts(p, n, out, cache);
     } else {
       merge_chunks(p, n, out, cache, true);  // cannot fail: every byte is a token, n <= kShortPiece
@@ -138,7 +166,18 @@ bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::ve
   if (cache != nullptr && from_cache(p, n, h, *cache, out)) return true;
   if (!bytes_are_tokens(p, n)) return false;
   size_t before = out->size();
-  bool ok = merge_chunks(p, n, out, cache);
+  bool ok = true;
+  // With whole_wide_, a piece holding a byte >= 0x80 is merged whole (merge_joins): its
+  // parts are few (a character each), and in such vocabularies safe cuts inside words of
+  // such characters are rare, so looking for them, merging the chunks and keeping them in
+  // the short merge cache cost more than they save (o200k multi, a cold megabyte: 145 M
+  // instructions before, 131 M after, under callgrind; +7..9 % MB/s in alternating runs).  With cl100k, whose CJK characters are mostly cut apart and merged from the
+  // short merge cache, it measured 5..15 % slower.  Exact either way (see SafeCuts).
+  if (whole_wide_ && n <= kShortPiece && has_high_byte(p, n)) {
+    merge_parts(p, n, out, cache);
+  } else {
+    ok = merge_chunks(p, n, out, cache);
+  }
   if (ok && cache != nullptr) cache->insert(p, n, h, out->data() + before, out->size() - before);
   return ok;
 }
@@ -225,10 +264,13 @@ namespace {
 
 // The smallest value of r[0, n) (n a multiple of 8, padded with kNoToken) and the first
 // index holding it.  With SSE4.1 (the x86-64-v2 baseline): unsigned minimums four lanes at
-// a time, then the first block of four holding it; no branch but the block search's.  (An
-// AVX2 clone measured no faster on typical pieces.)
-TF_ALWAYS_INLINE
-uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) {
+// a time, then the first block of four holding it; with kMask, up to 32 lanes, a mask of
+// all lanes holding it instead (no branch on where it is: merge_joins, o200k multi cold
+// +4..7 % MB/s in alternating runs; the byte merge keeps the block search, which an
+// earlier A/B found no slower on English).  (An AVX2 clone measured no faster on typical
+// pieces.)
+template <bool kMask = false>
+TF_ALWAYS_INLINE uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) {
 #if defined(__SSE4_1__)
   __m128i m = _mm_set1_epi32(-1);
   for (size_t i = 0; i < n; i += 4) m = _mm_min_epu32(m, _mm_load_si128(reinterpret_cast<const __m128i*>(r + i)));
@@ -236,6 +278,14 @@ uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) {
   m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0xB1));
   const uint32_t best = static_cast<uint32_t>(_mm_cvtsi128_si32(m));
   if (best == kNoToken) return best;
+  if (kMask && n <= 32) {
+    unsigned hits = 0;
+    for (size_t b = 0; b < n; b += 4) {
+      hits |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(r + b)), m)))) << b;
+    }
+    *at = static_cast<size_t>(__builtin_ctz(hits));
+    return best;
+  }
   for (size_t b = 0;; b += 4) {
     __m128i eq = _mm_cmpeq_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(r + b)), m);
     int hit = _mm_movemask_ps(_mm_castsi128_ps(eq));
@@ -281,153 +331,162 @@ bool ByteLevelBpe::merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>
 
 // merge_short without the cache.
 void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
+  (void)cache;
+  // The parts' ids come from the short index by key_wide, which reads 16 bytes whatever the
+  // part's length (no branch on it): a copy of the piece padded for that.
+  // (And a zero byte before it, for CharAtoms::at.)
+  uint8_t buffer[1 + kShortPiece + 16];
+  uint8_t* bytes = buffer + 1;
+  buffer[0] = 0;
+  std::memcpy(bytes, p, n);
+  std::memset(bytes + n, 0, 16);
+  uint64_t high = 0;
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, bytes + i, 8);
+    high |= w;
+  }
+  if ((high & 0x8080808080808080ull) != 0) {
+    merge_joins(p, n, bytes, out);
+    return;
+  }
   alignas(32) uint32_t rank[kShortPiece];
   uint32_t token[kShortPiece];  // token of the part starting at i
   uint16_t next[kShortPiece];   // start of the following part (n at the end)
   uint16_t prev[kShortPiece];   // start of the preceding part
-  // The parts' ids come from the short index by key_wide, which reads 16 bytes whatever the
-  // part's length (no branch on it): a copy of the piece padded for that.
-  alignas(16) uint8_t bytes[kShortPiece + 16];
-  std::memcpy(bytes, p, n);
-  std::memset(bytes + n, 0, 16);
   const size_t padded = (n + 7) & ~size_t{7};
-  // tiktoken's merge order over the parts set up below; part_rank(start, len) is the rank
-  // of the bytes [start, start + len) (kNoToken if they are not a token).
-  // The ASCII branch prefetches the substrings of length ahead_len in each step (see there).
-  size_t ahead_len = kShortPiece;
-  auto merge_loop = [&](auto part_rank) {
-    while (true) {
-      if (ahead_len <= n && ahead_len <= ShortTokenIndex::kMaxLen) {
-        for (size_t i = 0; i + ahead_len <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, ahead_len));
-        ++ahead_len;
-      }
-      size_t at = 0;
-      uint32_t best = leftmost_min(rank, padded, &at);
-      if (best == kNoToken) break;
-      // Join the part at `at` with the next one.
-      size_t right = next[at];
-      size_t after = next[right];
-      token[at] = best;
-      rank[right] = kNoToken;
-      next[at] = static_cast<uint16_t>(after);
-      if (after < n) {
-        prev[after] = static_cast<uint16_t>(at);
-        rank[at] = part_rank(at, next[after] - at);
-      } else {
-        rank[at] = kNoToken;
-      }
-      if (at > 0) {
-        size_t before = prev[at];
-        rank[before] = part_rank(before, after - before);
-      }
-    }
-    for (size_t i = 0; i < n; i = next[i]) out->push_back(token[i]);
-  };
-  uint16_t high[kShortPiece + 1];  // bytes >= 0x80 before position i
-  high[0] = 0;
-  for (size_t i = 0; i < n; ++i) high[i + 1] = static_cast<uint16_t>(high[i] + (p[i] >> 7));
-  if (high[n] == 0) {
-    for (size_t i = 0; i < n; ++i) {
-      next[i] = static_cast<uint16_t>(i + 1);
-      prev[i] = static_cast<uint16_t>(i == 0 ? 0 : i - 1);
-      token[i] = byte_token_[p[i]];
-      rank[i] = i + 1 < n ? pair_token_[p[i] | (p[i + 1] << 8)] : kNoToken;
-    }
-    for (size_t i = n; i < padded; ++i) rank[i] = kNoToken;
-    // Each merge step probes the index for the parts it joined and the next step waits
-    // for those probes, so a first-time merge is a chain of cache misses.  The parts are
-    // substrings of the chunk, so their buckets are prefetched, one length per step: k
-    // merges make parts of at most k + 1 bytes, so step k looks up spans of at most k + 2
-    // bytes; those of 3 bytes are prefetched here and those of k + 3 bytes in step k (the
-    // loop above), one step before any can be wanted.  Issuing them all here instead (at
-    // most ~400 for 32 bytes) filled the queue of misses in flight, stalling the prefetches
-    // themselves, and fetched lengths no step reached: in-process A/B on cold 4 MB
-    // encodes, English cl100k -3 %, and -8 % in a loop merging 15k first-time English
-    // pieces.  Measured no faster (on text without spaces, before CharAtoms): a hashed bit
-    // per token to skip the buckets of non-tokens (in the prefetch, the probes, or both;
-    // on English, slower), no prefetch, prefetching only substrings on character bounds
-    // or of at most 10 bytes, start-major order with shared hashing (fewer instructions,
-    // slower), a branch-free leftmost_min for <= 32 lanes (nor, on English, keys of rank
-    // and position in one word), and a memo of 16-32-byte chunks (about 5 % hits).
-    if (n <= kPrefetchChunk) {
-      for (size_t i = 0; i + 3 <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, 3));
-      ahead_len = 4;
-    }
-  } else {
-    // Characters that CharAtoms admits start as their token, the rest as bytes: a third of
-    // the parts and merge steps on CJK text, and only substrings on character bounds are
-    // ever looked up.
-    uint16_t starts[kShortPiece + 1];
-    size_t parts = 0;
-    for (size_t i = 0; i < padded; ++i) rank[i] = kNoToken;
-    for (size_t i = 0; i < n;) {
-      uint32_t id = kNoToken;
-      size_t k = atoms_.at(p, n, i, &id);
-      token[i] = k == 1 ? byte_token_[p[i]] : id;
-      prev[i] = parts == 0 ? 0 : starts[parts - 1];
-      next[i] = static_cast<uint16_t>(i + k);
-      starts[parts++] = static_cast<uint16_t>(i);
-      i += k;
-    }
-    starts[parts] = static_cast<uint16_t>(n);
-    // A span holding a byte >= 0x80 can only be a token of the smaller wide_ index.
-    auto index_of = [&](size_t start, size_t len) -> const ShortTokenIndex& {
-      return high[start + len] != high[start] ? wide_ : short_;
-    };
-    auto wide_rank = [&](size_t start, size_t len) {
-      if (len <= ShortTokenIndex::kMaxLen) return index_of(start, len).find(ShortTokenIndex::key_wide(bytes + start, len));
-      return lookup(p + start, len);
-    };
-    if (n > kPrefetchAtoms) {
-      for (size_t j = 0; j + 1 < parts; ++j) {
-        size_t a = starts[j];
-        rank[a] = wide_rank(a, starts[j + 2] - a);
-      }
-    } else {
-      // As above, the buckets of the spans of 2.. parts of up to 15 bytes, fewest parts
-      // first.  Those of two parts are the first lookups: their keys and buckets are kept.
-      // About 24 prefetches per chunk for 12-13 lookups on the multi corpus (o200k), a
-      // quarter of this function's instructions; still, measured no faster: prefetching
-      // only the two-part spans, or none (12 and 16 % fewer instructions), or the three-part
-      // spans only next to a two-part token once the first lookups are in; nor setting the
-      // next chunk of a piece up while this one's probes are in flight.
-      ShortTokenIndex::Key key2[kPrefetchAtoms];
-      uint64_t bucket2[kPrefetchAtoms];
-      const ShortTokenIndex* index2[kPrefetchAtoms];  // nullptr: over kMaxLen bytes
-      bool any = false;
-      for (size_t j = 0; j + 1 < parts; ++j) {
-        size_t a = starts[j], len = starts[j + 2] - a;
-        index2[j] = nullptr;
-        if (len > ShortTokenIndex::kMaxLen) continue;
-        any = true;
-        const ShortTokenIndex& index = index_of(a, len);
-        key2[j] = ShortTokenIndex::key_wide(bytes + a, len);
-        bucket2[j] = index.bucket_of(key2[j]);
-        index.prefetch_bucket(bucket2[j]);
-        index2[j] = &index;
-      }
-      for (size_t span = 3; any && span <= parts; ++span) {
-        any = false;  // once no span of this many parts fits, none longer does
-        for (size_t j = 0; j + span <= parts; ++j) {
-          size_t a = starts[j], len = starts[j + span] - a;
-          if (len > ShortTokenIndex::kMaxLen) continue;
-          any = true;
-          index_of(a, len).prefetch(ShortTokenIndex::key_wide(bytes + a, len));
-        }
-      }
-      for (size_t j = 0; j + 1 < parts; ++j) {
-        size_t a = starts[j];
-        rank[a] = index2[j] != nullptr ? index2[j]->find_in(key2[j], bucket2[j]) : lookup(p + a, starts[j + 2] - a);
-      }
-    }
-    merge_loop(wide_rank);
-    return;
+  for (size_t i = 0; i < n; ++i) {
+    next[i] = static_cast<uint16_t>(i + 1);
+    prev[i] = static_cast<uint16_t>(i == 0 ? 0 : i - 1);
+    token[i] = byte_token_[p[i]];
+    rank[i] = i + 1 < n ? pair_token_[p[i] | (p[i + 1] << 8)] : kNoToken;
   }
+  for (size_t i = n; i < padded; ++i) rank[i] = kNoToken;
+  // Each merge step probes the index for the parts it joined and the next step waits
+  // for those probes, so a first-time merge is a chain of cache misses.  The parts are
+  // substrings of the chunk, so their buckets are prefetched, one length per step: k
+  // merges make parts of at most k + 1 bytes, so step k looks up spans of at most k + 2
+  // bytes; those of 3 bytes are prefetched here and those of k + 3 bytes in step k (the
+  // loop below), one step before any can be wanted.  Issuing them all here instead (at
+  // most ~400 for 32 bytes) filled the queue of misses in flight, stalling the prefetches
+  // themselves, and fetched lengths no step reached: in-process A/B on cold 4 MB
+  // encodes, English cl100k -3 %, and -8 % in a loop merging 15k first-time English
+  // pieces.  Measured no faster (on text without spaces, before CharAtoms): a hashed bit
+  // per token to skip the buckets of non-tokens (in the prefetch, the probes, or both;
+  // on English, slower), no prefetch, prefetching only substrings on character bounds
+  // or of at most 10 bytes, start-major order with shared hashing (fewer instructions,
+  // slower), a branch-free leftmost_min for <= 32 lanes (nor, on English, keys of rank
+  // and position in one word), and a memo of 16-32-byte chunks (about 5 % hits).
+  size_t ahead_len = kShortPiece;
+  if (n <= kPrefetchChunk) {
+    for (size_t i = 0; i + 3 <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, 3));
+    ahead_len = 4;
+  }
+  // rank[i] is the token for the part starting at i joined with the next part (kNoToken
+  // when that is not a token or i no longer starts a part).
   auto part_rank = [&](size_t start, size_t len) {
     if (len <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_wide(bytes + start, len));
     return lookup(p + start, len);
   };
-  merge_loop(part_rank);
+  while (true) {
+    if (ahead_len <= n && ahead_len <= ShortTokenIndex::kMaxLen) {
+      for (size_t i = 0; i + ahead_len <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, ahead_len));
+      ++ahead_len;
+    }
+    size_t at = 0;
+    uint32_t best = leftmost_min(rank, padded, &at);
+    if (best == kNoToken) break;
+    // Join the part at `at` with the next one.
+    size_t right = next[at];
+    size_t after = next[right];
+    token[at] = best;
+    rank[right] = kNoToken;
+    next[at] = static_cast<uint16_t>(after);
+    if (after < n) {
+      prev[after] = static_cast<uint16_t>(at);
+      rank[at] = part_rank(at, next[after] - at);
+    } else {
+      rank[at] = kNoToken;
+    }
+    if (at > 0) {
+      size_t before = prev[at];
+      rank[before] = part_rank(before, after - before);
+    }
+  }
+  for (size_t i = 0; i < n; i = next[i]) out->push_back(token[i]);
+}
+
+// The merge of merge_parts over parts instead of bytes, for a chunk holding a byte >= 0x80.
+// Characters that CharAtoms admits start as their token, the rest as bytes: a third of
+// the parts and merge steps on CJK text.  Two parts of which one holds a byte >= 0x80 join
+// into the token JoinIndex gives for their ids (exact, see join_index.h): no key is built
+// from the bytes; two ASCII parts are looked up by their bytes as in merge_parts.  Each
+// join of the first parts is prefetched as soon as its two parts are known; a join after
+// a merge waits for its lookup, which JoinIndex's filter answers for most (before the
+// filter, the lookups were about a quarter of o200k's cold multi encode, half of them the
+// first parts').  Prefetching also the joins that each first pair that is a token would
+// make with its neighbours measured neutral (with the filter) and was dropped.
+void ByteLevelBpe::merge_joins(const uint8_t* p, size_t n, const uint8_t* bytes, std::vector<uint32_t>* out) const {
+  alignas(16) uint32_t rank[kShortPiece];  // part j joined with the next part, or kNoToken
+  uint32_t token[kShortPiece];
+  uint16_t start[kShortPiece + 1];  // byte where part j starts; start[parts] = n
+  uint16_t next[kShortPiece];       // the following part (parts at the end)
+  uint16_t prev[kShortPiece];
+  uint8_t wide[kShortPiece];        // 1: the part holds a byte >= 0x80
+  // Part j is set up, and the join of parts j - 1 and j prefetched, as soon as it is known.
+  auto prefetch_join = [&](size_t a, size_t b, size_t end) {
+    if ((wide[a] | wide[b]) != 0) {
+      joins_->prefetch(token[a], token[b]);
+    } else if (end - start[a] <= ShortTokenIndex::kMaxLen) {
+      short_.prefetch(ShortTokenIndex::key_wide(bytes + start[a], end - start[a]));
+    }
+  };
+  size_t parts = 0;
+  for (size_t i = 0; i < n;) {
+    uint32_t id = kNoToken;
+    size_t k = atoms_.at(bytes, n, i, &id);
+    token[parts] = k == 1 ? byte_token_[p[i]] : id;
+    wide[parts] = static_cast<uint8_t>((k > 1) | (p[i] >> 7));
+    start[parts] = static_cast<uint16_t>(i);
+    next[parts] = static_cast<uint16_t>(parts + 1);
+    prev[parts] = static_cast<uint16_t>(parts == 0 ? 0 : parts - 1);
+    i += k;
+    if (parts > 0) prefetch_join(parts - 1, parts, i);
+    ++parts;
+  }
+  start[parts] = static_cast<uint16_t>(n);
+  // Part a joined with the following part b, whose bytes end at `end`.
+  auto join = [&](size_t a, size_t b, size_t end) -> uint32_t {
+    if ((wide[a] | wide[b]) != 0) return joins_->find(token[a], token[b]);
+    const size_t s = start[a], len = end - s;
+    if (len <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_wide(bytes + s, len));
+    return lookup(p + s, len);
+  };
+  for (size_t j = 0; j + 1 < parts; ++j) rank[j] = join(j, j + 1, start[j + 2]);
+  const size_t padded = (parts + 7) & ~size_t{7};
+  for (size_t j = parts - 1; j < padded; ++j) rank[j] = kNoToken;
+  while (true) {
+    size_t at = 0;
+    uint32_t best = leftmost_min<true>(rank, padded, &at);
+    if (best == kNoToken) break;
+    size_t right = next[at];
+    size_t after = next[right];
+    token[at] = best;
+    wide[at] = static_cast<uint8_t>(wide[at] | wide[right]);
+    rank[right] = kNoToken;
+    next[at] = static_cast<uint16_t>(after);
+    if (after < parts) {
+      prev[after] = static_cast<uint16_t>(at);
+      rank[at] = join(at, after, start[next[after]]);
+    } else {
+      rank[at] = kNoToken;
+    }
+    if (at > 0) {
+      size_t before = prev[at];
+      rank[before] = join(before, at, start[after]);
+    }
+  }
+  for (size_t j = 0; j < parts; j = next[j]) out->push_back(token[j]);
 }
 
 }  // namespace tf

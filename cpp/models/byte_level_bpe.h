@@ -9,9 +9,12 @@
 // chunks are merged on their own, which keeps long pieces of most text short; the chunks
 // of long pieces use LongPieceTables (a trie merge, and a linear backtracking merge for
 // tiktoken-like vocabularies) once an encoding has met enough of them.
-// Non-ASCII chunks start their characters that are tokens as one part where that is
-// exact (CharAtoms), instead of as bytes, and look their spans that hold a byte >= 0x80 up
-// in a smaller index of only such tokens.
+// Non-ASCII chunks, and in vocabularies rich in tokens of several non-ASCII characters
+// (o200k) whole non-ASCII pieces of up to kShortPiece bytes, are merged by merge_joins:
+// their characters that are tokens start as one part where
+// that is exact (CharAtoms), instead of as bytes, and two parts of which one holds such a
+// byte join into the token JoinIndex gives for their two ids, with no key built from
+// their bytes.
 // Byte strings of up to 15 bytes are looked up in a ShortTokenIndex (one cache line each);
 // longer ones in the TokenTable; a per-thread PieceCache remembers pieces and short
 // chunks merged before (those of up to 15 bytes in its ShortMergeCache).
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "models/char_atoms.h"
+#include "models/join_index.h"
 #include "models/piece_cache.h"
 #include "models/safe_cuts.h"
 #include "models/shared_vocab.h"
@@ -100,9 +104,11 @@ class ByteLevelBpe {
   void merge_medium_chunk(const TokenTrie& trie, const uint8_t* q, size_t m, std::vector<uint32_t>* out) const;
   bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache, bool cached) const;
   void merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
+  // merge_parts of a chunk holding a byte >= 0x80; bytes: its copy, padded with a zero
+  // byte before it and 16 after.
+  void merge_joins(const uint8_t* p, size_t n, const uint8_t* bytes, std::vector<uint32_t>* out) const;
   static constexpr size_t kTrieAfter = 64;  // longer pieces count toward, and use, LongPieceTables
   static constexpr size_t kPrefetchChunk = 32;  // merge_parts prefetches the substrings of chunks up to this size
-  static constexpr size_t kPrefetchAtoms = 48;  // ... and the spans of parts of non-ASCII chunks up to this size
   bool merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const;
   // The id of bytes [p, p + n) (n >= 2), or kNoToken; h = hash_bytes(p, n).
   inline uint32_t lookup_hashed(const uint8_t* p, size_t n, uint64_t h) const;
@@ -113,9 +119,10 @@ class ByteLevelBpe {
   std::shared_ptr<const SharedVocab> shared_;
   const TokenTable* vocab_ = nullptr;
   ShortTokenIndex short_;  // tokens of 1..15 bytes
-  ShortTokenIndex wide_;   // those holding a byte >= 0x80 (a fraction of them: cache-friendlier)
+  const JoinIndex* joins_ = nullptr;  // &shared_->joins: joins making tokens that hold a byte >= 0x80
   uint32_t byte_token_[256];
   bool all_bytes_ = false;  // every byte is a token (cl100k, o200k)
+  bool whole_wide_ = false;  // pieces holding a byte >= 0x80 skip SafeCuts (see encode_merged)
   std::vector<uint32_t> pair_token_;  // 65536 entries: two bytes b0 | b1 << 8 -> id or kNoToken
   SafeCuts cuts_;
   CharAtoms atoms_;  // characters that enter merge_parts as one part

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "models/token_table.h"
@@ -36,39 +37,43 @@ class CharAtoms {
  public:
   void build(const TokenTable& vocab);
 
-  // If bytes [i, i + k) of the chunk [p, p + n) are a character that may start as one part
-  // (k = 2 or 3), returns k and sets *id to its token; else returns 1.
-  TF_ALWAYS_INLINE size_t at(const uint8_t* p, size_t n, size_t i, uint32_t* id) const {
-    const uint32_t b0 = p[i];
-    size_t k;
-    uint32_t cp;
-    if (b0 >= 0xC2 && b0 < 0xE0) {
-      if (i + 2 > n || !cont(p[i + 1])) return 1;
-      k = 2;
-      cp = ((b0 & 0x1F) << 6) | (p[i + 1] & 0x3F);
-    } else if (b0 >= 0xE0 && b0 < 0xF0) {
-      if (i + 3 > n || !cont(p[i + 1]) || !cont(p[i + 2])) return 1;
-      k = 3;
-      cp = ((b0 & 0x0F) << 12) | ((p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F);
-      if (cp < 0x800) return 1;  // overlong
-    } else {
-      return 1;
+  // If bytes [i, i + k) of the piece b[0, n) are a character that may start as one part
+  // (k = 2 or 3), returns k and sets *id to its token; else returns 1.  b[i - 1] and
+  // b[i, i + 4) must be readable (a copy of the piece with a byte before it and zeros
+  // after): one load for the character and the byte after it, and one branch on all edge
+  // keys.  A neighbour that is not there reads as a zero byte, so a key of it may refuse
+  // an atom (no token holds a zero byte next to such a character in practice); refusing
+  // an atom is always exact.
+  TF_ALWAYS_INLINE size_t at(const uint8_t* b, size_t n, size_t i, uint32_t* id) const {
+    uint32_t w;
+    std::memcpy(&w, b + i, 4);  // little-endian: b[i] in the low byte
+    const uint32_t before = b[i - 1];
+    if ((w & 0xC0C0F0u) == 0x8080E0u) {  // 1110xxxx 10xxxxxx 10xxxxxx
+      const uint32_t cp = ((w & 0x0Fu) << 12) | ((w >> 2) & 0xFC0u) | ((w >> 16) & 0x3Fu);
+      if (cp < 0x800 || i + 3 > n) return 1;
+      const uint32_t t = atom_[cp];
+      const uint32_t next = w & 0xFF000000u;  // the byte after c, as end_key places it
+      const uint32_t bad = static_cast<uint32_t>(cont(w >> 24)) |
+                           bit(mix(((w >> 8) & 0xFFFFu) | 2u << 16 | 1u << 18 | next)) |
+                           bit(mix(((w >> 16) & 0xFFu) | 1u << 16 | 1u << 18 | next)) |
+                           bit(mix((w & 0xFFu) | 1u << 16 | before << 24)) |
+                           bit(mix((w & 0xFFFFu) | 2u << 16 | before << 24));
+      if ((t == kNoToken) | (bad != 0)) return 1;
+      *id = t;
+      return 3;
     }
-    const uint32_t t = atom_[cp];
-    if (t == kNoToken) return 1;
-    if (i + k < n) {  // a token starting inside c and running past it
-      const uint32_t next = p[i + k];
-      if (cont(next)) return 1;  // not UTF-8: keep it simple
-      if (bit(end_key(p + i + 1, k - 1, next))) return 1;
-      if (k == 3 && bit(end_key(p + i + 2, 1, next))) return 1;
+    if ((w & 0xC0E0u) == 0x80C0u && (w & 0x1Eu) != 0) {  // 110xxxxx 10xxxxxx, not overlong
+      if (i + 2 > n) return 1;
+      const uint32_t t = atom_[((w & 0x1Fu) << 6) | ((w >> 8) & 0x3Fu)];
+      const uint32_t next = (w >> 16) & 0xFFu;
+      const uint32_t bad = static_cast<uint32_t>(cont(next)) |
+                           bit(mix(((w >> 8) & 0xFFu) | 1u << 16 | 1u << 18 | next << 24)) |
+                           bit(mix((w & 0xFFu) | 1u << 16 | before << 24));
+      if ((t == kNoToken) | (bad != 0)) return 1;
+      *id = t;
+      return 2;
     }
-    if (i > 0) {  // a token running into c from before
-      const uint32_t before = p[i - 1];
-      if (bit(start_key(before, p + i, 1))) return 1;
-      if (k == 3 && bit(start_key(before, p + i, 2))) return 1;
-    }
-    *id = t;
-    return k;
+    return 1;
   }
 
   static TF_ALWAYS_INLINE bool cont(uint32_t b) { return (b & 0xC0) == 0x80; }
@@ -86,7 +91,7 @@ class CharAtoms {
     return m == 1 ? q[0] : q[0] | static_cast<uint32_t>(q[1]) << 8;
   }
   static TF_ALWAYS_INLINE uint32_t mix(uint32_t v) { return (v * 0x9E3779B1u) >> (32 - kKeyBits); }
-  TF_ALWAYS_INLINE bool bit(uint32_t i) const { return (keys_[i >> 6] >> (i & 63)) & 1; }
+  TF_ALWAYS_INLINE uint32_t bit(uint32_t i) const { return static_cast<uint32_t>((keys_[i >> 6] >> (i & 63)) & 1); }
   void set(uint32_t i) { keys_[i >> 6] |= uint64_t{1} << (i & 63); }
 
   std::vector<uint32_t> atom_ = std::vector<uint32_t>(0x10000, kNoToken);  // code point -> token

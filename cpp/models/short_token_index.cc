@@ -8,32 +8,20 @@
 
 namespace tf {
 
-namespace {
-
-bool has_high_byte(std::string_view s) {
-  for (char c : s) {
-    if (static_cast<uint8_t>(c) >= 0x80) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
-void ShortTokenIndex::build(const TokenTable& vocab, bool non_ascii) {
+void ShortTokenIndex::build(const TokenTable& vocab) {
   owner_.reset();
   buckets_ = nullptr;
   auto wanted = [&](uint32_t id) {
     if (!vocab.has(id)) return false;
     std::string_view s = vocab.bytes(id);
-    return !s.empty() && s.size() <= kMaxLen && (!non_ascii || has_high_byte(s));
+    return !s.empty() && s.size() <= kMaxLen;
   };
   size_t count = 0;
   for (uint32_t id = 0; id < vocab.id_bound(); ++id) count += wanted(id);
   size_t cap = 16;
   int bits = 4;
-  // Load <= 1/2: overflows stay rare.  The non-ASCII index, probed only while merging,
-  // takes up to 2/3, which halves it for o200k (2 MB, about the L2 cache) at no measured cost.
-  while (non_ascii ? cap * kWays * 2 < count * 3 : cap * kWays < count * 2) cap <<= 1, ++bits;
+  // Load <= 1/2: overflows stay rare.
+  while (cap * kWays < count * 2) cap <<= 1, ++bits;
   // 2 MB aligned and marked for huge pages where the kernel offers them: a lookup then
   // rarely misses the TLB as well as the cache.
   const size_t bytes = cap * sizeof(Bucket);

@@ -16,9 +16,6 @@
 // address is known from the key alone, so the encoder prefetches it pieces ahead.
 // O(1) per lookup; ~40 bytes per token (4 MB for cl100k, 8 MB for o200k).  Longer tokens
 // are left to TokenTable.
-// A second index of only the tokens holding a byte >= 0x80 serves the merging of non-ASCII
-// chunks (2 MB for o200k's 66k such tokens, 256 KB for cl100k's 5k): far fewer of its
-// probes miss the caches.
 #pragma once
 
 #include <cstdint>
@@ -75,10 +72,9 @@ class ShortTokenIndex {
     return limit - p >= 16 ? key_wide(p, n) : key_exact(p, n);
   }
 
-  // Indexes the tokens of 1..kMaxLen bytes of `vocab` (only those holding a byte >= 0x80
-  // if `non_ascii`); std::bad_alloc if the table cannot be allocated (every byte-level
-  // model has one).
-  void build(const TokenTable& vocab, bool non_ascii = false);
+  // Indexes the tokens of 1..kMaxLen bytes of `vocab`; std::bad_alloc if the table cannot
+  // be allocated (every byte-level model has one).
+  void build(const TokenTable& vocab);
 
   // A hash of a key whose high bits are well mixed (tables take their slot from them).
   static TF_ALWAYS_INLINE uint64_t hash(Key k) {

@@ -179,9 +179,9 @@ def test_one_and_two_byte_edges_in_a_toy_vocabulary(seed):
 @pytest.mark.parametrize("name", NAMES)
 def test_chunks_at_the_merge_path_limits(name):
     """Pieces of letters mixing ASCII with accented, Cyrillic and CJK letters, 12-20 and 44-52
-    bytes long (the chunk memo takes chunks of up to 15 bytes, merge_parts prefetches the
-    spans of non-ASCII chunks of up to 48), so that spans of ASCII parts (the full index) and of non-ASCII ones
-    (the non-ASCII index) meet in one merge on both sides of each limit."""
+    bytes long (the chunk memo takes chunks of up to 15 bytes), so that joins of ASCII parts
+    (looked up by their bytes) and of non-ASCII ones (by their ids, JoinIndex) meet in one
+    merge on both sides of the limit."""
     rng = random.Random(13)
     pools = ["abcdefghij", "éèàçüöß", "абвгдежз", "日本語中文字", "ĀāĒēĪī"]
     lines = []

@@ -14,7 +14,8 @@ tables, heaps) and the API conveniences of :class:`tokenforge.Encoding`, except
 `bpe_backtrack` (with `backtrack_splits` and `compatible`), the linear merge the native
 path uses for long pieces, and `bpe_merge_atoms` (with
 `char_atoms`), which starts characters that are tokens as one part, as the native
-merge does for non-ASCII chunks.
+merge does for non-ASCII pieces, and `merge_by_joins` (with `own_joins`), which joins
+parts by their ids, as the native merge of non-ASCII pieces does.
 
 Example:
     >>> ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257}
@@ -179,6 +180,12 @@ def bpe_merge_atoms(piece: bytes, ranks: dict[bytes, int], atoms: dict[bytes, in
     >>> bpe_merge_atoms("aéé".encode(), ranks, char_atoms(ranks)), bpe_merge("aéé".encode(), ranks)
     ([257, 256], [257, 256])
     """
+    return merge_parts(_start_parts(piece, ranks, atoms), ranks)
+
+
+def _start_parts(piece: bytes, ranks: dict[bytes, int], atoms: dict[bytes, int]) -> list[bytes]:
+    """The parts `bpe_merge_atoms` starts from: each character of `atoms` whole where no
+    token straddles one of its edges, every other byte alone."""
     longest = max(map(len, ranks))
     parts, i = [], 0
     while i < len(piece):
@@ -195,7 +202,58 @@ def bpe_merge_atoms(piece: bytes, ranks: dict[bytes, int], atoms: dict[bytes, in
         else:
             parts.extend(c[j:j + 1] for j in range(k))
         i += k
-    return merge_parts(parts, ranks)
+    return parts
+
+
+def own_joins(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
+    """(x, y) -> t for every token t of two or more bytes whose own bytes, merged alone,
+    end as t by joining the two parts x and y (the native JoinIndex, for the tokens that
+    hold a byte >= 0x80).  Tokens that their bytes never merge into have no entry.
+
+    If any merge joins adjacent parts A and B, no earlier merge crossed the outer borders
+    of A + B or the one between them, so the merges inside A + B were those of its bytes
+    alone (each the lowest, leftmost pair inside), and that merge alone ends in the same
+    join.  So two parts whose bytes spell a token but are not its own last join are never
+    joined, and `merge_by_joins` may give them no rank.
+
+    >>> own_joins({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"bc": 4, b"abc": 5})
+    {(0, 1): 3, (1, 2): 4, (3, 2): 5}
+    """
+    joins = {}
+    for t, r in ranks.items():
+        if len(t) < 2:
+            continue
+        parts = [t[i:i + 1] for i in range(len(t))]
+        while len(parts) > 2:  # the merge of t alone, up to its last join
+            best = min(((ranks.get(parts[i] + parts[i + 1], 1 << 62), i) for i in range(len(parts) - 1)))
+            if best[0] == 1 << 62:
+                break
+            parts[best[1]:best[1] + 2] = [parts[best[1]] + parts[best[1] + 1]]
+        if len(parts) == 2 and parts[0] in ranks and parts[1] in ranks:
+            joins[(ranks[parts[0]], ranks[parts[1]])] = r
+    return joins
+
+
+def merge_by_joins(piece: bytes, ranks: dict[bytes, int], atoms: dict[bytes, int],
+                   joins: dict[tuple[int, int], int]) -> list[int]:
+    """`bpe_merge(piece, ranks)` as the native merge of non-ASCII pieces runs it
+    (`atoms` = char_atoms(ranks), `joins` = own_joins(ranks)): characters start as in
+    `bpe_merge_atoms`, and two parts join into `joins[(x, y)]` of their ids x and y
+    instead of the token their bytes spell (the native code asks JoinIndex when either
+    part holds a byte >= 0x80, and the token of their bytes otherwise, which is the same
+    whenever it matters; see `own_joins`).
+
+    >>> ranks = {b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"bc": 4, b"abc": 5}
+    >>> merge_by_joins(b"abc", ranks, {}, own_joins(ranks)), bpe_merge(b"abc", ranks)
+    ([5], [5])
+    """
+    ids = [ranks[part] for part in _start_parts(piece, ranks, atoms)]
+    while len(ids) > 1:
+        best = min(((joins.get((ids[j], ids[j + 1]), 1 << 62), j) for j in range(len(ids) - 1)))
+        if best[0] == 1 << 62:
+            break
+        ids[best[1]:best[1] + 2] = [best[0]]
+    return ids
 
 
 def pair_joins(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
