@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -80,9 +81,45 @@ TF_ALWAYS_INLINE const uint8_t* skip_ascii(const uint8_t* p, const uint8_t* end,
   return p;
 }
 
+// Runs of three-byte characters (CJK ideographs, kana, Hangul, Indic and Thai letters) are
+// skipped without decoding: one 4-byte load per character checks the lead/continuation
+// pattern and indexes a bitmap of the BMP by the character's bits (cp >> 6 from the first
+// two bytes, cp & 63 from the third), where the general path would decode the code point,
+// validate it and read the two-stage class table.  `bits` is kLetters3 ({Lm, Lo}) or
+// kLettersMarks3 ({Lm, Lo, M}); surrogates and overlong forms have no bit, so invalid
+// UTF-8 stops the run and is left to the general path.  Stops 4 bytes short of `end` (the
+// load's width): the last character there takes the general path too.
+TF_ALWAYS_INLINE const uint8_t* run3(const uint8_t* p, const uint8_t* end, const uint64_t* bits) {
+  while (end - p >= 4) {
+    uint32_t w;
+    std::memcpy(&w, p, 4);  // little-endian: the lead byte is the low byte
+    if ((w & 0xC0C0F0u) != 0x8080E0u) break;
+    const uint32_t word = ((w & 0x0Fu) << 6) | ((w >> 8) & 0x3Fu);
+    if (((bits[word] >> ((w >> 16) & 0x3Fu)) & 1u) == 0) break;
+    p += 3;
+  }
+  return p;
+}
+
+// The three-byte bitmap whose classes all lie in `set`, or nullptr.
+constexpr const uint64_t* bitmap3_within(ClassSet set) {
+  constexpr ClassSet kLmLo = bit(kLm) | bit(kLo);
+  if ((set & (kLmLo | bit(kMark))) == (kLmLo | bit(kMark))) return unicode_detail::kLettersMarks3;
+  if ((set & kLmLo) == kLmLo) return unicode_detail::kLetters3;
+  return nullptr;
+}
+
 // Consumes characters while their class is in `set`; returns the first position that is not.
 TF_ALWAYS_INLINE const uint8_t* run(const uint8_t* p, const uint8_t* end, ClassSet set) {
+  const uint64_t* bits3 = bitmap3_within(set);
   while (p < end) {
+    if (bits3 != nullptr && *p >= 0xE0) {
+      const uint8_t* q = run3(p, end, bits3);
+      if (q != p) {
+        p = q;
+        continue;
+      }
+    }
     if (*p < 0x80) {
       if (!in(set, kAscii.cls[*p])) break;
       const uint8_t* q = skip_ascii(p, end, set);  // an ASCII run: skip it in blocks
