@@ -109,22 +109,46 @@ constexpr const uint64_t* bitmap3_within(ClassSet set) {
   return nullptr;
 }
 
+// Likewise runs of two-byte characters (Latin-1 to Arabic: Cyrillic, Greek words) with a
+// 32-word bitmap indexed by the lead byte's low five bits and the continuation byte's six
+// (overlong forms, below 0x80, have no bit).  One 2-byte load per character.
+TF_ALWAYS_INLINE const uint8_t* run2(const uint8_t* p, const uint8_t* end, const uint64_t* bits) {
+  while (end - p >= 2) {
+    uint16_t w;
+    std::memcpy(&w, p, 2);
+    if ((w & 0xC0E0u) != 0x80C0u) break;
+    if (((bits[w & 0x1Fu] >> ((w >> 8) & 0x3Fu)) & 1u) == 0) break;
+    p += 2;
+  }
+  return p;
+}
+
+// The two-byte bitmap of exactly `set` (the letter runs of the scanners), or nullptr.
+constexpr const uint64_t* bitmap2_of(ClassSet set) {
+  constexpr ClassSet kLmLo = bit(kLm) | bit(kLo);
+  if (set == kLetters) return unicode_detail::kLetters2;
+  if (set == (bit(kLu) | bit(kLt) | kLmLo | bit(kMark))) return unicode_detail::kUpper2;
+  if (set == (bit(kLl) | kLmLo | bit(kMark))) return unicode_detail::kLower2;
+  return nullptr;
+}
+
 // Consumes characters while their class is in `set`; returns the first position that is not.
 TF_ALWAYS_INLINE const uint8_t* run(const uint8_t* p, const uint8_t* end, ClassSet set) {
+  const uint64_t* bits2 = bitmap2_of(set);
   const uint64_t* bits3 = bitmap3_within(set);
   while (p < end) {
-    if (bits3 != nullptr && *p >= 0xE0) {
-      const uint8_t* q = run3(p, end, bits3);
-      if (q != p) {
-        p = q;
-        continue;
-      }
-    }
     if (*p < 0x80) {
       if (!in(set, kAscii.cls[*p])) break;
       const uint8_t* q = skip_ascii(p, end, set);  // an ASCII run: skip it in blocks
       p = q == p ? p + 1 : q;
       continue;
+    }
+    if (*p < 0xE0 ? bits2 != nullptr : bits3 != nullptr) {
+      const uint8_t* q = *p < 0xE0 ? run2(p, end, bits2) : run3(p, end, bits3);
+      if (q != p) {
+        p = q;
+        continue;
+      }
     }
     int len;
     if (!in(set, class_at(p, end, &len))) break;

@@ -1,7 +1,11 @@
-"""The scanners' fast paths for text in other scripts (cpp/pretokenize/scan_util.h run3,
+"""The scanners' fast paths for text in other scripts (cpp/pretokenize/scan_util.h run2 and
+run3, the o200k and cl100k scanners' entry for words of three-byte letters,
 ascii_splitter.cc's early exit on windows that start with non-ASCII) against the regexes
 and tiktoken.
 
+run2 skips runs of two-byte characters of a scanner's letter sets (cl100k's letters,
+o200k's upper and lower case sets) with a bitmap each: Cyrillic, Greek, Hebrew and Arabic
+words, next to two-byte marks, digits, symbols, punctuation and spaces.
 run3 skips runs of three-byte characters whose class is Lm or Lo (and, for o200k's case
 runs, M) with a bitmap; it must stop exactly where the class changes, so the texts here mix
 those characters with their three-byte neighbours of every other class: kana voicing marks
@@ -52,8 +56,18 @@ THREE_BYTE = list(
     "\ue000\ufffd\ufffe\u2028"  # private use, replacement character, noncharacter
     "\u0800\u0fff\u1000\uffef"  # the ends of the three-byte range
 )
-OTHERS = list("aZ '\n\r\t.sSlLvVdD1") + ["'s", "'ll", "'T", "é", "É", "ж", "Ж", "\u0301", "\u01c5", "\u02b0", "𠀀", "😀"]
-ALPHABET = THREE_BYTE + OTHERS
+TWO_BYTE = list(
+    "приветПРИВЕТ"  # Cyrillic Ll, Lu
+    "αβΩΣςἀ"  # Greek Ll, Lu
+    "אבגبتث"  # Hebrew and Arabic letters (Lo)
+    "\u00aa\u00ba\u00b5\u02b0\u02c6\u01c5\u01c8"  # ordinal indicators (Lo), micro sign (Ll), modifier letters (Lm), titlecase (Lt)
+    "\u0301\u0308\u0483\u064e\u05b4"  # combining marks (Mn)
+    "\u0660\u0669\u00b2\u00bd"  # Arabic-Indic digits (Nd), superscript two, one half (No)
+    "\u00a0\u0085"  # no-break space, next line (White_Space)
+    "\u00d7\u00ad\u037e\u055d\u00a7\u07ff\u0080"  # symbols, soft hyphen, punctuation, the range's ends
+)
+OTHERS = list("aZ '\n\r\t.sSlLvVdD1") + ["'s", "'ll", "'T", "é", "É", "ж", "Ж", "\u017f", "𠀀", "😀"]
+ALPHABET = THREE_BYTE + TWO_BYTE + OTHERS
 
 
 @functools.lru_cache(maxsize=None)
@@ -88,7 +102,7 @@ def test_alphabet_is_mostly_comparable():
 
 
 def test_each_neighbour_after_a_run_of_each_length():
-    runs = ["中", "カタカナ", "ー", "ゝ", "\u0915\u093e", "\u0e01\u0e31"]
+    runs = ["中", "カタカナ", "ー", "ゝ", "\u0915\u093e", "\u0e01\u0e31", "при", "П", "ПР", "ب", "e\u0301", "\u01c5"]
     for run in runs:
         for k in (1, 2, 5, 6, 21, 22):
             for ch in ALPHABET:
@@ -108,6 +122,7 @@ def test_hypothesis_mixed_scripts(text):
     st.lists(
         st.one_of(
             st.lists(st.sampled_from(THREE_BYTE[:16] + ["ー"]), min_size=1, max_size=40).map("".join),
+            st.lists(st.sampled_from(TWO_BYTE[:20]), min_size=1, max_size=40).map("".join),
             st.sampled_from(ALPHABET),
             st.text(alphabet="ab AB\n'", min_size=1, max_size=8),
         ),
