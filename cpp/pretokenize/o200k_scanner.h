@@ -76,15 +76,21 @@ TF_ALWAYS_INLINE const uint8_t* ascii_word_o200k(const uint8_t* p, const uint8_t
 
 __attribute__((noinline)) inline const uint8_t* next_piece_o200k_general(const uint8_t* p, const uint8_t* end) {
   // Words of other scripts (kana, ideographs, Hangul) start with a three-byte Lm or Lo
-  // letter, or with an ASCII lead (a space) before a three-byte character of U and W.
-  // Either way the first word alternative below is tried first and cannot fail (that
-  // character is in W), so its end is the piece's end without classifying the lead.
+  // letter, or with an ASCII lead (a space) before a three-byte character of U and W;
+  // lower-case words of two-byte scripts (Cyrillic, Greek) with an ASCII lead before a
+  // two-byte character of W but not U (Ll).  Each time the first word alternative below
+  // is tried first and cannot fail (that character is in W), so its end is the piece's
+  // end without classifying the lead; after an Ll, `U*` is empty and the end is W+'s.
   if (*p >= 0xE0) {
     const uint8_t* r = run3(p, end, unicode_detail::kLetters3);
     if (r != p) return detail::upper_star_lower_plus(r, end, r);
-  } else if (ascii_is(*p, kAsciiLead) && end - p >= 2 && p[1] >= 0xE0) {
-    const uint8_t* r = run3(p + 1, end, unicode_detail::kLettersMarks3);
-    if (r != p + 1) return detail::upper_star_lower_plus(r, end, r);
+  } else if (ascii_is(*p, kAsciiLead) && end - p >= 2 && p[1] >= 0xC2) {
+    if (p[1] >= 0xE0) {
+      const uint8_t* r = run3(p + 1, end, unicode_detail::kLettersMarks3);
+      if (r != p + 1) return detail::upper_star_lower_plus(r, end, r);
+    } else if (is2(p + 1, end, unicode_detail::kLower2) && !is2(p + 1, end, unicode_detail::kUpper2)) {
+      return detail::with_contraction(run(p + 1, end, detail::kLower), end);
+    }
   }
   int len0;
   CharClass c0 = class_at(p, end, &len0);
