@@ -25,10 +25,9 @@ inline const uint8_t* with_contraction(const uint8_t* q, const uint8_t* end) {
   return c != nullptr ? c : q;
 }
 
-// `U*W+` from q, or nullptr; `after_last_lower` is the end of the last character of W
-// already taken (nullptr if none).
-inline const uint8_t* upper_star_lower_plus(const uint8_t* q, const uint8_t* end,
-                                            const uint8_t* after_last_lower = nullptr) {
+// `U*W+` from q, or nullptr.
+inline const uint8_t* upper_star_lower_plus(const uint8_t* q, const uint8_t* end) {
+  const uint8_t* after_last_lower = nullptr;
   while (q < end) {
     if (*q >= 0xE0) {  // a run of three-byte characters of U and W (Lm, Lo, M)
       const uint8_t* r = run3(q, end, unicode_detail::kLettersMarks3);
@@ -75,23 +74,6 @@ TF_ALWAYS_INLINE const uint8_t* ascii_word_o200k(const uint8_t* p, const uint8_t
 }
 
 __attribute__((noinline)) inline const uint8_t* next_piece_o200k_general(const uint8_t* p, const uint8_t* end) {
-  // Words of other scripts (kana, ideographs, Hangul) start with a three-byte Lm or Lo
-  // letter, or with an ASCII lead (a space) before a three-byte character of U and W;
-  // lower-case words of two-byte scripts (Cyrillic, Greek) with an ASCII lead before a
-  // two-byte character of W but not U (Ll).  Each time the first word alternative below
-  // is tried first and cannot fail (that character is in W), so its end is the piece's
-  // end without classifying the lead; after an Ll, `U*` is empty and the end is W+'s.
-  if (*p >= 0xE0) {
-    const uint8_t* r = run3(p, end, unicode_detail::kLetters3);
-    if (r != p) return detail::upper_star_lower_plus(r, end, r);
-  } else if (ascii_is(*p, kAsciiLead) && end - p >= 2 && p[1] >= 0xC2) {
-    if (p[1] >= 0xE0) {
-      const uint8_t* r = run3(p + 1, end, unicode_detail::kLettersMarks3);
-      if (r != p + 1) return detail::upper_star_lower_plus(r, end, r);
-    } else if (is2(p + 1, end, unicode_detail::kLower2) && !is2(p + 1, end, unicode_detail::kUpper2)) {
-      return detail::with_contraction(run(p + 1, end, detail::kLower), end);
-    }
-  }
   int len0;
   CharClass c0 = class_at(p, end, &len0);
   bool may_lead = !is_letter(c0) && c0 != kNumber && !is_newline(*p);

@@ -123,14 +123,6 @@ TF_ALWAYS_INLINE const uint8_t* run2(const uint8_t* p, const uint8_t* end, const
   return p;
 }
 
-// Whether the character at p is a two-byte one with its bit set in `bits`.
-TF_ALWAYS_INLINE bool is2(const uint8_t* p, const uint8_t* end, const uint64_t* bits) {
-  if (end - p < 2) return false;
-  uint16_t w;
-  std::memcpy(&w, p, 2);
-  return (w & 0xC0E0u) == 0x80C0u && ((bits[w & 0x1Fu] >> ((w >> 8) & 0x3Fu)) & 1u) != 0;
-}
-
 // The two-byte bitmap of exactly `set` (the letter runs of the scanners), or nullptr.
 constexpr const uint64_t* bitmap2_of(ClassSet set) {
   constexpr ClassSet kLmLo = bit(kLm) | bit(kLo);

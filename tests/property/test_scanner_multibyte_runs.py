@@ -1,5 +1,5 @@
 """The scanners' fast paths for text in other scripts (cpp/pretokenize/scan_util.h run2 and
-run3, the o200k and cl100k scanners' entry for words of three-byte letters,
+run3, the cl100k scanner's entry for words of three-byte letters,
 ascii_splitter.cc's early exit on windows that start with non-ASCII) against the regexes
 and tiktoken.
 
