@@ -16,7 +16,9 @@
 // becomes the next window's start, so a window advances ~55 bytes on English text.  When
 // a window decides nothing (a non-ASCII character or a piece longer than the window at
 // its start) the caller splits on with the exact scalar scanner, for at least the one
-// piece and at most past the window's last non-ASCII byte.  O(1) work per 64 bytes.
+// piece and at most past the window's last non-ASCII byte.  A window with a non-ASCII
+// byte among its first 16 is handed over so without being classified: on text of other
+// scripts that is most windows, and they would decide little.  O(1) work per 64 bytes.
 //
 // The classification runs with AVX-512 (BW, VBMI: one vpermi2b table lookup per 64 bytes;
 // VBMI2's vpcompressb writes the ends) when the CPU has it (runtime dispatch: the build

@@ -15,6 +15,17 @@ namespace detail {
 
 template <bool kWholeTrailingSpace>
 __attribute__((noinline)) const uint8_t* next_piece_cl100k_general(const uint8_t* p, const uint8_t* end) {
+  // Words of other scripts (kana, ideographs, Hangul) start with a three-byte Lm or Lo
+  // letter, or with an ASCII lead (a space) before one: their run of such letters is
+  // taken without classifying the lead.  (No contraction starts there: its second byte
+  // is ASCII or U+017F's lead byte.)
+  if (*p >= 0xE0) {
+    const uint8_t* r = run3(p, end, unicode_detail::kLetters3);
+    if (r != p) return run(r, end, kLetters);
+  } else if (ascii_is(*p, kAsciiLead) && end - p >= 2 && p[1] >= 0xE0) {
+    const uint8_t* r = run3(p + 1, end, unicode_detail::kLetters3);
+    if (r != p + 1) return run(r, end, kLetters);
+  }
   if (const uint8_t* c = contraction(p, end)) return c;
   int len0;
   CharClass c0 = class_at(p, end, &len0);

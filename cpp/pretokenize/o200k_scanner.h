@@ -29,6 +29,13 @@ inline const uint8_t* with_contraction(const uint8_t* q, const uint8_t* end) {
 inline const uint8_t* upper_star_lower_plus(const uint8_t* q, const uint8_t* end) {
   const uint8_t* after_last_lower = nullptr;
   while (q < end) {
+    if (*q >= 0xE0) {  // a run of three-byte characters of U and W (Lm, Lo, M)
+      const uint8_t* r = run3(q, end, unicode_detail::kLettersMarks3);
+      if (r != q) {
+        q = after_last_lower = r;
+        continue;
+      }
+    }
     int len;
     CharClass c = class_at(q, end, &len);
     if (!in(kUpper, c)) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -80,14 +81,74 @@ TF_ALWAYS_INLINE const uint8_t* skip_ascii(const uint8_t* p, const uint8_t* end,
   return p;
 }
 
+// Runs of three-byte characters (CJK ideographs, kana, Hangul, Indic and Thai letters) are
+// skipped without decoding: one 4-byte load per character checks the lead/continuation
+// pattern and indexes a bitmap of the BMP by the character's bits (cp >> 6 from the first
+// two bytes, cp & 63 from the third), where the general path would decode the code point,
+// validate it and read the two-stage class table.  `bits` is kLetters3 ({Lm, Lo}) or
+// kLettersMarks3 ({Lm, Lo, M}); surrogates and overlong forms have no bit, so invalid
+// UTF-8 stops the run and is left to the general path.  Stops 4 bytes short of `end` (the
+// load's width): the last character there takes the general path too.
+TF_ALWAYS_INLINE const uint8_t* run3(const uint8_t* p, const uint8_t* end, const uint64_t* bits) {
+  while (end - p >= 4) {
+    uint32_t w;
+    std::memcpy(&w, p, 4);  // little-endian: the lead byte is the low byte
+    if ((w & 0xC0C0F0u) != 0x8080E0u) break;
+    const uint32_t word = ((w & 0x0Fu) << 6) | ((w >> 8) & 0x3Fu);
+    if (((bits[word] >> ((w >> 16) & 0x3Fu)) & 1u) == 0) break;
+    p += 3;
+  }
+  return p;
+}
+
+// The three-byte bitmap whose classes all lie in `set`, or nullptr.
+constexpr const uint64_t* bitmap3_within(ClassSet set) {
+  constexpr ClassSet kLmLo = bit(kLm) | bit(kLo);
+  if ((set & (kLmLo | bit(kMark))) == (kLmLo | bit(kMark))) return unicode_detail::kLettersMarks3;
+  if ((set & kLmLo) == kLmLo) return unicode_detail::kLetters3;
+  return nullptr;
+}
+
+// Likewise runs of two-byte characters (Latin-1 to Arabic: Cyrillic, Greek words) with a
+// 32-word bitmap indexed by the lead byte's low five bits and the continuation byte's six
+// (overlong forms, below 0x80, have no bit).  One 2-byte load per character.
+TF_ALWAYS_INLINE const uint8_t* run2(const uint8_t* p, const uint8_t* end, const uint64_t* bits) {
+  while (end - p >= 2) {
+    uint16_t w;
+    std::memcpy(&w, p, 2);
+    if ((w & 0xC0E0u) != 0x80C0u) break;
+    if (((bits[w & 0x1Fu] >> ((w >> 8) & 0x3Fu)) & 1u) == 0) break;
+    p += 2;
+  }
+  return p;
+}
+
+// The two-byte bitmap of exactly `set` (the letter runs of the scanners), or nullptr.
+constexpr const uint64_t* bitmap2_of(ClassSet set) {
+  constexpr ClassSet kLmLo = bit(kLm) | bit(kLo);
+  if (set == kLetters) return unicode_detail::kLetters2;
+  if (set == (bit(kLu) | bit(kLt) | kLmLo | bit(kMark))) return unicode_detail::kUpper2;
+  if (set == (bit(kLl) | kLmLo | bit(kMark))) return unicode_detail::kLower2;
+  return nullptr;
+}
+
 // Consumes characters while their class is in `set`; returns the first position that is not.
 TF_ALWAYS_INLINE const uint8_t* run(const uint8_t* p, const uint8_t* end, ClassSet set) {
+  const uint64_t* bits2 = bitmap2_of(set);
+  const uint64_t* bits3 = bitmap3_within(set);
   while (p < end) {
     if (*p < 0x80) {
       if (!in(set, kAscii.cls[*p])) break;
       const uint8_t* q = skip_ascii(p, end, set);  // an ASCII run: skip it in blocks
       p = q == p ? p + 1 : q;
       continue;
+    }
+    if (*p < 0xE0 ? bits2 != nullptr : bits3 != nullptr) {
+      const uint8_t* q = *p < 0xE0 ? run2(p, end, bits2) : run3(p, end, bits3);
+      if (q != p) {
+        p = q;
+        continue;
+      }
     }
     int len;
     if (!in(set, class_at(p, end, &len))) break;
