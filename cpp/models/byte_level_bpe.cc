@@ -20,6 +20,7 @@ bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, st
   shared_ = share_vocab(std::move(table));
   vocab_ = &shared_->table;
   joins_ = &shared_->joins;
+  chars_ = &shared_->chars;
   all_bytes_ = true;
   for (int b = 0; b < 256; ++b) {
     uint8_t byte = static_cast<uint8_t>(b);
@@ -249,6 +250,8 @@ bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t
         out->push_back(byte_token_[q[0]]);
         out->push_back(byte_token_[q[1]]);
       }
+    } else if (m == 3 && chars_->append(q, out)) {
+      // One character (most chunks of CJK text in cl100k): its merge alone (CharMerges).
     } else if (trie != nullptr && m <= kMaxTrieChunk) {
       merge_medium_chunk(*trie, q, m, out);
     } else if (!(m <= kShortPiece ? merge_short(q, m, out, cache, !(whole_cached && m == n)) : merge_long(q, m, out))) {
