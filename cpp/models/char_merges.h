@@ -40,10 +40,11 @@ class CharMerges {
     const uint32_t cp = ((w & 0x0Fu) << 12) | ((w >> 2) & 0xFC0u) | ((w >> 16) & 0x3Fu);
     const uint64_t e = table_[cp];
     if (e == 0) return false;
+    // push_back each: a range insert is an out-of-line call of ~60 instructions.
     const size_t count = static_cast<size_t>(e >> kCountShift);
-    const uint32_t ids[3] = {static_cast<uint32_t>(e & kIdMask), static_cast<uint32_t>((e >> kIdBits) & kIdMask),
-                             static_cast<uint32_t>((e >> (2 * kIdBits)) & kIdMask)};
-    out->insert(out->end(), ids, ids + count);
+    out->push_back(static_cast<uint32_t>(e & kIdMask));
+    if (count > 1) out->push_back(static_cast<uint32_t>((e >> kIdBits) & kIdMask));
+    if (count > 2) out->push_back(static_cast<uint32_t>((e >> (2 * kIdBits)) & kIdMask));
     return true;
   }
 
