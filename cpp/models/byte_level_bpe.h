@@ -120,6 +120,7 @@ class ByteLevelBpe {
   const TokenTable* vocab_ = nullptr;
   ShortTokenIndex short_;  // tokens of 1..15 bytes
   const JoinIndex* joins_ = nullptr;  // &shared_->joins: joins making tokens that hold a byte >= 0x80
+  const CharMerges* chars_ = nullptr;  // &shared_->chars: the merges of three-byte characters
   uint32_t byte_token_[256];
   bool all_bytes_ = false;  // every byte is a token (cl100k, o200k)
   bool whole_wide_ = false;  // pieces holding a byte >= 0x80 skip SafeCuts (see encode_merged)

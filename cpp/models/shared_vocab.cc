@@ -26,7 +26,9 @@ std::shared_ptr<const SharedVocab> share_vocab(TokenTable table) {
     const uint8_t two[2] = {static_cast<uint8_t>(b & 255), static_cast<uint8_t>(b >> 8)};
     pairs[b] = t.find(two, 2);
   }
-  fresh->joins.build(t, [&](const uint8_t* q, size_t n) { return n == 2 ? pairs[q[0] | (q[1] << 8)] : t.find(q, n); });
+  auto lookup = [&](const uint8_t* q, size_t n) { return n == 2 ? pairs[q[0] | (q[1] << 8)] : t.find(q, n); };
+  fresh->joins.build(t, lookup);
+  fresh->chars.build(lookup);
   live->push_back(fresh);
   return fresh;
 }

@@ -5,7 +5,8 @@
 // request, tiktoken's and our own constructors called with the same ranks): they now
 // share its ~8 MB table and the 40-100 MB long-piece tables, which are built once, not
 // once per model.  What is shared depends on the vocabulary alone, never on text encoded
-// (each model keeps its own piece caches), and so is the JoinIndex of its non-ASCII tokens.  Registered weakly: a vocabulary no model uses
+// (each model keeps its own piece caches), and so are the JoinIndex of its non-ASCII tokens
+// and the CharMerges of its three-byte characters.  Registered weakly: a vocabulary no model uses
 // any more is freed.  Finding an equal one costs a hash of the tokens and, on a match, one
 // comparison of them (~1-2 ms for 200k tokens).
 #pragma once
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "models/char_merges.h"
 #include "models/join_index.h"
 #include "models/long_piece_tables.h"
 #include "models/token_table.h"
@@ -24,6 +26,7 @@ struct SharedVocab {
   const TokenTable table;
   const uint64_t digest;
   JoinIndex joins;  // built by share_vocab before it is shared, not changed after
+  CharMerges chars;  // likewise
   const LongPieceTables long_tables;  // built lazily; thread-safe
 };
 

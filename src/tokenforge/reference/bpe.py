@@ -15,7 +15,9 @@ tables, heaps) and the API conveniences of :class:`tokenforge.Encoding`, except
 path uses for long pieces, and `bpe_merge_atoms` (with
 `char_atoms`), which starts characters that are tokens as one part, as the native
 merge does for non-ASCII pieces, and `merge_by_joins` (with `own_joins`), which joins
-parts by their ids, as the native merge of non-ASCII pieces does.
+parts by their ids, as the native merge of non-ASCII pieces does, and `char_merges`, the
+merge alone of each three-byte character, which the native merge reads from a table for a
+chunk that is one character.
 
 Example:
     >>> ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257}
@@ -128,6 +130,34 @@ def bpe_merge_in_chunks(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
     """
     bounds = [0, *safe_cuts(piece, ranks), len(piece)]
     return [i for a, b in zip(bounds, bounds[1:]) for i in bpe_merge(piece[a:b], ranks)]
+
+
+def char_merges(ranks: dict[bytes, int]) -> dict[bytes, list[int]]:
+    """The merge alone of every three-byte UTF-8 character whose bytes are tokens (the native
+    CharMerges): `bpe_merge` of its three bytes, worked out from its two pairs.  A chunk
+    between two safe cuts that is one such character merges exactly as alone (see
+    `safe_cuts`), so the native merge takes its ids from this table.
+
+    >>> ranks = {bytes([b]): b for b in range(256)} | {b"\\xe4\\xb8": 256, b"\\xe4\\xb8\\x80": 257}
+    >>> merges = char_merges(ranks)
+    >>> merges["一".encode()], merges["丁".encode()], merges["字".encode()]
+    ([257], [256, 129], [229, 173, 151])
+    """
+    merges = {}
+    for cp in range(0x800, 0x10000):
+        c = bytes([0xE0 | cp >> 12, 0x80 | (cp >> 6) & 0x3F, 0x80 | cp & 0x3F])
+        if any(c[i:i + 1] not in ranks for i in range(3)):
+            continue
+        left, right = ranks.get(c[:2]), ranks.get(c[1:])
+        if left is None and right is None:
+            merges[c] = [ranks[c[i:i + 1]] for i in range(3)]
+        elif c in ranks:
+            merges[c] = [ranks[c]]
+        elif right is None or (left is not None and left <= right):
+            merges[c] = [left, ranks[c[2:]]]
+        else:
+            merges[c] = [ranks[c[:1]], right]
+    return merges
 
 
 def _char_at(piece: bytes, i: int) -> int:
