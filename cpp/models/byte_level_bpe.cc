@@ -224,11 +224,6 @@ bool is_run(const uint8_t* p, size_t n) {
 // piece that repeats one byte (253 spaces, or " aaaa") takes the backtracking merge
 // instead, in about half the time, once it is built (LongPieceTables::backtrack_for_run);
 // on other chunks (random spaces and tabs) its pair checks cost more than the trie scan.
-// Chunks of up to ShortMergeCache::kMaxLen bytes keep merge_short and its cache even then:
-// the chunks of long CJK pieces (cl100k) are mostly one or two characters that recur
-// across pieces, which the cache answers by one probe, and their scan is short (callgrind,
-// cold cl100k multi, 1 MB: 6.2 M instructions fewer, of ~100 M; en, code and o200k
-// 0.3-1 % fewer; a piece of 100k random CJK characters no more).
 // Out of line: inlined, its few lines cost merge_chunks' scan for cuts ~25% on a megabyte
 // of one letter (register allocation of the loop).
 __attribute__((noinline)) void ByteLevelBpe::merge_medium_chunk(const TokenTrie& trie, const uint8_t* q, size_t m,
@@ -257,7 +252,7 @@ bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t
       }
     } else if (m == 3 && chars_->append(q, out)) {
       // One character (most chunks of CJK text in cl100k): its merge alone (CharMerges).
-    } else if (trie != nullptr && m > ShortMergeCache::kMaxLen && m <= kMaxTrieChunk) {
+    } else if (trie != nullptr && m <= kMaxTrieChunk) {
       merge_medium_chunk(*trie, q, m, out);
     } else if (!(m <= kShortPiece ? merge_short(q, m, out, cache, !(whole_cached && m == n)) : merge_long(q, m, out))) {
       return false;
