@@ -37,35 +37,20 @@ BLOCK = 256
 OUT = pathlib.Path(__file__).resolve().parent.parent / "cpp" / "unicode" / "unicode_tables.inc"
 
 
-def bitmap_3byte(name: str, table: bytearray, classes: set[str]) -> list[str]:
-    """Bit cp of a 1024-word bitmap over the BMP: code point cp (>= 0x800, the three-byte
-    range of UTF-8) is in one of `classes`.  Words are indexed by cp >> 6, the bits of a
-    word by cp & 63, so the scanners index them straight from a character's bytes."""
+def bitmap(name: str, table: bytearray, classes: set[str], first: int, end: int, what: str) -> list[str]:
+    """Bit cp of a bitmap over the code points [first, end) that UTF-8 spells in one number of
+    bytes: cp is in one of `classes`.  Words are indexed by cp >> 6, the bits of a word by
+    cp & 63, so the scanners index them straight from a character's bytes (for two-byte
+    characters the lead byte's low five bits and the continuation's six; below `first`,
+    overlong forms, no bit is set)."""
     values = {CLASS_VALUE[c] for c in classes}
-    words = [0] * 1024
-    for cp in range(0x800, 0x10000):
+    words = [0] * (end >> 6)
+    for cp in range(first, end):
         if table[cp] in values:
             words[cp >> 6] |= 1 << (cp & 63)
-    lines = [f"// Bit cp: the code point cp (a three-byte character) is {' or '.join(sorted(classes))}."]
-    lines.append(f"alignas(64) static const uint64_t {name}[1024] = {{")
-    for i in range(0, 1024, 6):
-        lines.append("  " + ",".join(f"0x{w:x}u" for w in words[i:i + 6]) + ",")
-    lines.append("};")
-    return lines
-
-
-def bitmap_2byte(name: str, table: bytearray, classes: set[str]) -> list[str]:
-    """Bit cp of a 32-word bitmap: code point cp (0x80 <= cp < 0x800, the two-byte range
-    of UTF-8) is in one of `classes`; word cp >> 6 (the lead byte's low five bits), bit
-    cp & 63 (the continuation byte's).  Code points below 0x80 (overlong forms) have none."""
-    values = {CLASS_VALUE[c] for c in classes}
-    words = [0] * 32
-    for cp in range(0x80, 0x800):
-        if table[cp] in values:
-            words[cp >> 6] |= 1 << (cp & 63)
-    lines = [f"// Bit cp: the code point cp (a two-byte character) is {' or '.join(sorted(classes))}."]
-    lines.append(f"alignas(64) static const uint64_t {name}[32] = {{")
-    for i in range(0, 32, 6):
+    lines = [f"// Bit cp: the code point cp (a {what} character) is {' or '.join(sorted(classes))}."]
+    lines.append(f"alignas(64) static const uint64_t {name}[{len(words)}] = {{")
+    for i in range(0, len(words), 6):
         lines.append("  " + ",".join(f"0x{w:x}u" for w in words[i:i + 6]) + ",")
     lines.append("};")
     return lines
@@ -95,11 +80,11 @@ def main() -> None:
     for i in range(0, len(stage2), 48):
         lines.append("  " + ",".join(str(v) for v in stage2[i:i + 48]) + ",")
     lines.append("};")
-    lines += bitmap_3byte("kLetters3", table, {"kLm", "kLo"})
-    lines += bitmap_3byte("kLettersMarks3", table, {"kLm", "kLo", "kMark"})
-    lines += bitmap_2byte("kLetters2", table, {"kLu", "kLl", "kLt", "kLm", "kLo"})
-    lines += bitmap_2byte("kUpper2", table, {"kLu", "kLt", "kLm", "kLo", "kMark"})
-    lines += bitmap_2byte("kLower2", table, {"kLl", "kLm", "kLo", "kMark"})
+    lines += bitmap("kLetters3", table, {"kLm", "kLo"}, 0x800, 0x10000, "three-byte")
+    lines += bitmap("kLettersMarks3", table, {"kLm", "kLo", "kMark"}, 0x800, 0x10000, "three-byte")
+    lines += bitmap("kLetters2", table, {"kLu", "kLl", "kLt", "kLm", "kLo"}, 0x80, 0x800, "two-byte")
+    lines += bitmap("kUpper2", table, {"kLu", "kLt", "kLm", "kLo", "kMark"}, 0x80, 0x800, "two-byte")
+    lines += bitmap("kLower2", table, {"kLl", "kLm", "kLo", "kMark"}, 0x80, 0x800, "two-byte")
     OUT.write_text("\n".join(lines) + "\n")
     print(f"wrote {OUT} ({len(blocks)} blocks)")
 

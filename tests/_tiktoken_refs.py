@@ -39,3 +39,14 @@ def pair(name: str):
         name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks, special_tokens=ours._special_tokens
     )
     return ours, ref
+
+
+def check_lines(name: str, lines: list[str]) -> None:
+    """Each line, and all of them joined, encode as tiktoken encodes them."""
+    ours, ref = pair(name)
+    want = ref.encode_ordinary_batch(lines, num_threads=2)
+    got = [ours.encode_ordinary(line) for line in lines]
+    for line, a, b in zip(lines, got, want):
+        assert a == b, repr(line)
+    text = "".join(lines)
+    assert ours.encode_ordinary(text) == ref.encode_ordinary(text)

@@ -17,19 +17,9 @@ from __future__ import annotations
 import random
 
 import pytest
-from _tiktoken_refs import pair
+from _tiktoken_refs import check_lines, pair
 
 NAMES = ["cl100k_base", "o200k_base", "r50k_base"]
-
-
-def check_lines(name: str, lines: list[str]) -> None:
-    ours, ref = pair(name)
-    want = ref.encode_ordinary_batch(lines, num_threads=2)
-    got = [ours.encode_ordinary(line) for line in lines]
-    for line, a, b in zip(lines, got, want):
-        assert a == b, repr(line)
-    text = "".join(lines)
-    assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
 
 
 def is_cont(b: int) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from _tiktoken_refs import ENCODINGS, pair
+from _tiktoken_refs import ENCODINGS, check_lines, pair
 
 SCRIPTS = {
     "cyrillic": (0x0410, 0x044F), "greek": (0x0391, 0x03C9), "arabic": (0x0621, 0x064A),
@@ -27,16 +27,6 @@ SCRIPTS = {
 COMMON = ["日本語の文章です", "中华人民共和国", "한국어 문장입니다", "Русский язык", "ελληνικά γράμματα",
           "العربية الفصحى", "עברית", "हिन्दी भाषा", "ภาษาไทย", "カタカナ語"]
 EMOJI = ["😀", "🎉", "👍🏽", "🇯🇵", "𝔸", "𠀋"]
-
-
-def check_lines(name: str, lines: list[str]) -> None:
-    ours, ref = pair(name)
-    want = ref.encode_ordinary_batch(lines, num_threads=2)
-    got = [ours.encode_ordinary(line) for line in lines]
-    for line, a, b in zip(lines, got, want):
-        assert a == b, repr(line)
-    text = "".join(lines)
-    assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
 
 
 def word(rng: random.Random, script: str, length: int) -> str:

@@ -16,32 +16,17 @@ from __future__ import annotations
 import random
 
 import pytest
-import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from _scanners import COMPILED, PATTERNS, regex_ends
 from _tiktoken_refs import pair
 
 from tokenforge import _native, patterns
 from tokenforge.reference import ascii_split as reference
 
-PATTERNS = {
-    patterns.Scanner.GPT2: patterns.GPT2,
-    patterns.Scanner.CL100K: patterns.CL100K,
-    patterns.Scanner.LLAMA3: patterns.LLAMA3,
-    patterns.Scanner.O200K: patterns.O200K,
-}
-COMPILED = {k: regex.compile(v) for k, v in PATTERNS.items()}
 BEST = _native._ascii_split_level(-1)
 LEVELS = list(range(BEST, -1, -1))
 ALPHABET = "aA1 '\n\r\t.-_/sStTlLrReEvVdDmM9é中\u00a0"
-
-
-def regex_ends(scanner: int, text: str) -> list[int]:
-    ends, pos = [], 0
-    for m in COMPILED[scanner].finditer(text):
-        pos += len(m.group().encode())
-        ends.append(pos)
-    return ends
 
 
 def split_at_level(scanner, level: int, data: bytes) -> tuple[list[int], int]:

@@ -26,19 +26,13 @@ import random
 
 import pytest
 import regex
+from _scanners import PATTERNS, regex_ends
 from _tiktoken_refs import pair
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokenforge import _native, patterns
+from tokenforge import _native
 
-PATTERNS = {
-    patterns.Scanner.GPT2: patterns.GPT2,
-    patterns.Scanner.CL100K: patterns.CL100K,
-    patterns.Scanner.LLAMA3: patterns.LLAMA3,
-    patterns.Scanner.O200K: patterns.O200K,
-}
-COMPILED = {k: regex.compile(v) for k, v in PATTERNS.items()}
 
 THREE_BYTE = list(
     "中文字漢語한국어ひらがなカタカナ"  # Lo: ideographs, Hangul, kana
@@ -78,14 +72,6 @@ def _regex_agrees_with_tiktoken(ch: str) -> bool:
 
     classes = tiktoken_classes()
     return all((regex.match(p, ch) is not None) == (ord(ch) in members) for p, members in classes.items())
-
-
-def regex_ends(scanner, text: str) -> list[int]:
-    ends, pos = [], 0
-    for m in COMPILED[scanner].finditer(text):
-        pos += len(m.group().encode())
-        ends.append(pos)
-    return ends
 
 
 def check(text: str) -> None:
