@@ -27,25 +27,8 @@ bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, st
     byte_token_[b] = vocab_->find(&byte, 1);
     all_bytes_ = all_bytes_ && byte_token_[b] != kNoToken;
   }
-  pair_token_.assign(65536, kNoToken);
-  for (int b = 0; b < 65536; ++b) {
-    uint8_t two[2] = {static_cast<uint8_t>(b & 255), static_cast<uint8_t>(b >> 8)};
-    pair_token_[b] = vocab_->find(two, 2);
-  }
-  // Merge pieces holding a byte >= 0x80 whole when most tokens holding such bytes span
-  // two or more characters (o200k: 52k of 71k, Llama 3: 18k of 30k; cl100k: 1.2k of 5k).
-  size_t wide = 0, several = 0;
-  for (uint32_t id = 0; id < vocab_->id_bound(); ++id) {
-    if (!vocab_->has(id)) continue;
-    size_t high = 0, leads = 0;
-    for (char c : vocab_->bytes(id)) {
-      high += static_cast<uint8_t>(c) >= 0x80;
-      leads += static_cast<uint8_t>(c) >= 0xC0;
-    }
-    wide += high != 0;
-    several += leads >= 2;
-  }
-  whole_wide_ = several * 2 >= wide && wide != 0;
+  pair_token_ = shared_->pairs.data();
+  whole_wide_ = shared_->whole_wide;
   cuts_.build(*vocab_);
   atoms_.build(*vocab_);
   short_.build(*vocab_);
@@ -172,8 +155,9 @@ bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::ve
   // parts are few (a character each), and in such vocabularies safe cuts inside words of
   // such characters are rare, so looking for them, merging the chunks and keeping them in
   // the short merge cache cost more than they save (o200k multi, a cold megabyte: 145 M
-  // instructions before, 131 M after, under callgrind; +7..9 % MB/s in alternating runs).  With cl100k, whose CJK characters are mostly cut apart and merged from the
-  // short merge cache, it measured 5..15 % slower.  Exact either way (see SafeCuts).
+  // instructions before, 131 M after, under callgrind; +7..9 % MB/s in alternating runs).
+  // With cl100k, whose CJK characters are mostly cut apart and merged from the short merge
+  // cache, it measured 5..15 % slower.  Exact either way (see SafeCuts).
   if (whole_wide_ && n <= kShortPiece && has_high_byte(p, n)) {
     merge_parts(p, n, out, cache);
   } else {

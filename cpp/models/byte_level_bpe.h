@@ -123,8 +123,8 @@ class ByteLevelBpe {
   const CharMerges* chars_ = nullptr;  // &shared_->chars: the merges of three-byte characters
   uint32_t byte_token_[256];
   bool all_bytes_ = false;  // every byte is a token (cl100k, o200k)
-  bool whole_wide_ = false;  // pieces holding a byte >= 0x80 skip SafeCuts (see encode_merged)
-  std::vector<uint32_t> pair_token_;  // 65536 entries: two bytes b0 | b1 << 8 -> id or kNoToken
+  bool whole_wide_ = false;  // shared_->whole_wide, kept beside the other fields the merges read
+  const uint32_t* pair_token_ = nullptr;  // shared_->pairs: two bytes b0 | b1 << 8 -> id or kNoToken
   SafeCuts cuts_;
   CharAtoms atoms_;  // characters that enter merge_parts as one part
   uint64_t instance_ = 0;  // process-unique, names this vocabulary's thread caches

@@ -5,14 +5,15 @@
 // request, tiktoken's and our own constructors called with the same ranks): they now
 // share its ~8 MB table and the 40-100 MB long-piece tables, which are built once, not
 // once per model.  What is shared depends on the vocabulary alone, never on text encoded
-// (each model keeps its own piece caches), and so are the JoinIndex of its non-ASCII tokens
-// and the CharMerges of its three-byte characters.  Registered weakly: a vocabulary no model uses
+// (each model keeps its own piece caches), and so are its two-byte table, the JoinIndex of
+// its non-ASCII tokens and the CharMerges of its three-byte characters.  Registered weakly: a vocabulary no model uses
 // any more is freed.  Finding an equal one costs a hash of the tokens and, on a match, one
 // comparison of them (~1-2 ms for 200k tokens).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "models/char_merges.h"
 #include "models/join_index.h"
@@ -25,8 +26,12 @@ struct SharedVocab {
   explicit SharedVocab(TokenTable t) : table(std::move(t)), digest(table.digest()) {}
   const TokenTable table;
   const uint64_t digest;
-  JoinIndex joins;  // built by share_vocab before it is shared, not changed after
-  CharMerges chars;  // likewise
+  // Built by share_vocab before it is shared, not changed after:
+  std::vector<uint32_t> pairs;  // 65536 entries: two bytes b0 | b1 << 8 -> id or kNoToken
+  JoinIndex joins;
+  CharMerges chars;
+  // Pieces holding a byte >= 0x80 are merged whole, without SafeCuts (ByteLevelBpe::encode_merged).
+  bool whole_wide = false;
   const LongPieceTables long_tables;  // built lazily; thread-safe
 };
 
