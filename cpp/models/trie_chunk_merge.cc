@@ -35,29 +35,20 @@ inline uint32_t two_smallest(const uint32_t* key, size_t n, uint32_t xa, uint32_
   *second = static_cast<uint32_t>(_mm_cvtsi128_si32(c));
   return static_cast<uint32_t>(_mm_cvtsi128_si32(m));
 }
-
-// Four keys at key[0, 4) (16-byte aligned) in one store, so the next scan's loads take
-// them from it.
-inline void store4(uint32_t* key, const uint32_t* k) {
-  _mm_store_si128(reinterpret_cast<__m128i*>(key), _mm_setr_epi32(static_cast<int>(k[0]), static_cast<int>(k[1]),
-                                                                  static_cast<int>(k[2]), static_cast<int>(k[3])));
-}
 #else
+uint32_t scalar_min(const uint32_t* key, size_t n);
+uint32_t scalar_min_above(const uint32_t* key, size_t n, uint32_t floor);
+
+// Without SSE4.1: the two scans of the four running minimums below, then xa and xb.
 inline uint32_t two_smallest(const uint32_t* key, size_t n, uint32_t xa, uint32_t xb, uint32_t* second) {
-  uint32_t lo = kNoToken, hi = kNoToken;
-  auto add = [&](uint32_t v) {
+  uint32_t lo = scalar_min(key, n);
+  uint32_t hi = lo == kNoToken ? kNoToken : scalar_min_above(key, n, lo);
+  for (uint32_t v : {xa, xb}) {
     hi = v < hi ? (v < lo ? lo : v) : hi;
     lo = v < lo ? v : lo;
-  };
-  for (size_t i = 0; i < n; ++i) add(key[i]);
-  add(xa);
-  add(xb);
+  }
   *second = hi;
   return lo;
-}
-
-inline void store4(uint32_t* key, const uint32_t* k) {
-  for (size_t j = 0; j < 4; ++j) key[j] = k[j];
 }
 #endif
 
@@ -138,6 +129,8 @@ void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::v
   alignas(16) uint32_t key[64];  // as in trie_chunk_merge
   int32_t node[64], reach[64];
   const size_t padded = (n + 3) & ~size_t{3};
+#if defined(__SSE4_1__)
+  // Four keys to a store, so the first scan's loads take them from the stores.
   for (size_t i = 0; i < padded; i += 4) {
     uint32_t k[4];
     for (size_t j = 0; j < 4; ++j) {
@@ -150,8 +143,18 @@ void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::v
         k[j] = kNoToken;
       }
     }
-    store4(key + i, k);
+    _mm_store_si128(reinterpret_cast<__m128i*>(key + i), _mm_setr_epi32(static_cast<int>(k[0]), static_cast<int>(k[1]),
+                                                                        static_cast<int>(k[2]), static_cast<int>(k[3])));
   }
+#else
+  for (size_t i = 0; i + 1 < n; ++i) {
+    const TokenTrie::BytePair e = trie.byte_pair_entry(p[i], p[i + 1]);
+    key[i] = e.token == kNoToken ? kNoToken : (e.token << 8) | static_cast<uint32_t>(i);
+    node[i] = trie.byte_node(p[i]);
+    reach[i] = e.node;
+  }
+  for (size_t i = n - 1; i < padded; ++i) key[i] = kNoToken;
+#endif
   node[n - 1] = trie.byte_node(p[n - 1]);
   uint64_t starts = ~uint64_t{0} >> (63 - n);  // bits 0 .. n - 1, and the sentinel n
   auto next_start = [&starts](size_t i) { return i + 1 + static_cast<size_t>(__builtin_ctzll(starts >> (i + 1))); };
