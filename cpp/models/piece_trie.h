@@ -53,6 +53,12 @@ class PieceTrie {
   static int32_t value(const View& v, int32_t node) { return static_cast<const Unit*>(v.units)[node].value; }
   static float payload(const View& v, int32_t node) { return static_cast<const Unit*>(v.units)[node].payload; }
 
+  // The raw double array, for a caller that keeps it in its own layout (TokenTrie):
+  // units() slots, each with its base and check (-1 when free).
+  size_t units() const { return units_.size(); }
+  int32_t base(int32_t node) const { return units_[node].base; }
+  int32_t check(int32_t node) const { return units_[node].check; }
+
   // Length of the longest key that prefixes s[0, n), or 0; sets *value.
   size_t longest_prefix(const uint8_t* s, size_t n, int32_t* value) const {
     size_t best = 0;

@@ -28,7 +28,17 @@ bool TokenTrie::build(const TokenTable& vocab) {
   std::vector<std::pair<std::string, int32_t>> keys;
   keys.reserve(order.size());
   for (auto& [head, id] : order) keys.emplace_back(std::string(vocab.bytes(id)), static_cast<int32_t>(id));
-  trie_.build(std::move(keys));
+  PieceTrie trie;
+  trie.build(std::move(keys));
+  int32_t top = 0;
+  for (size_t i = 0; i < trie.units(); ++i) top = std::max(top, trie.base(static_cast<int32_t>(i)));
+  const size_t slots = std::max(trie.units(), static_cast<size_t>(top) + 257);
+  links_.assign(slots, Link{0, -1});
+  values_.assign(slots, -1);
+  for (size_t i = 0; i < trie.units(); ++i) {
+    links_[i] = Link{trie.base(static_cast<int32_t>(i)), trie.check(static_cast<int32_t>(i))};
+    values_[i] = trie.value(static_cast<int32_t>(i));
+  }
   nodes_.assign(bound, -1);
   lengths_.assign(bound, 0);
   shorter_.assign(bound, kNoToken);
@@ -37,20 +47,20 @@ bool TokenTrie::build(const TokenTable& vocab) {
     std::string_view b = vocab.bytes(id);
     int32_t node = 0;
     for (size_t k = 0; k < b.size(); ++k) {
-      if (k > 0 && trie_.value(node) >= 0) shorter_[id] = static_cast<uint32_t>(trie_.value(node));
-      node = trie_.child(node, static_cast<uint8_t>(b[k]));
+      if (k > 0 && trie.value(node) >= 0) shorter_[id] = static_cast<uint32_t>(trie.value(node));
+      node = trie.child(node, static_cast<uint8_t>(b[k]));
     }
     nodes_[id] = node;
     lengths_[id] = static_cast<uint32_t>(b.size());
   }
-  for (int b = 0; b < 256; ++b) byte_node_[b] = trie_.child(0, static_cast<uint8_t>(b));
+  for (int b = 0; b < 256; ++b) byte_node_[b] = trie.child(0, static_cast<uint8_t>(b));
   byte_pairs_.assign(65536, BytePair{kNoToken, -1});
   for (int b = 0; b < 256; ++b) {
     if (byte_node_[b] < 0) continue;
     for (int c = 0; c < 256; ++c) {
-      int32_t s = trie_.child(byte_node_[b], static_cast<uint8_t>(c));
+      int32_t s = trie.child(byte_node_[b], static_cast<uint8_t>(c));
       if (s < 0) continue;
-      byte_pairs_[b | (c << 8)] = BytePair{trie_.value(s) >= 0 ? static_cast<uint32_t>(trie_.value(s)) : kNoToken, s};
+      byte_pairs_[b | (c << 8)] = BytePair{trie.value(s) >= 0 ? static_cast<uint32_t>(trie.value(s)) : kNoToken, s};
     }
   }
   return true;

@@ -33,21 +33,21 @@ class TokenTrie {
   // not a token.
   int32_t extend(int32_t s, const uint8_t* q, size_t len) const {
     for (size_t k = 0; k < len; ++k) {
-      s = trie_.child(s, q[k]);
+      s = child(s, q[k]);
       if (s < 0) return -1;
     }
-    return trie_.value(s) >= 0 ? s : -1;
+    return values_[s] >= 0 ? s : -1;
   }
   // The node node s's bytes followed by q[0, len) lead to, token or not, or -1 if no token
   // starts with them.  A later walk can go on from it.
   int32_t walk(int32_t s, const uint8_t* q, size_t len) const {
-    for (size_t k = 0; k < len && s >= 0; ++k) s = trie_.child(s, q[k]);
+    for (size_t k = 0; k < len && s >= 0; ++k) s = child(s, q[k]);
     return s;
   }
   // The token ending at node s (a node walk() returned), or kNoToken.
-  uint32_t token_at(int32_t s) const { return s < 0 ? kNoToken : static_cast<uint32_t>(trie_.value(s)); }
+  uint32_t token_at(int32_t s) const { return s < 0 ? kNoToken : static_cast<uint32_t>(values_[s]); }
   // The token ending at a node (one extend() returned, or a byte's node).
-  uint32_t token(int32_t node) const { return static_cast<uint32_t>(trie_.value(node)); }
+  uint32_t token(int32_t node) const { return static_cast<uint32_t>(values_[node]); }
   int32_t byte_node(uint8_t b) const { return byte_node_[b]; }
   // The two-byte string a b: its token (or kNoToken) and the node it leads to, token or
   // not (-1 if no token starts with it), as walk() from a's node along b would give.
@@ -64,9 +64,9 @@ class TokenTrie {
     uint32_t best = kNoToken;
     int32_t node = 0;
     for (size_t i = 0; i < n; ++i) {
-      node = trie_.child(node, p[i]);
+      node = child(node, p[i]);
       if (node < 0) break;
-      if (trie_.value(node) >= 0) best = static_cast<uint32_t>(trie_.value(node));
+      if (values_[node] >= 0) best = static_cast<uint32_t>(values_[node]);
     }
     return best;
   }
@@ -77,7 +77,22 @@ class TokenTrie {
   uint32_t shorter(uint32_t id) const { return shorter_[id]; }
 
  private:
-  PieceTrie trie_;
+  // The node reached from node s by byte c, or -1.  The array is padded so that every
+  // base + c + 1 is inside it: no bound check.
+  int32_t child(int32_t s, uint8_t c) const {
+    const int32_t t = links_[s].base + c + 1;
+    return links_[t].check == s ? t : -1;
+  }
+  // PieceTrie's double array without its values and payloads: 8 bytes a slot instead of
+  // 16, the values apart (a walk's value load does not wait for its check), so the slots a
+  // text keeps walking take half the cache (random letters: walks ~45% of the merge time,
+  // mostly loads that miss L1).
+  struct Link {
+    int32_t base;
+    int32_t check;
+  };
+  std::vector<Link> links_;
+  std::vector<int32_t> values_;
   std::vector<int32_t> nodes_;
   std::vector<uint32_t> lengths_, shorter_;
   std::vector<BytePair> byte_pairs_;  // a | b << 8 -> see byte_pair_entry()

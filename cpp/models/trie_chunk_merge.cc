@@ -8,6 +8,50 @@ namespace tf {
 
 namespace {
 
+// The smallest key of key[0, n) and of xa, xb, and in *second the second smallest (n a
+// multiple of 4, at least 4; keys are distinct but for kNoToken).  xa and xb are the keys
+// the merge before wrote, not yet stored (key[] holds kNoToken there): taken last, so the
+// scan of key[] does not wait for that merge's walks, and its 16-byte loads do not meet
+// 4-byte stores still in flight (a load that overlaps a narrower store waits until the
+// store has left the core, what made a vectorized minimum over freshly stored keys no
+// faster than scalar_min).  Per lane the two smallest, then the lane of the smallest gives
+// its second: one pass where scalar_min and scalar_min_above took two.
+#if defined(__SSE4_1__)
+inline uint32_t two_smallest(const uint32_t* key, size_t n, uint32_t xa, uint32_t xb, uint32_t* second) {
+  __m128i lo = _mm_load_si128(reinterpret_cast<const __m128i*>(key)), hi = _mm_set1_epi32(-1);
+  for (size_t i = 4; i < n; i += 4) {
+    const __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(key + i));
+    hi = _mm_min_epu32(hi, _mm_max_epu32(lo, v));
+    lo = _mm_min_epu32(lo, v);
+  }
+  const __m128i extra = _mm_setr_epi32(static_cast<int>(xa), static_cast<int>(xb), -1, -1);
+  hi = _mm_min_epu32(hi, _mm_max_epu32(lo, extra));
+  lo = _mm_min_epu32(lo, extra);
+  __m128i m = _mm_min_epu32(lo, _mm_shuffle_epi32(lo, 0x4E));
+  m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0xB1));
+  __m128i c = _mm_blendv_epi8(lo, hi, _mm_cmpeq_epi32(lo, m));
+  c = _mm_min_epu32(c, _mm_shuffle_epi32(c, 0x4E));
+  c = _mm_min_epu32(c, _mm_shuffle_epi32(c, 0xB1));
+  *second = static_cast<uint32_t>(_mm_cvtsi128_si32(c));
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(m));
+}
+#else
+uint32_t scalar_min(const uint32_t* key, size_t n);
+uint32_t scalar_min_above(const uint32_t* key, size_t n, uint32_t floor);
+
+// Without SSE4.1: the two scans of the four running minimums below, then xa and xb.
+inline uint32_t two_smallest(const uint32_t* key, size_t n, uint32_t xa, uint32_t xb, uint32_t* second) {
+  uint32_t lo = scalar_min(key, n);
+  uint32_t hi = lo == kNoToken ? kNoToken : scalar_min_above(key, n, lo);
+  for (uint32_t v : {xa, xb}) {
+    hi = v < hi ? (v < lo ? lo : v) : hi;
+    lo = v < lo ? v : lo;
+  }
+  *second = hi;
+  return lo;
+}
+#endif
+
 // The minimum of key[0, n) by scalar compares, for chunks of at most 32 bytes (most of
 // them on random text): the vectorized loop's 16-byte loads cannot take the keys just
 // stored as 4 bytes straight from the store buffer and wait for the cache, which costs
@@ -74,54 +118,95 @@ uint32_t scalar_min_above(const uint32_t* key, size_t n, uint32_t floor) {
 // scan is off the chain of dependent steps a merge waits for (minimum, walks, keys), and
 // the merge it allows starts without waiting for the first merge's keys and the next scan:
 // on random letters ~40% of the merges, ~8% faster.
+//
+// The keys a merge writes stay in registers until the next scan has read them (the scan
+// of the others need not wait for the merge's walks; see two_smallest), and the scan takes
+// both smallest keys in one vectorized pass: random letters ~3-5% faster (o200k, whose
+// chunks are longer, the most).
 constexpr size_t kSmallChunk = 63;
 
 void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::vector<uint32_t>* out) {
   alignas(16) uint32_t key[64];  // as in trie_chunk_merge
   int32_t node[64], reach[64];
+  const size_t padded = (n + 3) & ~size_t{3};
+#if defined(__SSE4_1__)
+  // Four keys to a store, so the first scan's loads take them from the stores.
+  for (size_t i = 0; i < padded; i += 4) {
+    uint32_t k[4];
+    for (size_t j = 0; j < 4; ++j) {
+      if (i + j + 1 < n) {
+        const TokenTrie::BytePair e = trie.byte_pair_entry(p[i + j], p[i + j + 1]);
+        k[j] = e.token == kNoToken ? kNoToken : (e.token << 8) | static_cast<uint32_t>(i + j);
+        node[i + j] = trie.byte_node(p[i + j]);
+        reach[i + j] = e.node;
+      } else {
+        k[j] = kNoToken;
+      }
+    }
+    _mm_store_si128(reinterpret_cast<__m128i*>(key + i), _mm_setr_epi32(static_cast<int>(k[0]), static_cast<int>(k[1]),
+                                                                        static_cast<int>(k[2]), static_cast<int>(k[3])));
+  }
+#else
   for (size_t i = 0; i + 1 < n; ++i) {
     const TokenTrie::BytePair e = trie.byte_pair_entry(p[i], p[i + 1]);
     key[i] = e.token == kNoToken ? kNoToken : (e.token << 8) | static_cast<uint32_t>(i);
     node[i] = trie.byte_node(p[i]);
     reach[i] = e.node;
   }
-  node[n - 1] = trie.byte_node(p[n - 1]);
-  const size_t padded = (n + 3) & ~size_t{3};
   for (size_t i = n - 1; i < padded; ++i) key[i] = kNoToken;
+#endif
+  node[n - 1] = trie.byte_node(p[n - 1]);
   uint64_t starts = ~uint64_t{0} >> (63 - n);  // bits 0 .. n - 1, and the sentinel n
   auto next_start = [&starts](size_t i) { return i + 1 + static_cast<size_t>(__builtin_ctzll(starts >> (i + 1))); };
   auto keyed = [&trie](int32_t s, size_t i) {
     uint32_t t = trie.token_at(s);
     return t == kNoToken ? kNoToken : (t << 8) | static_cast<uint32_t>(i);
   };
+  // The keys the last merge wrote, and where: key[] holds kNoToken there until the next
+  // scan has taken them from here (see two_smallest).  Unused, they point at key[n - 1],
+  // which is always kNoToken (the last part has no right neighbour).
+  size_t pa_at = n - 1, pb_at = n - 1;
+  uint32_t pa = kNoToken, pb = kNoToken;
   // Merges the part at `at` with the next; returns the smallest key it wrote.
   auto merge = [&](size_t at) {
     const size_t right = next_start(at);
     const size_t after = next_start(right);
     node[at] = reach[at];  // the merge's key is a token, so its join was walked
     key[right] = kNoToken;
+    key[at] = kNoToken;
     starts &= ~(uint64_t{1} << right);
     uint32_t low = kNoToken;
     if (after < n) {
       reach[at] = trie.walk(node[at], p + after, next_start(after) - after);
       low = keyed(reach[at], at);
     }
-    key[at] = low;
+    pa_at = at;
+    pa = low;
+    pb_at = n - 1;
+    pb = kNoToken;
     if (at > 0) {
       const size_t before = 63 - static_cast<size_t>(__builtin_clzll(starts & ((uint64_t{1} << at) - 1)));
+      key[before] = kNoToken;
       const int32_t r = trie.walk(reach[before], p + right, after - right);
       reach[before] = r;
       const uint32_t k = keyed(r, before);
-      key[before] = k;
+      pb_at = before;
+      pb = k;
       low = k < low ? k : low;
     }
     return low;
   };
   while (true) {
-    const uint32_t best = scalar_min(key, padded);
+    uint32_t second;
+    const uint32_t best = two_smallest(key, padded, pa, pb, &second);
+    key[pa_at] = pa;
+    key[pb_at] = pb;
     if (best == kNoToken) break;
-    const uint32_t second = scalar_min_above(key, padded, best);
-    if (merge(best & 255) > second && key[second & 255] == second) merge(second & 255);
+    if (merge(best & 255) > second && key[second & 255] == second) {
+      key[pa_at] = pa;  // the second merge holds back its own
+      key[pb_at] = pb;
+      merge(second & 255);
+    }
   }
   for (uint64_t s = starts & ~(uint64_t{1} << n); s != 0; s &= s - 1) out->push_back(trie.token(node[__builtin_ctzll(s)]));
 }
@@ -186,48 +271,71 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
   // the merges since have written.  While that one is above the other and the other still
   // in place, it is the next merge.
   uint32_t second = kNoToken, low = kNoToken;
+  // The keys the last merge wrote, held back from key[] (which holds kNoToken there) until
+  // the next scan or merge: see small_chunk_merge.
+  size_t pa_at = n - 1, pb_at = n - 1;  // key[n - 1] is always kNoToken
+  uint32_t pa = kNoToken, pb = kNoToken;
+  auto flush = [&] {
+    key[pa_at] = pa;
+    key[pb_at] = pb;
+    dirty |= uint32_t{1} << (pa_at >> 4) | uint32_t{1} << (pb_at >> 4);
+  };
   while (true) {
     if (!batched) {
-      uint32_t best = kNoToken;
+      uint32_t best = kNoToken, next_best = kNoToken;
       if (n <= 64) {
-        best = scalar_min(key, (n + 3) & ~size_t{3});
-        if (best == kNoToken) break;
-        second = scalar_min_above(key, (n + 3) & ~size_t{3}, best);
+        best = two_smallest(key, (n + 3) & ~size_t{3}, pa, pb, &next_best);
       } else {
         for (; dirty != 0; dirty &= dirty - 1) {
           const size_t b = static_cast<size_t>(__builtin_ctz(dirty));
           block_min[b] = block_minimum(key + 16 * b);
         }
         best = scalar_min(block_min, blocks4);
-        if (best == kNoToken) break;
-        // The smallest other block minimum, or the next key in the block of the smallest.
-        const uint32_t other = scalar_min_above(block_min, blocks4, best);
-        const uint32_t inside = scalar_min_above(key + ((best & 255) & ~size_t{15}), 16, best);
-        second = inside < other ? inside : other;
+        if (best != kNoToken) {
+          // The smallest other block minimum, or the next key in the block of the smallest.
+          const uint32_t other = scalar_min_above(block_min, blocks4, best);
+          const uint32_t inside = scalar_min_above(key + ((best & 255) & ~size_t{15}), 16, best);
+          next_best = inside < other ? inside : other;
+        }
+        // The two smallest of {best, next_best} and {pa, pb}.
+        const uint32_t x = pa < pb ? pa : pb, y = pa < pb ? pb : pa;
+        const uint32_t hi1 = best < x ? x : best, lo2 = next_best < y ? next_best : y;
+        best = best < x ? best : x;
+        next_best = hi1 < lo2 ? hi1 : lo2;
       }
+      flush();
+      if (best == kNoToken) break;
+      second = next_best;
       at = best & 255;
       low = kNoToken;
+    } else {
+      flush();
     }
     const uint32_t rank = key[at] >> 8;
     size_t right = next[at];
     size_t after = next[right];
     node[at] = reach[at];  // the merge's key is a token, so its join was walked
     key[right] = kNoToken;
+    key[at] = kNoToken;
     next[at] = static_cast<uint16_t>(after);
+    pa_at = at;
+    pa = kNoToken;
+    pb_at = n - 1;
+    pb = kNoToken;
     if (after < n) {
       prev[after] = static_cast<uint16_t>(at);
       reach[at] = trie.walk(node[at], p + after, next[after] - after);
-      key[at] = keyed(reach[at], at);
-    } else {
-      key[at] = kNoToken;
+      pa = keyed(reach[at], at);
     }
-    low = key[at] < low ? key[at] : low;
+    low = pa < low ? pa : low;
     if (at > 0) {
       size_t before = prev[at];
+      key[before] = kNoToken;
       const int32_t r = trie.walk(reach[before], p + right, after - right);
       reach[before] = r;
-      key[before] = keyed(r, before);
-      low = key[before] < low ? key[before] : low;
+      pb_at = before;
+      pb = keyed(r, before);
+      low = pb < low ? pb : low;
     }
     dirty |= uint32_t{1} << (right >> 4) | uint32_t{1} << (at >> 4) | uint32_t{1} << (prev[at] >> 4);
     batched = false;
@@ -242,7 +350,7 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
     // part to the right with that rank, if any: found by a short forward look instead of a
     // whole scan.  Runs and periods merge whole rounds of one rank this way; on text where
     // ranks do not repeat the look fails and soon stops being tried (`credit`).
-    if (credit > 0 && key[at] >> 8 > rank && (at == 0 || key[prev[at]] >> 8 > rank)) {
+    if (credit > 0 && pa >> 8 > rank && (at == 0 || pb >> 8 > rank)) {
       // At most kLook positions ahead: the next merge of a run is a part length away, and
       // an unbounded look is a second linear scan per merge where ranks repeat far apart
       // (random spaces and tabs: ~27% of the time).

@@ -290,6 +290,31 @@ def test_trie_merge_on_any_rank_order_equal_to_tiktoken(tokens, text, run):
     assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
 
 
+@SETTINGS
+@given(
+    tokens=st.lists(st.text(alphabet="abc", min_size=3, max_size=6), min_size=1, max_size=80, unique=True),
+    lengths=st.lists(st.integers(3, 256), min_size=1, max_size=6),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_trie_merge_of_chunks_of_every_length_equal_to_tiktoken(tokens, lengths, seed):
+    """The keys a trie merge writes reach its key array only after the next scan or merge,
+    which takes them from registers (trie_chunk_merge.cc): chunks of every length from 3 to
+    256 bytes (an "x", in no token, cuts), so both merges (at most 63 bytes, and longer ones
+    with block minima), over every pair of "abc" and longer tokens in random rank order,
+    so that most joins are tokens and those held-back keys are often the smallest or the
+    second smallest.  The expected ids are tiktoken's."""
+    import tiktoken
+
+    rng = random.Random(seed)
+    words = [a + b for a in "abc" for b in "abc"] + tokens
+    rng.shuffle(words)
+    ranks = in_given_order(words)
+    text = "x".join("".join(rng.choice("abc") for _ in range(k)) for k in lengths)
+    ours = warm(tokenforge.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={}))
+    ref = tiktoken.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
+    assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+
+
 def test_trie_merge_joins_through_pairs_that_are_no_tokens():
     """The trie merge starts the walk of two single bytes from the pair table, token or not:
     "bc" is no token but starts "bca", which "b" + "ca" makes (and "cabca", ranked last,
