@@ -460,7 +460,13 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
 // a merge waits for its lookup, which JoinIndex's filter answers for most (before the
 // filter, the lookups were about a quarter of o200k's cold multi encode, half of them the
 // first parts').  Prefetching also the joins that each first pair that is a token would
-// make with its neighbours measured neutral (with the filter) and was dropped.
+// make with its neighbours measured neutral (with the filter) and was dropped; so did
+// prefetching the filter's word with each first join's bucket, and asking the prefetched
+// bucket of a first join without the filter (no branch on its answer) was slower (o200k
+// multi cold, alternating runs, about -5 %: the prefetches come too late to hide the
+// misses that the filter spares).  (Also tried: ending the loop without a scan after a
+// merge that wrote no rank when the scan found no second key, 0.15 % fewer instructions;
+// dropped as not worth its lines.)
 void ByteLevelBpe::merge_joins(const uint8_t* p, size_t n, const uint8_t* bytes, std::vector<uint32_t>* out) const {
   alignas(16) uint32_t rank[kShortPiece];  // part j joined with the next part, or kNoToken
   uint32_t token[kShortPiece];

@@ -47,13 +47,6 @@ size_t merge_few(const TokenTable& vocab, const uint8_t* q, size_t n, uint32_t i
 void CharAtoms::build(const TokenTable& vocab) {
   std::fill(atom_.begin(), atom_.end(), kNoToken);
   std::fill(keys_.begin(), keys_.end(), 0);
-  std::fill(end1_.begin(), end1_.end(), 0);
-  std::fill(start1_.begin(), start1_.end(), 0);
-  for (uint32_t c = 0; c < 64; ++c) {
-    for (uint32_t y = 0x80; y < 0xC0; ++y) end1_[c << 8 | y] = 1;
-  }
-  // Pairs of bytes that begin (after == 1) or end (after == 0) tokens as two edge bytes.
-  std::vector<uint8_t> pair_edge[2] = {std::vector<uint8_t>(0x10000, 0), std::vector<uint8_t>(0x10000, 0)};
   // The lowest id of a longer token holding each character (condition 3).
   std::vector<uint32_t> held(0x10000, kNoToken);
   for (uint32_t id = 0; id < vocab.id_bound(); ++id) {
@@ -73,40 +66,24 @@ void CharAtoms::build(const TokenTable& vocab) {
     // another byte.
     size_t lead = 0;
     while (lead < n && cont(q[lead])) ++lead;
-    if (lead == 1 && lead < n) end1_[(q[0] & 0x3Fu) << 8 | q[1]] = 1;
-    if (lead == 2 && lead < n) {
-      set(end_key(q, q[2]));
-      pair_edge[1][pack(q)] = 1;
-    }
+    if (lead >= 1 && lead <= 2 && lead < n) set(end_key(q, lead, q[lead]));
     size_t last = n;
     while (last > 0 && cont(q[last - 1])) --last;
     if (last >= 2) {  // q[last - 1] starts the final character, after at least one byte
       const uint8_t b = q[last - 1];
       const size_t need = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
       const size_t have = n - (last - 1);
-      if (have < need && have == 1) start1_[static_cast<uint32_t>(q[last - 2]) << 6 | (b & 0x3Fu)] = 1;
-      if (have < need && have == 2) {
-        set(start_key(q[last - 2], q + last - 1));
-        pair_edge[0][pack(q + last - 1)] = 1;
-      }
+      if (have < need && have <= 2) set(start_key(q[last - 2], q + last - 1, have));
     }
   }
-  for (uint32_t id = 0; id < vocab.id_bound() && id < kIdMask; ++id) {
+  for (uint32_t id = 0; id < vocab.id_bound(); ++id) {
     if (!vocab.has(id)) continue;
     std::string_view t = vocab.bytes(id);
-    const uint8_t* q = reinterpret_cast<const uint8_t*>(t.data());
-    uint32_t cp = char_code(q, t.size());
+    uint32_t cp = char_code(reinterpret_cast<const uint8_t*>(t.data()), t.size());
     if (cp == 0) continue;
     uint32_t max_rank, ids[3];
-    size_t count = merge_few(vocab, q, t.size(), ids, &max_rank);
-    if (count == 1 && ids[0] == id && held[cp] > max_rank) {  // conditions 1 and 3
-      uint32_t flags = 0;
-      if (t.size() == 3) {
-        flags |= pair_edge[1][pack(q + 1)] != 0 ? kEnd2 : 0;
-        flags |= pair_edge[0][pack(q)] != 0 ? kStart2 : 0;
-      }
-      atom_[cp] = id | flags;
-    }
+    size_t count = merge_few(vocab, reinterpret_cast<const uint8_t*>(t.data()), t.size(), ids, &max_rank);
+    if (count == 1 && ids[0] == id && held[cp] > max_rank) atom_[cp] = id;  // conditions 1 and 3
   }
 }
 

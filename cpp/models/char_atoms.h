@@ -18,14 +18,14 @@
 // merge (reference/bpe.py, char_atoms and bpe_merge_atoms, holds the same rules, with an
 // exact check of 2).
 // 1 and 3 are checked per character when built (atom_, 256 KB by code point below 0x10000;
-// four-byte characters stay bytes); 2 per occurrence: the keys of one edge byte and its
-// neighbour from two exact tables indexed by the two bytes (16 KB each, one load each),
-// those of two edge bytes, which few characters' bytes begin or end a token with (flags
-// in atom_), from a hashed bit set of the keys that tokens hold (8 KB; a collision only
-// forgoes an atom).  (Before the tables, four hashed keys per character cost about a
-// sixth of the instructions of o200k's cold multi encode.)  On the multi corpus about
-// 90% (o200k) and 80% (cl100k) of the non-ASCII characters of pieces that are not tokens
-// become atoms.  O(1) per character.
+// four-byte characters stay bytes); 2 per occurrence with a hashed bit set of the few
+// hundred (edge bytes, neighbour byte) keys that tokens hold (8 KB): a collision only
+// forgoes an atom.  On the multi corpus about 90% (o200k) and 80% (cl100k) of the
+// non-ASCII characters of pieces that are not tokens become atoms.  O(1) per character.
+// (Tried: the one-edge-byte keys from two exact 16 KB tables indexed by the two bytes, and
+// the two-byte keys only for characters flagged in atom_: 7 % fewer instructions on a cold
+// o200k multi encode under callgrind, but no faster in alternating runs, and English
+// measured 1-3 % slower in some (code layout: no English instruction changed); dropped.)
 #pragma once
 
 #include <cstdint>
@@ -56,22 +56,25 @@ class CharAtoms {
       const uint32_t cp = ((w & 0x0Fu) << 12) | ((w >> 2) & 0xFC0u) | ((w >> 16) & 0x3Fu);
       if (cp < 0x800 || i + 3 > n) return 1;
       const uint32_t t = atom_[cp];
-      const uint32_t next = w >> 24;
-      uint32_t bad = end1_[(w >> 8 & 0x3F00u) | next] | start1_[before << 6 | (w & 0x3Fu)];
-      // Tokens ending in the first two bytes after some byte are common (over half of the
-      // CJK characters of the multi corpus are flagged): that key without a branch.
-      bad |= bit(mix((w & 0xFFFFu) | 2u << 16 | before << 24)) & (t >> kStart2Shift);
-      if ((t & kEnd2) != 0 && t != kNoToken) bad |= bit(mix(((w >> 8) & 0xFFFFu) | 2u << 16 | 1u << 18 | next << 24));
+      const uint32_t next = w & 0xFF000000u;  // the byte after c, as end_key places it
+      const uint32_t bad = static_cast<uint32_t>(cont(w >> 24)) |
+                           bit(mix(((w >> 8) & 0xFFFFu) | 2u << 16 | 1u << 18 | next)) |
+                           bit(mix(((w >> 16) & 0xFFu) | 1u << 16 | 1u << 18 | next)) |
+                           bit(mix((w & 0xFFu) | 1u << 16 | before << 24)) |
+                           bit(mix((w & 0xFFFFu) | 2u << 16 | before << 24));
       if ((t == kNoToken) | (bad != 0)) return 1;
-      *id = t & kIdMask;
+      *id = t;
       return 3;
     }
     if ((w & 0xC0E0u) == 0x80C0u && (w & 0x1Eu) != 0) {  // 110xxxxx 10xxxxxx, not overlong
       if (i + 2 > n) return 1;
       const uint32_t t = atom_[((w & 0x1Fu) << 6) | ((w >> 8) & 0x3Fu)];
-      const uint32_t bad = end1_[(w & 0x3F00u) | ((w >> 16) & 0xFFu)] | start1_[before << 6 | (w & 0x3Fu)];
+      const uint32_t next = (w >> 16) & 0xFFu;
+      const uint32_t bad = static_cast<uint32_t>(cont(next)) |
+                           bit(mix(((w >> 8) & 0xFFu) | 1u << 16 | 1u << 18 | next << 24)) |
+                           bit(mix((w & 0xFFu) | 1u << 16 | before << 24));
       if ((t == kNoToken) | (bad != 0)) return 1;
-      *id = t & kIdMask;
+      *id = t;
       return 2;
     }
     return 1;
@@ -81,31 +84,22 @@ class CharAtoms {
 
  private:
   static constexpr int kKeyBits = 16;
-  // Flags of atom_ entries (ids are below 2^30): some token begins with the character's last
-  // two bytes (kEnd2), or ends in its first two bytes after another byte (kStart2).
-  static constexpr int kStart2Shift = 30;
-  static constexpr uint32_t kStart2 = 1u << kStart2Shift;
-  static constexpr uint32_t kEnd2 = 1u << 31;
-  static constexpr uint32_t kIdMask = kStart2 - 1;
-  // Hashed keys of the two-byte edge cases: the two edge bytes at q and the neighbour byte.
-  static TF_ALWAYS_INLINE uint32_t end_key(const uint8_t* q, uint32_t next) {
-    return mix(pack(q) | 2u << 16 | 1u << 18 | next << 24);
+  // Keys of the two edge cases: m = 1 or 2 edge bytes at q and the neighbour byte.
+  static TF_ALWAYS_INLINE uint32_t end_key(const uint8_t* q, size_t m, uint32_t next) {
+    return mix(pack(q, m) | static_cast<uint32_t>(m) << 16 | 1u << 18 | next << 24);
   }
-  static TF_ALWAYS_INLINE uint32_t start_key(uint32_t before, const uint8_t* q) {
-    return mix(pack(q) | 2u << 16 | before << 24);
+  static TF_ALWAYS_INLINE uint32_t start_key(uint32_t before, const uint8_t* q, size_t m) {
+    return mix(pack(q, m) | static_cast<uint32_t>(m) << 16 | before << 24);
   }
-  static TF_ALWAYS_INLINE uint32_t pack(const uint8_t* q) { return q[0] | static_cast<uint32_t>(q[1]) << 8; }
+  static TF_ALWAYS_INLINE uint32_t pack(const uint8_t* q, size_t m) {
+    return m == 1 ? q[0] : q[0] | static_cast<uint32_t>(q[1]) << 8;
+  }
   static TF_ALWAYS_INLINE uint32_t mix(uint32_t v) { return (v * 0x9E3779B1u) >> (32 - kKeyBits); }
   TF_ALWAYS_INLINE uint32_t bit(uint32_t i) const { return static_cast<uint32_t>((keys_[i >> 6] >> (i & 63)) & 1); }
   void set(uint32_t i) { keys_[i >> 6] |= uint64_t{1} << (i & 63); }
 
-  std::vector<uint32_t> atom_ = std::vector<uint32_t>(0x10000, kNoToken);  // code point -> token | flags
+  std::vector<uint32_t> atom_ = std::vector<uint32_t>(0x10000, kNoToken);  // code point -> token
   std::vector<uint64_t> keys_ = std::vector<uint64_t>((size_t{1} << kKeyBits) / 64, 0);
-  // One edge byte: end1_[(c & 0x3F) << 8 | y] is 1 if a token begins with continuation byte
-  // c followed by y, or y is a continuation byte (then the character does not end there);
-  // start1_[x << 6 | (c & 0x3F)] is 1 if a token ends in byte x and lead byte c, unfinished.
-  std::vector<uint8_t> end1_ = std::vector<uint8_t>(64 * 256, 0);
-  std::vector<uint8_t> start1_ = std::vector<uint8_t>(256 * 64, 0);
 };
 
 }  // namespace tf
