@@ -16,10 +16,11 @@
 // Kept as a byte per pair of bytes (64 KB: token / inside longer tokens only / in no
 // token; a load and a compare, where a bit took four more instructions per position) and
 // a hashed bit set of the three-byte strings of all tokens (128 KB, so it stays in the L2
-// cache): a hash collision only forgoes a cut, never makes a wrong one.  On random letters most cuts fall every 15-30 bytes, on a
-// run of Chinese characters that are not tokens at almost every character, so a long piece
-// becomes many short merges instead of one big one; on a run of one repeated byte there is
-// none (the long-piece merge handles those).  O(1) per position.
+// cache): a hash collision only forgoes a cut, never makes a wrong one.  On random
+// letters most cuts fall every 15-30 bytes, on a run of Chinese characters that are not
+// tokens at almost every character, so a long piece becomes many short merges instead of
+// one big one; on a run of one repeated byte there is none (the long-piece merge handles
+// those).  O(1) per position.
 #pragma once
 
 #include <cstdint>
