@@ -211,7 +211,7 @@ bool is_run(const uint8_t* p, size_t n) {
 // Chunks of up to ShortMergeCache::kMaxLen bytes of pieces of at most kShortPiece bytes
 // keep merge_short and its cache even then: in text, such pieces are mostly CJK words cut
 // into chunks of one or two characters that recur across pieces, which the cache answers
-// by one probe (callgrind, cold cl100k multi, 1 MB: 94.0 -> 87.8 M instructions).  Longer
+// by one probe (callgrind, cold cl100k multi, 1 MB: 6.2 M instructions fewer, of ~90 M).  Longer
 // pieces (a megabyte of random letters or CJK characters) keep the trie, whose tables stay
 // in cache where first-time chunks would miss in the cache and fill it (through the cache,
 // random letters were 18.0 -> 24.3 ns/byte fresh, see bench_fresh_cpu.py).
