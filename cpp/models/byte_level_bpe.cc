@@ -208,6 +208,13 @@ bool is_run(const uint8_t* p, size_t n) {
 // piece that repeats one byte (253 spaces, or " aaaa") takes the backtracking merge
 // instead, in about half the time, once it is built (LongPieceTables::backtrack_for_run);
 // on other chunks (random spaces and tabs) its pair checks cost more than the trie scan.
+// Chunks of up to ShortMergeCache::kMaxLen bytes of pieces of at most kShortPiece bytes
+// keep merge_short and its cache even then: in text, such pieces are mostly CJK words cut
+// into chunks of one or two characters that recur across pieces, which the cache answers
+// by one probe (callgrind, cold cl100k multi, 1 MB: 6.2 M instructions fewer, of ~90 M).  Longer
+// pieces (a megabyte of random letters or CJK characters) keep the trie, whose tables stay
+// in cache where first-time chunks would miss in the cache and fill it (through the cache,
+// random letters were 18.0 -> 24.3 ns/byte fresh, see bench_fresh_cpu.py).
 // Out of line: inlined, its few lines cost merge_chunks' scan for cuts ~25% on a megabyte
 // of one letter (register allocation of the loop).
 __attribute__((noinline)) void ByteLevelBpe::merge_medium_chunk(const TokenTrie& trie, const uint8_t* q, size_t m,
@@ -236,7 +243,7 @@ bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t
       }
     } else if (m == 3 && chars_->append(q, out)) {
       // One character (most chunks of CJK text in cl100k): its merge alone (CharMerges).
-    } else if (trie != nullptr && m <= kMaxTrieChunk) {
+    } else if (trie != nullptr && (n > kShortPiece || m > ShortMergeCache::kMaxLen) && m <= kMaxTrieChunk) {
       merge_medium_chunk(*trie, q, m, out);
     } else if (!(m <= kShortPiece ? merge_short(q, m, out, cache, !(whole_cached && m == n)) : merge_long(q, m, out))) {
       return false;
