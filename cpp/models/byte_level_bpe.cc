@@ -208,6 +208,13 @@ bool is_run(const uint8_t* p, size_t n) {
 // piece that repeats one byte (253 spaces, or " aaaa") takes the backtracking merge
 // instead, in about half the time, once it is built (LongPieceTables::backtrack_for_run);
 // on other chunks (random spaces and tabs) its pair checks cost more than the trie scan.
+// Chunks of up to ShortMergeCache::kMaxLen bytes of pieces of at most kShortPiece bytes
+// keep merge_short and its cache even then: in text, such pieces are mostly CJK words cut
+// into chunks of one or two characters that recur across pieces, which the cache answers
+// by one probe (callgrind, cold cl100k multi, 1 MB: 6.2 M instructions fewer, of ~90 M).  Longer
+// pieces (a megabyte of random letters or CJK characters) keep the trie, whose tables stay
+// in cache where first-time chunks would miss in the cache and fill it (through the cache,
+// random letters were 18.0 -> 24.3 ns/byte fresh, see bench_fresh_cpu.py).
 // Out of line: inlined, its few lines cost merge_chunks' scan for cuts ~25% on a megabyte
 // of one letter (register allocation of the loop).
 __attribute__((noinline)) void ByteLevelBpe::merge_medium_chunk(const TokenTrie& trie, const uint8_t* q, size_t m,
@@ -236,7 +243,7 @@ bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t
       }
     } else if (m == 3 && chars_->append(q, out)) {
       // One character (most chunks of CJK text in cl100k): its merge alone (CharMerges).
-    } else if (trie != nullptr && m <= kMaxTrieChunk) {
+    } else if (trie != nullptr && (n > kShortPiece || m > ShortMergeCache::kMaxLen) && m <= kMaxTrieChunk) {
       merge_medium_chunk(*trie, q, m, out);
     } else if (!(m <= kShortPiece ? merge_short(q, m, out, cache, !(whole_cached && m == n)) : merge_long(q, m, out))) {
       return false;
@@ -294,6 +301,54 @@ TF_ALWAYS_INLINE uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) 
     }
   }
 #endif
+}
+
+// leftmost_min<true> of r[0, n) (n a multiple of 8, padded with kNoToken), which also
+// sets *second and *at2 to the next key (rank, index) above (best, *at): the same rank
+// further right, or the smallest rank above best, leftmost (kNoToken if none, or if
+// n > 32, where the masks do not fit).
+TF_ALWAYS_INLINE uint32_t leftmost_two(const uint32_t* r, size_t n, size_t* at, uint32_t* second, size_t* at2) {
+#if defined(__SSE4_1__)
+  if (n <= 32) {
+    __m128i m = _mm_set1_epi32(-1);
+    for (size_t i = 0; i < n; i += 4) m = _mm_min_epu32(m, _mm_load_si128(reinterpret_cast<const __m128i*>(r + i)));
+    m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0x4E));
+    m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0xB1));
+    const uint32_t best = static_cast<uint32_t>(_mm_cvtsi128_si32(m));
+    if (best == kNoToken) return best;
+    unsigned hits = 0;
+    for (size_t b = 0; b < n; b += 4) {
+      hits |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(r + b)), m)))) << b;
+    }
+    *at = static_cast<size_t>(__builtin_ctz(hits));
+    hits &= hits - 1;
+    if (hits != 0) {  // the same rank further right
+      *second = best;
+      *at2 = static_cast<size_t>(__builtin_ctz(hits));
+      return best;
+    }
+    // The smallest of r - (best + 1): best itself wraps to the top, a padding lane (kNoToken)
+    // stays below it, so the result is kNoToken if no rank is above best.
+    const __m128i f = _mm_set1_epi32(static_cast<int>(best + 1));
+    __m128i s = _mm_set1_epi32(-1);
+    for (size_t i = 0; i < n; i += 4) {
+      s = _mm_min_epu32(s, _mm_sub_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(r + i)), f));
+    }
+    s = _mm_min_epu32(s, _mm_shuffle_epi32(s, 0x4E));
+    s = _mm_min_epu32(s, _mm_shuffle_epi32(s, 0xB1));
+    s = _mm_add_epi32(s, f);
+    const uint32_t next = static_cast<uint32_t>(_mm_cvtsi128_si32(s));
+    if (next == kNoToken) return best;
+    unsigned more = 0;
+    for (size_t b = 0; b < n; b += 4) {
+      more |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(r + b)), s)))) << b;
+    }
+    *second = next;
+    *at2 = static_cast<size_t>(__builtin_ctz(more));
+    return best;
+  }
+#endif
+  return leftmost_min<true>(r, n, at);
 }
 
 }  // namespace
@@ -412,7 +467,13 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
 // a merge waits for its lookup, which JoinIndex's filter answers for most (before the
 // filter, the lookups were about a quarter of o200k's cold multi encode, half of them the
 // first parts').  Prefetching also the joins that each first pair that is a token would
-// make with its neighbours measured neutral (with the filter) and was dropped.
+// make with its neighbours measured neutral (with the filter) and was dropped; so did
+// prefetching the filter's word with each first join's bucket, and asking the prefetched
+// bucket of a first join without the filter (no branch on its answer) was slower (o200k
+// multi cold, alternating runs, about -5 %: the prefetches come too late to hide the
+// misses that the filter spares).  (Also tried: ending the loop without a scan after a
+// merge that wrote no rank when the scan found no second key, 0.15 % fewer instructions;
+// dropped as not worth its lines.)
 void ByteLevelBpe::merge_joins(const uint8_t* p, size_t n, const uint8_t* bytes, std::vector<uint32_t>* out) const {
   alignas(16) uint32_t rank[kShortPiece];  // part j joined with the next part, or kNoToken
   uint32_t token[kShortPiece];
@@ -442,36 +503,54 @@ void ByteLevelBpe::merge_joins(const uint8_t* p, size_t n, const uint8_t* bytes,
     ++parts;
   }
   start[parts] = static_cast<uint16_t>(n);
-  // Part a joined with the following part b, whose bytes end at `end`.
-  auto join = [&](size_t a, size_t b, size_t end) -> uint32_t {
-    if ((wide[a] | wide[b]) != 0) return joins_->find(token[a], token[b]);
-    const size_t s = start[a], len = end - s;
+  // Two ASCII parts joined: bytes [s, s + len).  Out of line, as the rarer case.
+  auto join_ascii = [&](size_t s, size_t len) __attribute__((noinline)) -> uint32_t {
     if (len <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_wide(bytes + s, len));
     return lookup(p + s, len);
+  };
+  // Part a joined with the following part b, whose bytes end at `end`.  Inlined: called
+  // out of line, its calls cost about a tenth of the instructions of a cold o200k multi
+  // encode.
+  auto join = [&](size_t a, size_t b, size_t end) __attribute__((always_inline)) -> uint32_t {
+    if ((wide[a] | wide[b]) != 0) return joins_->find(token[a], token[b]);
+    return join_ascii(start[a], end - start[a]);
   };
   for (size_t j = 0; j + 1 < parts; ++j) rank[j] = join(j, j + 1, start[j + 2]);
   const size_t padded = (parts + 7) & ~size_t{7};
   for (size_t j = parts - 1; j < padded; ++j) rank[j] = kNoToken;
-  while (true) {
-    size_t at = 0;
-    uint32_t best = leftmost_min<true>(rank, padded, &at);
-    if (best == kNoToken) break;
+  // Joins part `at` with the next one into `best`; returns the lowest rank it wrote.
+  auto merge = [&](size_t at, uint32_t best) __attribute__((always_inline)) {
     size_t right = next[at];
     size_t after = next[right];
     token[at] = best;
     wide[at] = static_cast<uint8_t>(wide[at] | wide[right]);
     rank[right] = kNoToken;
     next[at] = static_cast<uint16_t>(after);
+    uint32_t low = kNoToken;
     if (after < parts) {
       prev[after] = static_cast<uint16_t>(at);
-      rank[at] = join(at, after, start[next[after]]);
-    } else {
-      rank[at] = kNoToken;
+      low = join(at, after, start[next[after]]);
     }
+    rank[at] = low;
     if (at > 0) {
       size_t before = prev[at];
-      rank[before] = join(before, at, start[after]);
+      const uint32_t r = join(before, at, start[after]);
+      rank[before] = r;
+      low = r < low ? r : low;
     }
+    return low;
+  };
+  // The second smallest key (rank, part) of a scan is the next merge, without a scan, when
+  // the merge of the smallest wrote only ranks above it and left it in place (as in
+  // trie_chunk_merge.cc; reference/bpe.py, bpe_merge_second_smallest): the keys it did not
+  // write were at least it.  Exact for any rank order.  Its position is known before the
+  // first merge's joins are, so its own joins need not wait for theirs and the scan.
+  while (true) {
+    size_t at = 0, at2 = 0;
+    uint32_t second = kNoToken;
+    const uint32_t best = leftmost_two(rank, padded, &at, &second, &at2);
+    if (best == kNoToken) break;
+    if (merge(at, best) > second && rank[at2] == second) merge(at2, second);
   }
   for (size_t j = 0; j < parts; j = next[j]) out->push_back(token[j]);
 }

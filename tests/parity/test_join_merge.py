@@ -6,6 +6,7 @@ without safe cuts in vocabularies such as o200k) against tiktoken, on made-up te
 - pieces of 240-270 bytes, on both sides of the whole-piece limit (kShortPiece);
 - pieces that are runs of one non-ASCII character, or of characters that are not tokens
   (joined from their bytes), and four-byte characters (never atoms);
+- pieces that repeat a short word (the same join at several places);
 - a toy vocabulary where a token spells two parts in several ways, in both regimes.
 
 Expected ids always come from tiktoken.
@@ -97,6 +98,24 @@ def test_runs_and_characters_that_are_not_tokens(name):
         lines.append("".join(rng.choice(rare) for _ in range(n)) + "\n")
         lines.append("".join(rng.choice(four) for _ in range(n)) + "\n")
         lines.append("".join(rng.choice(rare + four + list("日本語ab")) for _ in range(n)) + "\n")
+    check_lines(name, lines)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_repeated_words_and_pairs_tie_leftmost(name):
+    """Pieces that repeat one short word or pair of characters, with a letter or character
+    changed here and there: the same join at several places (ties go to the leftmost,
+    and merge_joins' scan takes the same rank further right as its second key), and
+    joins of a merge next to the second key (which then must be scanned for)."""
+    rng = random.Random(25)
+    lines = []
+    for _ in range(600):
+        unit = word(rng, rng.choice(list(SCRIPTS)), rng.randint(1, 4))
+        units = [unit if rng.random() < 0.8 else word(rng, rng.choice(list(SCRIPTS)), rng.randint(1, 3))
+                 for _ in range(rng.randint(2, 12))]
+        lines.append("".join(units) + "\n")
+    for text in COMMON:
+        lines.append(text.replace(" ", "") * 3 + "\n")
     check_lines(name, lines)
 
 

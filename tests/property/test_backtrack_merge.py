@@ -106,6 +106,37 @@ def test_chunks_around_the_trie_merge_sizes_equal_to_tiktoken(name, whole_pieces
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "llama3"])
+def test_short_chunks_of_medium_pieces_through_the_cache_equal_to_tiktoken(name, whole_pieces):
+    """Once the trie is built, the chunks of up to 15 bytes of pieces of 65..256 bytes are
+    merged through the short merge cache (those of longer pieces by the trie): CJK pieces,
+    cut into chunks of one to a few characters that recur, each text encoded twice (the
+    second time from the cache), on both sides of 256 bytes."""
+    rng = random.Random(11)
+    ours, ref = pair(name)
+    whole, whole_ref = whole_pieces(name)
+    warm(ours)
+    common = (
+        "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着"
+        "去之过家学对可里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行"
+        "方又如前所本见经头面公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理"
+        "美点月明其种声全工己话儿者向情部正名定女问力机给等几很业最间新什打便位因重被走电"
+        "四第门相次东政海口使教西再平真听世气信北少关并内加化由却代军产入先山五太水万市眼"
+        "体别处总才场师书比住员九笑性通目华报立马命张活难神数件安表原车白应路期叫死常提感"
+        "金何更反合放做系计或司利受光王果亲界及今京务制解各任至清物台象记边共风战干接它许"
+        "八特觉望直服毛林题建南度统色字请交爱让认算论百吃义科怎元社术结六功指思非流每青管"
+        "夫连远资队跟带花快条院变联言权往展该领传近留红治决周保达办运武半候七必城父强步完"
+        "革深区即求品士转量空甚众技轻程告江语英基派满式李息写呢识极令黄德收脸钱党倒未持音"
+    )
+    for n in (20, 21, 22, 60, 80, 85, 86, 90, 120):
+        texts = ["".join(rng.choice(common) for _ in range(n)) for _ in range(40)]
+        texts += [" " + t[: n // 2] + "ab" + t[n // 2:] for t in texts[:10]]
+        for text in texts + texts:
+            want = ref.encode_ordinary(text)
+            assert ours.encode_ordinary(text) == want, (name, text)
+            assert whole.encode_ordinary(text) == whole_ref.encode_ordinary(text), (name, text)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "llama3"])
 @SETTINGS
 @given(text=st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=65, max_size=3000))
 def test_random_letters_equal_to_tiktoken(name, text, whole_pieces):

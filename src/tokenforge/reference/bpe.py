@@ -10,7 +10,8 @@ Three steps, as in tiktoken:
 It leaves out everything that makes the native path fast (hand-written scanners, hash
 tables, heaps) and the API conveniences of :class:`tokenforge.Encoding`, except
 `safe_cuts`, which shows why the native merge may cut a piece into chunks,
-`bpe_merge_second_smallest`, how the native trie merge skips some of its scans, and
+`bpe_merge_second_smallest`, how the native trie merge (and the merge of non-ASCII
+pieces, in `merge_by_joins`) skips some of its scans, and
 `bpe_backtrack` (with `backtrack_splits` and `compatible`), the linear merge the native
 path uses for long pieces, and `bpe_merge_atoms` (with
 `char_atoms`), which starts characters that are tokens as one part, as the native
@@ -57,7 +58,8 @@ def merge_parts(parts: list[bytes], ranks: dict[bytes, int]) -> list[int]:
 
 
 def bpe_merge_second_smallest(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
-    """`bpe_merge`, finding its merges as the native trie merge does (trie_chunk_merge.cc).
+    """`bpe_merge`, finding its merges as the native trie merge does (trie_chunk_merge.cc;
+    merge_joins in byte_level_bpe.cc uses the same rule over parts, see `merge_by_joins`).
 
     Each pair of adjacent parts has the key (rank of the joined bytes, start of the left
     part), or none; keys are distinct, and the smallest is tiktoken's next merge.  A scan of
@@ -106,7 +108,8 @@ def safe_cuts(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
 
     No merge ever joins across such a cut (a merge makes a token), so the two sides merge
     exactly as they would alone.  A token holding both bytes is those two bytes, or holds
-    piece[b-2:b+1] or piece[b-1:b+2]; the native SafeCuts keeps these as bit sets.
+    piece[b-2:b+1] or piece[b-1:b+2]; the native SafeCuts keeps these as tables, and cuts
+    without looking at the three-byte strings where the two bytes occur in no token.
 
     >>> safe_cuts(b"abxab", {bytes([b]): b for b in range(256)} | {b"ab": 256})
     [2, 3]
@@ -271,19 +274,45 @@ def merge_by_joins(piece: bytes, ranks: dict[bytes, int], atoms: dict[bytes, int
     `bpe_merge_atoms`, and two parts join into `joins[(x, y)]` of their ids x and y
     instead of the token their bytes spell (the native code asks JoinIndex when either
     part holds a byte >= 0x80, and the token of their bytes otherwise, which is the same
-    whenever it matters; see `own_joins`).
+    whenever it matters; see `own_joins`).  Merges are found as in
+    `bpe_merge_second_smallest`: a join's key is (its token, the first index of its left
+    part), and the second smallest key of a scan is merged next without a scan when the
+    merge of the smallest wrote only tokens above its token (ranks alone are compared, as
+    the native code does; on a tie the scan is not skipped) and left it in place.
 
     >>> ranks = {b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"bc": 4, b"abc": 5}
     >>> merge_by_joins(b"abc", ranks, {}, own_joins(ranks)), bpe_merge(b"abc", ranks)
     ([5], [5])
     """
-    ids = [ranks[part] for part in _start_parts(piece, ranks, atoms)]
-    while len(ids) > 1:
-        best = min(((joins.get((ids[j], ids[j + 1]), 1 << 62), j) for j in range(len(ids) - 1)))
-        if best[0] == 1 << 62:
+    parts = [(i, ranks[part]) for i, part in enumerate(_start_parts(piece, ranks, atoms))]  # (index, id)
+
+    def join_key(k: int) -> tuple[int, int] | None:
+        if k + 1 >= len(parts):
+            return None
+        t = joins.get((parts[k][1], parts[k + 1][1]))
+        return None if t is None else (t, parts[k][0])
+
+    keys = [join_key(k) for k in range(len(parts))]  # keys[k]: part k joined with part k + 1
+
+    def merge(k: int) -> int | None:
+        """Joins parts k and k + 1; the lowest token this wrote, or None."""
+        parts[k] = (parts[k][0], keys[k][0])
+        del parts[k + 1], keys[k + 1]
+        written = [join_key(k)] + ([join_key(k - 1)] if k > 0 else [])
+        keys[k] = written[0]
+        if k > 0:
+            keys[k - 1] = written[1]
+        return min((w[0] for w in written if w is not None), default=None)
+
+    while True:
+        present = sorted(k for k in keys if k is not None)
+        if not present:
             break
-        ids[best[1]:best[1] + 2] = [best[0]]
-    return ids
+        second = present[1] if len(present) > 1 else None
+        low = merge(keys.index(present[0]))
+        if second is not None and (low is None or low > second[0]) and second in keys:
+            merge(keys.index(second))
+    return [t for _, t in parts]
 
 
 def pair_joins(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
