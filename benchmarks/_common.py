@@ -83,6 +83,7 @@ def more_adversarial_texts() -> dict[str, str]:
         "arabic letters": draw("ابتثجحخدذرزسشصضطظعغفقكلمنهوي", 500_000),
         "hangul": "".join(chr(rng.randrange(0xAC00, 0xD7A4)) for _ in range(300_000)),
         "emoji": "".join(chr(rng.randrange(0x1F600, 0x1F650)) for _ in range(250_000)),
+        "mixed-case letters": draw("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", 1_000_000),
         "base64": draw("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", 1_000_000),
         "hex": draw("0123456789abcdef", 1_000_000),
         "punctuation": draw("!@#$%^&*()_+-=[]{};:,.<>/?|~`", 1_000_000),

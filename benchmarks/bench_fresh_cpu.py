@@ -8,7 +8,10 @@ other processes hold the core.  Run it pinned.  The long-piece tables are shared
 vocabularies, so one encode of the inputs first builds them, as a program that has met
 long pieces before would have them.
 
-    PYTHONPATH=src taskset -c 1 python benchmarks/bench_fresh_cpu.py [cl100k_base o200k_base llama3] [--repeat 3]
+    PYTHONPATH=src taskset -c 1 python benchmarks/bench_fresh_cpu.py [cl100k_base o200k_base llama3] [--repeat 3] [--more]
+
+With --more, also the inputs of the same kinds that the issue does not list
+(_common.more_adversarial_texts: other alphabets, mixed-case letters, base64, ...).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from _common import MODELS, adversarial_texts, corpus_text
+from _common import MODELS, adversarial_texts, corpus_text, more_adversarial_texts
 
 import tokenforge
 from tokenforge import patterns
@@ -33,10 +36,13 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("encodings", nargs="*", default=["cl100k_base", "o200k_base", "llama3"])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--more", action="store_true", help="also the inputs of more_adversarial_texts()")
     args = parser.parse_args()
     english = corpus_text("en", 4_000_000)
     warm = corpus_text("mixed", 400_000)
     texts = {label.split(" ", 1)[1]: text for label, text in adversarial_texts().items()}
+    if args.more:
+        texts |= more_adversarial_texts()
 
     for name in args.encodings:
         ours = encoding(name)
