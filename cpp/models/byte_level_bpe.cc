@@ -256,30 +256,26 @@ bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t
 
 namespace {
 
-// The smallest value of r[0, n) (n a multiple of 8, padded with kNoToken) and the first
-// index holding it.  With SSE4.1 (the x86-64-v2 baseline): unsigned minimums four lanes at
-// a time, then the first block of four holding it; with kMask, up to 32 lanes, a mask of
-// all lanes holding it instead (no branch on where it is: merge_joins, o200k multi cold
-// +4..7 % MB/s in alternating runs; the byte merge keeps the block search, which an
-// earlier A/B found no slower on English).  (An AVX2 clone measured no faster on typical
-// pieces.)
-template <bool kMask = false>
-TF_ALWAYS_INLINE uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) {
 #if defined(__SSE4_1__)
+// The unsigned minimum of r[0, n) (n a multiple of 4, r 16-byte aligned) in every lane.
+TF_ALWAYS_INLINE __m128i lane_min(const uint32_t* r, size_t n) {
   __m128i m = _mm_set1_epi32(-1);
   for (size_t i = 0; i < n; i += 4) m = _mm_min_epu32(m, _mm_load_si128(reinterpret_cast<const __m128i*>(r + i)));
   m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0x4E));
-  m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0xB1));
+  return _mm_min_epu32(m, _mm_shuffle_epi32(m, 0xB1));
+}
+#endif
+
+// The smallest value of r[0, n) (n a multiple of 8, padded with kNoToken) and the first
+// index holding it.  With SSE4.1 (the x86-64-v2 baseline): unsigned minimums four lanes at
+// a time, then the first block of four holding it (the byte merge; an earlier A/B found
+// it no slower on English than a mask of all lanes, which leftmost_two uses).  (An AVX2
+// clone measured no faster on typical pieces.)
+TF_ALWAYS_INLINE uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) {
+#if defined(__SSE4_1__)
+  const __m128i m = lane_min(r, n);
   const uint32_t best = static_cast<uint32_t>(_mm_cvtsi128_si32(m));
   if (best == kNoToken) return best;
-  if (kMask && n <= 32) {
-    unsigned hits = 0;
-    for (size_t b = 0; b < n; b += 4) {
-      hits |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(r + b)), m)))) << b;
-    }
-    *at = static_cast<size_t>(__builtin_ctz(hits));
-    return best;
-  }
   for (size_t b = 0;; b += 4) {
     __m128i eq = _mm_cmpeq_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(r + b)), m);
     int hit = _mm_movemask_ps(_mm_castsi128_ps(eq));
@@ -303,17 +299,16 @@ TF_ALWAYS_INLINE uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) 
 #endif
 }
 
-// leftmost_min<true> of r[0, n) (n a multiple of 8, padded with kNoToken), which also
-// sets *second and *at2 to the next key (rank, index) above (best, *at): the same rank
-// further right, or the smallest rank above best, leftmost (kNoToken if none, or if
-// n > 32, where the masks do not fit).
+// leftmost_min of r[0, n) (n a multiple of 8, padded with kNoToken), the index taken from
+// a mask of all lanes holding the minimum (no branch on where it is: merge_joins, o200k
+// multi cold +4..7 % MB/s in alternating runs), which also sets *second and *at2 to the
+// next key (rank, index) above (best, *at): the same rank further right, or the smallest
+// rank above best, leftmost (left unchanged if none, or if n > 32, where the masks do not
+// fit).
 TF_ALWAYS_INLINE uint32_t leftmost_two(const uint32_t* r, size_t n, size_t* at, uint32_t* second, size_t* at2) {
 #if defined(__SSE4_1__)
   if (n <= 32) {
-    __m128i m = _mm_set1_epi32(-1);
-    for (size_t i = 0; i < n; i += 4) m = _mm_min_epu32(m, _mm_load_si128(reinterpret_cast<const __m128i*>(r + i)));
-    m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0x4E));
-    m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0xB1));
+    const __m128i m = lane_min(r, n);
     const uint32_t best = static_cast<uint32_t>(_mm_cvtsi128_si32(m));
     if (best == kNoToken) return best;
     unsigned hits = 0;
@@ -348,7 +343,7 @@ TF_ALWAYS_INLINE uint32_t leftmost_two(const uint32_t* r, size_t n, size_t* at, 
     return best;
   }
 #endif
-  return leftmost_min<true>(r, n, at);
+  return leftmost_min(r, n, at);
 }
 
 }  // namespace
