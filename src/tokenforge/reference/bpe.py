@@ -57,6 +57,25 @@ def merge_parts(parts: list[bytes], ranks: dict[bytes, int]) -> list[int]:
     return [ranks[p] for p in parts]
 
 
+def _merge_smallest_two(keys: list, merge, compared) -> None:
+    """The merge loop of `bpe_merge_second_smallest` and `merge_by_joins`.
+
+    keys[k] is the key of joining parts k and k + 1 (None: no join); merge(k) joins them,
+    updates `keys` in place and returns what it wrote that is compared with compared(key)
+    of the second smallest key (the smallest key it wrote, or its lowest rank; None if it
+    wrote none).  Each scan merges the smallest key, then the second smallest without a
+    scan when what the first merge wrote is above it and it is still in place.
+    """
+    while True:
+        present = sorted(k for k in keys if k is not None)
+        if not present:
+            return
+        second = present[1] if len(present) > 1 else None
+        low = merge(keys.index(present[0]))
+        if second is not None and (low is None or low > compared(second)) and second in keys:
+            merge(keys.index(second))
+
+
 def bpe_merge_second_smallest(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
     """`bpe_merge`, finding its merges as the native trie merge does (trie_chunk_merge.cc;
     merge_joins in byte_level_bpe.cc uses the same rule over parts, see `merge_by_joins`).
@@ -92,14 +111,7 @@ def bpe_merge_second_smallest(piece: bytes, ranks: dict[bytes, int]) -> list[int
             keys[k - 1] = written[1]
         return min((w for w in written if w is not None), default=None)
 
-    while True:
-        present = sorted(k for k in keys if k is not None)
-        if not present:
-            break
-        second = present[1] if len(present) > 1 else None
-        low = merge(keys.index(present[0]))
-        if second is not None and (low is None or low > second) and second in keys:
-            merge(keys.index(second))
+    _merge_smallest_two(keys, merge, lambda key: key)
     return [ranks[piece[a:b]] for a, b in zip(starts, starts[1:] + [len(piece)])]
 
 
@@ -304,14 +316,7 @@ def merge_by_joins(piece: bytes, ranks: dict[bytes, int], atoms: dict[bytes, int
             keys[k - 1] = written[1]
         return min((w[0] for w in written if w is not None), default=None)
 
-    while True:
-        present = sorted(k for k in keys if k is not None)
-        if not present:
-            break
-        second = present[1] if len(present) > 1 else None
-        low = merge(keys.index(present[0]))
-        if second is not None and (low is None or low > second[0]) and second in keys:
-            merge(keys.index(second))
+    _merge_smallest_two(keys, merge, lambda key: key[0])
     return [t for _, t in parts]
 
 
