@@ -264,6 +264,15 @@ TF_ALWAYS_INLINE __m128i lane_min(const uint32_t* r, size_t n) {
   m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0x4E));
   return _mm_min_epu32(m, _mm_shuffle_epi32(m, 0xB1));
 }
+
+// A bit per lane of r[0, n) (n <= 32, a multiple of 4) equal to v's.
+TF_ALWAYS_INLINE unsigned lanes_equal(const uint32_t* r, size_t n, __m128i v) {
+  unsigned mask = 0;
+  for (size_t b = 0; b < n; b += 4) {
+    mask |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(r + b)), v)))) << b;
+  }
+  return mask;
+}
 #endif
 
 // The smallest value of r[0, n) (n a multiple of 8, padded with kNoToken) and the first
@@ -311,10 +320,7 @@ TF_ALWAYS_INLINE uint32_t leftmost_two(const uint32_t* r, size_t n, size_t* at, 
     const __m128i m = lane_min(r, n);
     const uint32_t best = static_cast<uint32_t>(_mm_cvtsi128_si32(m));
     if (best == kNoToken) return best;
-    unsigned hits = 0;
-    for (size_t b = 0; b < n; b += 4) {
-      hits |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(r + b)), m)))) << b;
-    }
+    unsigned hits = lanes_equal(r, n, m);
     *at = static_cast<size_t>(__builtin_ctz(hits));
     hits &= hits - 1;
     if (hits != 0) {  // the same rank further right
@@ -334,12 +340,8 @@ TF_ALWAYS_INLINE uint32_t leftmost_two(const uint32_t* r, size_t n, size_t* at, 
     s = _mm_add_epi32(s, f);
     const uint32_t next = static_cast<uint32_t>(_mm_cvtsi128_si32(s));
     if (next == kNoToken) return best;
-    unsigned more = 0;
-    for (size_t b = 0; b < n; b += 4) {
-      more |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(r + b)), s)))) << b;
-    }
     *second = next;
-    *at2 = static_cast<size_t>(__builtin_ctz(more));
+    *at2 = static_cast<size_t>(__builtin_ctz(lanes_equal(r, n, s)));
     return best;
   }
 #endif
