@@ -36,7 +36,9 @@ bool TokenTrie::build(const TokenTable& vocab) {
   links_.assign(slots, Link{0, -1});
   values_.assign(slots, -1);
   for (size_t i = 0; i < trie.units(); ++i) {
-    links_[i] = Link{trie.base(static_cast<int32_t>(i)), trie.check(static_cast<int32_t>(i))};
+    // A free slot's check is -1 and so is the root's here (-2 in PieceTrie): no slot's
+    // check is Walk::kDead.
+    links_[i] = Link{trie.base(static_cast<int32_t>(i)), std::max(trie.check(static_cast<int32_t>(i)), -1)};
     values_[i] = trie.value(static_cast<int32_t>(i));
   }
   nodes_.assign(bound, -1);

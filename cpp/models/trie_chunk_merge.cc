@@ -127,7 +127,8 @@ constexpr size_t kSmallChunk = 63;
 
 void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::vector<uint32_t>* out) {
   alignas(16) uint32_t key[64];  // as in trie_chunk_merge
-  int32_t node[64], reach[64];
+  int32_t node[64];
+  TokenTrie::Walk reach[64];
   const size_t padded = (n + 3) & ~size_t{3};
 #if defined(__SSE4_1__)
   // Four keys to a store, so the first scan's loads take them from the stores.
@@ -138,7 +139,7 @@ void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::v
         const TokenTrie::BytePair e = trie.byte_pair_entry(p[i + j], p[i + j + 1]);
         k[j] = e.token == kNoToken ? kNoToken : (e.token << 8) | static_cast<uint32_t>(i + j);
         node[i + j] = trie.byte_node(p[i + j]);
-        reach[i + j] = e.node;
+        reach[i + j] = trie.walk_at(e.node);
       } else {
         k[j] = kNoToken;
       }
@@ -151,17 +152,14 @@ void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::v
     const TokenTrie::BytePair e = trie.byte_pair_entry(p[i], p[i + 1]);
     key[i] = e.token == kNoToken ? kNoToken : (e.token << 8) | static_cast<uint32_t>(i);
     node[i] = trie.byte_node(p[i]);
-    reach[i] = e.node;
+    reach[i] = trie.walk_at(e.node);
   }
   for (size_t i = n - 1; i < padded; ++i) key[i] = kNoToken;
 #endif
   node[n - 1] = trie.byte_node(p[n - 1]);
   uint64_t starts = ~uint64_t{0} >> (63 - n);  // bits 0 .. n - 1, and the sentinel n
   auto next_start = [&starts](size_t i) { return i + 1 + static_cast<size_t>(__builtin_ctzll(starts >> (i + 1))); };
-  auto keyed = [&trie](int32_t s, size_t i) {
-    uint32_t t = trie.token_at(s);
-    return t == kNoToken ? kNoToken : (t << 8) | static_cast<uint32_t>(i);
-  };
+  auto keyed = [](uint32_t t, size_t i) { return (t << 8) | static_cast<uint32_t>(i) | -static_cast<uint32_t>(t == kNoToken); };
   // The keys the last merge wrote, and where: key[] holds kNoToken there until the next
   // scan has taken them from here (see two_smallest).  Unused, they point at key[n - 1],
   // which is always kNoToken (the last part has no right neighbour).
@@ -171,14 +169,15 @@ void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::v
   auto merge = [&](size_t at) {
     const size_t right = next_start(at);
     const size_t after = next_start(right);
-    node[at] = reach[at];  // the merge's key is a token, so its join was walked
+    node[at] = reach[at].node;  // the merge's key is a token, so its join was walked
     key[right] = kNoToken;
     key[at] = kNoToken;
     starts &= ~(uint64_t{1} << right);
     uint32_t low = kNoToken;
     if (after < n) {
-      reach[at] = trie.walk(node[at], p + after, next_start(after) - after);
-      low = keyed(reach[at], at);
+      uint32_t t;
+      reach[at] = trie.walk(reach[at], p + after, next_start(after) - after, &t);
+      low = keyed(t, at);
     }
     pa_at = at;
     pa = low;
@@ -187,9 +186,9 @@ void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::v
     if (at > 0) {
       const size_t before = 63 - static_cast<size_t>(__builtin_clzll(starts & ((uint64_t{1} << at) - 1)));
       key[before] = kNoToken;
-      const int32_t r = trie.walk(reach[before], p + right, after - right);
-      reach[before] = r;
-      const uint32_t k = keyed(r, before);
+      uint32_t t;
+      reach[before] = trie.walk(reach[before], p + right, after - right, &t);
+      const uint32_t k = keyed(t, before);
       pb_at = before;
       pb = k;
       low = k < low ? k : low;
@@ -237,18 +236,15 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
   // the next part grows by a merge, the walk goes on from here along the added bytes only:
   // parts are walked once each instead of again with every merge to their right, and the
   // part a merge makes is the node its key came from, with no walk.
-  int32_t reach[kMaxTrieChunk];
+  TokenTrie::Walk reach[kMaxTrieChunk];
   uint16_t next[kMaxTrieChunk], prev[kMaxTrieChunk];
-  auto keyed = [&trie](int32_t s, size_t i) {
-    uint32_t t = trie.token_at(s);
-    return t == kNoToken ? kNoToken : (t << 8) | static_cast<uint32_t>(i);
-  };
+  auto keyed = [](uint32_t t, size_t i) { return (t << 8) | static_cast<uint32_t>(i) | -static_cast<uint32_t>(t == kNoToken); };
   for (size_t i = 0; i < n; ++i) {
     next[i] = static_cast<uint16_t>(i + 1);
     prev[i] = static_cast<uint16_t>(i == 0 ? 0 : i - 1);
     node[i] = trie.byte_node(p[i]);
     const TokenTrie::BytePair e = i + 1 < n ? trie.byte_pair_entry(p[i], p[i + 1]) : TokenTrie::BytePair{kNoToken, -1};
-    reach[i] = e.node;
+    reach[i] = trie.walk_at(e.node);
     key[i] = e.token == kNoToken ? kNoToken : (e.token << 8) | static_cast<uint32_t>(i);
   }
   const size_t padded = (n + 15) & ~size_t{15};
@@ -314,7 +310,7 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
     const uint32_t rank = key[at] >> 8;
     size_t right = next[at];
     size_t after = next[right];
-    node[at] = reach[at];  // the merge's key is a token, so its join was walked
+    node[at] = reach[at].node;  // the merge's key is a token, so its join was walked
     key[right] = kNoToken;
     key[at] = kNoToken;
     next[at] = static_cast<uint16_t>(after);
@@ -324,17 +320,18 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
     pb = kNoToken;
     if (after < n) {
       prev[after] = static_cast<uint16_t>(at);
-      reach[at] = trie.walk(node[at], p + after, next[after] - after);
-      pa = keyed(reach[at], at);
+      uint32_t t;
+      reach[at] = trie.walk(reach[at], p + after, next[after] - after, &t);
+      pa = keyed(t, at);
     }
     low = pa < low ? pa : low;
     if (at > 0) {
       size_t before = prev[at];
       key[before] = kNoToken;
-      const int32_t r = trie.walk(reach[before], p + right, after - right);
-      reach[before] = r;
+      uint32_t t;
+      reach[before] = trie.walk(reach[before], p + right, after - right, &t);
       pb_at = before;
-      pb = keyed(r, before);
+      pb = keyed(t, before);
       low = pb < low ? pb : low;
     }
     dirty |= uint32_t{1} << (right >> 4) | uint32_t{1} << (at >> 4) | uint32_t{1} << (prev[at] >> 4);
