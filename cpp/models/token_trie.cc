@@ -56,13 +56,13 @@ bool TokenTrie::build(const TokenTable& vocab) {
     lengths_[id] = static_cast<uint32_t>(b.size());
   }
   for (int b = 0; b < 256; ++b) byte_node_[b] = trie.child(0, static_cast<uint8_t>(b));
-  byte_pairs_.assign(65536, BytePair{kNoToken, -1});
+  byte_pairs_.assign(65536, BytePair{kNoToken, 0, Walk{0, kDead}});
   for (int b = 0; b < 256; ++b) {
     if (byte_node_[b] < 0) continue;
     for (int c = 0; c < 256; ++c) {
       int32_t s = trie.child(byte_node_[b], static_cast<uint8_t>(c));
       if (s < 0) continue;
-      byte_pairs_[b | (c << 8)] = BytePair{trie.value(s) >= 0 ? static_cast<uint32_t>(trie.value(s)) : kNoToken, s};
+      byte_pairs_[b | (c << 8)] = BytePair{trie.value(s) >= 0 ? static_cast<uint32_t>(trie.value(s)) : kNoToken, 0, Walk{trie.base(s), s}};
     }
   }
   return true;

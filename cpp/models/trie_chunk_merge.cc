@@ -156,7 +156,7 @@ void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::v
         const TokenTrie::BytePair e = trie.byte_pair_entry(p[i + j], p[i + j + 1]);
         k[j] = e.token == kNoToken ? kNoToken : (e.token << 8) | static_cast<uint32_t>(i + j);
         node[i + j] = trie.byte_node(p[i + j]);
-        reach[i + j] = trie.walk_at(e.node);
+        reach[i + j] = e.walk;
       } else {
         k[j] = kNoToken;
       }
@@ -169,7 +169,7 @@ void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::v
     const TokenTrie::BytePair e = trie.byte_pair_entry(p[i], p[i + 1]);
     key[i] = e.token == kNoToken ? kNoToken : (e.token << 8) | static_cast<uint32_t>(i);
     node[i] = trie.byte_node(p[i]);
-    reach[i] = trie.walk_at(e.node);
+    reach[i] = e.walk;
   }
   for (size_t i = n - 1; i < padded; ++i) key[i] = kNoToken;
 #endif
@@ -275,8 +275,8 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
     next[i] = static_cast<uint16_t>(i + 1);
     prev[i] = static_cast<uint16_t>(i == 0 ? 0 : i - 1);
     node[i] = trie.byte_node(p[i]);
-    const TokenTrie::BytePair e = i + 1 < n ? trie.byte_pair_entry(p[i], p[i + 1]) : TokenTrie::BytePair{kNoToken, -1};
-    reach[i] = trie.walk_at(e.node);
+    const TokenTrie::BytePair e = i + 1 < n ? trie.byte_pair_entry(p[i], p[i + 1]) : TokenTrie::BytePair{kNoToken, 0, TokenTrie::Walk{0, TokenTrie::kDead}};
+    reach[i] = e.walk;
     key[i] = e.token == kNoToken ? kNoToken : (e.token << 8) | static_cast<uint32_t>(i);
   }
   const size_t padded = (n + 15) & ~size_t{15};
