@@ -36,7 +36,9 @@ bool TokenTrie::build(const TokenTable& vocab) {
   links_.assign(slots, Link{0, -1});
   values_.assign(slots, -1);
   for (size_t i = 0; i < trie.units(); ++i) {
-    links_[i] = Link{trie.base(static_cast<int32_t>(i)), trie.check(static_cast<int32_t>(i))};
+    // A free slot's check is -1 and so is the root's here (-2 in PieceTrie): no slot's
+    // check is Walk::kDead.
+    links_[i] = Link{trie.base(static_cast<int32_t>(i)), std::max(trie.check(static_cast<int32_t>(i)), -1)};
     values_[i] = trie.value(static_cast<int32_t>(i));
   }
   nodes_.assign(bound, -1);
@@ -54,13 +56,13 @@ bool TokenTrie::build(const TokenTable& vocab) {
     lengths_[id] = static_cast<uint32_t>(b.size());
   }
   for (int b = 0; b < 256; ++b) byte_node_[b] = trie.child(0, static_cast<uint8_t>(b));
-  byte_pairs_.assign(65536, BytePair{kNoToken, -1});
+  byte_pairs_.assign(65536, BytePair{kNoToken, 0, Walk{0, kDead}});
   for (int b = 0; b < 256; ++b) {
     if (byte_node_[b] < 0) continue;
     for (int c = 0; c < 256; ++c) {
       int32_t s = trie.child(byte_node_[b], static_cast<uint8_t>(c));
       if (s < 0) continue;
-      byte_pairs_[b | (c << 8)] = BytePair{trie.value(s) >= 0 ? static_cast<uint32_t>(trie.value(s)) : kNoToken, s};
+      byte_pairs_[b | (c << 8)] = BytePair{trie.value(s) >= 0 ? static_cast<uint32_t>(trie.value(s)) : kNoToken, 0, Walk{trie.base(s), s}};
     }
   }
   return true;

@@ -9,18 +9,29 @@ namespace tf {
 namespace {
 
 // The smallest key of key[0, n) and of xa, xb, and in *second the second smallest (n a
-// multiple of 4, at least 4; keys are distinct but for kNoToken).  xa and xb are the keys
-// the merge before wrote, not yet stored (key[] holds kNoToken there): taken last, so the
-// scan of key[] does not wait for that merge's walks, and its 16-byte loads do not meet
-// 4-byte stores still in flight (a load that overlaps a narrower store waits until the
-// store has left the core, what made a vectorized minimum over freshly stored keys no
-// faster than scalar_min).  Per lane the two smallest, then the lane of the smallest gives
-// its second: one pass where scalar_min and scalar_min_above took two.
+// multiple of 4, at least 4; keys are distinct but for kNoToken), where keys equal to s0,
+// s1 or s2 count as kNoToken.  xa and xb are the keys the merge before wrote, not yet
+// stored, and s0-s2 the keys it ended (its own, and those of the part it absorbed and of
+// the part before), not yet cleared: taken from registers, so the scan of key[] does not
+// wait for that merge's walks, and its 16-byte loads do not meet 4-byte stores still in
+// flight (a load that overlaps a narrower store waits until the store has left the core,
+// what made a vectorized minimum over freshly stored keys no faster than scalar_min; the
+// clears were such stores until the scan masked them: random letters, native merge,
+// cl100k 13.0 -> 12.7 ns/byte).  Per lane the two smallest, then the lane of the
+// smallest gives its second: one pass where scalar_min and scalar_min_above took two.
 #if defined(__SSE4_1__)
-inline uint32_t two_smallest(const uint32_t* key, size_t n, uint32_t xa, uint32_t xb, uint32_t* second) {
-  __m128i lo = _mm_load_si128(reinterpret_cast<const __m128i*>(key)), hi = _mm_set1_epi32(-1);
+template <bool kMask = true>
+inline uint32_t two_smallest(const uint32_t* key, size_t n, uint32_t xa, uint32_t xb, uint32_t s0, uint32_t s1,
+                             uint32_t s2, uint32_t* second) {
+  const __m128i m0 = _mm_set1_epi32(static_cast<int>(s0)), m1 = _mm_set1_epi32(static_cast<int>(s1)),
+                m2 = _mm_set1_epi32(static_cast<int>(s2));
+  auto live = [&](__m128i v) {  // the stale keys to all ones
+    if (!kMask) return v;
+    return _mm_or_si128(v, _mm_or_si128(_mm_cmpeq_epi32(v, m0), _mm_or_si128(_mm_cmpeq_epi32(v, m1), _mm_cmpeq_epi32(v, m2))));
+  };
+  __m128i lo = live(_mm_load_si128(reinterpret_cast<const __m128i*>(key))), hi = _mm_set1_epi32(-1);
   for (size_t i = 4; i < n; i += 4) {
-    const __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(key + i));
+    const __m128i v = live(_mm_load_si128(reinterpret_cast<const __m128i*>(key + i)));
     hi = _mm_min_epu32(hi, _mm_max_epu32(lo, v));
     lo = _mm_min_epu32(lo, v);
   }
@@ -35,12 +46,18 @@ inline uint32_t two_smallest(const uint32_t* key, size_t n, uint32_t xa, uint32_
   *second = static_cast<uint32_t>(_mm_cvtsi128_si32(c));
   return static_cast<uint32_t>(_mm_cvtsi128_si32(m));
 }
+// The merges clear the keys they end only after the next scan (it masks them).
+constexpr bool kLateClears = true;
 #else
 uint32_t scalar_min(const uint32_t* key, size_t n);
 uint32_t scalar_min_above(const uint32_t* key, size_t n, uint32_t floor);
 
-// Without SSE4.1: the two scans of the four running minimums below, then xa and xb.
-inline uint32_t two_smallest(const uint32_t* key, size_t n, uint32_t xa, uint32_t xb, uint32_t* second) {
+// Without SSE4.1: the two scans of the four running minimums below, then xa and xb.  The
+// merges clear the keys they end at once, so s0-s2 are not in key[].
+constexpr bool kLateClears = false;
+template <bool kMask = true>
+inline uint32_t two_smallest(const uint32_t* key, size_t n, uint32_t xa, uint32_t xb, uint32_t, uint32_t, uint32_t,
+                             uint32_t* second) {
   uint32_t lo = scalar_min(key, n);
   uint32_t hi = lo == kNoToken ? kNoToken : scalar_min_above(key, n, lo);
   for (uint32_t v : {xa, xb}) {
@@ -122,12 +139,24 @@ uint32_t scalar_min_above(const uint32_t* key, size_t n, uint32_t floor) {
 // The keys a merge writes stay in registers until the next scan has read them (the scan
 // of the others need not wait for the merge's walks; see two_smallest), and the scan takes
 // both smallest keys in one vectorized pass: random letters ~3-5% faster (o200k, whose
-// chunks are longer, the most).
+// chunks are longer, the most).  The keys it ends are cleared after that scan too, which
+// masks them; a merge finds the next three part starts from one shift of the word (each
+// the lowest bit left after clearing the one before), not three shifts and scans in a row
+// (random letters, native merge: cl100k 13.4 -> 13.0 ns/byte).
 constexpr size_t kSmallChunk = 63;
+// Chunks of at most 4 bytes (one vector of keys: emoji, CJK and Hangul characters cut
+// after their lead bytes) clear the keys a merge ends at once and scan without masks:
+// their few merges paid more for the masks than for the stores (native merge, 1 MB of
+// random emoji, o200k: 10.3 -> 9.6 ns/byte, as before the late clears and walks).
+constexpr size_t kTinyChunk = 4;
 
+// kLate: the keys a merge ends are cleared after the next scan, which masks them
+// (kLateClears), or at once.
+template <bool kLate>
 void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::vector<uint32_t>* out) {
   alignas(16) uint32_t key[64];  // as in trie_chunk_merge
-  int32_t node[64], reach[64];
+  int32_t node[64];
+  TokenTrie::Walk reach[64];
   const size_t padded = (n + 3) & ~size_t{3};
 #if defined(__SSE4_1__)
   // Four keys to a store, so the first scan's loads take them from the stores.
@@ -138,7 +167,7 @@ void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::v
         const TokenTrie::BytePair e = trie.byte_pair_entry(p[i + j], p[i + j + 1]);
         k[j] = e.token == kNoToken ? kNoToken : (e.token << 8) | static_cast<uint32_t>(i + j);
         node[i + j] = trie.byte_node(p[i + j]);
-        reach[i + j] = e.node;
+        reach[i + j] = e.walk;
       } else {
         k[j] = kNoToken;
       }
@@ -151,61 +180,74 @@ void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::v
     const TokenTrie::BytePair e = trie.byte_pair_entry(p[i], p[i + 1]);
     key[i] = e.token == kNoToken ? kNoToken : (e.token << 8) | static_cast<uint32_t>(i);
     node[i] = trie.byte_node(p[i]);
-    reach[i] = e.node;
+    reach[i] = e.walk;
   }
   for (size_t i = n - 1; i < padded; ++i) key[i] = kNoToken;
 #endif
   node[n - 1] = trie.byte_node(p[n - 1]);
   uint64_t starts = ~uint64_t{0} >> (63 - n);  // bits 0 .. n - 1, and the sentinel n
-  auto next_start = [&starts](size_t i) { return i + 1 + static_cast<size_t>(__builtin_ctzll(starts >> (i + 1))); };
-  auto keyed = [&trie](int32_t s, size_t i) {
-    uint32_t t = trie.token_at(s);
-    return t == kNoToken ? kNoToken : (t << 8) | static_cast<uint32_t>(i);
-  };
-  // The keys the last merge wrote, and where: key[] holds kNoToken there until the next
-  // scan has taken them from here (see two_smallest).  Unused, they point at key[n - 1],
-  // which is always kNoToken (the last part has no right neighbour).
+  auto keyed = [](uint32_t t, size_t i) { return (t << 8) | static_cast<uint32_t>(i) | -static_cast<uint32_t>(t == kNoToken); };
+  // The keys the last merge wrote, and where: key[] holds a stale key there until the
+  // next scan has taken them from here (see two_smallest).  Unused, they point at
+  // key[n - 1], which is always kNoToken (the last part has no right neighbour).
   size_t pa_at = n - 1, pb_at = n - 1;
   uint32_t pa = kNoToken, pb = kNoToken;
-  // Merges the part at `at` with the next; returns the smallest key it wrote.
-  auto merge = [&](size_t at) {
-    const size_t right = next_start(at);
-    const size_t after = next_start(right);
-    node[at] = reach[at];  // the merge's key is a token, so its join was walked
-    key[right] = kNoToken;
-    key[at] = kNoToken;
+  // Stale keys the last merge left in key[] (the merged one, and those of the part it
+  // absorbed and the part before), masked by the next scan and cleared after it.
+  size_t r_at = n - 1;
+  uint32_t s0 = kNoToken, s1 = kNoToken, s2 = kNoToken;
+  // Merges the part at `at` with the next by key k; returns the smallest key it wrote.
+  auto merge = [&](uint32_t k) {
+    const size_t at = k & 255;
+    const uint64_t x1 = starts >> (at + 1), x2 = x1 & (x1 - 1);
+    const size_t right = at + 1 + static_cast<size_t>(__builtin_ctzll(x1));
+    const size_t after = at + 1 + static_cast<size_t>(__builtin_ctzll(x2));
+    node[at] = reach[at].node;  // the merge's key is a token, so its join was walked
+    s0 = k;
+    s2 = key[right];
+    r_at = right;
+    if (!kLate) key[at] = key[right] = kNoToken;
     starts &= ~(uint64_t{1} << right);
     uint32_t low = kNoToken;
     if (after < n) {
-      reach[at] = trie.walk(node[at], p + after, next_start(after) - after);
-      low = keyed(reach[at], at);
+      const size_t end = at + 1 + static_cast<size_t>(__builtin_ctzll(x2 & (x2 - 1)));
+      uint32_t t;
+      reach[at] = trie.walk(reach[at], p + after, end - after, &t);
+      low = keyed(t, at);
     }
     pa_at = at;
     pa = low;
     pb_at = n - 1;
     pb = kNoToken;
+    s1 = kNoToken;
     if (at > 0) {
       const size_t before = 63 - static_cast<size_t>(__builtin_clzll(starts & ((uint64_t{1} << at) - 1)));
-      key[before] = kNoToken;
-      const int32_t r = trie.walk(reach[before], p + right, after - right);
-      reach[before] = r;
-      const uint32_t k = keyed(r, before);
+      s1 = key[before];
+      if (!kLate) key[before] = kNoToken;
+      uint32_t t;
+      reach[before] = trie.walk(reach[before], p + right, after - right, &t);
+      const uint32_t kb = keyed(t, before);
       pb_at = before;
-      pb = k;
-      low = k < low ? k : low;
+      pb = kb;
+      low = kb < low ? kb : low;
     }
     return low;
   };
-  while (true) {
-    uint32_t second;
-    const uint32_t best = two_smallest(key, padded, pa, pb, &second);
+  auto flush = [&] {
+    key[r_at] = kNoToken;
     key[pa_at] = pa;
     key[pb_at] = pb;
+  };
+  while (true) {
+    uint32_t second;
+    const uint32_t best = two_smallest<kLate>(key, padded, pa, pb, s0, s1, s2, &second);
+    flush();
     if (best == kNoToken) break;
-    if (merge(best & 255) > second && key[second & 255] == second) {
-      key[pa_at] = pa;  // the second merge holds back its own
-      key[pb_at] = pb;
-      merge(second & 255);
+    // The second is still in place unless it was the key of the part absorbed or of the
+    // part before (the only keys the merge ended besides its own).
+    if (merge(best) > second && second != s1 && second != s2) {
+      flush();  // the second merge holds back its own
+      merge(second);
     }
   }
   for (uint64_t s = starts & ~(uint64_t{1} << n); s != 0; s &= s - 1) out->push_back(trie.token(node[__builtin_ctzll(s)]));
@@ -229,7 +271,10 @@ uint32_t block_minimum(const uint32_t* k) {
 }  // namespace
 
 void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::vector<uint32_t>* out) {
-  if (n <= kSmallChunk) return small_chunk_merge(trie, p, n, out);
+  if (n <= kSmallChunk) {
+    if (n <= kTinyChunk) return small_chunk_merge<false>(trie, p, n, out);
+    return small_chunk_merge<kLateClears>(trie, p, n, out);
+  }
   alignas(32) uint32_t key[kMaxTrieChunk];  // rank << 8 | i of joining part i with the next, or kNoToken
   int32_t node[kMaxTrieChunk];              // the part starting at i
   // The trie node part i's bytes then the next part's lead to, token or not (-1: none
@@ -237,18 +282,15 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
   // the next part grows by a merge, the walk goes on from here along the added bytes only:
   // parts are walked once each instead of again with every merge to their right, and the
   // part a merge makes is the node its key came from, with no walk.
-  int32_t reach[kMaxTrieChunk];
+  TokenTrie::Walk reach[kMaxTrieChunk];
   uint16_t next[kMaxTrieChunk], prev[kMaxTrieChunk];
-  auto keyed = [&trie](int32_t s, size_t i) {
-    uint32_t t = trie.token_at(s);
-    return t == kNoToken ? kNoToken : (t << 8) | static_cast<uint32_t>(i);
-  };
+  auto keyed = [](uint32_t t, size_t i) { return (t << 8) | static_cast<uint32_t>(i) | -static_cast<uint32_t>(t == kNoToken); };
   for (size_t i = 0; i < n; ++i) {
     next[i] = static_cast<uint16_t>(i + 1);
     prev[i] = static_cast<uint16_t>(i == 0 ? 0 : i - 1);
     node[i] = trie.byte_node(p[i]);
-    const TokenTrie::BytePair e = i + 1 < n ? trie.byte_pair_entry(p[i], p[i + 1]) : TokenTrie::BytePair{kNoToken, -1};
-    reach[i] = e.node;
+    const TokenTrie::BytePair e = i + 1 < n ? trie.byte_pair_entry(p[i], p[i + 1]) : TokenTrie::BytePair{kNoToken, 0, TokenTrie::Walk{0, TokenTrie::kDead}};
+    reach[i] = e.walk;
     key[i] = e.token == kNoToken ? kNoToken : (e.token << 8) | static_cast<uint32_t>(i);
   }
   const size_t padded = (n + 15) & ~size_t{15};
@@ -284,7 +326,7 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
     if (!batched) {
       uint32_t best = kNoToken, next_best = kNoToken;
       if (n <= 64) {
-        best = two_smallest(key, (n + 3) & ~size_t{3}, pa, pb, &next_best);
+        best = two_smallest(key, (n + 3) & ~size_t{3}, pa, pb, kNoToken, kNoToken, kNoToken, &next_best);
       } else {
         for (; dirty != 0; dirty &= dirty - 1) {
           const size_t b = static_cast<size_t>(__builtin_ctz(dirty));
@@ -314,7 +356,7 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
     const uint32_t rank = key[at] >> 8;
     size_t right = next[at];
     size_t after = next[right];
-    node[at] = reach[at];  // the merge's key is a token, so its join was walked
+    node[at] = reach[at].node;  // the merge's key is a token, so its join was walked
     key[right] = kNoToken;
     key[at] = kNoToken;
     next[at] = static_cast<uint16_t>(after);
@@ -324,17 +366,18 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
     pb = kNoToken;
     if (after < n) {
       prev[after] = static_cast<uint16_t>(at);
-      reach[at] = trie.walk(node[at], p + after, next[after] - after);
-      pa = keyed(reach[at], at);
+      uint32_t t;
+      reach[at] = trie.walk(reach[at], p + after, next[after] - after, &t);
+      pa = keyed(t, at);
     }
     low = pa < low ? pa : low;
     if (at > 0) {
       size_t before = prev[at];
       key[before] = kNoToken;
-      const int32_t r = trie.walk(reach[before], p + right, after - right);
-      reach[before] = r;
+      uint32_t t;
+      reach[before] = trie.walk(reach[before], p + right, after - right, &t);
       pb_at = before;
-      pb = keyed(r, before);
+      pb = keyed(t, before);
       low = pb < low ? pb : low;
     }
     dirty |= uint32_t{1} << (right >> 4) | uint32_t{1} << (at >> 4) | uint32_t{1} << (prev[at] >> 4);
