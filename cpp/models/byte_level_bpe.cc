@@ -110,21 +110,41 @@ bool ByteLevelBpe::encode_nontoken(const uint8_t* p, size_t n, std::vector<uint3
   return encode_merged(p, n, hash_bytes(p, n), out, cache);
 }
 
+// An ASCII piece is merged whole: its safe cuts (rare inside ASCII words) cost more to look
+// for than they save in a merge this short (-1.5 % on cold English, in-process A/B); so is a
+// non-ASCII one with whole_wide_ (see encode_merged).  Exact either way (see SafeCuts).
+// While most ASCII pieces are new (random letters), one seen for the first time is merged
+// without the cache (FirstSightFilter).
 bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h,
                                          std::vector<uint32_t>* out, PieceCache* cache) const {
-  return through_short_cache(p, n, k, h, *cache, out, [&] {
+  // The key's length tag (<= 15) has no high bit.
+  if (((k.lo | k.hi) & 0x8080808080808080ull) != 0) {
+    return through_short_cache(p, n, k, h, *cache, out, [&] {
+      if (!bytes_are_tokens(p, n)) return false;
+      if (whole_wide_) {
+        merge_parts(p, n, out, cache);
+      } else {
+        merge_chunks(p, n, out, cache, true);  // cannot fail: every byte is a token, n <= kShortPiece
+      }
+      return true;
+    });
+  }
+  FirstSightFilter& filter = cache->first_sight();
+  if (filter.on() && filter.first_sight(h)) {
+    filter.note(false);
     if (!bytes_are_tokens(p, n)) return false;
-    // An ASCII piece is merged whole: its safe cuts (rare inside ASCII words) cost more to
-    // look for than they save in a merge this short (-1.5 % on cold English, in-process
-    // A/B); so is a non-ASCII one with whole_wide_ (see encode_merged).  Exact either way
-    // (see SafeCuts).  The key's length tag (<= 15) has no high bit.
-    if (whole_wide_ || ((k.lo | k.hi) & 0x8080808080808080ull) == 0) {
-      merge_parts(p, n, out, cache);
-    } else {
-      merge_chunks(p, n, out, cache, true);  // cannot fail: every byte is a token, n <= kShortPiece
-    }
+    merge_parts(p, n, out, cache);
+    return true;
+  }
+  bool merged = false;
+  const bool ok = through_short_cache(p, n, k, h, *cache, out, [&] {
+    merged = true;
+    if (!bytes_are_tokens(p, n)) return false;
+    merge_parts(p, n, out, cache);
     return true;
   });
+  filter.note(!merged);
+  return ok;
 }
 
 size_t ByteLevelBpe::count_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch,
