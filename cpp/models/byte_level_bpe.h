@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "models/ascii_triples.h"
 #include "models/char_atoms.h"
 #include "models/join_index.h"
 #include "models/piece_cache.h"
@@ -104,6 +105,9 @@ class ByteLevelBpe {
   void merge_medium_chunk(const TokenTrie& trie, const uint8_t* q, size_t m, std::vector<uint32_t>* out) const;
   bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache, bool cached) const;
   void merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
+  // merge_parts of a whole ASCII piece of 2..ShortTokenIndex::kMaxLen bytes with key k,
+  // its lookups filtered by AsciiTriples.
+  void merge_ascii(ShortTokenIndex::Key k, size_t n, std::vector<uint32_t>* out) const;
   // merge_parts of a chunk holding a byte >= 0x80; bytes: its copy, padded with a zero
   // byte before it and 16 after.
   void merge_joins(const uint8_t* p, size_t n, const uint8_t* bytes, std::vector<uint32_t>* out) const;
@@ -119,6 +123,7 @@ class ByteLevelBpe {
   std::shared_ptr<const SharedVocab> shared_;
   const TokenTable* vocab_ = nullptr;
   ShortTokenIndex short_;  // tokens of 1..15 bytes
+  AsciiTriples triples_;   // which ASCII strings of 3..15 bytes may be tokens
   const JoinIndex* joins_ = nullptr;  // &shared_->joins: joins making tokens that hold a byte >= 0x80
   const CharMerges* chars_ = nullptr;  // &shared_->chars: the merges of three-byte characters
   uint32_t byte_token_[256];

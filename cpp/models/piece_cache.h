@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "models/first_sight_filter.h"
 #include "models/short_merge_cache.h"
 #include "util/id_buffer.h"
 
@@ -48,6 +49,8 @@ class PieceCache {
   // then in this one (see ByteLevelBpe::encode_short_nontoken).
   ShortMergeCache& shorts() { return shorts_; }
   const ShortMergeCache& shorts() const { return shorts_; }
+  // Whether a short piece is cached on first sight (see ByteLevelBpe::encode_short_nontoken).
+  FirstSightFilter& first_sight() { return first_sight_; }
 
   void insert(const uint8_t* p, size_t n, uint64_t h, const uint32_t* ids, size_t count) {
     if (n > kMaxPiece || count == 0 || count > 0xFFFF) return;
@@ -93,6 +96,7 @@ class PieceCache {
     uint16_t n_ids = 0;  // 0 marks an empty slot
   };
   ShortMergeCache shorts_;
+  FirstSightFilter first_sight_;
   std::vector<Slot> slots_;
   size_t mask_;
   size_t used_ = 0;
