@@ -131,7 +131,8 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenI
     });
   }
   FirstSightFilter& filter = cache->first_sight();
-  if (filter.on() && filter.first_sight(h)) {
+  const bool filtering = filter.on();
+  if (filtering && filter.first_sight(h)) {
     filter.note(false);
     if (!bytes_are_tokens(p, n)) return false;
     merge_ascii(k, n, out);
@@ -151,7 +152,10 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenI
     }
     return true;
   });
-  filter.note(!merged);
+  // While filtering, a piece seen before counts as recurring even if the cache misses it
+  // (its first sighting was not stored): counting cache hits alone, text whose cold start
+  // turned the filter on could not turn it off again (cl100k English stayed filtered).
+  filter.note(filtering || !merged);
   return ok;
 }
 

@@ -11,9 +11,10 @@
 // are found in the cache), so there it stays off and costs a counter update per lookup:
 // off, every piece is cached on first sight as before.
 //
-// The policy follows the cache's hit rate on whole pieces: a score rises by 2 on a miss
-// (or a first sighting) and falls by 3 on a hit, so it climbs while fewer than 40 % hit;
-// past kOn the filter is on, below kOff off again.  The filter is a bit per hash (2^20 bits, 128 KB, allocated
+// The policy follows how many pieces recur: off, a cache hit counts as recurring; on, a
+// piece the bits have seen does (the cache may miss it, its first sighting not stored).
+// A score rises by 2 on a piece not recurring and falls by 3 on one recurring, so it
+// climbs while fewer than 40 % recur; past kOn the filter is on, below kOff off again.  The filter is a bit per hash (2^20 bits, 128 KB, allocated
 // when first on), set on first sight and cleared when an eighth are set, so a piece is
 // taken as new falsely at most ~1 time in 8 (then it is merely looked up and cached).
 // A piece cached before the filter came on, or before a clear, is merged once more on its
@@ -43,9 +44,9 @@ class FirstSightFilter {
     return true;
   }
 
-  // Records whether a whole piece was found in the cache (a first sighting counts as not).
+  // Records whether a whole piece recurred (see above).
   void note(bool hit) {
-    score_ = hit ? (score_ > 3 ? score_ - 3 : 0) : (score_ < kMax ? score_ + 2 : kMax);
+    score_ = hit ? (score_ > 3 ? score_ - 3 : std::min(score_, int32_t{0})) : (score_ < kMax ? score_ + 2 : kMax);
     if (!on_ && score_ >= kOn) {
       turn_on();
     } else if (on_ && score_ < kOff) {
@@ -70,7 +71,9 @@ class FirstSightFilter {
 
   std::vector<uint64_t> bits_;
   uint32_t set_ = 0;
-  int32_t score_ = 0;
+  // Starts below zero: in a fresh cache every piece misses at first, text or not, so the
+  // filter waits for ~5000 more misses than hits before it can come on.
+  int32_t score_ = -3 * kOn;
   bool on_ = false;
 };
 
