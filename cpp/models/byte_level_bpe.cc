@@ -260,7 +260,15 @@ bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t
   const size_t weight = n > kShortPiece ? n : n * n / (2 * kShortPiece);
   const TokenTrie* trie = n > kTrieAfter && shared_->long_tables.wanted(weight) ? shared_->long_tables.trie(*vocab_) : nullptr;
   size_t start = 0;
-  for (size_t b = cuts_.next(p, n, 1);; b = cuts_.next(p, n, b + 1)) {
+  for (;;) {
+    // Runs of three-byte characters (CJK text) are cut at character bounds, and chunks of
+    // one character take their merge alone (CharMerges) there (see SafeCuts::char_run).
+    size_t b = 0;
+    if (n <= kShortPiece && SafeCuts::lead3(p[start])) {
+      b = cuts_.char_run(p, n, &start, [&](size_t c) { return chars_->append(p + c, out); });
+      if (start == n) break;
+    }
+    if (b == 0) b = cuts_.next(p, n, start + 1);
     const uint8_t* q = p + start;
     size_t m = b - start;
     if (m == 1) {

@@ -88,14 +88,27 @@ TF_ALWAYS_INLINE const uint8_t* skip_ascii(const uint8_t* p, const uint8_t* end,
 // validate it and read the two-stage class table.  `bits` is kLetters3 ({Lm, Lo}) or
 // kLettersMarks3 ({Lm, Lo, M}); surrogates and overlong forms have no bit, so invalid
 // UTF-8 stops the run and is left to the general path.  Stops 4 bytes short of `end` (the
-// load's width): the last character there takes the general path too.
+// load's width): the last character there takes the general path too.  Two characters
+// per step while 8 bytes can be read (one load and one pattern test for both: callgrind,
+// cold cl100k multi, ~21 -> ~15 instructions per character).
 TF_ALWAYS_INLINE const uint8_t* run3(const uint8_t* p, const uint8_t* end, const uint64_t* bits) {
+  // The bit of the character in the low three bytes of w (little-endian: lead byte lowest).
+  auto letter = [bits](uint64_t w) {
+    const uint32_t word = static_cast<uint32_t>(((w & 0x0Fu) << 6) | ((w >> 8) & 0x3Fu));
+    return ((bits[word] >> ((w >> 16) & 0x3Fu)) & 1u) != 0;
+  };
+  while (end - p >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    if ((w & 0xC0C0F0C0C0F0ull) != 0x8080E08080E0ull) break;
+    if (!letter(w)) return p;
+    if (!letter(w >> 24)) return p + 3;
+    p += 6;
+  }
   while (end - p >= 4) {
     uint32_t w;
-    std::memcpy(&w, p, 4);  // little-endian: the lead byte is the low byte
-    if ((w & 0xC0C0F0u) != 0x8080E0u) break;
-    const uint32_t word = ((w & 0x0Fu) << 6) | ((w >> 8) & 0x3Fu);
-    if (((bits[word] >> ((w >> 16) & 0x3Fu)) & 1u) == 0) break;
+    std::memcpy(&w, p, 4);
+    if ((w & 0xC0C0F0u) != 0x8080E0u || !letter(w)) break;
     p += 3;
   }
   return p;

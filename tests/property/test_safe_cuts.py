@@ -80,3 +80,22 @@ def test_chunks_on_both_sides_of_the_short_piece_limit(name, left):
         for letter in "ae":
             text = letter * left + "qg" + letter * right + "qg" + "zq" * 130
             assert ours.encode_ordinary(text) == ref.encode_ordinary(text), (left, right, letter)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "llama3"])
+@SETTINGS
+@given(
+    chars=st.lists(st.sampled_from(list("中文字的一是不了人我在有他这为之大来以个データをファイルまたは標準入力鬱龘齉\u4dc0\ufffd")),
+                   min_size=1, max_size=90),
+    lead=st.sampled_from(["", " ", "a", "é", "\n"]),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_runs_of_three_byte_characters_equal_to_tiktoken(name, chars, lead, seed):
+    """Pieces of up to 256 bytes of three-byte characters, common and rare (merge_chunks cuts
+    them at character bounds, SafeCuts::char_run), each twice (a fresh merge, then the caches)."""
+    rng = random.Random(seed)
+    words = ["".join(chars[: rng.randint(1, len(chars))]) for _ in range(4)]
+    text = " ".join(lead + w for w in words) + "\n" + "".join(words)
+    ours, ref = pair(name)
+    for t in (text, text):
+        assert ours.encode_ordinary(t) == ref.encode_ordinary(t)

@@ -122,7 +122,10 @@ def safe_cuts(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
     No merge ever joins across such a cut (a merge makes a token), so the two sides merge
     exactly as they would alone.  A token holding both bytes is those two bytes, or holds
     piece[b-2:b+1] or piece[b-1:b+2]; the native SafeCuts keeps these as tables, and cuts
-    without looking at the three-byte strings where the two bytes occur in no token.
+    without looking at the three-byte strings where the two bytes occur in no token.  Any
+    subset of these cuts gives the same ids (a chunk between two of them is made of chunks
+    between consecutive ones); the native merge uses only those at character bounds in
+    runs of three-byte characters.
 
     >>> safe_cuts(b"abxab", {bytes([b]): b for b in range(256)} | {b"ab": 256})
     [2, 3]
