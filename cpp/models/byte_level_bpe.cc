@@ -348,6 +348,39 @@ TF_ALWAYS_INLINE uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) 
 #endif
 }
 
+// The merge loop of merge_parts and merge_ascii: the parts a linked list over positions
+// (next, prev: Index wide enough for the piece), rank[i] the token joining part i with the
+// next (kNoToken when none, or i starts no part; padded to `padded` lanes); each step
+// joins the leftmost smallest and asks part_rank(start, length) for the two joins it
+// changed.  step() runs before each scan (merge_parts' prefetch one length ahead).
+// Appends the parts' tokens.  Inlined into both, so each keeps its own code.
+template <typename Index, typename PartRank, typename Step>
+TF_ALWAYS_INLINE void merge_linked(uint32_t* rank, size_t padded, uint32_t* token, Index* next, Index* prev,
+                                   size_t n, PartRank part_rank, Step step, std::vector<uint32_t>* out) {
+  while (true) {
+    step();
+    size_t at = 0;
+    const uint32_t best = leftmost_min(rank, padded, &at);
+    if (best == kNoToken) break;
+    const size_t right = next[at];
+    const size_t after = next[right];
+    token[at] = best;
+    rank[right] = kNoToken;
+    next[at] = static_cast<Index>(after);
+    if (after < n) {
+      prev[after] = static_cast<Index>(at);
+      rank[at] = part_rank(at, next[after] - at);
+    } else {
+      rank[at] = kNoToken;
+    }
+    if (at > 0) {
+      const size_t before = prev[at];
+      rank[before] = part_rank(before, after - before);
+    }
+  }
+  for (size_t i = 0; i < n; i = next[i]) out->push_back(token[i]);
+}
+
 // leftmost_min of r[0, n) (n a multiple of 8, padded with kNoToken), the index taken from
 // a mask of all lanes holding the minimum (no branch on where it is: merge_joins, o200k
 // multi cold +4..7 % MB/s in alternating runs), which also sets *second and *at2 to the
@@ -467,32 +500,12 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
     if (len <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_wide(bytes + start, len));
     return lookup(p + start, len);
   };
-  while (true) {
+  merge_linked(rank, padded, token, next, prev, n, part_rank, [&] {
     if (ahead_len <= n && ahead_len <= ShortTokenIndex::kMaxLen) {
       for (size_t i = 0; i + ahead_len <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, ahead_len));
       ++ahead_len;
     }
-    size_t at = 0;
-    uint32_t best = leftmost_min(rank, padded, &at);
-    if (best == kNoToken) break;
-    // Join the part at `at` with the next one.
-    size_t right = next[at];
-    size_t after = next[right];
-    token[at] = best;
-    rank[right] = kNoToken;
-    next[at] = static_cast<uint16_t>(after);
-    if (after < n) {
-      prev[after] = static_cast<uint16_t>(at);
-      rank[at] = part_rank(at, next[after] - at);
-    } else {
-      rank[at] = kNoToken;
-    }
-    if (at > 0) {
-      size_t before = prev[at];
-      rank[before] = part_rank(before, after - before);
-    }
-  }
-  for (size_t i = 0; i < n; i = next[i]) out->push_back(token[i]);
+  }, out);
 }
 
 // merge_parts for a whole ASCII piece of n <= 15 bytes (key k), whose bytes the key holds:
@@ -525,27 +538,7 @@ void ByteLevelBpe::merge_ascii(ShortTokenIndex::Key k, size_t n, std::vector<uin
     return short_.find(ShortTokenIndex::key_wide(b + start, len));
   };
   const size_t padded = n <= 8 ? 8 : 16;
-  while (true) {
-    size_t at = 0;
-    const uint32_t best = leftmost_min(rank, padded, &at);
-    if (best == kNoToken) break;
-    const size_t right = next[at];
-    const size_t after = next[right];
-    token[at] = best;
-    rank[right] = kNoToken;
-    next[at] = static_cast<uint8_t>(after);
-    if (after < n) {
-      prev[after] = static_cast<uint8_t>(at);
-      rank[at] = part_rank(at, next[after] - at);
-    } else {
-      rank[at] = kNoToken;
-    }
-    if (at > 0) {
-      const size_t before = prev[at];
-      rank[before] = part_rank(before, after - before);
-    }
-  }
-  for (size_t i = 0; i < n; i = next[i]) out->push_back(token[i]);
+  merge_linked(rank, padded, token, next, prev, n, part_rank, [] {}, out);
 }
 
 // The merge of merge_parts over parts instead of bytes, for a chunk holding a byte >= 0x80.
