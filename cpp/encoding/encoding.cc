@@ -141,10 +141,10 @@ bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, 
           a.key = ShortTokenIndex::key(p, a.n, end);
           a.h = index.bucket_of(a.key);
           index.prefetch_bucket(a.h);
-          // A piece holding a byte >= 0x80 (the key's length tag has none) is often no
-          // token (a CJK or Cyrillic word): its entry in the short merge cache, which
-          // encode_nontoken probes first, is loaded ahead too.
-          if (((a.key.lo | a.key.hi) & 0x8080808080808080ull) != 0 && sink.cache != nullptr) {
+          // A piece holding a byte >= 0x80 is often no token (a CJK or Cyrillic word):
+          // its entry in the short merge cache, which encode_nontoken probes first, is
+          // loaded ahead too.
+          if (a.key.has_high_byte() && sink.cache != nullptr) {
             sink.cache->shorts().prefetch(ShortTokenIndex::hash(a.key));
           }
         } else if (a.n < kMaxPiece) {

@@ -118,8 +118,7 @@ bool ByteLevelBpe::encode_nontoken(const uint8_t* p, size_t n, std::vector<uint3
 // without the cache (FirstSightFilter).
 bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h,
                                          std::vector<uint32_t>* out, PieceCache* cache) const {
-  // The key's length tag (<= 15) has no high bit.
-  if (((k.lo | k.hi) & 0x8080808080808080ull) != 0) {
+  if (k.has_high_byte()) {
     return through_short_cache(p, n, k, h, *cache, out, [&] {
       if (!bytes_are_tokens(p, n)) return false;
       if (whole_wide_) {
@@ -145,7 +144,7 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenI
   const bool ok = through_short_cache(p, n, k, h, *cache, out, [&] {
     merged = true;
     if (!bytes_are_tokens(p, n)) return false;
-    if (filter.on()) {
+    if (filtering) {
       merge_ascii(k, n, out);
     } else {
       merge_parts(p, n, out, cache);

@@ -53,6 +53,9 @@ class ShortTokenIndex {
   struct Key {
     uint64_t lo;  // bytes [0, min(n, 8)), zero padded
     uint64_t hi;  // bytes [8, n), zero padded, | n << 56
+
+    // True if a byte of the string is >= 0x80 (the length tag, <= 15, has no high bit).
+    bool has_high_byte() const { return ((lo | hi) & 0x8080808080808080ull) != 0; }
   };
 
   // The key of n (1..kMaxLen) bytes at p, where 16 bytes can be read at p.

@@ -8,6 +8,12 @@ namespace tf {
 
 namespace {
 
+// The key of joining part i with the next into token t: t << 8 | i, or kNoToken when t is
+// kNoToken (no branch: the walk's result is unpredictable on random text).
+inline uint32_t keyed(uint32_t t, size_t i) {
+  return (t << 8) | static_cast<uint32_t>(i) | -static_cast<uint32_t>(t == kNoToken);
+}
+
 // The smallest key of key[0, n) and of xa, xb, and in *second the second smallest (n a
 // multiple of 4, at least 4; keys are distinct but for kNoToken), where keys equal to s0,
 // s1 or s2 count as kNoToken.  xa and xb are the keys the merge before wrote, not yet
@@ -186,7 +192,6 @@ void small_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::v
 #endif
   node[n - 1] = trie.byte_node(p[n - 1]);
   uint64_t starts = ~uint64_t{0} >> (63 - n);  // bits 0 .. n - 1, and the sentinel n
-  auto keyed = [](uint32_t t, size_t i) { return (t << 8) | static_cast<uint32_t>(i) | -static_cast<uint32_t>(t == kNoToken); };
   // The keys the last merge wrote, and where: key[] holds a stale key there until the
   // next scan has taken them from here (see two_smallest).  Unused, they point at
   // key[n - 1], which is always kNoToken (the last part has no right neighbour).
@@ -284,7 +289,6 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
   // part a merge makes is the node its key came from, with no walk.
   TokenTrie::Walk reach[kMaxTrieChunk];
   uint16_t next[kMaxTrieChunk], prev[kMaxTrieChunk];
-  auto keyed = [](uint32_t t, size_t i) { return (t << 8) | static_cast<uint32_t>(i) | -static_cast<uint32_t>(t == kNoToken); };
   for (size_t i = 0; i < n; ++i) {
     next[i] = static_cast<uint16_t>(i + 1);
     prev[i] = static_cast<uint16_t>(i == 0 ? 0 : i - 1);
