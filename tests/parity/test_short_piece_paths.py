@@ -202,3 +202,20 @@ def test_merge_order_on_repeats_in_a_small_vocabulary():
     for length in range(1, 70):
         for text in ["ab" * length, "a" * length, ("ab" * length)[1:], "".join(rng.choice("ab") for _ in range(length))]:
             assert ours.encode_ordinary(text) == ref.encode_ordinary(text), text
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_long_pieces_repeated_around_the_cache_limit(name):
+    # The piece cache keeps pieces of up to 512 bytes: rules of box-drawing characters,
+    # dashes and equals signs of lengths on both sides of that limit (and of the old 128),
+    # each repeated down the text as in a table, so the second sighting is answered from
+    # the cache (or, past the limit, merged again).
+    rng = random.Random(7)
+    lines = []
+    for char in ("─", "═", "-", "=", "~-", "·", "━┳"):
+        for count in (40, 42, 43, 85, 127, 128, 129, 170, 171, 255, 256, 257, 511, 512, 513, 600):
+            rule = (char * count)[:count] if len(char) == 1 else char * (count // 2)
+            lines.extend([rule, "│ x │" + rule + "│", " " + rule])
+    rng.shuffle(lines)
+    text = "\n".join(lines * 3)
+    check(name, text)
