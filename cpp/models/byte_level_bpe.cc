@@ -164,7 +164,8 @@ size_t ByteLevelBpe::count_nontoken(const uint8_t* p, size_t n, std::vector<uint
   if (cache != nullptr && n > ShortTokenIndex::kMaxLen) {
     uint64_t h = hash_bytes(p, n);
     uint32_t count;
-    if (cache->find(p, n, h, &count) != nullptr) return count;
+    // (A filtered piece is looked up by encode_merged, if at all.)
+    if (!PieceCache::long_filtered(p, n) && cache->find(p, n, h, &count) != nullptr) return count;
     scratch->clear();
     return encode_merged(p, n, h, scratch, cache) ? scratch->size() : 0;
   }
@@ -178,7 +179,18 @@ bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::ve
     ShortTokenIndex::Key k = ShortTokenIndex::key_exact(p, n);
     return encode_short_nontoken(p, n, k, ShortTokenIndex::hash(k), out, cache);
   }
-  if (cache != nullptr && from_cache(p, n, h, *cache, out)) return true;
+  FirstSightFilter* filter = cache != nullptr && PieceCache::long_filtered(p, n) ? &cache->long_first_sight() : nullptr;
+  const bool filtering = filter != nullptr && filter->on();
+  bool store = cache != nullptr;
+  if (filtering && filter->first_sight(h)) {
+    filter->note(false);
+    store = false;  // merged without the table: neither looked up nor stored (chunks still are)
+  } else if (cache != nullptr && from_cache(p, n, h, *cache, out)) {
+    if (filter != nullptr) filter->note(true);
+    return true;
+  } else if (filter != nullptr) {
+    filter->note(filtering);  // while filtering, a piece seen before counts as recurring
+  }
   if (!bytes_are_tokens(p, n)) return false;
   size_t before = out->size();
   bool ok = true;
@@ -194,7 +206,7 @@ bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::ve
   } else {
     ok = merge_chunks(p, n, out, cache);
   }
-  if (ok && cache != nullptr) cache->insert(p, n, h, out->data() + before, out->size() - before);
+  if (ok && store) cache->insert(p, n, h, out->data() + before, out->size() - before);
   return ok;
 }
 
@@ -207,7 +219,7 @@ size_t ByteLevelBpe::count_piece(const uint8_t* p, size_t n, std::vector<uint32_
 size_t ByteLevelBpe::count_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* scratch,
                                 PieceCache* cache) const {
   if (lookup_hashed(p, n, h) != kNoToken) return 1;
-  if (cache != nullptr && n > ShortTokenIndex::kMaxLen) {
+  if (cache != nullptr && n > ShortTokenIndex::kMaxLen && !PieceCache::long_filtered(p, n)) {
     uint32_t count;
     if (cache->find(p, n, h, &count) != nullptr) return count;
   }

@@ -1,4 +1,4 @@
-// FirstSightFilter: an admission policy for the short merge cache.  While most short
+// FirstSightFilter: an admission policy for the piece caches.  While most short
 // pieces that need merging are new (random letters, base64), it answers whether a piece is
 // seen for the first time, so that it is merged without asking or filling the cache, and
 // only a piece met again is looked up and stored.
@@ -18,8 +18,19 @@
 // when first on), set on first sight and cleared when an eighth are set, so a piece is
 // taken as new falsely at most ~1 time in 8 (then it is merely looked up and cached).
 // A piece cached before the filter came on, or before a clear, is merged once more on its
-// next sighting and found after.  O(1) per piece.  Only whole ASCII pieces use it (see
-// ByteLevelBpe::encode_short_nontoken).  Not thread-safe (inside PieceCache).
+// next sighting and found after.  O(1) per piece.  Not thread-safe (inside PieceCache).
+//
+// Two instances: one for whole short ASCII pieces (ByteLevelBpe::encode_short_nontoken),
+// and one for pieces of 16..128 bytes led by a three-byte character (ByteLevelBpe::
+// encode_merged): runs of Chinese or Japanese without spaces, of which ~91 % are new in a
+// cold megabyte of multi (3085 of 3370).  That one starts just below kOn, so it comes on
+// after a few dozen new pieces (such pieces are few, ~3400 per MB: the short filter's
+// start would keep it off for most of a megabyte), and has 2^16 bits (8 KB: cleared every
+// 8192 new pieces), small enough not to push other tables out of the caches.  Callgrind,
+// cold 1 MB of multi: cl100k 97.65 -> 96.40 M instructions (each skipped insert and
+// missed lookup, the chunks still merged from the short merge cache); o200k 126.57 ->
+// 126.85 M (a piece's second sighting is merged again, whole, which costs o200k more),
+// neutral in thread-CPU runs against fastokens (within the machine's +-5 % noise).
 #pragma once
 
 #include <algorithm>
@@ -30,17 +41,27 @@ namespace tf {
 
 class FirstSightFilter {
  public:
+  static constexpr int32_t kMax = 4096, kOn = 2048, kOff = 1024;
+
+  // start: the score a new filter starts from; bits: log2 of its bit count (>= 6).
+  FirstSightFilter(int32_t start, int bits)
+      : shift_(64 - bits), clear_at_(uint32_t{1} << (bits - 3)), words_(size_t{1} << (bits - 6)), score_(start) {}
+
+  // The start of the filter of short ASCII pieces: in a fresh cache every piece misses at
+  // first, text or not, so it waits for ~5000 more misses than hits before it can come on.
+  static constexpr int32_t kShortStart = -3 * kOn;
+
   bool on() const { return on_; }
 
   // With on(): true if no piece with hash h was seen since the last clear (h is
   // ShortTokenIndex::hash of its key); marks it seen.
   bool first_sight(uint64_t h) {
-    const uint64_t i = (h * 0xD6E8FEB86659FD93ull) >> (64 - kBits);
+    const uint64_t i = (h * 0xD6E8FEB86659FD93ull) >> shift_;
     uint64_t& word = bits_[i >> 6];
     const uint64_t bit = uint64_t{1} << (i & 63);
     if ((word & bit) != 0) return false;
     word |= bit;
-    if (++set_ == kClearAt) clear_bits();
+    if (++set_ == clear_at_) clear_bits();
     return true;
   }
 
@@ -55,12 +76,8 @@ class FirstSightFilter {
   }
 
  private:
-  static constexpr int kBits = 20;
-  static constexpr uint32_t kClearAt = uint32_t{1} << (kBits - 3);
-  static constexpr int32_t kMax = 4096, kOn = 2048, kOff = 1024;
-
   void turn_on() {
-    if (bits_.empty()) bits_.resize(size_t{1} << (kBits - 6));
+    if (bits_.empty()) bits_.resize(words_);
     clear_bits();
     on_ = true;
   }
@@ -69,11 +86,12 @@ class FirstSightFilter {
     set_ = 0;
   }
 
+  int shift_;          // 64 - log2 of the bit count
+  uint32_t clear_at_;  // an eighth of the bits
+  size_t words_;       // the bits' size in words, allocated when first on
   std::vector<uint64_t> bits_;
   uint32_t set_ = 0;
-  // Starts below zero: in a fresh cache every piece misses at first, text or not, so the
-  // filter waits for ~5000 more misses than hits before it can come on.
-  int32_t score_ = -3 * kOn;
+  int32_t score_;
   bool on_ = false;
 };
 

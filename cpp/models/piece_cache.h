@@ -55,6 +55,14 @@ class PieceCache {
   const ShortMergeCache& shorts() const { return shorts_; }
   // Whether a short piece is cached on first sight (see ByteLevelBpe::encode_short_nontoken).
   FirstSightFilter& first_sight() { return first_sight_; }
+  // Whether a long piece led by a three-byte character is (see ByteLevelBpe::encode_merged).
+  FirstSightFilter& long_first_sight() { return long_first_sight_; }
+  // Pieces of kLongFiltered + 1 .. kMaxPiece bytes whose first byte leads a three-byte
+  // character (CJK runs) go through long_first_sight().
+  static constexpr size_t kLongFiltered = 15;
+  static bool long_filtered(const uint8_t* p, size_t n) {
+    return n - (kLongFiltered + 1) < kMaxPiece - kLongFiltered && (p[0] & 0xF0u) == 0xE0u;
+  }
 
   void insert(const uint8_t* p, size_t n, uint64_t h, const uint32_t* ids, size_t count) {
     if (n > kMaxPiece || count == 0 || count > 0xFFFF) return;
@@ -100,7 +108,8 @@ class PieceCache {
     uint16_t n_ids = 0;  // 0 marks an empty slot
   };
   ShortMergeCache shorts_;
-  FirstSightFilter first_sight_;
+  FirstSightFilter first_sight_{FirstSightFilter::kShortStart, 20};
+  FirstSightFilter long_first_sight_{FirstSightFilter::kOn - 64, 16};
   std::vector<Slot> slots_;
   size_t mask_;
   size_t used_ = 0;

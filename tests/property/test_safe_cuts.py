@@ -99,3 +99,34 @@ def test_runs_of_three_byte_characters_equal_to_tiktoken(name, chars, lead, seed
     ours, ref = pair(name)
     for t in (text, text):
         assert ours.encode_ordinary(t) == ref.encode_ordinary(t)
+
+
+@SETTINGS
+@given(
+    chars=st.lists(st.sampled_from(list("中丁七万丈三上下不与亐亓ぁあぃいぅうアイウ\u4dc0\uffe0")), min_size=2, max_size=12,
+                   unique=True),
+    picks=st.lists(st.tuples(st.integers(0, 40), st.integers(2, 5)), min_size=1, max_size=40),
+    length=st.integers(min_value=1, max_value=90),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_random_vocabulary_across_three_byte_characters(chars, picks, length, seed):
+    """Runs of three-byte characters that share lead and continuation bytes, with a random
+    vocabulary of their byte substrings, many across a character boundary (a2 b0, a1 a2 b0,
+    a2 b0 b1, ...): SafeCuts' exact tables for a boundary between two such characters
+    (boundary_cut), and the hashed strings elsewhere, against tiktoken and the reference."""
+    import tiktoken
+
+    rng = random.Random(seed)
+    text = "".join(rng.choice(chars) for _ in range(length))
+    source = "".join(rng.choice(chars) for _ in range(16)).encode()
+    ranks = {bytes([b]): b for b in range(256)}
+    for start, size in picks:
+        token = source[start % len(source):start % len(source) + size]
+        if len(token) >= 2 and token not in ranks:
+            ranks[token] = len(ranks)
+    ours = tokenforge.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
+    ref = tiktoken.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
+    want = ref.encode_ordinary(text)
+    for t in (text, text):  # a fresh merge, then the caches
+        assert ours.encode_ordinary(t) == want
+    assert reference.bpe_merge_in_chunks(text.encode(), ranks) == want or text.encode() in ranks
