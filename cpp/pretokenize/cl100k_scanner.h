@@ -25,10 +25,10 @@ __attribute__((noinline)) const uint8_t* next_piece_cl100k_general(const uint8_t
   const uint8_t b0 = *p;
   if (b0 >= 0xE0) {
     const uint8_t* r = run3(p, end, unicode_detail::kLetters3);
-    if (r != p) return run(r, end, kLetters);
+    if (r != p) return run_after_fast(r, end, kLetters);
   } else if (b0 >= 0xC0) {
     const uint8_t* r = run2(p, end, unicode_detail::kLetters2);
-    if (r != p) return run(r, end, kLetters);
+    if (r != p) return run_after_fast(r, end, kLetters);
   } else if (ascii_is(b0, kAsciiLead) && end - p >= 2 && p[1] >= 0xC0) {
     const uint8_t* r = p + 1;
     if (p[1] >= 0xE0) {
@@ -36,7 +36,7 @@ __attribute__((noinline)) const uint8_t* next_piece_cl100k_general(const uint8_t
     } else if (!(b0 == '\'' && p[1] == 0xC5)) {
       r = run2(p + 1, end, unicode_detail::kLetters2);
     }
-    if (r != p + 1) return run(r, end, kLetters);
+    if (r != p + 1) return run_after_fast(r, end, kLetters);
   }
   if (const uint8_t* c = contraction(p, end)) return c;
   int len0;

@@ -184,6 +184,17 @@ TF_ALWAYS_INLINE const uint8_t* run(const uint8_t* p, const uint8_t* end, ClassS
   return p;
 }
 
+// `run` from p, where run2 or run3 stopped: the character at p is no letter of their
+// bitmap, so it is classified first instead of being offered to run2/run3 again (after a
+// word of kana or ideographs it is mostly CJK punctuation, which run3 would load and
+// test for nothing).
+TF_ALWAYS_INLINE const uint8_t* run_after_fast(const uint8_t* p, const uint8_t* end, ClassSet set) {
+  if (p >= end) return p;
+  int len;
+  if (!in(set, class_at(p, end, &len))) return p;
+  return run(p + len, end, set);
+}
+
 // ASCII byte tests for the word fast paths below.
 struct AsciiBits {
   uint8_t bits[256];
