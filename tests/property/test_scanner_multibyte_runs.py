@@ -129,3 +129,24 @@ def test_ids_equal_to_tiktoken(name):
         weights = [rng.random() ** 3 for _ in ALPHABET]
         text = "".join(rng.choices(ALPHABET, weights=weights, k=n))
         assert ours.encode_ordinary(text) == ref.encode_ordinary(text), text
+
+
+# run2 tests two characters per 4-byte load and run3 two per 8-byte load, each with a
+# shorter tail loop once fewer bytes remain: where a run stops relative to the end of the
+# text decides which loop sees it.  Every prefix of these texts ends the text at each
+# character of the run, so each stop falls at each distance from the end.
+BOUNDARY_TEXTS = [
+    " приветмир, Ωμέγα'sβ 12ж\u0301ЖЖa",
+    "Привет—мир «тест» ПРИВЕТ'Ll ещё\u00a0раз",
+    "日本語のテキスト、カタカナー\u3099ゝ。漢字'sかな 123 中文",
+    " 한국어テキストпривет中\u0301文αβγ'd\u30fb字",
+    "ab\u00e9\u00e8c ж日ж日жж日日 'ſ '\u017fx \u0915\u093e\u0915 \u0e01\u0e31\u0e01",
+]
+
+
+@pytest.mark.parametrize("text", BOUNDARY_TEXTS)
+def test_runs_stop_at_every_distance_from_the_end(text):
+    for k in range(1, len(text) + 1):
+        check(text[:k])
+        check(" " + text[:k])
+        check(text[len(text) - k :])
