@@ -21,7 +21,7 @@
 // next sighting and found after.  O(1) per piece.  Not thread-safe (inside PieceCache).
 //
 // Two instances: one for whole short ASCII pieces (ByteLevelBpe::encode_short_nontoken),
-// and one for pieces of 16..128 bytes led by a three-byte character (ByteLevelBpe::
+// and one for pieces of 16..512 bytes (PieceCache::kMaxPiece) led by a three-byte character (ByteLevelBpe::
 // encode_merged): runs of Chinese or Japanese without spaces, of which ~91 % are new in a
 // cold megabyte of multi (3085 of 3370).  That one starts just below kOn, so it comes on
 // after a few dozen new pieces (such pieces are few, ~3400 per MB: the short filter's

@@ -1,12 +1,12 @@
 """Long pieces of three-byte characters (CJK runs without spaces) against tiktoken.
 
-Pieces of 16..128 bytes led by a three-byte character pass the piece cache's second
+Pieces of 16..512 bytes led by a three-byte character pass the piece cache's second
 FirstSightFilter (cpp/models/piece_cache.h): while most are new, one seen for the first
 time is merged without being looked up or stored, and only one met again is cached.  The
 texts here drive that filter on (thousands of distinct runs), off (a few runs repeated
 many times) and on again, each through one fresh instance, so every state and switch is
 crossed with pieces met for the first, second and later time, of lengths on both sides
-of 16 and 128 bytes.  Expected ids always come from tiktoken.
+of 16 and 512 bytes.  Expected ids always come from tiktoken.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ CHARS = "中文字的一是不了人我在有他这为之大来以个データ�
 
 
 def run(rng: random.Random) -> str:
-    """A run of 5..45 characters: 15..135 bytes."""
-    return "".join(rng.choice(CHARS) for _ in range(rng.randint(5, 45)))
+    """A run of 5..45 characters (15..135 bytes), one in twenty of 165..175 (495..525 bytes)."""
+    count = rng.randint(165, 175) if rng.random() < 0.05 else rng.randint(5, 45)
+    return "".join(rng.choice(CHARS) for _ in range(count))
 
 
 def phases(seed: int) -> list[str]:
