@@ -130,9 +130,7 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenI
     });
   }
   FirstSightFilter& filter = cache->first_sight();
-  const bool filtering = filter.on();
-  if (filtering && filter.first_sight(h)) {
-    filter.note(false);
+  if (filter.skip(h)) {
     if (!bytes_are_tokens(p, n)) return false;
     merge_ascii(k, n, out);
     return true;
@@ -140,6 +138,7 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenI
   // merge_ascii only while the filter is on: on text (English) it measured ~10 % slower in
   // thread CPU though it ran 3 % fewer instructions (its 512 KB of bits are not in cache
   // for the few new pieces of text).
+  const bool filtering = filter.on();
   bool merged = false;
   const bool ok = through_short_cache(p, n, k, h, *cache, out, [&] {
     merged = true;
@@ -151,10 +150,7 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenI
     }
     return true;
   });
-  // While filtering, a piece seen before counts as recurring even if the cache misses it
-  // (its first sighting was not stored): counting cache hits alone, text whose cold start
-  // turned the filter on could not turn it off again (cl100k English stayed filtered).
-  filter.note(filtering || !merged);
+  filter.looked_up(!merged);
   return ok;
 }
 
@@ -180,16 +176,13 @@ bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::ve
     return encode_short_nontoken(p, n, k, ShortTokenIndex::hash(k), out, cache);
   }
   FirstSightFilter* filter = cache != nullptr && PieceCache::long_filtered(p, n) ? &cache->long_first_sight() : nullptr;
-  const bool filtering = filter != nullptr && filter->on();
   bool store = cache != nullptr;
-  if (filtering && filter->first_sight(h)) {
-    filter->note(false);
+  if (filter != nullptr && filter->skip(h)) {
     store = false;  // merged without the table: neither looked up nor stored (chunks still are)
-  } else if (cache != nullptr && from_cache(p, n, h, *cache, out)) {
-    if (filter != nullptr) filter->note(true);
-    return true;
-  } else if (filter != nullptr) {
-    filter->note(filtering);  // while filtering, a piece seen before counts as recurring
+  } else if (cache != nullptr) {
+    const bool hit = from_cache(p, n, h, *cache, out);
+    if (filter != nullptr) filter->looked_up(hit);
+    if (hit) return true;
   }
   if (!bytes_are_tokens(p, n)) return false;
   size_t before = out->size();

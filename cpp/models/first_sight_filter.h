@@ -53,6 +53,20 @@ class FirstSightFilter {
 
   bool on() const { return on_; }
 
+  // The protocol of both users, per piece: skip(h) is true for a piece met for the first
+  // time while the filter is on (merge it without the cache); otherwise the caller asks
+  // its cache and reports with looked_up(hit).  While filtering, a piece seen before counts
+  // as recurring even if the cache misses it (its first sighting was not stored): counting
+  // cache hits alone, text whose cold start turned the filter on could not turn it off
+  // again (cl100k English stayed filtered).
+  bool skip(uint64_t h) {
+    if (!on_ || !first_sight(h)) return false;
+    note(false);
+    return true;
+  }
+  void looked_up(bool hit) { note(on_ || hit); }
+
+ private:
   // With on(): true if no piece with hash h was seen since the last clear (h is
   // ShortTokenIndex::hash of its key); marks it seen.
   bool first_sight(uint64_t h) {
@@ -75,7 +89,6 @@ class FirstSightFilter {
     }
   }
 
- private:
   void turn_on() {
     if (bits_.empty()) bits_.resize(words_);
     clear_bits();
