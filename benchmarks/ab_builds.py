@@ -64,11 +64,10 @@ def main():
         enc.encode_ordinary(warm)
         if args.mode == "warm":
             enc.encode_ordinary(text)
-        fn = enc.encode_ordinary
         if args.mode == "count":
             none = native.SpecialSet([])
             return _time(lambda: enc.count(text, none))
-        return _time(lambda: fn(text))
+        return _time(lambda: enc.encode_ordinary(text))
 
     ids = [n.Encoding(ranks, {}, scanner).encode_ordinary(text) for n in natives]
     if ids[0] != ids[1]:
