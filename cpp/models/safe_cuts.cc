@@ -16,9 +16,12 @@ void SafeCuts::build(const TokenTable& vocab) {
   std::fill(three_.begin(), three_.end(), 0);
   std::fill(left_.begin(), left_.end(), 0);
   std::fill(right_.begin(), right_.end(), 0);
-  // left_index / right_index of the strings c1 c2 c3 and x c1 c2 (low byte first as in w).
+  // left_index of the string c1 c2 c3 and right_index of x c1 c2 (built as boundary_cut's w).
   auto left_of = [](uint8_t c1, uint8_t c2, uint8_t c3) {
     return left_index((uint32_t{c1} << 8) | (uint32_t{c2} << 16) | (uint32_t{c3} << 24));
+  };
+  auto right_of = [](uint8_t x, uint8_t c1, uint8_t c2) {
+    return right_index((uint32_t{x} << 16) | (uint32_t{c1} << 24), c2);
   };
   for (uint32_t id = 0; id < vocab.id_bound(); ++id) {
     if (!vocab.has(id)) continue;
@@ -40,7 +43,7 @@ void SafeCuts::build(const TokenTable& vocab) {
       set(three_, slot(p + k));
       if (continuation(p[k]) && continuation(p[k + 1]) && lead3(p[k + 2])) set(left_, left_of(p[k], p[k + 1], p[k + 2]));
       if (continuation(p[k]) && lead3(p[k + 1]) && continuation(p[k + 2])) {
-        set(right_, right_index(static_cast<uint32_t>(p[k]) << 16 | static_cast<uint32_t>(p[k + 1]) << 24, p[k + 2]));
+        set(right_, right_of(p[k], p[k + 1], p[k + 2]));
       }
     }
   }
