@@ -14,7 +14,10 @@ struct CollectSink {
   std::vector<uint32_t>* out;
   PieceCache* cache;
   bool piece(const ByteLevelBpe& m, const uint8_t* p, size_t n) { return m.encode_piece(p, n, out, cache); }
-  bool nontoken(const ByteLevelBpe& m, const uint8_t* p, size_t n) { return m.encode_nontoken(p, n, out, cache); }
+  // A piece of 1..15 bytes that is no token, with key k and h = ShortTokenIndex::hash(k).
+  bool short_nontoken(const ByteLevelBpe& m, const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h) {
+    return m.encode_short_nontoken_keyed(p, n, k, h, out, cache);
+  }
   bool long_piece(const ByteLevelBpe& m, const uint8_t* p, size_t n, uint64_t h) {
     return m.encode_long(p, n, h, out, cache);
   }
@@ -32,8 +35,8 @@ struct BufferSink {
     if (block.size() >= 8192) flush();
     return ok;
   }
-  bool nontoken(const ByteLevelBpe& m, const uint8_t* p, size_t n) {
-    bool ok = m.encode_nontoken(p, n, &block, cache);
+  bool short_nontoken(const ByteLevelBpe& m, const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h) {
+    bool ok = m.encode_short_nontoken_keyed(p, n, k, h, &block, cache);
     if (block.size() >= 8192) flush();
     return ok;
   }
@@ -63,10 +66,11 @@ struct CountSink {
     n += c;
     return c > 0;
   }
-  bool nontoken(const ByteLevelBpe& m, const uint8_t* p, size_t len) {
-    size_t c = m.count_nontoken(p, len, &scratch, cache);
-    n += c;
-    return c > 0;
+  bool short_nontoken(const ByteLevelBpe& m, const uint8_t* p, size_t len, ShortTokenIndex::Key k, uint64_t h) {
+    scratch.clear();
+    if (!m.encode_short_nontoken_keyed(p, len, k, h, &scratch, cache)) return false;
+    n += scratch.size();
+    return true;
   }
   bool long_piece(const ByteLevelBpe& m, const uint8_t* p, size_t len, uint64_t h) {
     size_t c = m.count_long(p, len, h, &scratch, cache);
@@ -126,7 +130,7 @@ bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, 
       const uint8_t* p;
       size_t n;
       ShortTokenIndex::Key key;  // n <= kMaxLen
-      uint64_t h;                // n <= kMaxLen: the key's bucket; longer: hash_bytes
+      uint64_t h;                // n <= kMaxLen: ShortTokenIndex::hash(key); longer: hash_bytes
     };
     Ahead ring[kAhead];
     size_t read = 0, written = 0;
@@ -139,14 +143,12 @@ bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, 
         a.n = static_cast<size_t>(q - p);
         if (a.n <= ShortTokenIndex::kMaxLen) {
           a.key = ShortTokenIndex::key(p, a.n, end);
-          a.h = index.bucket_of(a.key);
-          index.prefetch_bucket(a.h);
+          a.h = ShortTokenIndex::hash(a.key);
+          index.prefetch_bucket(index.bucket_of_hash(a.h));
           // A piece holding a byte >= 0x80 is often no token (a CJK or Cyrillic word):
-          // its entry in the short merge cache, which encode_nontoken probes first, is
+          // its entry in the short merge cache, which short_nontoken probes first, is
           // loaded ahead too.
-          if (a.key.has_high_byte() && sink.cache != nullptr) {
-            sink.cache->shorts().prefetch(ShortTokenIndex::hash(a.key));
-          }
+          if (a.key.has_high_byte()) sink.cache->shorts().prefetch(a.h);
         } else if (a.n < kMaxPiece) {
           a.h = hash_bytes(p, a.n);
           model_.prefetch_long(a.h, sink.cache);
@@ -156,12 +158,12 @@ bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, 
       if (read == written) return true;
       const Ahead& a = ring[read++ % kAhead];
       if (a.n <= ShortTokenIndex::kMaxLen) {
-        uint32_t id = index.find_in(a.key, a.h);
+        uint32_t id = index.find_in(a.key, index.bucket_of_hash(a.h));
         if (id != kNoToken) {
           sink.token(id);
           continue;
         }
-        if (!sink.nontoken(model_, a.p, a.n)) {
+        if (!sink.short_nontoken(model_, a.p, a.n, a.key, a.h)) {
           *error = unencodable(a.p, a.n);
           return false;
         }

@@ -154,21 +154,6 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenI
   return ok;
 }
 
-size_t ByteLevelBpe::count_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch,
-                                    PieceCache* cache) const {
-  if (n == 1) return 0;  // a byte that is not a token
-  if (cache != nullptr && n > ShortTokenIndex::kMaxLen) {
-    uint64_t h = hash_bytes(p, n);
-    uint32_t count;
-    // (A filtered piece is looked up by encode_merged, if at all.)
-    if (!PieceCache::long_filtered(p, n) && cache->find(p, n, h, &count) != nullptr) return count;
-    scratch->clear();
-    return encode_merged(p, n, h, scratch, cache) ? scratch->size() : 0;
-  }
-  scratch->clear();
-  return encode_nontoken(p, n, scratch, cache) ? scratch->size() : 0;
-}
-
 bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out,
                                  PieceCache* cache) const {
   if (cache != nullptr && n <= ShortTokenIndex::kMaxLen) {

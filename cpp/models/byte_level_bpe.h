@@ -57,8 +57,8 @@ class ByteLevelBpe {
 
   // Whole pieces of at most ShortTokenIndex::kMaxLen bytes that are tokens are answered by
   // one probe of the short index (most pieces of real text); the encoder's loop looks them
-  // up itself, prefetching each probe a few pieces ahead, and calls encode_nontoken() or
-  // count_nontoken() on a miss.
+  // up itself, prefetching each probe a few pieces ahead, and calls
+  // encode_short_nontoken_keyed() on a miss.
   const ShortTokenIndex& short_index() const { return short_; }
   // Pieces longer than kMaxLen are rarely tokens and usually new: the encoder hashes them
   // a few pieces ahead (h = hash_bytes(p, n)) and prefetch_long() starts loading what
@@ -71,9 +71,15 @@ class ByteLevelBpe {
     return encode_piece_slow(p, n, h, out, cache);
   }
   size_t count_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* scratch, PieceCache* cache) const;
-  // encode_piece / count_piece of a piece known not to be a token.
+  // encode_piece of a piece known not to be a token.
   bool encode_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
-  size_t count_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch, PieceCache* cache) const;
+  // encode_nontoken of a piece of 1..ShortTokenIndex::kMaxLen bytes with key k and
+  // h = ShortTokenIndex::hash(k) (cache not null): inline when the piece's merge is in the
+  // cache, which on text it mostly is, else out of line.
+  TF_ALWAYS_INLINE bool encode_short_nontoken_keyed(const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h,
+                                                    std::vector<uint32_t>* out, PieceCache* cache) const {
+    return cached_short_nontoken(k, h, out, cache) || (n > 1 && encode_short_nontoken(p, n, k, h, out, cache));
+  }
 
   // How many ids encode_piece would append, without keeping them (`scratch` is working
   // memory); 0 if the piece cannot be encoded.
@@ -97,6 +103,17 @@ class ByteLevelBpe {
   // h = ShortTokenIndex::hash(k), through cache->shorts() (cache not null).
   bool encode_short_nontoken(const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h,
                              std::vector<uint32_t>* out, PieceCache* cache) const;
+  // The part of encode_short_nontoken that answers from cache->shorts(): appends the ids
+  // and returns true if they are there (and the first-sight filter would ask it).
+  TF_ALWAYS_INLINE static bool cached_short_nontoken(ShortTokenIndex::Key k, uint64_t h, std::vector<uint32_t>* out,
+                                                     PieceCache* cache) {
+    const bool ascii = !k.has_high_byte();
+    FirstSightFilter& filter = cache->first_sight();
+    if (ascii && filter.on()) return false;  // encode_short_nontoken decides
+    if (!cache->shorts().find(k, h, out)) return false;
+    if (ascii) filter.looked_up(true);
+    return true;
+  }
   // whole_cached: the caller looks the whole piece up in, and adds it to, cache->shorts().
   bool merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache,
                     bool whole_cached = false) const;

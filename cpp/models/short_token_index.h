@@ -85,6 +85,8 @@ class ShortTokenIndex {
     return h ^ (h >> 29);
   }
   TF_ALWAYS_INLINE uint64_t bucket_of(Key k) const { return hash(k) >> shift_; }
+  // bucket_of(k) for h = hash(k).
+  TF_ALWAYS_INLINE uint64_t bucket_of_hash(uint64_t h) const { return h >> shift_; }
   TF_ALWAYS_INLINE void prefetch(Key k) const { prefetch_bucket(bucket_of(k)); }
   TF_ALWAYS_INLINE void prefetch_bucket(uint64_t b) const { __builtin_prefetch(&buckets_[b]); }
 
