@@ -58,6 +58,30 @@ TF_ALWAYS_INLINE void finish(AsciiClasses* c) {
   c->O = ~(c->L | c->N | c->NL | c->SP | c->WS | c->Q | c->hard) | c->SL;
 }
 
+// The two bytes of each letter U+00C0..U+00FF (Latin-1: the accented letters of French,
+// German, Spanish..., C3 80..C3 BF less the signs × and ÷, C3 97 and C3 B7) as masks, all
+// of them and the upper-case ones (U+00C0..U+00DE).  The AVX-512 path classifies them as
+// letters instead of handing their windows to the scalar scanner: on German and French
+// man pages (a fifth of the multilingual corpus), one piece in six went scalar, most for
+// such a letter.  A letter's two bytes are both in L (and U), so no rule cuts between
+// them: every rule cuts only where the class changes, or at a letter after N|NL|O|Q or a
+// contraction, none of which a letter's second byte follows.  A lead byte at a window's
+// last byte stays hard.  None of these letters is \p{N} or whitespace, or case-folds to
+// an ASCII letter (so the contractions' (?i) letters stay ASCII).
+struct Latin1Letters {
+  uint64_t all, upper;
+};
+__attribute__((target("avx512f,avx512bw"))) inline Latin1Letters latin1_letters(__m512i x) {
+  const uint64_t lead = _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(static_cast<char>(0xC3)));
+  const uint64_t cont = _mm512_cmpge_epu8_mask(x, _mm512_set1_epi8(static_cast<char>(0x80))) &
+                        _mm512_cmple_epu8_mask(x, _mm512_set1_epi8(static_cast<char>(0xBF))) &
+                        ~_mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(static_cast<char>(0x97))) &
+                        ~_mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(static_cast<char>(0xB7)));
+  const uint64_t upper_cont = cont & _mm512_cmple_epu8_mask(x, _mm512_set1_epi8(static_cast<char>(0x9E)));
+  const uint64_t first = lead & (cont >> 1), first_upper = lead & (upper_cont >> 1);
+  return Latin1Letters{first | (first << 1), first_upper | (first_upper << 1)};
+}
+
 __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi,bmi2,lzcnt,popcnt")))
 inline AsciiClasses classify_avx512(const uint8_t* s) {
   const __m512i x = _mm512_loadu_si512(s);
@@ -65,13 +89,17 @@ inline AsciiClasses classify_avx512(const uint8_t* s) {
   const __m512i let =
       _mm512_permutex2var_epi8(_mm512_load_si512(kTables.letters), x, _mm512_load_si512(kTables.letters + 64));
   AsciiClasses c;
-  c.hard = _mm512_movepi8_mask(x);
-  const uint64_t ascii = ~c.hard;
+  const uint64_t high = _mm512_movepi8_mask(x);
+  const uint64_t ascii = ~high;
 #define TF_BIT(v, b) (_mm512_test_epi8_mask(v, _mm512_set1_epi8(static_cast<char>(b))) & ascii)
   c.L = TF_BIT(cls, kL), c.U = TF_BIT(cls, kU), c.N = TF_BIT(cls, kN), c.NL = TF_BIT(cls, kNL);
   c.SP = TF_BIT(cls, kSP), c.WS = TF_BIT(cls, kWS), c.Q = TF_BIT(cls, kQ), c.SL = TF_BIT(cls, kSL);
   c.sdmt = TF_BIT(let, kSdmt), c.rv = TF_BIT(let, kRv), c.e = TF_BIT(let, kE), c.l = TF_BIT(let, kLl);
 #undef TF_BIT
+  const Latin1Letters latin = latin1_letters(x);
+  c.hard = high & ~latin.all;
+  c.L |= latin.all;
+  c.U |= latin.upper;
   finish(&c);
   return c;
 }
@@ -119,8 +147,18 @@ inline uint64_t hard_sse(const uint8_t* s) {
   return m;
 }
 
+// With AVX-512 a Latin-1 letter is not hard (see latin1_letters).
 __attribute__((target("avx512f,avx512bw"))) inline uint64_t hard_avx512(const uint8_t* s) {
-  return _mm512_movepi8_mask(_mm512_loadu_si512(s));
+  const __m512i x = _mm512_loadu_si512(s);
+  return _mm512_movepi8_mask(x) & ~latin1_letters(x).all;
+}
+
+// The 64-byte test only where the first byte >= 0x80 may lead a Latin-1 letter: other
+// scripts' windows are handed over as cheaply as before.
+__attribute__((target("avx512f,avx512bw"))) inline unsigned first_hard_16_avx512(const uint8_t* s) {
+  const unsigned m = first_hard_16(s);
+  if (m == 0 || s[__builtin_ctz(m)] != 0xC3) return m;
+  return static_cast<unsigned>(hard_avx512(s) & 0xFFFF);
 }
 
 inline AsciiClasses classify_sse(const uint8_t* s) {
@@ -214,12 +252,12 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi,bmi2,lzcnt,po
 AsciiSplit split_avx512(SplitPattern pattern, const uint8_t* p, const uint8_t* end, const uint8_t** ends,
                         size_t room) {
   if (pattern == SplitPattern::kO200k) {
-    return split_windows<o200k_starts, true, first_hard_16, hard_avx512>(p, end, ends, room, classify_avx512);
+    return split_windows<o200k_starts, true, first_hard_16_avx512, hard_avx512>(p, end, ends, room, classify_avx512);
   }
   if (pattern == SplitPattern::kGpt2) {
-    return split_windows<gpt2_starts, true, first_hard_16, hard_avx512>(p, end, ends, room, classify_avx512);
+    return split_windows<gpt2_starts, true, first_hard_16_avx512, hard_avx512>(p, end, ends, room, classify_avx512);
   }
-  return split_windows<cl100k_starts, true, first_hard_16, hard_avx512>(p, end, ends, room, classify_avx512);
+  return split_windows<cl100k_starts, true, first_hard_16_avx512, hard_avx512>(p, end, ends, room, classify_avx512);
 }
 
 __attribute__((noinline)) AsciiSplit split_sse(SplitPattern pattern, const uint8_t* p, const uint8_t* end,

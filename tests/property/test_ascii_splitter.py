@@ -4,7 +4,8 @@ The splitter decides piece starts 64 bytes at a time from class masks and hands 
 undecided rest to the scalar scanner, so its edges are: window ends (texts and runs of
 lengths around multiples of 16, 32 and 64), a run of spaces, newlines, digits or
 apostrophes crossing a window end, non-ASCII right after ASCII, `\\s+(?!\\S)` and `\\s*[\\r\\n]`
-at window ends, text ending in spaces, `\\r\\n` runs, and o200k's contraction chains.
+at window ends, text ending in spaces, `\\r\\n` runs, o200k's contraction chains, and the
+two-byte Latin-1 letters (U+00C0..U+00FF) that the AVX-512 path classifies.
 Every check runs at each level the CPU has (AVX-512, SSE, scalar only) and compares the
 piece ends with `regex` running the pattern; a few texts also go through tiktoken.  The
 pure-Python reference of the rules (`tokenforge.reference.ascii_split`) is held to the
@@ -26,7 +27,7 @@ from tokenforge.reference import ascii_split as reference
 
 BEST = _native._ascii_split_level(-1)
 LEVELS = list(range(BEST, -1, -1))
-ALPHABET = "aA1 '\n\r\t.-_/sStTlLrReEvVdDmM9é中\u00a0"
+ALPHABET = "aA1 '\n\r\t.-_/sStTlLrReEvVdDmM9ÄßÿÞ×÷é中\u00a0"
 
 
 def split_at_level(scanner, level: int, data: bytes) -> tuple[list[int], int]:
@@ -58,6 +59,11 @@ def edge_texts() -> list[str]:
                 texts.append(body[:n] + run * k)  # the run ends the text
                 texts.append(body[:n] + run * k + "é" + body)
         texts.append("x" * n + "é" + "y" * n)
+        # A Latin-1 letter (two bytes, which the AVX-512 path classifies) at every offset
+        # around the window ends, beside the signs × and ÷ (C3 97, C3 B7) that are not letters.
+        for letter in ("Ä", "ß", "ÿ", "×", "÷", "Ä'S", "ä'll"):
+            texts.append("wörd " * 3 + "x" * n + letter + "y" * n + " über 12")
+            texts.append("Ü" * n + letter + "ab" + "Élan" * 20)
         texts.append("1" * n + " " + "2" * (n + 1))
     texts += [
         "don't's it's's a's's's'S'll 'll've'VE're",
@@ -105,7 +111,7 @@ def test_random_small_alphabet():
         n = rng.choice([3, 17, 63, 64, 65, 130, 300])
         weights = [rng.random() for _ in ALPHABET]
         if rng.random() < 0.7:
-            weights[-3:] = [0.01, 0.01, 0.01]  # mostly ASCII
+            weights[-3:] = [0.01, 0.01, 0.01]  # mostly ASCII and Latin-1 letters
         check("".join(rng.choices(ALPHABET, weights=weights, k=n)))
 
 

@@ -5,7 +5,8 @@ This is the teaching text of ``cpp/pretokenize/ascii_split_rules.h`` and
 one bit mask per character class (bit i = character i of the window), and the piece
 starts of the whole window come out of shifts, ands and carries on those masks, instead
 of a regex step or a scanner call per piece.  Only starts the window decides are kept:
-before the first non-ASCII character (its class is unknown here) less two characters of
+before the first other non-ASCII character (its class is unknown here; letters of
+U+00C0..U+00FF are classified, as the native AVX-512 path does) less two characters of
 look-ahead, and not inside a run of whitespace that reaches that point.  The last kept
 start is the next window's start; a window that decides nothing hands one piece to the
 regex (the native code: to its exact scalar scanner).
@@ -32,18 +33,24 @@ MOD3 = int("001" * 22, 2) & FULL  # bits 0, 3, 6, ...
 PATTERNS = {"cl100k": patterns.CL100K, "llama3": patterns.LLAMA3, "o200k": patterns.O200K, "gpt2": patterns.GPT2}
 
 
+def latin1_letter(c: str) -> bool:
+    """A letter of U+00C0..U+00FF (not the signs × and ÷): the native AVX-512 path classifies
+    these, two bytes each, as letters instead of handing them to its scalar scanner."""
+    return "\u00c0" <= c <= "\u00ff" and c not in "\u00d7\u00f7"
+
+
 def classes(window: str) -> dict[str, int]:
     """One mask per class of the window's characters (see the rules header)."""
     tests = {
-        "L": lambda c: c.isascii() and c.isalpha(),
-        "U": lambda c: "A" <= c <= "Z",
+        "L": lambda c: (c.isascii() and c.isalpha()) or latin1_letter(c),
+        "U": lambda c: "A" <= c <= "Z" or (latin1_letter(c) and c <= "\u00de"),
         "N": lambda c: "0" <= c <= "9",
         "NL": lambda c: c in "\r\n",
         "SP": lambda c: c == " ",
         "WS": lambda c: c in "\t\v\f",
         "Q": lambda c: c == "'",
         "SL": lambda c: c == "/",
-        "hard": lambda c: not c.isascii(),
+        "hard": lambda c: not c.isascii() and not latin1_letter(c),
         "sdmt": lambda c: c in "sdmtSDMT",
         "rv": lambda c: c in "rvRV",
         "e": lambda c: c in "eE",
