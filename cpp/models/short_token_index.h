@@ -84,9 +84,10 @@ class ShortTokenIndex {
     uint64_t h = k.lo * 0x9E3779B97F4A7C15ull + k.hi * 0xC2B2AE3D27D4EB4Full;
     return h ^ (h >> 29);
   }
-  TF_ALWAYS_INLINE uint64_t bucket_of(Key k) const { return hash(k) >> shift_; }
-  // bucket_of(k) for h = hash(k).
+  // The bucket of a key whose hash h = hash(k) the caller has (the encoder keeps it for
+  // the short merge cache too), and of a key.
   TF_ALWAYS_INLINE uint64_t bucket_of_hash(uint64_t h) const { return h >> shift_; }
+  TF_ALWAYS_INLINE uint64_t bucket_of(Key k) const { return bucket_of_hash(hash(k)); }
   TF_ALWAYS_INLINE void prefetch(Key k) const { prefetch_bucket(bucket_of(k)); }
   TF_ALWAYS_INLINE void prefetch_bucket(uint64_t b) const { __builtin_prefetch(&buckets_[b]); }
 
