@@ -337,39 +337,6 @@ TF_ALWAYS_INLINE uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) 
 #endif
 }
 
-// The merge loop of merge_parts and merge_ascii: the parts a linked list over positions
-// (next, prev: Index wide enough for the piece), rank[i] the token joining part i with the
-// next (kNoToken when none, or i starts no part; padded to `padded` lanes); each step
-// joins the leftmost smallest and asks part_rank(start, length) for the two joins it
-// changed.  step() runs before each scan (merge_parts' prefetch one length ahead).
-// Appends the parts' tokens.  Inlined into both, so each keeps its own code.
-template <typename Index, typename PartRank, typename Step>
-TF_ALWAYS_INLINE void merge_linked(uint32_t* rank, size_t padded, uint32_t* token, Index* next, Index* prev,
-                                   size_t n, PartRank part_rank, Step step, std::vector<uint32_t>* out) {
-  while (true) {
-    step();
-    size_t at = 0;
-    const uint32_t best = leftmost_min(rank, padded, &at);
-    if (best == kNoToken) break;
-    const size_t right = next[at];
-    const size_t after = next[right];
-    token[at] = best;
-    rank[right] = kNoToken;
-    next[at] = static_cast<Index>(after);
-    if (after < n) {
-      prev[after] = static_cast<Index>(at);
-      rank[at] = part_rank(at, next[after] - at);
-    } else {
-      rank[at] = kNoToken;
-    }
-    if (at > 0) {
-      const size_t before = prev[at];
-      rank[before] = part_rank(before, after - before);
-    }
-  }
-  for (size_t i = 0; i < n; i = next[i]) out->push_back(token[i]);
-}
-
 // leftmost_min of r[0, n) (n a multiple of 8, padded with kNoToken), the index taken from
 // a mask of all lanes holding the minimum (no branch on where it is: merge_joins, o200k
 // multi cold +4..7 % MB/s in alternating runs), which also sets *second and *at2 to the
@@ -408,6 +375,53 @@ TF_ALWAYS_INLINE uint32_t leftmost_two(const uint32_t* r, size_t n, size_t* at, 
   }
 #endif
   return leftmost_min(r, n, at);
+}
+
+// The merge loop of merge_parts and merge_ascii: the parts a linked list over positions
+// (next, prev: Index wide enough for the piece), rank[i] the token joining part i with the
+// next (kNoToken when none, or i starts no part; padded to `padded` lanes); each step
+// joins the leftmost smallest and asks part_rank(start, length) for the two joins it
+// changed, and the second smallest key of the same scan too when that is the next merge
+// (as in merge_joins: its lookups then overlap the first's instead of waiting for a scan).
+// step(merges) runs before each scan (merge_parts' prefetch one length ahead).
+// Appends the parts' tokens.  Inlined into both, so each keeps its own code.
+template <typename Index, typename PartRank, typename Step>
+TF_ALWAYS_INLINE void merge_linked(uint32_t* rank, size_t padded, uint32_t* token, Index* next, Index* prev,
+                                   size_t n, PartRank part_rank, Step step, std::vector<uint32_t>* out) {
+  // Joins part `at` with the next one into `best`; returns the lowest rank it wrote.
+  auto merge = [&](size_t at, uint32_t best) __attribute__((always_inline)) {
+    const size_t right = next[at];
+    const size_t after = next[right];
+    token[at] = best;
+    rank[right] = kNoToken;
+    next[at] = static_cast<Index>(after);
+    uint32_t low = kNoToken;
+    if (after < n) {
+      prev[after] = static_cast<Index>(at);
+      low = part_rank(at, next[after] - at);
+    }
+    rank[at] = low;
+    if (at > 0) {
+      const size_t before = prev[at];
+      const uint32_t r = part_rank(before, after - before);
+      rank[before] = r;
+      low = r < low ? r : low;
+    }
+    return low;
+  };
+  for (size_t merges = 0;;) {
+    step(merges);
+    size_t at = 0, at2 = 0;
+    uint32_t second = kNoToken;
+    const uint32_t best = leftmost_two(rank, padded, &at, &second, &at2);
+    if (best == kNoToken) break;
+    ++merges;
+    if (merge(at, best) > second && rank[at2] == second) {
+      merge(at2, second);
+      ++merges;
+    }
+  }
+  for (size_t i = 0; i < n; i = next[i]) out->push_back(token[i]);
 }
 
 }  // namespace
@@ -465,10 +479,11 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
   for (size_t i = n; i < padded; ++i) rank[i] = kNoToken;
   // Each merge step probes the index for the parts it joined and the next step waits
   // for those probes, so a first-time merge is a chain of cache misses.  The parts are
-  // substrings of the chunk, so their buckets are prefetched, one length per step: k
-  // merges make parts of at most k + 1 bytes, so step k looks up spans of at most k + 2
-  // bytes; those of 3 bytes are prefetched here and those of k + 3 bytes in step k (the
-  // loop below), one step before any can be wanted.  Issuing them all here instead (at
+  // substrings of the chunk, so their buckets are prefetched, one length per merge: k
+  // merges make parts of at most k + 1 bytes, so the merges after them look up spans of
+  // at most k + 3 bytes (a scan may make two); those of 3 bytes are prefetched here and,
+  // before the scan after k merges, those of up to k + 4 bytes (the loop below), a merge
+  // before any can be wanted.  Issuing them all here instead (at
   // most ~400 for 32 bytes) filled the queue of misses in flight, stalling the prefetches
   // themselves, and fetched lengths no step reached: in-process A/B on cold 4 MB
   // encodes, English cl100k -3 %, and -8 % in a loop merging 15k first-time English
@@ -489,10 +504,9 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
     if (len <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_wide(bytes + start, len));
     return lookup(p + start, len);
   };
-  merge_linked(rank, padded, token, next, prev, n, part_rank, [&] {
-    if (ahead_len <= n && ahead_len <= ShortTokenIndex::kMaxLen) {
+  merge_linked(rank, padded, token, next, prev, n, part_rank, [&](size_t merges) {
+    for (; ahead_len <= merges + 4 && ahead_len <= n && ahead_len <= ShortTokenIndex::kMaxLen; ++ahead_len) {
       for (size_t i = 0; i + ahead_len <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, ahead_len));
-      ++ahead_len;
     }
   }, out);
 }
@@ -527,7 +541,7 @@ void ByteLevelBpe::merge_ascii(ShortTokenIndex::Key k, size_t n, std::vector<uin
     return short_.find(ShortTokenIndex::key_wide(b + start, len));
   };
   const size_t padded = n <= 8 ? 8 : 16;
-  merge_linked(rank, padded, token, next, prev, n, part_rank, [] {}, out);
+  merge_linked(rank, padded, token, next, prev, n, part_rank, [](size_t) {}, out);
 }
 
 // The merge of merge_parts over parts instead of bytes, for a chunk holding a byte >= 0x80.
