@@ -305,10 +305,9 @@ TF_ALWAYS_INLINE unsigned lanes_equal(const uint32_t* r, size_t n, __m128i v) {
 #endif
 
 // The smallest value of r[0, n) (n a multiple of 8, padded with kNoToken) and the first
-// index holding it.  With SSE4.1 (the x86-64-v2 baseline): unsigned minimums four lanes at
-// a time, then the first block of four holding it (the byte merge; an earlier A/B found
-// it no slower on English than a mask of all lanes, which leftmost_two uses).  (An AVX2
-// clone measured no faster on typical pieces.)
+// index holding it: leftmost_two's way for more than 32 lanes.  With SSE4.1 (the x86-64-v2
+// baseline): unsigned minimums four lanes at a time, then the first block of four holding
+// it.  (An AVX2 clone measured no faster on typical pieces.)
 TF_ALWAYS_INLINE uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) {
 #if defined(__SSE4_1__)
   const __m128i m = lane_min(r, n);
