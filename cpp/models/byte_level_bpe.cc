@@ -376,33 +376,39 @@ TF_ALWAYS_INLINE uint32_t leftmost_two(const uint32_t* r, size_t n, size_t* at, 
   return leftmost_min(r, n, at);
 }
 
-// The merge loop of merge_parts and merge_ascii: the parts a linked list over positions
-// (next, prev: Index wide enough for the piece), rank[i] the token joining part i with the
-// next (kNoToken when none, or i starts no part; padded to `padded` lanes); each step
-// joins the leftmost smallest and asks part_rank(start, length) for the two joins it
-// changed, and the second smallest key of the same scan too when that is the next merge
-// (as in merge_joins: its lookups then overlap the first's instead of waiting for a scan).
-// step(merges) runs before each scan (merge_parts' prefetch one length ahead).
-// Appends the parts' tokens.  Inlined into both, so each keeps its own code.
-template <typename Index, typename PartRank, typename Step>
+// The merge loop of merge_parts, merge_ascii and merge_joins: the parts a linked list
+// (next, prev: Index wide enough for the piece; n parts or positions), rank[i] the token
+// joining part i with the next (kNoToken when none, or i starts no part; padded to
+// `padded` lanes).  Each scan joins the leftmost smallest and asks join(a, b) for the two
+// joins it changed (part a with the part b that follows it); merged(at, right) runs as
+// part `at` absorbs `right`, before those joins.  The second smallest key (rank, part) of
+// the scan is the next merge too, without a scan, when the merge of the smallest wrote
+// only ranks above it and left it in place (as in trie_chunk_merge.cc; reference/bpe.py,
+// bpe_merge_second_smallest): the keys it did not write were at least it.  Exact for any
+// rank order; its position is known before the first merge's joins are, so its own joins
+// need not wait for theirs and a scan.  step(merges) runs before each scan (merge_parts'
+// prefetch one length ahead).  Appends the parts' tokens.  Inlined into each caller, so
+// each keeps its own code.
+template <typename Index, typename Join, typename Merged, typename Step>
 TF_ALWAYS_INLINE void merge_linked(uint32_t* rank, size_t padded, uint32_t* token, Index* next, Index* prev,
-                                   size_t n, PartRank part_rank, Step step, std::vector<uint32_t>* out) {
+                                   size_t n, Join join, Merged merged, Step step, std::vector<uint32_t>* out) {
   // Joins part `at` with the next one into `best`; returns the lowest rank it wrote.
   auto merge = [&](size_t at, uint32_t best) __attribute__((always_inline)) {
     const size_t right = next[at];
     const size_t after = next[right];
     token[at] = best;
+    merged(at, right);
     rank[right] = kNoToken;
     next[at] = static_cast<Index>(after);
     uint32_t low = kNoToken;
     if (after < n) {
       prev[after] = static_cast<Index>(at);
-      low = part_rank(at, next[after] - at);
+      low = join(at, after);
     }
     rank[at] = low;
     if (at > 0) {
       const size_t before = prev[at];
-      const uint32_t r = part_rank(before, after - before);
+      const uint32_t r = join(before, at);
       rank[before] = r;
       low = r < low ? r : low;
     }
@@ -503,7 +509,9 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
     if (len <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_wide(bytes + start, len));
     return lookup(p + start, len);
   };
-  merge_linked(rank, padded, token, next, prev, n, part_rank, [&](size_t merges) {
+  // Parts are byte positions: part a and the part b after it span [a, next[b]).
+  auto join = [&](size_t a, size_t b) { return part_rank(a, next[b] - a); };
+  merge_linked(rank, padded, token, next, prev, n, join, [](size_t, size_t) {}, [&](size_t merges) {
     for (; ahead_len <= merges + 4 && ahead_len <= n && ahead_len <= ShortTokenIndex::kMaxLen; ++ahead_len) {
       for (size_t i = 0; i + ahead_len <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, ahead_len));
     }
@@ -540,7 +548,8 @@ void ByteLevelBpe::merge_ascii(ShortTokenIndex::Key k, size_t n, std::vector<uin
     return short_.find(ShortTokenIndex::key_wide(b + start, len));
   };
   const size_t padded = n <= 8 ? 8 : 16;
-  merge_linked(rank, padded, token, next, prev, n, part_rank, [](size_t) {}, out);
+  auto join = [&](size_t a, size_t b) { return part_rank(a, next[b] - a); };
+  merge_linked(rank, padded, token, next, prev, n, join, [](size_t, size_t) {}, [](size_t) {}, out);
 }
 
 // The merge of merge_parts over parts instead of bytes, for a chunk holding a byte >= 0x80.
@@ -603,41 +612,9 @@ void ByteLevelBpe::merge_joins(const uint8_t* p, size_t n, const uint8_t* bytes,
   for (size_t j = 0; j + 1 < parts; ++j) rank[j] = join(j, j + 1, start[j + 2]);
   const size_t padded = (parts + 7) & ~size_t{7};
   for (size_t j = parts - 1; j < padded; ++j) rank[j] = kNoToken;
-  // Joins part `at` with the next one into `best`; returns the lowest rank it wrote.
-  auto merge = [&](size_t at, uint32_t best) __attribute__((always_inline)) {
-    size_t right = next[at];
-    size_t after = next[right];
-    token[at] = best;
-    wide[at] = static_cast<uint8_t>(wide[at] | wide[right]);
-    rank[right] = kNoToken;
-    next[at] = static_cast<uint16_t>(after);
-    uint32_t low = kNoToken;
-    if (after < parts) {
-      prev[after] = static_cast<uint16_t>(at);
-      low = join(at, after, start[next[after]]);
-    }
-    rank[at] = low;
-    if (at > 0) {
-      size_t before = prev[at];
-      const uint32_t r = join(before, at, start[after]);
-      rank[before] = r;
-      low = r < low ? r : low;
-    }
-    return low;
-  };
-  // The second smallest key (rank, part) of a scan is the next merge, without a scan, when
-  // the merge of the smallest wrote only ranks above it and left it in place (as in
-  // trie_chunk_merge.cc; reference/bpe.py, bpe_merge_second_smallest): the keys it did not
-  // write were at least it.  Exact for any rank order.  Its position is known before the
-  // first merge's joins are, so its own joins need not wait for theirs and the scan.
-  while (true) {
-    size_t at = 0, at2 = 0;
-    uint32_t second = kNoToken;
-    const uint32_t best = leftmost_two(rank, padded, &at, &second, &at2);
-    if (best == kNoToken) break;
-    if (merge(at, best) > second && rank[at2] == second) merge(at2, second);
-  }
-  for (size_t j = 0; j < parts; j = next[j]) out->push_back(token[j]);
+  merge_linked(
+      rank, padded, token, next, prev, parts, [&](size_t a, size_t b) { return join(a, b, start[next[b]]); },
+      [&](size_t at, size_t right) { wide[at] = static_cast<uint8_t>(wide[at] | wide[right]); }, [](size_t) {}, out);
 }
 
 }  // namespace tf
