@@ -15,7 +15,8 @@ batch of documents for the batch rows, so each pool thread has met text too), so
 no repetition profits from having seen the timed text.
 
 Then the adversarial inputs (time per byte relative to English: fresh instances as above,
-and one instance repeating each text), count_tokens vs
+best of 3 each and paired with English encodes beside them, and one instance repeating
+each text), count_tokens vs
 encode_ordinary, and (with --memory) peak RSS of encode_to_numpy on a 100 MB string.
 
 Usage:
@@ -30,7 +31,7 @@ import os
 import subprocess
 import sys
 
-from _common import MODELS, adversarial_texts, best_of, corpus_text, documents
+from _common import MODELS, adversarial_texts, best_of, corpus_text, documents, paired_ratio
 
 import tokenforge
 from tokenforge import patterns
@@ -155,10 +156,13 @@ def throughput(names, files, max_bytes, modes=("single", "batch2")):
 
 
 def adversarial(names):
-    """Each input's time per byte over English's, measured two ways: as the issue's table
+    """Each input's time per byte over English's, measured three ways: as the issue's table
     says (a fresh instance per repetition, warmed up on other text, for English and for the
-    input alike), and on one instance repeating the text (its piece caches then hold the
-    English pieces, so English is faster and the ratio stricter)."""
+    input alike; best of 3 each), the same fresh encodes paired (each input's encode timed
+    right beside one of English, the median of 5 such ratios: the core's speed drifts by a
+    third over seconds on a shared machine, which best of 3 of each side alone can catch
+    on one side only), and on one instance repeating the text (its piece caches then hold
+    the English pieces, so English is faster and the ratio stricter)."""
     cases = adversarial_texts()
     english = corpus_text("en", 4_000_000)
     warm = corpus_text("mixed", 400_000)
@@ -171,19 +175,22 @@ def adversarial(names):
             return (best_of(3, lambda s: s.encode(text), fresh) / n,
                     best_of(3, lambda s: ours.encode_ordinary(text)) / n)
 
+        n_english = len(english.encode())
         base_fresh, base_same = per_byte(english)
         print(f"\n## adversarial, {name}: time per byte / time per byte on English (target <= 4); English "
               f"{1e-6 / base_fresh:.0f} MB/s fresh, {1e-6 / base_same:.0f} MB/s repeated on one instance")
-        print(f"  {'input':20} {'fresh':>6} {'one instance':>13}")
+        print(f"  {'input':20} {'fresh':>6} {'paired':>7} {'one instance':>13}")
         for label, text in cases.items():
             t_fresh, t_same = per_byte(text)
+            n = len(text.encode())
+            paired = paired_ratio(5, lambda s: s.encode(english), lambda s: s.encode(text), fresh) * n_english / n
             try:
                 same = ours.encode_ordinary(text) == ref.encode_ordinary(text)
                 tk = best_of(1, lambda s: ref.encode_ordinary(text)) / len(text.encode())
                 peer = f"tiktoken {tk / base_fresh:7.2f} of our fresh English"
             except BaseException as e:  # tiktoken's regex overflows its stack on some of these
                 same, peer = True, f"tiktoken fails: {type(e).__name__}"
-            print(f"  {label:20} {t_fresh / base_fresh:6.2f} {t_same / base_same:13.2f}   ({peer})"
+            print(f"  {label:20} {t_fresh / base_fresh:6.2f} {paired:7.2f} {t_same / base_same:13.2f}   ({peer})"
                   f"{'' if same else '  !! differs'}")
         t_count = best_of(3, lambda s: ours.count_tokens(english))
         t_enc = best_of(3, lambda s: ours.encode_ordinary(english))

@@ -1,6 +1,7 @@
 """The adversarial rows of bench_encode.py as the issue measures them (a fresh instance per
 repetition, warmed on the first 400 kB of mixed.txt, then one timed encode), in thread CPU
-time: time per byte, and the ratio to English measured the same way.
+time: time per byte, and the ratio to English measured the same way, as the best of each
+side and as the median of ratios of encodes timed in pairs (one of English beside each).
 
 bench_encode.py times wall clock, which on a machine shared with other jobs swings by half
 (English from 90 to 220 MB/s between two runs); time.thread_time() does not count the time
@@ -17,6 +18,7 @@ With --more, also the inputs of the same kinds that the issue does not list
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 
 from _common import MODELS, adversarial_texts, corpus_text, more_adversarial_texts
@@ -49,22 +51,38 @@ def main():
         for text in texts.values():
             ours.encode_ordinary(text)
 
+        def fresh() -> tokenforge.Encoding:
+            enc = tokenforge.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks,
+                                      special_tokens={})
+            enc.encode_ordinary(warm)
+            return enc
+
+        def cpu(enc: tokenforge.Encoding, text: str) -> float:
+            t0 = time.thread_time()
+            enc.encode_ordinary(text)
+            return time.thread_time() - t0
+
         def per_byte(text: str) -> float:
-            best = float("inf")
-            for _ in range(args.repeat):
-                enc = tokenforge.Encoding(name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks,
-                                          special_tokens={})
-                enc.encode_ordinary(warm)
-                t0 = time.thread_time()
-                enc.encode_ordinary(text)
-                best = min(best, time.thread_time() - t0)
-            return best / len(text.encode())
+            return min(cpu(fresh(), text) for _ in range(args.repeat)) / len(text.encode())
+
+        def paired(text: str) -> float:
+            # The median of per-pair ratios, each input's encode beside one of English: the
+            # core's speed drifts by a third over seconds, thread CPU time alike.
+            ratios = []
+            for i in range(max(args.repeat, 5)):
+                a, b = fresh(), fresh()
+                if i % 2 == 0:
+                    t_en, t_x = cpu(a, english), cpu(b, text)
+                else:
+                    t_x, t_en = cpu(b, text), cpu(a, english)
+                ratios.append((t_x / len(text.encode())) / (t_en / len(english.encode())))
+            return statistics.median(ratios)
 
         base = per_byte(english)
-        print(f"{name}: English {base * 1e9:.2f} ns/byte fresh (thread CPU); ns/byte (ratio to English):")
-        rows = {label: per_byte(text) for label, text in texts.items()}
-        print("  " + " | ".join(f"{label} {t * 1e9:.2f} ({t / base:.2f})" for label, t in rows.items()))
-
+        print(f"{name}: English {base * 1e9:.2f} ns/byte fresh (thread CPU); ns/byte (ratio to English best "
+              f"of {args.repeat} / median ratio of encodes paired with English):")
+        rows = {label: (per_byte(text), paired(text)) for label, text in texts.items()}
+        print("  " + " | ".join(f"{label} {t * 1e9:.2f} ({t / base:.2f} / {r:.2f})" for label, (t, r) in rows.items()))
 
 if __name__ == "__main__":
     main()
