@@ -40,9 +40,9 @@ def best_of(n: int, fn, setup=None) -> float:
     return best
 
 
-def paired_ratio(n: int, fn_a, fn_b, setup=None) -> float:
+def paired_ratio(n: int, fn_a, fn_b, setup=None, clock=time.perf_counter) -> float:
     """The median over n pairs of (time of fn_b) / (time of fn_a), the two timed back to back
-    (in alternating order), each on a fresh state = setup().  On a shared machine a core's
+    (in alternating order) by `clock`, each on a fresh state = setup().  On a shared machine a core's
     speed drifts by a third over seconds (English from 200 to 310 MB/s on one instance,
     thread CPU time alike); best_of() of each side alone can then take the two sides from
     different phases, and the ratio of two encodes a few ms apart stays in one."""
@@ -53,9 +53,9 @@ def paired_ratio(n: int, fn_a, fn_b, setup=None) -> float:
         times = {}
         for which, fn in ((("a", fn_a), ("b", fn_b)) if i % 2 == 0 else (("b", fn_b), ("a", fn_a))):
             state = setup() if setup else None
-            t0 = time.perf_counter()
+            t0 = clock()
             fn(state)
-            times[which] = time.perf_counter() - t0
+            times[which] = clock() - t0
         ratios.append(times["b"] / times["a"])
     return statistics.median(ratios)
 

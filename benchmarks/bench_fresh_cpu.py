@@ -18,10 +18,9 @@ With --more, also the inputs of the same kinds that the issue does not list
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 
-from _common import MODELS, adversarial_texts, corpus_text, more_adversarial_texts
+from _common import MODELS, adversarial_texts, corpus_text, more_adversarial_texts, paired_ratio
 
 import tokenforge
 from tokenforge import patterns
@@ -66,23 +65,16 @@ def main():
             return min(cpu(fresh(), text) for _ in range(args.repeat)) / len(text.encode())
 
         def paired(text: str) -> float:
-            # The median of per-pair ratios, each input's encode beside one of English: the
-            # core's speed drifts by a third over seconds, thread CPU time alike.
-            ratios = []
-            for i in range(max(args.repeat, 5)):
-                a, b = fresh(), fresh()
-                if i % 2 == 0:
-                    t_en, t_x = cpu(a, english), cpu(b, text)
-                else:
-                    t_x, t_en = cpu(b, text), cpu(a, english)
-                ratios.append((t_x / len(text.encode())) / (t_en / len(english.encode())))
-            return statistics.median(ratios)
+            ratio = paired_ratio(max(args.repeat, 5), lambda e: e.encode_ordinary(english),
+                                 lambda e: e.encode_ordinary(text), fresh, clock=time.thread_time)
+            return ratio * len(english.encode()) / len(text.encode())
 
         base = per_byte(english)
         print(f"{name}: English {base * 1e9:.2f} ns/byte fresh (thread CPU); ns/byte (ratio to English best "
               f"of {args.repeat} / median ratio of encodes paired with English):")
         rows = {label: (per_byte(text), paired(text)) for label, text in texts.items()}
         print("  " + " | ".join(f"{label} {t * 1e9:.2f} ({t / base:.2f} / {r:.2f})" for label, (t, r) in rows.items()))
+
 
 if __name__ == "__main__":
     main()
