@@ -186,7 +186,7 @@ def adversarial(names):
             paired = paired_ratio(5, lambda s: s.encode(english), lambda s: s.encode(text), fresh) * n_english / n
             try:
                 same = ours.encode_ordinary(text) == ref.encode_ordinary(text)
-                tk = best_of(1, lambda s: ref.encode_ordinary(text)) / len(text.encode())
+                tk = best_of(1, lambda s: ref.encode_ordinary(text)) / n
                 peer = f"tiktoken {tk / base_fresh:7.2f} of our fresh English"
             except BaseException as e:  # tiktoken's regex overflows its stack on some of these
                 same, peer = True, f"tiktoken fails: {type(e).__name__}"
