@@ -10,6 +10,7 @@
 #include "bindings/common.h"
 #include "encoding/encoding.h"
 
+#include <algorithm>
 #include <string>
 
 namespace tf::py {
@@ -216,21 +217,31 @@ void bind_encoding(nb::module_& m) {
         } else {
           // Convert to UTF-8 a chunk at a time instead of caching a UTF-8 copy of the whole
           // str, and encode each safe prefix as it arrives: peak memory ~ the result's size.
-          Py_ssize_t length = PyUnicode_GET_LENGTH(text.ptr());
+          // Text with no place to cut (a run of spaces, words with no punctuation between
+          // them) would be encoded again with each chunk, quadratic in its length: once
+          // the uncut text exceeds kStalled chunks, the rest is converted at once (a
+          // UTF-8 copy of it, as tiktoken makes of the whole text).
+          constexpr size_t kStalled = 4, kMinStall = size_t{1} << 16;
+          const Py_ssize_t length = PyUnicode_GET_LENGTH(text.ptr());
           std::string pending;
-          for (Py_ssize_t i = 0; ok && i < length; i += chunk_chars) {
-            nb::object chunk = nb::steal(PyUnicode_Substring(text.ptr(), i, std::min(length, i + chunk_chars)));
+          for (Py_ssize_t i = 0, step = chunk_chars; ok;) {
+            const Py_ssize_t stop = step < length - i ? i + step : length;
+            nb::object chunk = nb::steal(PyUnicode_Substring(text.ptr(), i, stop));
             if (!chunk.is_valid()) throw nb::python_error();
-            pending.append(utf8(chunk));
+            const std::string_view piece = utf8(chunk);
+            pending.append(piece);
+            const size_t added = piece.size();
             chunk.reset();
+            i = stop;
             nb::gil_scoped_release release;
+            if (i == length) {
+              ok = e.encode_to_buffer(pending, allowed, &buffer, &error);
+              break;
+            }
             size_t consumed = 0;
             ok = e.encode_prefix(pending, allowed, &buffer, &consumed, &error);
             pending.erase(0, consumed);
-          }
-          if (ok) {
-            nb::gil_scoped_release release;
-            ok = e.encode_to_buffer(pending, allowed, &buffer, &error);
+            if (pending.size() > kStalled * std::max(added, kMinStall)) step = length - i;
           }
         }
         check(ok, error);

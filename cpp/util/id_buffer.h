@@ -38,6 +38,8 @@ class GrowBuffer {
   const T* data() const { return data_; }
   // Empties it, keeping its storage.
   void clear() { size_ = 0; }
+  // Drops the values from index n on (n <= size()).
+  void truncate(size_t n) { size_ = n; }
   // Trims the storage and gives up ownership: the caller frees it with std::free.
   T* release() {
     if (size_ < cap_) resize_storage(size_ == 0 ? 1 : size_);

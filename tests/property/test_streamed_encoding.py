@@ -34,3 +34,32 @@ def test_disallowed_special_found_across_chunks():
     text = "é" + "x" * ((1 << 20) - 5) + "<|endoftext|>" + "y" * 100
     with pytest.raises(ValueError, match="disallowed special token"):
         ours.encode_to_numpy(text)
+
+
+@pytest.mark.parametrize("body", [" b" * 200_000, " " * 400_000, "x y" * 150_000])
+def test_text_with_no_cut_equals_one_shot(body):
+    # No piece boundary between two non-space characters: nothing can be cut off as the
+    # chunks arrive, and past a few chunks the rest is taken at once (linear, not a
+    # re-encode of the growing text with every chunk).
+    ours, ref = pair("o200k_base")
+    text = "é" + body + "!"
+    allowed = ours._allowed(set(), (), text)
+    assert ours._core.encode_to_numpy(text, allowed, 2000).tolist() == ref.encode_ordinary(text)
+
+
+@given(cut=st.integers(min_value=0, max_value=900), chunk=st.integers(min_value=50, max_value=700))
+@settings(max_examples=40, deadline=None)
+def test_special_longer_than_the_margin_across_chunks(cut, chunk):
+    # A special token of 600 bytes (over the 256-byte margin) that the chunks split anywhere.
+    import tiktoken
+
+    import tokenforge
+
+    ours0, _ = pair("cl100k_base")
+    special = "<|" + "é" * 299 + "|>"
+    specials = {special: 100300}
+    ours = tokenforge.Encoding("long", pat_str=ours0._pat_str, mergeable_ranks=ours0._mergeable_ranks, special_tokens=specials)
+    ref = tiktoken.Encoding("long", pat_str=ours0._pat_str, mergeable_ranks=ours0._mergeable_ranks, special_tokens=specials)
+    text = ("word, " * 200)[:cut] + special + " and more, text." * 30
+    allowed = ours._allowed("all", "all", text)
+    assert ours._core.encode_to_numpy(text, allowed, chunk).tolist() == ref.encode(text, allowed_special="all")
