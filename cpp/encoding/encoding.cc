@@ -22,7 +22,7 @@ struct CollectSink {
     return m.encode_long(p, n, h, out, cache);
   }
   void token(uint32_t id) { out->push_back(id); }
-  void special(uint32_t id) { out->push_back(id); }
+  void special(uint32_t id, const uint8_t*) { out->push_back(id); }
   void piece_end(const uint8_t*) {}
 };
 
@@ -58,7 +58,11 @@ struct BufferSink {
     block.push_back(id);
     if (block.size() >= 8192) flush();
   }
-  void special(uint32_t id) { block.push_back(id); }
+  // A special token is whole once found: nothing that follows can change it.
+  void special(uint32_t id, const uint8_t* e) {
+    block.push_back(id);
+    if (reinterpret_cast<uintptr_t>(e) <= limit) cut_at(e);
+  }
   void piece_end(const uint8_t* e) {
     if (reinterpret_cast<uintptr_t>(e) <= limit && !space_at(e) && !space_at(character_before(e))) cut_at(e);
   }
@@ -103,7 +107,7 @@ struct CountSink {
     return c > 0;
   }
   void token(uint32_t) { ++n; }
-  void special(uint32_t) { ++n; }
+  void special(uint32_t, const uint8_t*) { ++n; }
   void piece_end(const uint8_t*) {}
   size_t total() const { return n; }
 };
@@ -231,8 +235,8 @@ bool Encoding::encode_with_specials(std::string_view text, const SpecialMatcher&
     size_t stop = m.found ? m.pos : n;
     if (!encode_segment(s + start, s + stop, sink, error)) return false;
     if (!m.found) return true;
-    sink.special(m.id);
     start = m.pos + m.len;
+    sink.special(m.id, s + start);
   }
 }
 
@@ -269,19 +273,10 @@ bool Encoding::encode_prefix(std::string_view text, const SpecialMatcher& allowe
   const size_t n = text.size(), margin = std::max(kStreamMargin, allowed.max_length());
   if (!has_scanner_ || n <= margin) return true;
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
-  const size_t before = out->size();
   BufferSink sink{out, &model_.cache(), {}, s, s + n, reinterpret_cast<uintptr_t>(s + (n - margin))};
   sink.block.reserve(8192 + 1024);
-  sink.cut_ids = before;
-  for (size_t start = 0;;) {
-    SpecialMatcher::Match m = allowed.find(s, n, start);
-    const size_t stop = m.found ? m.pos : n;
-    if (!encode_segment(s + start, s + stop, sink, error)) return false;
-    if (!m.found || m.pos >= n - margin) break;
-    sink.special(m.id);
-    start = m.pos + m.len;
-    sink.cut_at(s + start);  // the special is whole: nothing that follows can change it
-  }
+  sink.cut_ids = out->size();
+  if (!encode_with_specials(text, allowed, sink, error)) return false;
   sink.flush();
   out->truncate(sink.cut_ids);
   *consumed = sink.cut;

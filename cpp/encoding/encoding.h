@@ -36,10 +36,10 @@ class Encoding {
   bool encode_to_buffer(std::string_view text, const SpecialMatcher& allowed, IdBuffer* out, std::string* error) const;
   // For text that arrives in chunks: encodes a prefix of `text` whose ids cannot change
   // whatever text follows, appends them and sets *consumed to its length (maybe 0).  It
-  // cuts only at the last piece boundary between two non-space characters at least
-  // kStreamMargin bytes (and the longest allowed special's length) before the end, or
-  // after a special token; the caller keeps the rest, appends the next chunk and calls
-  // again, and ends with encode_to_buffer.  O(text): the rest is encoded and dropped.
+  // cuts at the last piece boundary between two non-space characters, or end of a special
+  // token, at least kStreamMargin bytes (and the longest allowed special's length) before
+  // the end; the caller keeps the rest, appends the next chunk and calls again, and ends
+  // with encode_to_buffer.  O(text): the rest is encoded and dropped.
   bool encode_prefix(std::string_view text, const SpecialMatcher& allowed, IdBuffer* out, size_t* consumed,
                      std::string* error) const;
   static constexpr size_t kStreamMargin = 256;
