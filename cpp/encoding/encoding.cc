@@ -32,31 +32,37 @@ struct CollectSink {
 // token.  (Not a sink of its own: a fourth instantiation of encode_segment made the
 // compiler inline less of the o200k scanner into the others, English ~6% slower.)
 struct BufferSink {
+  static constexpr size_t kBlock = 8192;  // ids moved to the buffer at a time (at least)
+  // Cuts are kept up to `limit` in [text, end) when it is not 0.
+  BufferSink(IdBuffer* b, PieceCache* c, const uint8_t* t = nullptr, const uint8_t* e = nullptr, uintptr_t l = 0)
+      : buffer(b), cache(c), text(t), end(e), limit(l), cut_ids(b->size()) {
+    block.reserve(kBlock + 1024);
+  }
   IdBuffer* buffer;
   PieceCache* cache;
   std::vector<uint32_t> block;
-  const uint8_t* text = nullptr;
-  const uint8_t* end = nullptr;
-  uintptr_t limit = 0;          // 0: no cuts kept
-  size_t cut = 0, cut_ids = 0;  // the last cut, and the ids before it
+  const uint8_t* text;
+  const uint8_t* end;
+  uintptr_t limit;          // 0: no cuts kept
+  size_t cut = 0, cut_ids;  // the last cut, and the ids before it
   bool piece(const ByteLevelBpe& m, const uint8_t* p, size_t n) {
     bool ok = m.encode_piece(p, n, &block, cache);
-    if (block.size() >= 8192) flush();
+    if (block.size() >= kBlock) flush();
     return ok;
   }
   bool short_nontoken(const ByteLevelBpe& m, const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h) {
     bool ok = m.encode_short_nontoken_keyed(p, n, k, h, &block, cache);
-    if (block.size() >= 8192) flush();
+    if (block.size() >= kBlock) flush();
     return ok;
   }
   bool long_piece(const ByteLevelBpe& m, const uint8_t* p, size_t n, uint64_t h) {
     bool ok = m.encode_long(p, n, h, &block, cache);
-    if (block.size() >= 8192) flush();
+    if (block.size() >= kBlock) flush();
     return ok;
   }
   void token(uint32_t id) {
     block.push_back(id);
-    if (block.size() >= 8192) flush();
+    if (block.size() >= kBlock) flush();
   }
   // A special token is whole once found: nothing that follows can change it.
   void special(uint32_t id, const uint8_t* e) {
@@ -254,8 +260,7 @@ bool Encoding::encode(std::string_view text, const SpecialMatcher& allowed, std:
 
 bool Encoding::encode_to_buffer(std::string_view text, const SpecialMatcher& allowed, IdBuffer* out,
                                 std::string* error) const {
-  BufferSink sink{out, &model_.cache(), {}};
-  sink.block.reserve(8192 + 1024);
+  BufferSink sink(out, &model_.cache());
   out->reserve(out->size() + text.size() / 5 + 16);
   bool ok = encode_with_specials(text, allowed, sink, error);
   sink.flush();
@@ -273,9 +278,7 @@ bool Encoding::encode_prefix(std::string_view text, const SpecialMatcher& allowe
   const size_t n = text.size(), margin = std::max(kStreamMargin, allowed.max_length());
   if (!has_scanner_ || n <= margin) return true;
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
-  BufferSink sink{out, &model_.cache(), {}, s, s + n, reinterpret_cast<uintptr_t>(s + (n - margin))};
-  sink.block.reserve(8192 + 1024);
-  sink.cut_ids = out->size();
+  BufferSink sink(out, &model_.cache(), s, s + n, reinterpret_cast<uintptr_t>(s + (n - margin)));
   if (!encode_with_specials(text, allowed, sink, error)) return false;
   sink.flush();
   out->truncate(sink.cut_ids);
