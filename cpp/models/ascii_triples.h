@@ -30,6 +30,10 @@ class AsciiTriples {
   TF_ALWAYS_INLINE bool may_be_token(const uint8_t* p, size_t len) const {
     uint32_t w;
     std::memcpy(&w, p, 4);
+    return may_be_token_word(w, len);
+  }
+  // may_be_token of a string whose first three bytes are those of w (little-endian).
+  TF_ALWAYS_INLINE bool may_be_token_word(uint32_t w, size_t len) const {
     const uint32_t at = 2 * index(w) + (len > 3);
     return (bits_[at >> 6] >> (at & 63)) & 1;
   }

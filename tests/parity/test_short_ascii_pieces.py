@@ -72,3 +72,19 @@ def test_first_sight_filter_cleared_when_full():
     rng = random.Random(13)
     text = draw(rng, string.ascii_letters, 700_000)
     check_fresh("o200k_base", text + text[:100_000])
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_every_piece_of_two_to_four_bytes_over_small_alphabets(name):
+    # The pieces of 2..4 bytes that are no token are merged by a fixed decision on their
+    # pair ranks and three-byte lookups (merge_tiny_ascii): every string of those lengths
+    # over a few letters (equal ranks such as "abab" and "aaaa", pairs that are tokens or
+    # not, either case), alone on a line and after a space or punctuation, first seen.
+    import itertools
+
+    pieces = []
+    for alphabet in ("abeTZq", "xQjz", "ab"):
+        for n in (2, 3, 4):
+            pieces += ["".join(t) for t in itertools.product(alphabet, repeat=n)]
+    lines = [p for p in pieces] + [" " + p[:3] for p in pieces] + ["." + p[:3] for p in pieces]
+    check_fresh(name, "\n".join(lines) + "\n")
