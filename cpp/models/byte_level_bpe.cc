@@ -118,8 +118,9 @@ bool ByteLevelBpe::encode_nontoken(const uint8_t* p, size_t n, std::vector<uint3
 // without the cache (FirstSightFilter).
 bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, uint64_t lo, uint64_t hi, uint64_t h,
                                          std::vector<uint32_t>* out, PieceCache* cache) const {
-  if (ShortTokenIndex::Key{lo, hi}.has_high_byte()) {
-    return through_short_cache(p, n, ShortTokenIndex::Key{lo, hi}, h, *cache, out, [&] {
+  const ShortTokenIndex::Key k{lo, hi};
+  if (k.has_high_byte()) {
+    return through_short_cache(p, n, k, h, *cache, out, [&] {
       if (!bytes_are_tokens(p, n)) return false;
       if (whole_wide_) {
         merge_parts(p, n, out, cache);
@@ -137,7 +138,7 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, uint64_t lo
   FirstSightFilter& filter = cache->first_sight();
   if (filter.skip(h)) {
     if (!bytes_are_tokens(p, n)) return false;
-    merge_ascii(ShortTokenIndex::Key{lo, hi}, n, out);
+    merge_ascii(k, n, out);
     return true;
   }
   // merge_ascii only while the filter is on: on text (English) it measured ~10 % slower in
@@ -145,11 +146,11 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, uint64_t lo
   // for the few new pieces of text).
   const bool filtering = filter.on();
   bool merged = false;
-  const bool ok = through_short_cache(p, n, ShortTokenIndex::Key{lo, hi}, h, *cache, out, [&] {
+  const bool ok = through_short_cache(p, n, k, h, *cache, out, [&] {
     merged = true;
     if (!bytes_are_tokens(p, n)) return false;
     if (filtering) {
-      merge_ascii(ShortTokenIndex::Key{lo, hi}, n, out);
+      merge_ascii(k, n, out);
     } else {
       merge_parts(p, n, out, cache);
     }
@@ -557,69 +558,61 @@ void ByteLevelBpe::merge_ascii(ShortTokenIndex::Key k, size_t n, std::vector<uin
   merge_linked(rank, padded, token, next, prev, n, join, [](size_t, size_t) {}, [](size_t) {}, out);
 }
 
+namespace {
+
+// The end of a merge with three parts left (tokens u0 u1 u2) whose two joins are `left`
+// (u0 with u1) and `right` (u1 with u2), all three together being no token: the smaller
+// join (the left one of equal ranks), or the parts as they are if neither is a token.
+void three_parts(uint32_t u0, uint32_t u1, uint32_t u2, uint32_t left, uint32_t right, std::vector<uint32_t>* out) {
+  if (left == kNoToken && right == kNoToken) {
+    out->push_back(u0);
+    out->push_back(u1);
+    out->push_back(u2);
+  } else if (left <= right) {
+    out->push_back(left);
+    out->push_back(u2);
+  } else {
+    out->push_back(u0);
+    out->push_back(right);
+  }
+}
+
+}  // namespace
+
 // The merge of an ASCII piece of 2..4 bytes that is no token, lo holding its bytes: a few
 // pair ranks and at most two lookups of three bytes decide it, no cache and no merge loop.
 // On random mixed-case letters (o200k: pieces of ~4 bytes, ~80 % of them no token, most
 // new) the loop's setup and its exits, which the branch predictor cannot learn, cost more
 // than the lookups.  Exact: the merge of the whole piece is never a token, and each case
-// below is tiktoken's order of merges (the smallest rank first, the leftmost of equal ones).
+// is tiktoken's order of merges (the smallest rank first, the leftmost of equal ones): three
+// bytes are three parts; four bytes are three parts after their first merge.
 void ByteLevelBpe::merge_tiny_ascii(uint64_t lo, size_t n, std::vector<uint32_t>* out) const {
   const uint8_t b0 = static_cast<uint8_t>(lo), b1 = static_cast<uint8_t>(lo >> 8), b2 = static_cast<uint8_t>(lo >> 16),
                 b3 = static_cast<uint8_t>(lo >> 24);
-  const uint32_t r01 = pair_token_[b0 | (b1 << 8)];  // kNoToken for n == 2 (the piece is no token)
-  if (n == 2) {
-    out->push_back(byte_token_[b0]);
-    out->push_back(byte_token_[b1]);
+  const uint32_t t0 = byte_token_[b0], t1 = byte_token_[b1];
+  if (n == 2) {  // the two bytes are no token
+    out->push_back(t0);
+    out->push_back(t1);
     return;
   }
-  const uint32_t r12 = pair_token_[b1 | (b2 << 8)];
-  if (n == 3) {  // [b0 b1][b2], [b0][b1 b2] or the bytes; the three bytes are no token
-    if (r01 == kNoToken && r12 == kNoToken) {
-      out->insert(out->end(), {byte_token_[b0], byte_token_[b1], byte_token_[b2]});
-    } else if (r01 <= r12) {
-      out->insert(out->end(), {r01, byte_token_[b2]});
-    } else {
-      out->insert(out->end(), {byte_token_[b0], r12});
-    }
-    return;
-  }
-  const uint32_t r23 = pair_token_[b2 | (b3 << 8)];
+  const uint32_t t2 = byte_token_[b2];
+  const uint32_t r01 = pair_token_[b0 | (b1 << 8)], r12 = pair_token_[b1 | (b2 << 8)];
+  if (n == 3) return three_parts(t0, t1, t2, r01, r12, out);
+  const uint32_t t3 = byte_token_[b3], r23 = pair_token_[b2 | (b3 << 8)];
   // The token of the three bytes from byte `at` (0 or 1), or kNoToken.
   auto triple = [&](unsigned at) {
     const uint64_t w = lo >> (8 * at);
     if (!triples_.may_be_token_word(static_cast<uint32_t>(w), 3)) return kNoToken;
     return short_.find(ShortTokenIndex::Key{w & 0xFFFFFF, uint64_t{3} << 56});
   };
-  const uint32_t t0 = byte_token_[b0], t1 = byte_token_[b1], t2 = byte_token_[b2], t3 = byte_token_[b3];
   if (r01 == kNoToken && r12 == kNoToken && r23 == kNoToken) {
     out->insert(out->end(), {t0, t1, t2, t3});
-  } else if (r01 <= r12 && r01 <= r23) {  // [b0 b1][b2][b3]: then b0 b1 b2, or b2 b3
-    const uint32_t t012 = triple(0);
-    if (t012 < r23) {
-      out->insert(out->end(), {t012, t3});
-    } else if (r23 != kNoToken) {
-      out->insert(out->end(), {r01, r23});
-    } else {
-      out->insert(out->end(), {r01, t2, t3});
-    }
-  } else if (r12 <= r23) {  // [b0][b1 b2][b3]: then b0 b1 b2, or b1 b2 b3
-    const uint32_t t012 = triple(0), t123 = triple(1);
-    if (t012 <= t123 && t012 != kNoToken) {
-      out->insert(out->end(), {t012, t3});
-    } else if (t123 != kNoToken) {
-      out->insert(out->end(), {t0, t123});
-    } else {
-      out->insert(out->end(), {t0, r12, t3});
-    }
-  } else {  // [b0][b1][b2 b3]: then b0 b1, or b1 b2 b3
-    const uint32_t t123 = triple(1);
-    if (r01 < t123) {
-      out->insert(out->end(), {r01, r23});
-    } else if (t123 != kNoToken) {
-      out->insert(out->end(), {t0, t123});
-    } else {
-      out->insert(out->end(), {t0, t1, r23});
-    }
+  } else if (r01 <= r12 && r01 <= r23) {  // [b0 b1][b2][b3]
+    three_parts(r01, t2, t3, triple(0), r23, out);
+  } else if (r12 <= r23) {  // [b0][b1 b2][b3]
+    three_parts(t0, r12, t3, triple(0), triple(1), out);
+  } else {  // [b0][b1][b2 b3]
+    three_parts(t0, t1, r23, r01, triple(1), out);
   }
 }
 

@@ -125,8 +125,8 @@ class ByteLevelBpe {
   void merge_medium_chunk(const TokenTrie& trie, const uint8_t* q, size_t m, std::vector<uint32_t>* out) const;
   bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache, bool cached) const;
   void merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
-  // merge_parts of a whole ASCII piece of 2..ShortTokenIndex::kMaxLen bytes with key k,
-  // its lookups filtered by AsciiTriples.
+  // merge_parts of a whole ASCII piece of kTinyPiece + 1..ShortTokenIndex::kMaxLen bytes
+  // with key k, its lookups filtered by AsciiTriples.
   void merge_ascii(ShortTokenIndex::Key k, size_t n, std::vector<uint32_t>* out) const;
   // The ASCII pieces that are no token and that encode_short_nontoken merges directly
   // (merge_tiny_ascii), without the short merge cache and the first-sight filter.
