@@ -137,31 +137,106 @@ nb::object encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher
   return out.done();
 }
 
+// The UTF-8 CPython has cached on a str (its own data when ASCII), or an empty view.
+std::string_view cached_utf8(nb::handle text) {
+  PyObject* o = text.ptr();
+  if (PyUnicode_IS_COMPACT_ASCII(o)) return std::string_view(static_cast<const char*>(PyUnicode_DATA(o)),
+                                                             static_cast<size_t>(PyUnicode_GET_LENGTH(o)));
+  const auto* c = reinterpret_cast<const PyCompactUnicodeObject*>(o);
+  if (c->utf8 == nullptr) return {};
+  return std::string_view(c->utf8, static_cast<size_t>(c->utf8_length));
+}
+
+bool is_high_surrogate(const StrView& v, size_t i) {
+  if (v.kind == PyUnicode_2BYTE_KIND) return (static_cast<const uint16_t*>(v.data)[i] & 0xFC00) == 0xD800;
+  if (v.kind == PyUnicode_4BYTE_KIND) return (static_cast<const uint32_t*>(v.data)[i] & 0xFFFFFC00u) == 0xD800;
+  return false;
+}
+
+// encode_to_numpy.  Peak memory is about the result's size: a str without cached UTF-8 is
+// converted a chunk of `chunk_chars` characters at a time (no UTF-8 copy of the whole text
+// is made, as tiktoken makes one) and each safe prefix encoded as it arrives.  Text with
+// no place to cut (a run of spaces, words with no punctuation between them) would be
+// encoded again with each chunk, quadratic in its length: once the uncut text exceeds
+// kStalled chunks, the rest is converted at once.  Disallowed specials are looked for in
+// the same UTF-8, as tiktoken looks for them before encoding: (None, the special's bytes)
+// is returned when one is found anywhere in the text, even after a piece that cannot be
+// encoded.  Lone surrogates are repaired as tiktoken repairs them (see to_utf8).
+nb::object encode_to_array(const Encoding& e, nb::handle text, const SpecialMatcher& allowed,
+                           const SpecialMatcher* disallowed, Py_ssize_t chunk_chars) {
+  IdBuffer buffer;
+  std::string error, special;  // special: the disallowed special found, if any
+  bool ok = true;
+  auto holds_disallowed = [&](std::string_view v, size_t from) {
+    if (disallowed == nullptr) return false;
+    const SpecialMatcher::Match m = disallowed->find(reinterpret_cast<const uint8_t*>(v.data()), v.size(), from);
+    if (m.found) special.assign(v.substr(m.pos, m.len));
+    return m.found;
+  };
+  const StrView sv = str_view(text);
+  std::string_view whole = cached_utf8(text);
+  if (whole.data() == nullptr && chunk_chars <= 0) whole = utf8(text);  // raises on lone surrogates
+  if (whole.data() != nullptr) {
+    nb::gil_scoped_release release;
+    if (!holds_disallowed(whole, 0)) ok = e.encode_to_buffer(whole, allowed, &buffer, &error);
+  } else {
+    nb::gil_scoped_release release;  // the str is alive and immutable: its units are read without the GIL
+    constexpr size_t kStalled = 4, kMinStall = size_t{1} << 16;
+    const size_t length = sv.length, unit = static_cast<size_t>(sv.kind);
+    const size_t back = disallowed == nullptr ? 0 : std::max<size_t>(disallowed->max_length(), 1) - 1;
+    Utf8Buffer converted;
+    std::string pending;
+    auto next_chunk = [&](size_t from, size_t stop) {  // the UTF-8 of units [from, stop)
+      StrView part = sv;
+      part.data = static_cast<const char*>(sv.data) + from * unit;
+      part.length = stop - from;
+      return to_utf8(part, &converted);
+    };
+    for (size_t i = 0, step = static_cast<size_t>(chunk_chars); i < length;) {
+      size_t stop = step < length - i ? i + step : length;
+      // A surrogate pair stays in one chunk, to be joined into its character.
+      while (stop < length && is_high_surrogate(sv, stop - 1)) ++stop;
+      const std::string_view piece = next_chunk(i, stop);
+      const size_t before = pending.size();
+      pending.append(piece);
+      i = stop;
+      if (holds_disallowed(pending, before > back ? before - back : 0)) break;
+      if (ok && i == length) {
+        ok = e.encode_to_buffer(pending, allowed, &buffer, &error);
+        break;
+      }
+      size_t consumed = 0;
+      if (ok) ok = e.encode_prefix(pending, allowed, &buffer, &consumed, &error);
+      if (ok) {
+        pending.erase(0, consumed);
+        if (pending.size() > kStalled * std::max(piece.size(), kMinStall)) step = length - i;
+      } else {  // a piece failed: only disallowed specials are still looked for
+        pending.erase(0, pending.size() > back ? pending.size() - back : 0);
+      }
+    }
+  }
+  if (!special.empty()) return nb::make_tuple(nb::none(), to_bytes(special));
+  check(ok, error);
+  size_t shape[1] = {buffer.size()};
+  uint32_t* data = buffer.release();
+  nb::capsule owner(data, [](void* p) noexcept { std::free(p); });
+  return nb::cast(nb::ndarray<nb::numpy, uint32_t, nb::ndim<1>>(data, 1, shape, owner));
+}
+
 }  // namespace
 
 void bind_encoding(nb::module_& m) {
   nb::class_<SpecialMatcher>(m, "SpecialSet", "A set of special tokens to match in text (bytes -> id).")
       .def(nb::init<Pairs>(), nb::arg("specials"))
       .def("find", [](const SpecialMatcher& s, nb::handle text) -> nb::object {
-        // A non-ASCII str is searched a chunk at a time (overlapping by the longest special)
-        // so that no UTF-8 copy of the whole text is made.
-        constexpr Py_ssize_t kChunk = Py_ssize_t{1} << 20;
-        Py_ssize_t length = PyUnicode_GET_LENGTH(text.ptr());
-        bool whole = PyUnicode_IS_COMPACT_ASCII(text.ptr()) || length <= kChunk;
-        Py_ssize_t overlap = static_cast<Py_ssize_t>(s.max_length());
-        for (Py_ssize_t i = 0; i < length || i == 0; i += kChunk) {
-          nb::object chunk = whole ? nb::borrow(text)
-                                   : nb::steal(PyUnicode_Substring(text.ptr(), i, std::min(length, i + kChunk + overlap)));
-          if (!chunk.is_valid()) throw nb::python_error();
-          std::string_view v = utf8(chunk);
-          SpecialMatcher::Match mt;
-          {
-            nb::gil_scoped_release release;
-            mt = s.find(reinterpret_cast<const uint8_t*>(v.data()), v.size(), 0);
-          }
-          if (mt.found) return nb::make_tuple(mt.id, to_bytes(v.substr(mt.pos, mt.len)));
-          if (whole) break;
+        // The UTF-8 that CPython caches on the str, which encode() then reuses.
+        const std::string_view v = utf8(text);
+        SpecialMatcher::Match mt;
+        {
+          nb::gil_scoped_release release;
+          mt = s.find(reinterpret_cast<const uint8_t*>(v.data()), v.size(), 0);
         }
+        if (mt.found) return nb::make_tuple(mt.id, to_bytes(v.substr(mt.pos, mt.len)));
         return nb::none();
       }, nb::arg("text"), "The first special in text as (id, bytes), or None.");
 
@@ -205,51 +280,9 @@ void bind_encoding(nb::module_& m) {
         check(ok, error);
         return n;
       })
-      .def("encode_to_numpy", [](const Encoding& e, nb::handle text, const SpecialMatcher& allowed,
-                                 Py_ssize_t chunk_chars) {
-        IdBuffer buffer;
-        std::string error;
-        bool ok = true;
-        if (PyUnicode_IS_COMPACT_ASCII(text.ptr()) || chunk_chars <= 0) {
-          std::string_view view = utf8(text);  // ASCII: the str's own bytes, no copy
-          nb::gil_scoped_release release;
-          ok = e.encode_to_buffer(view, allowed, &buffer, &error);
-        } else {
-          // Convert to UTF-8 a chunk at a time instead of caching a UTF-8 copy of the whole
-          // str, and encode each safe prefix as it arrives: peak memory ~ the result's size.
-          // Text with no place to cut (a run of spaces, words with no punctuation between
-          // them) would be encoded again with each chunk, quadratic in its length: once
-          // the uncut text exceeds kStalled chunks, the rest is converted at once (a
-          // UTF-8 copy of it, as tiktoken makes of the whole text).
-          constexpr size_t kStalled = 4, kMinStall = size_t{1} << 16;
-          const Py_ssize_t length = PyUnicode_GET_LENGTH(text.ptr());
-          std::string pending;
-          for (Py_ssize_t i = 0, step = chunk_chars; ok;) {
-            const Py_ssize_t stop = step < length - i ? i + step : length;
-            nb::object chunk = nb::steal(PyUnicode_Substring(text.ptr(), i, stop));
-            if (!chunk.is_valid()) throw nb::python_error();
-            const std::string_view piece = utf8(chunk);
-            pending.append(piece);
-            const size_t added = piece.size();
-            chunk.reset();
-            i = stop;
-            nb::gil_scoped_release release;
-            if (i == length) {
-              ok = e.encode_to_buffer(pending, allowed, &buffer, &error);
-              break;
-            }
-            size_t consumed = 0;
-            ok = e.encode_prefix(pending, allowed, &buffer, &consumed, &error);
-            pending.erase(0, consumed);
-            if (pending.size() > kStalled * std::max(added, kMinStall)) step = length - i;
-          }
-        }
-        check(ok, error);
-        size_t shape[1] = {buffer.size()};
-        uint32_t* data = buffer.release();
-        nb::capsule owner(data, [](void* p) noexcept { std::free(p); });
-        return nb::ndarray<nb::numpy, uint32_t, nb::ndim<1>>(data, 1, shape, owner);
-      }, nb::arg("text"), nb::arg("allowed"), nb::arg("chunk_chars") = Py_ssize_t{1} << 20)
+      .def("encode_to_numpy", &encode_to_array, nb::arg("text"), nb::arg("allowed"), nb::arg("disallowed").none() = nb::none(),
+           nb::arg("chunk_chars") = Py_ssize_t{1} << 20,
+           "encode() as a uint32 array; if text holds a special of `disallowed`, (None, its bytes) instead.")
       .def("encode_pieces", [](const Encoding& e, nb::list pieces) {
         const nb::tuple items = snapshot(pieces);
         std::vector<std::string_view> views;

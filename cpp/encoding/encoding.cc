@@ -28,14 +28,16 @@ struct CollectSink {
 
 // Collects ids in a small vector and moves them to an IdBuffer in blocks.  For a text that
 // arrives in chunks (encode_prefix) it also keeps the last place up to `limit` where the
-// text may be cut: the end of a piece with no space on either side of it, or of a special
-// token.  (Not a sink of its own: a fourth instantiation of encode_segment made the
+// text may be cut: the end of a special token, or of a piece with no space on either side
+// of it that ends in [from, limit] (testing every piece's neighbours cost ~10%: the
+// branch on them is hard to predict).  (Not a sink of its own: a fourth instantiation of encode_segment made the
 // compiler inline less of the o200k scanner into the others, English ~6% slower.)
 struct BufferSink {
   static constexpr size_t kBlock = 8192;  // ids moved to the buffer at a time (at least)
   // Cuts are kept up to `limit` in [text, end) when it is not 0.
-  BufferSink(IdBuffer* b, PieceCache* c, const uint8_t* t = nullptr, const uint8_t* e = nullptr, uintptr_t l = 0)
-      : buffer(b), cache(c), text(t), end(e), limit(l), cut_ids(b->size()) {
+  BufferSink(IdBuffer* b, PieceCache* c, const uint8_t* t = nullptr, const uint8_t* e = nullptr, uintptr_t l = 0,
+             uintptr_t f = 0)
+      : buffer(b), cache(c), text(t), end(e), limit(l), from(f), cut_ids(b->size()) {
     block.reserve(kBlock + 1024);
   }
   IdBuffer* buffer;
@@ -44,6 +46,7 @@ struct BufferSink {
   const uint8_t* text;
   const uint8_t* end;
   uintptr_t limit;          // 0: no cuts kept
+  uintptr_t from;           // piece ends before it are not tested
   size_t cut = 0, cut_ids;  // the last cut, and the ids before it
   bool piece(const ByteLevelBpe& m, const uint8_t* p, size_t n) {
     bool ok = m.encode_piece(p, n, &block, cache);
@@ -70,7 +73,8 @@ struct BufferSink {
     if (reinterpret_cast<uintptr_t>(e) <= limit) cut_at(e);
   }
   void piece_end(const uint8_t* e) {
-    if (reinterpret_cast<uintptr_t>(e) <= limit && !space_at(e) && !space_at(character_before(e))) cut_at(e);
+    if (reinterpret_cast<uintptr_t>(e) - from <= limit - from && !space_at(e) && !space_at(character_before(e)))
+      cut_at(e);
   }
   void flush() {
     buffer->append(block.data(), block.size());
@@ -272,17 +276,28 @@ bool Encoding::encode_to_buffer(std::string_view text, const SpecialMatcher& all
 // `limit` may still change (a special token longer than the margin reaches no further
 // back than limit), and a piece boundary with no space beside it stays a boundary
 // whatever follows (the patterns' look-ahead is only at the end of a run of spaces).
+// Piece boundaries are tested in the last kCutWindow bytes before the limit; text with
+// none there (words and spaces only) is encoded again, testing all of them.
 bool Encoding::encode_prefix(std::string_view text, const SpecialMatcher& allowed, IdBuffer* out,
                              size_t* consumed, std::string* error) const {
+  constexpr size_t kCutWindow = 4096;
   *consumed = 0;
   const size_t n = text.size(), margin = std::max(kStreamMargin, allowed.max_length());
   if (!has_scanner_ || n <= margin) return true;
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
-  BufferSink sink(out, &model_.cache(), s, s + n, reinterpret_cast<uintptr_t>(s + (n - margin)));
-  if (!encode_with_specials(text, allowed, sink, error)) return false;
-  sink.flush();
-  out->truncate(sink.cut_ids);
-  *consumed = sink.cut;
+  const size_t before = out->size(), limit = n - margin;
+  for (size_t window : {std::min(kCutWindow, limit), limit}) {
+    BufferSink sink(out, &model_.cache(), s, s + n, reinterpret_cast<uintptr_t>(s + limit),
+                    reinterpret_cast<uintptr_t>(s + (limit - window)));
+    if (!encode_with_specials(text, allowed, sink, error)) return false;
+    sink.flush();
+    if (sink.cut > 0 || window == limit) {
+      out->truncate(sink.cut_ids);
+      *consumed = sink.cut;
+      return true;
+    }
+    out->truncate(before);
+  }
   return true;
 }
 

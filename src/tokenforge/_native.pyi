@@ -4,10 +4,6 @@ tokenforge's native core (C++); use the Python API in `tokenforge` instead.
 """
 
 from collections.abc import Sequence
-from typing import Annotated
-
-import numpy
-from numpy.typing import NDArray
 
 
 class SpecialSet:
@@ -42,7 +38,10 @@ class Encoding:
 
     def count(self, arg0: object, arg1: SpecialSet, /) -> int: ...
 
-    def encode_to_numpy(self, text: object, allowed: SpecialSet, chunk_chars: int = 1048576) -> Annotated[NDArray[numpy.uint32], dict(shape=(None,))]: ...
+    def encode_to_numpy(self, text: object, allowed: SpecialSet, disallowed: SpecialSet | None = None, chunk_chars: int = 1048576) -> object:
+        """
+        encode() as a uint32 array; if text holds a special of `disallowed`, (None, its bytes) instead.
+        """
 
     def encode_pieces(self, arg: list, /) -> object: ...
 

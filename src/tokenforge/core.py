@@ -161,12 +161,17 @@ class Encoding:
         disallowed_special: Literal["all"] | Collection[str] = "all",
     ) -> "np.ndarray":
         """Like `encode`, but returns a uint32 numpy array without an intermediate list."""
-        allowed = self._allowed(allowed_special, disallowed_special, text)
         if self._regex is not None:
             import numpy as np
 
+            allowed = self._allowed(allowed_special, disallowed_special, text)
             return np.array(self._encode_by_regex(_clean(text), allowed), dtype=np.uint32)
-        return _repairing(self._core.encode_to_numpy, text, allowed)
+        # The native side looks for disallowed specials in the UTF-8 it makes as it encodes.
+        allowed, disallowed = self._special_sets(allowed_special, disallowed_special)
+        result = _repairing(self._core.encode_to_numpy, text, allowed, disallowed)
+        if isinstance(result, tuple):
+            _raise_disallowed_special_token(result[1].decode("utf-8"))
+        return result
 
     def encode_ordinary_batch(self, text: list[str], *, num_threads: int = _DEFAULT_THREADS) -> list[list[int]]:
         """Encodes many texts on native threads (the GIL is released), ignoring specials."""
