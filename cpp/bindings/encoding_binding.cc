@@ -31,6 +31,12 @@ Pairs ranks_from_dict(nb::dict d, bool keys_are_str) {
   return out;
 }
 
+[[noreturn]] void invalid_token(uint32_t id) {
+  const std::string msg = "Invalid token for decoding: " + std::to_string(id);
+  PyErr_SetObject(PyExc_KeyError, nb::str(msg.c_str()).ptr());
+  throw nb::python_error();
+}
+
 void check(bool ok, const std::string& error) {
   if (!ok) value_error(error);
 }
@@ -306,13 +312,37 @@ void bind_encoding(nb::module_& m) {
           nb::gil_scoped_release release;
           bad = e.decode(ids.data(), ids.size(), &out);
         }
-        if (bad >= 0) {
-          std::string msg = "Invalid token for decoding: " + std::to_string(ids[bad]);
-          PyErr_SetObject(PyExc_KeyError, nb::str(msg.c_str()).ptr());
-          throw nb::python_error();
-        }
+        if (bad >= 0) invalid_token(ids[bad]);
         return to_bytes(out);
       })
+      .def("token_bytes_list", [](const Encoding& e, nb::handle tokens) {
+        const std::vector<uint32_t> ids = ids_from(tokens);
+        nb::list out;
+        for (uint32_t id : ids) {
+          std::string_view b;
+          if (!e.token_bytes(id, &b)) invalid_token(id);
+          out.append(to_bytes(b));
+        }
+        return out;
+      }, nb::arg("tokens"), "The bytes of each token.")
+      .def("decode_offsets", [](const Encoding& e, nb::handle tokens) {
+        // Per token, the index of the character its first byte belongs to: the characters
+        // before it, less one if it starts inside a character (a continuation byte), as
+        // tiktoken's decode_with_offsets counts them.
+        const std::vector<uint32_t> ids = ids_from(tokens);
+        std::string text;
+        std::vector<uint32_t> offsets(ids.size());
+        size_t chars = 0;
+        for (size_t i = 0; i < ids.size(); ++i) {
+          std::string_view b;
+          if (!e.token_bytes(ids[i], &b)) invalid_token(ids[i]);
+          const bool inside = !b.empty() && (static_cast<uint8_t>(b[0]) & 0xC0) == 0x80;
+          offsets[i] = static_cast<uint32_t>(chars - (inside && chars > 0));
+          for (char c : b) chars += (static_cast<uint8_t>(c) & 0xC0) != 0x80;
+          text.append(b);
+        }
+        return nb::make_tuple(to_bytes(text), to_list(offsets));
+      }, nb::arg("tokens"), "(the bytes of the tokens, the character offset of each token).")
       .def("token_bytes", [](const Encoding& e, uint32_t id) -> nb::object {
         std::string_view b;
         if (!e.token_bytes(id, &b)) return nb::none();
@@ -325,12 +355,15 @@ void bind_encoding(nb::module_& m) {
       })
       .def("token_byte_values", [](const Encoding& e) {
         const TokenTable& v = e.model().vocab();
-        nb::list out;
+        std::vector<std::string_view> tokens;
         for (uint32_t id = 0; id < v.id_bound(); ++id) {
-          if (v.has(id)) out.append(to_bytes(v.bytes(id)));
+          if (v.has(id)) tokens.push_back(v.bytes(id));
         }
+        std::sort(tokens.begin(), tokens.end());  // bytewise, as tiktoken returns them
+        nb::list out;
+        for (std::string_view t : tokens) out.append(to_bytes(t));
         return out;
-      });
+      }, "The bytes of every mergeable token, sorted bytewise.");
 }
 
 }  // namespace tf::py

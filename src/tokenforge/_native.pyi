@@ -47,11 +47,18 @@ class Encoding:
 
     def decode_bytes(self, arg: object, /) -> bytes: ...
 
+    def token_bytes_list(self, tokens: object) -> list:
+        """The bytes of each token."""
+
+    def decode_offsets(self, tokens: object) -> tuple:
+        """(the bytes of the tokens, the character offset of each token)."""
+
     def token_bytes(self, arg: int, /) -> object: ...
 
     def find_token(self, arg: bytes, /) -> object: ...
 
-    def token_byte_values(self) -> list: ...
+    def token_byte_values(self) -> list:
+        """The bytes of every mergeable token, sorted bytewise."""
 
 def spm_model_rest(data: bytes) -> object:
     """

@@ -261,8 +261,12 @@ class Encoding:
         return b
 
     def decode_tokens_bytes(self, tokens: Sequence[int]) -> list[bytes]:
-        """The bytes of each token."""
-        return [self.decode_single_token_bytes(t) for t in tokens]
+        """The bytes of each token.
+
+        Raises:
+            KeyError: an id is not in the vocabulary (the message names it).
+        """
+        return self._core.token_bytes_list(tokens)
 
     def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
         """The text and, per token, the index of the first character holding its bytes.
@@ -275,14 +279,9 @@ class Encoding:
         >>> enc.decode_with_offsets([104, 0xC3, 0xA9, 105])
         ('héi', [0, 1, 1, 2])
         """
-        token_bytes = self.decode_tokens_bytes(tokens)
-        offsets = []
-        chars = 0
-        for b in token_bytes:
-            # A token that starts with a continuation byte belongs to the previous character.
-            offsets.append(max(0, chars - (1 if b and 0x80 <= b[0] < 0xC0 else 0)))
-            chars += sum(1 for c in b if not 0x80 <= c < 0xC0)
-        return b"".join(token_bytes).decode("utf-8", errors="strict"), offsets
+        # A token that starts with a continuation byte belongs to the previous character.
+        raw, offsets = self._core.decode_offsets(tokens)
+        return raw.decode("utf-8", errors="strict"), offsets
 
     def decode_batch(self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int = 8) -> list[str]:
         """Decodes each token sequence."""
@@ -298,7 +297,12 @@ class Encoding:
 
     def token_byte_values(self) -> list[bytes]:
         """The bytes of every mergeable token, sorted bytewise (as tiktoken returns them)."""
-        return sorted(self._core.token_byte_values())
+        return list(self._sorted_token_bytes)
+
+    @functools.cached_property
+    def _sorted_token_bytes(self) -> tuple[bytes, ...]:
+        # Sorted once, as tiktoken sorts them once when it loads a vocabulary.
+        return tuple(self._core.token_byte_values())
 
     @property
     def eot_token(self) -> int:

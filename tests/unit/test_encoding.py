@@ -31,6 +31,35 @@ def test_decode_with_offsets_matches_tiktoken():
         assert ours.decode_with_offsets(ids) == ref.decode_with_offsets(ids)
 
 
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_token_bytes_and_offsets_match_tiktoken_on_random_ids(name):
+    # Random ids cut characters anywhere: offsets of tokens that start inside a character,
+    # and byte strings that are not UTF-8 (both raise UnicodeDecodeError).
+    import random
+
+    ours, ref = pair(name)
+    rng = random.Random(7)
+    for _ in range(300):
+        ids = [rng.randrange(len(ref._mergeable_ranks)) for _ in range(rng.randrange(0, 12))]
+        assert ours.decode_tokens_bytes(ids) == ref.decode_tokens_bytes(ids)
+        try:
+            want = ref.decode_with_offsets(ids)
+        except UnicodeDecodeError:
+            with pytest.raises(UnicodeDecodeError):
+                ours.decode_with_offsets(ids)
+        else:
+            assert ours.decode_with_offsets(ids) == want
+
+
+def test_token_bytes_list_rejects_unknown_ids():
+    ours, _ = pair("cl100k_base")
+    for bad in (100256, 10**12, -1):
+        with pytest.raises(KeyError, match=str(bad)):
+            ours.decode_tokens_bytes([1, bad])
+        with pytest.raises(KeyError, match=str(bad)):
+            ours.decode_with_offsets([1, bad])
+
+
 def test_numpy_and_count():
     ours, ref = pair("o200k_base")
     text = "Some text, 12345 numbers\n\n  and spaces. " * 50
