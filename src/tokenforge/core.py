@@ -73,6 +73,7 @@ class Encoding:
             if self.max_token_value != explicit_n_vocab - 1:
                 raise ValueError(f"explicit_n_vocab={explicit_n_vocab} but the largest id is {self.max_token_value}")
         scanner = patterns.scanner_for(pat_str)
+        self._scanner = None if scanner is None else int(scanner)  # the native splitter, if any
         self._regex = None
         if scanner is None:
             import regex
@@ -126,7 +127,33 @@ class Encoding:
         >>> enc.encode("hi<|eot|>", disallowed_special=())
         [104, 105, 60, 124, 101, 111, 116, 124, 62]
         """
+        return self._encode_checked(text, self._allowed(allowed_special, disallowed_special, text))
+
+    def encode_with_unstable(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> tuple[list[int], list[list[int]]]:
+        """The ids of text but its last, unstable ones, and the token sequences that may
+        follow in their place when more text is appended (as tiktoken's; see
+        `tokenforge.unstable`).  The completions come in the order they were found, each once
+        (tiktoken's in hash order).
+
+        Raises:
+            ValueError: the text contains a disallowed special token.
+        """
+        from tokenforge import unstable
+
+        if allowed_special == "all":
+            allowed_special = self.special_tokens_set
         allowed = self._allowed(allowed_special, disallowed_special, text)
+        ids = frozenset(self._special_tokens[t] for t in allowed_special if t in self._special_tokens)
+        return unstable.encode_with_unstable(self, _clean(text), allowed, ids)
+
+    def _encode_checked(self, text: str, allowed: "_native.SpecialSet") -> list[int]:
+        """encode() once disallowed specials have been looked for."""
         if self._regex is not None:
             return self._encode_by_regex(_clean(text), allowed)
         return _repairing(self._core.encode, text, allowed)
@@ -300,9 +327,22 @@ class Encoding:
         return list(self._sorted_token_bytes)
 
     @functools.cached_property
+    def _token_byte_lengths(self) -> list[int]:
+        """The byte length of each ordinary token, indexed by id."""
+        lengths = [0] * (max(self._mergeable_ranks.values(), default=0) + 1)
+        for token, rank in self._mergeable_ranks.items():
+            lengths[rank] = len(token)
+        return lengths
+
+    @functools.cached_property
     def _sorted_token_bytes(self) -> tuple[bytes, ...]:
         # Sorted once, as tiktoken sorts them once when it loads a vocabulary.
         return tuple(self._core.token_byte_values())
+
+    @functools.cached_property
+    def _sorted_token_ids(self) -> tuple[int, ...]:
+        """The ids of `_sorted_token_bytes`, in its order."""
+        return tuple(self._mergeable_ranks[b] for b in self._sorted_token_bytes)
 
     @property
     def eot_token(self) -> int:
