@@ -152,6 +152,20 @@ class Encoding:
         ids = frozenset(self._special_tokens[t] for t in allowed_special if t in self._special_tokens)
         return unstable.encode_with_unstable(self, _clean(text), allowed, ids)
 
+    def _encode_bytes(self, text: bytes) -> list[int]:
+        """The ids of bytes that may not be UTF-8, as tiktoken's (see `tokenforge.unstable`)."""
+        from tokenforge import unstable
+
+        return unstable.encode_bytes(self, bytes(text))
+
+    def _encode_only_native_bpe(self, text: str) -> list[int]:
+        """Splits text with the pattern's regex (not the native scanner) and merges each
+        piece: tiktoken's check of its split, kept for code that calls it."""
+        import regex
+
+        pieces = regex.findall(self._regex or regex.compile(self._pat_str), text)
+        return self._core.encode_pieces([p.encode("utf-8") for p in pieces])
+
     def _encode_checked(self, text: str, allowed: "_native.SpecialSet") -> list[int]:
         """encode() once disallowed specials have been looked for."""
         if self._regex is not None:

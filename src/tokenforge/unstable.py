@@ -69,6 +69,24 @@ def encode_with_unstable(enc: Encoding, text: str, allowed: _native.SpecialSet,
     return tokens, [list(c) for c in completions]
 
 
+def encode_bytes(enc: Encoding, data: bytes) -> list[int]:
+    """The ids of bytes that may end in invalid UTF-8, as tiktoken's ``_encode_bytes``: the
+    valid UTF-8 before the first invalid byte is encoded as text, then its last piece (with
+    the whitespace tokens before it) and the bytes from the invalid one on are merged as one
+    piece."""
+    try:
+        return enc.encode_ordinary(data.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        valid = e.start
+    tokens = enc.encode_ordinary(data[:valid].decode("utf-8"))
+    unstable = _with_whitespace_before(enc, tokens, _last_piece_token_count(enc, tokens, frozenset()))
+    rest = data[valid:]
+    if unstable > 0:
+        rest = enc.decode_bytes(tokens[len(tokens) - unstable:]) + rest
+        del tokens[len(tokens) - unstable:]
+    return tokens + enc._encode_single_piece(rest)
+
+
 def _last_piece_token_count(enc: Encoding, tokens: list[int], allowed_ids: frozenset[int]) -> int:
     """How many of the ids are those of the text's last piece (0 if it ends with a special)."""
     start = len(tokens)

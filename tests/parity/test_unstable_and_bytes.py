@@ -1,5 +1,6 @@
-"""encode_with_unstable against tiktoken's: the stable ids, and the completions as a set
-(tiktoken returns them in hash order, ours sorted)."""
+"""encode_with_unstable against tiktoken's (the stable ids, and the completions as a set:
+tiktoken returns them in hash order, ours in the order found), and its private
+_encode_bytes and _encode_only_native_bpe, which code written for tiktoken calls."""
 
 from __future__ import annotations
 
@@ -63,3 +64,22 @@ def test_pattern_without_native_scanner():
     assert ours._regex is not None
     for text in ["hello wor", "a  b\n", "x<|x|>", "x<|x|>y z"]:
         check(ours, ref, text, allowed_special="all")
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "r50k_base"])
+def test_encode_bytes_ending_in_invalid_utf8(name):
+    # tiktoken's _encode_bytes: the valid text before the first bad byte as text, its last
+    # piece merged together with the bytes from the bad one on.
+    ours, ref = pair(name)
+    rng = random.Random(name)
+    alphabet = [b"a", b"b", b" ", b"\n", b"\t", b".", "é".encode(), "日".encode(), b"\xff", b"\x80", b"\xe6\x97"]
+    cases = [b"", b"\xff", b"hello \xff", b"hello world  \xe6\x97", b"x\n\n \x80\x80"]
+    cases += [b"".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 12))) for _ in range(300)]
+    for data in cases:
+        assert ours._encode_bytes(data) == ref._encode_bytes(data), data
+
+
+def test_encode_only_native_bpe():
+    ours, ref = pair("o200k_base")
+    for text in ["hello world", "x = 1\n\n  y", "naïve 日本 😀", corpus_sample("code")[:20000]]:
+        assert ours._encode_only_native_bpe(text) == ref._encode_only_native_bpe(text)
