@@ -202,4 +202,11 @@ std::vector<uint32_t> ids_from(nb::handle seq);
 
 [[noreturn]] inline void value_error(const std::string& msg) { throw nb::value_error(msg.c_str()); }
 
+// The KeyError that decoding raises for an id that is no token (`token`: the id as text).
+[[noreturn]] inline void invalid_token(const std::string& token) {
+  const std::string msg = "Invalid token for decoding: " + token;
+  PyErr_SetObject(PyExc_KeyError, nb::str(msg.c_str()).ptr());
+  throw nb::python_error();
+}
+
 }  // namespace tf::py

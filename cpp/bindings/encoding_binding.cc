@@ -31,12 +31,6 @@ Pairs ranks_from_dict(nb::dict d, bool keys_are_str) {
   return out;
 }
 
-[[noreturn]] void invalid_token(uint32_t id) {
-  const std::string msg = "Invalid token for decoding: " + std::to_string(id);
-  PyErr_SetObject(PyExc_KeyError, nb::str(msg.c_str()).ptr());
-  throw nb::python_error();
-}
-
 void check(bool ok, const std::string& error) {
   if (!ok) value_error(error);
 }
@@ -312,7 +306,7 @@ void bind_encoding(nb::module_& m) {
           nb::gil_scoped_release release;
           bad = e.decode(ids.data(), ids.size(), &out);
         }
-        if (bad >= 0) invalid_token(ids[bad]);
+        if (bad >= 0) invalid_token(std::to_string(ids[bad]));
         return to_bytes(out);
       })
       .def("token_bytes_list", [](const Encoding& e, nb::handle tokens) {
@@ -320,7 +314,7 @@ void bind_encoding(nb::module_& m) {
         nb::list out;
         for (uint32_t id : ids) {
           std::string_view b;
-          if (!e.token_bytes(id, &b)) invalid_token(id);
+          if (!e.token_bytes(id, &b)) invalid_token(std::to_string(id));
           out.append(to_bytes(b));
         }
         return out;
@@ -335,7 +329,7 @@ void bind_encoding(nb::module_& m) {
         size_t chars = 0;
         for (size_t i = 0; i < ids.size(); ++i) {
           std::string_view b;
-          if (!e.token_bytes(ids[i], &b)) invalid_token(ids[i]);
+          if (!e.token_bytes(ids[i], &b)) invalid_token(std::to_string(ids[i]));
           const bool inside = !b.empty() && (static_cast<uint8_t>(b[0]) & 0xC0) == 0x80;
           offsets[i] = static_cast<uint32_t>(chars - (inside && chars > 0));
           for (char c : b) chars += (static_cast<uint8_t>(c) & 0xC0) != 0x80;

@@ -37,9 +37,7 @@ std::vector<uint32_t> ids_from(nb::handle seq) {
     if (v == -1 && PyErr_Occurred()) throw nb::python_error();
     if (overflow != 0 || v < 0 || v >= 0xFFFFFFFFll) {
       nb::object repr = nb::steal(PyObject_Str(it));
-      std::string msg = "Invalid token for decoding: " + std::string(nb::borrow<nb::str>(repr).c_str());
-      PyErr_SetObject(PyExc_KeyError, nb::str(msg.c_str()).ptr());
-      throw nb::python_error();
+      invalid_token(nb::borrow<nb::str>(repr).c_str());
     }
     ids[static_cast<size_t>(i)] = static_cast<uint32_t>(v);
   }

@@ -30,8 +30,9 @@ struct CollectSink {
 // arrives in chunks (encode_prefix) it also keeps the last place up to `limit` where the
 // text may be cut: the end of a special token, or of a piece with no space on either side
 // of it that ends in [from, limit] (testing every piece's neighbours cost ~10%: the
-// branch on them is hard to predict).  (Not a sink of its own: a fourth instantiation of encode_segment made the
-// compiler inline less of the o200k scanner into the others, English ~6% slower.)
+// branch on them is hard to predict).  (Not a sink of its own: a fourth instantiation of
+// encode_segment made the compiler inline less of the o200k scanner into the others,
+// English ~6% slower.)
 struct BufferSink {
   static constexpr size_t kBlock = 8192;  // ids moved to the buffer at a time (at least)
   // Cuts are kept up to `limit` in [text, end) when it is not 0.
