@@ -1,10 +1,12 @@
 // Test hooks of the split scanners, as tokenforge._native._split / _ascii_split_level:
 // the piece ends the encoder's splitter produces for a text, and the switch that forces
 // the ASCII splitter's SSE path or the scalar scanner alone, so tests reach every path.
+// And _trie_merge_level, the same switch for the trie merge's AVX2 build.
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings/common.h"
+#include "models/trie_chunk_merge.h"
 #include "pretokenize/piece_splitter.h"
 
 namespace tf::py {
@@ -36,6 +38,12 @@ void bind_scan(nb::module_& m) {
       },
       nb::arg("level") = -1,
       "The ASCII splitter's level (0 off, 1 SSE, 2 AVX-512); with level >= 0 sets it (clamped to what the CPU "
+      "runs) and returns the previous one.");
+  m.def(
+      "_trie_merge_level",
+      [](int level) { return level < 0 ? trie_merge_level() : set_trie_merge_level(level); },
+      nb::arg("level") = -1,
+      "The trie merge's build (0 baseline, 1 AVX2 and BMI2); with level >= 0 sets it (clamped to what the CPU "
       "runs) and returns the previous one.");
 }
 

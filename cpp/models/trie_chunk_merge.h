@@ -32,6 +32,9 @@
 // pure-Python reference is bpe_merge in reference/bpe.py (the same merge order), and
 // bpe_merge_second_smallest there for the scans it skips.
 //
+// On x86-64 CPUs with AVX2 and BMI2 a second build of the same code runs (see
+// trie_chunk_merge.cc): eight keys a vector, and bit scans without flags.
+//
 // Trade-off: on a megabyte of random letters (chunks of 15-30 bytes, each new) the walks
 // stay in cache where the hash lookups missed, about 35 -> 22 ns/byte, and runs cut into
 // chunks of 64-256 bytes take ~22 instead of ~50; but it needs the trie, built on first
@@ -50,5 +53,11 @@ constexpr size_t kMaxTrieChunk = 256;
 
 // Appends the ids of chunk [p, p + n) (2 <= n <= kMaxTrieChunk, every byte a token).
 void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::vector<uint32_t>* out);
+
+// Which build of the merge runs (see trie_chunk_merge.cc): 0 the baseline one, 1 the one
+// for AVX2 and BMI2.  The best the CPU has unless set lower; set_trie_merge_level (a test
+// hook, so both are tested on one machine) clamps to that and returns the level before.
+int trie_merge_level();
+int set_trie_merge_level(int level);
 
 }  // namespace tf

@@ -6,7 +6,8 @@ merge into, are left out of the search; pairs with "tangled" tokens, whose merge
 not in rank order, are checked by merging their bytes; Llama 3 has both).
 Both before and after the tables are built (an encoding builds them once its long pieces
 add up to 512 KB, see long_piece_tables.h; `warm` gets it there).  The pure-Python
-reference of the backtracking merge (`reference.bpe_backtrack`) equals the plain merge."""
+reference of the backtracking merge (`reference.bpe_backtrack`) equals the plain merge.
+The trie merge's tests run each of its builds the CPU has (`trie_level`)."""
 
 from __future__ import annotations
 
@@ -19,11 +20,27 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tokenforge
+from tokenforge import _native
 from tokenforge.reference import bpe as reference
 
-SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=120, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 WHOLE = r"[\s\S]+"  # one piece per text, so a long text is one long piece
 BUILD_AFTER = 512 << 10  # LongPieceTables::kBuildAfter
+# The builds of the trie merge this CPU runs (trie_chunk_merge.cc: 1 for AVX2 and BMI2, 0
+# the baseline), best first; the trie merge's tests run each.
+TRIE_LEVELS = list(range(_native._trie_merge_level(), -1, -1))
+
+
+@pytest.fixture(params=TRIE_LEVELS, ids=lambda level: f"trie-level-{level}")
+def trie_level(request):
+    """The trie merge forced to each build in turn for the test (the level stays set over
+    all of a Hypothesis test's examples, so the function scope is what is wanted)."""
+    old = _native._trie_merge_level(request.param)
+    try:
+        yield request.param
+    finally:
+        _native._trie_merge_level(old)
 
 
 def warm(enc):
@@ -73,9 +90,20 @@ def whole_pieces():
     return get
 
 
+def test_trie_merge_level_switch_clamps_to_the_cpu():
+    """The test hook sets a build the CPU runs and gives back the one before."""
+    best = _native._trie_merge_level()
+    assert best in (0, 1)
+    assert _native._trie_merge_level(5) == best
+    assert _native._trie_merge_level() == best
+    assert _native._trie_merge_level(0) == best
+    assert _native._trie_merge_level() == 0
+    assert _native._trie_merge_level(best) == 0
+
+
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "r50k_base", "llama3"])
 @pytest.mark.parametrize("length", [64, 65, 100, 129, 200, 250, 256, 257, 300, 1024, 5000])
-def test_long_adversarial_pieces_equal_to_tiktoken(name, length, whole_pieces):
+def test_long_adversarial_pieces_equal_to_tiktoken(name, length, whole_pieces, trie_level):
     """Runs, periodic strings and random text of small alphabets, around the 64-byte switch
     to the trie merge (once the tables are wanted), the 256-byte switch to the long-piece
     merge and far above it; Llama 3's vocabulary is not merge-closed (588 orphans, 107
@@ -93,7 +121,7 @@ def test_long_adversarial_pieces_equal_to_tiktoken(name, length, whole_pieces):
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
-def test_chunks_around_the_trie_merge_sizes_equal_to_tiktoken(name, whole_pieces):
+def test_chunks_around_the_trie_merge_sizes_equal_to_tiktoken(name, whole_pieces, trie_level):
     """Chunks of exactly k bytes around the trie merge's switches (63/64: the one-word part
     starts, 64/65: the block minima), made by a run or random letters cut off by CJK
     characters (nothing straddles a letter and a CJK byte), among random letters."""
@@ -139,7 +167,7 @@ def test_short_chunks_of_medium_pieces_through_the_cache_equal_to_tiktoken(name,
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "llama3"])
 @SETTINGS
 @given(text=st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=65, max_size=3000))
-def test_random_letters_equal_to_tiktoken(name, text, whole_pieces):
+def test_random_letters_equal_to_tiktoken(name, text, whole_pieces, trie_level):
     """Random letters as one piece: SafeCuts' chunks of every size up to ~100 bytes."""
     whole, whole_ref = whole_pieces(name)
     assert whole.encode_ordinary(text) == whole_ref.encode_ordinary(text)
@@ -309,7 +337,7 @@ def test_merge_splits_by_rank_order_equal_the_last_merges(ranks):
     text=st.text(alphabet="abc", min_size=65, max_size=900),
     run=st.integers(0, 300),
 )
-def test_trie_merge_on_any_rank_order_equal_to_tiktoken(tokens, text, run):
+def test_trie_merge_on_any_rank_order_equal_to_tiktoken(tokens, text, run, trie_level):
     """Tokens in random rank order (a merge may make a pair of lower rank than itself, and
     merges of one rank come in rounds): the trie merge of the chunks stays tiktoken's."""
     import tiktoken
@@ -327,7 +355,7 @@ def test_trie_merge_on_any_rank_order_equal_to_tiktoken(tokens, text, run):
     lengths=st.lists(st.integers(3, 256), min_size=1, max_size=6),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_trie_merge_of_chunks_of_every_length_equal_to_tiktoken(tokens, lengths, seed):
+def test_trie_merge_of_chunks_of_every_length_equal_to_tiktoken(tokens, lengths, seed, trie_level):
     """The keys a trie merge writes reach its key array only after the next scan or merge,
     which takes them from registers (trie_chunk_merge.cc): chunks of every length from 3 to
     256 bytes (an "x", in no token, cuts), so both merges (at most 63 bytes, and longer ones
@@ -346,7 +374,7 @@ def test_trie_merge_of_chunks_of_every_length_equal_to_tiktoken(tokens, lengths,
     assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
 
 
-def test_trie_merge_joins_through_pairs_that_are_no_tokens():
+def test_trie_merge_joins_through_pairs_that_are_no_tokens(trie_level):
     """The trie merge starts the walk of two single bytes from the pair table, token or not:
     "bc" is no token but starts "bca", which "b" + "ca" makes (and "cabca", ranked last,
     keeps the cuts out of "bca" * k; an "x" cuts, so the pieces over 64 bytes are merged as
@@ -386,7 +414,7 @@ def test_second_smallest_key_rule_on_many_small_vocabularies():
         assert reference.bpe_merge_second_smallest(text, ranks) == reference.bpe_merge(text, ranks), (ranks, text)
 
 
-def test_trie_merge_takes_the_second_smallest_key_only_when_still_next():
+def test_trie_merge_takes_the_second_smallest_key_only_when_still_next(trie_level):
     """A scan of the trie merge also finds the second smallest key, and merges it next
     without a scan only if the first merge wrote no smaller key.  In "abcd" the first merge
     is "ab" and the second smallest key "cd", but "ab" + "c" ranks below "cd": tiktoken
