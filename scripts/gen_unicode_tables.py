@@ -1,4 +1,4 @@
-"""Generate cpp/unicode/unicode_tables.inc: one character class per code point.
+"""Generate cpp/common/unicode/unicode_tables.inc: one character class per code point.
 
 The classes are the Unicode properties that the GPT-2, cl100k, Llama 3 and o200k split
 patterns test: White_Space (`\\s`), the letter categories Lu/Ll/Lt/Lm/Lo, M and N.
@@ -34,7 +34,7 @@ CLASSES = [
 ]
 CLASS_VALUE = {name: i + 1 for i, (name, _) in enumerate(CLASSES)}  # 0 = kOther
 BLOCK = 256
-OUT = pathlib.Path(__file__).resolve().parent.parent / "cpp" / "unicode" / "unicode_tables.inc"
+OUT = pathlib.Path(__file__).resolve().parent.parent / "cpp" / "common" / "unicode" / "unicode_tables.inc"
 
 
 def bitmap(name: str, table: bytearray, classes: set[str], first: int, end: int, what: str) -> list[str]:

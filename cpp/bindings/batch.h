@@ -34,7 +34,7 @@
 #include <thread>
 #include <vector>
 
-#include "util/parallel.h"
+#include "common/parallel.h"
 
 namespace tf::py {
 

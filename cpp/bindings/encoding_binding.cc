@@ -8,7 +8,7 @@
 
 #include "bindings/batch.h"
 #include "bindings/common.h"
-#include "encoding/encoding.h"
+#include "pipeline/encoding.h"
 
 #include <algorithm>
 #include <string>

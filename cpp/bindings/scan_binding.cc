@@ -6,7 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings/common.h"
-#include "models/trie_chunk_merge.h"
+#include "models/byte_level/merge/trie_chunk_merge.h"
 #include "pretokenize/piece_splitter.h"
 
 namespace tf::py {

@@ -7,10 +7,10 @@
 
 #include "bindings/common.h"
 #include "bindings/batch.h"
-#include "encoding/sentencepiece_processor.h"
-#include "models/spm_vocab_wire.h"
-#include "util/byte_hash.h"
-#include "util/parallel.h"
+#include "pipeline/sentencepiece_processor.h"
+#include "models/sentencepiece/spm_vocab_wire.h"
+#include "common/byte_hash.h"
+#include "common/parallel.h"
 
 namespace tf::py {
 

@@ -1,6 +1,6 @@
 #include "normalize/spm_normalizer.h"
 
-#include "util/inline.h"
+#include "common/inline.h"
 
 #include <algorithm>
 #include <cstring>

@@ -21,9 +21,9 @@
 #include <utility>
 #include <vector>
 
-#include "models/piece_trie.h"
-#include "normalize/darts_view.h"
-#include "util/ascii_stops.h"
+#include "models/sentencepiece/piece_trie.h"
+#include "common/darts_view.h"
+#include "common/ascii_stops.h"
 
 namespace tf {
 

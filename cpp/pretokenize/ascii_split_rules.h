@@ -31,7 +31,7 @@
 
 #include <cstdint>
 
-#include "util/inline.h"
+#include "common/inline.h"
 
 namespace tf::scan {
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "pretokenize/ascii_splitter.h"
-#include "util/inline.h"
+#include "common/inline.h"
 
 namespace tf::scan {
 

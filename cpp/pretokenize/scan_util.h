@@ -9,8 +9,8 @@
 #include <emmintrin.h>
 #endif
 
-#include "unicode/unicode.h"
-#include "util/inline.h"
+#include "common/unicode/unicode.h"
+#include "common/inline.h"
 
 namespace tf::scan {
 

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "encoding/special_matcher.h"
+#include "pipeline/special_matcher.h"
 #include "pretokenize/scanner.h"
 #include "training/piece_map.h"
 

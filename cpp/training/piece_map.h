@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "training/big_vector.h"
-#include "util/byte_hash.h"
+#include "common/byte_hash.h"
 
 namespace tf {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "training/piece_map.h"
-#include "util/byte_hash.h"
+#include "common/byte_hash.h"
 
 namespace tf {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "util/byte_hash.h"
+#include "common/byte_hash.h"
 
 namespace tf {
 

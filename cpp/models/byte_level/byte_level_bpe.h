@@ -1,0 +1,188 @@
+// ByteLevelBpe: tiktoken's byte-pair encoding of one pre-tokenized piece.
+//
+// Ranks are token ids; two adjacent parts may merge when their concatenated bytes are a
+// token, and the merge with the lowest rank is applied first (leftmost on ties) until none
+// applies.  A piece that is itself a token is emitted directly.  Short pieces use a
+// quadratic, vectorized scan (fast for the typical 2-60 bytes); long pieces use a bucket
+// queue over ranks (long_piece_merge.cc), near-linear, so no input is quadratic.
+// A piece that needs merging is first cut where no token can straddle (SafeCuts) and the
+// chunks are merged on their own, which keeps long pieces of most text short; the chunks
+// of long pieces use LongPieceTables (a trie merge, and a linear backtracking merge for
+// tiktoken-like vocabularies) once an encoding has met enough of them.
+// Non-ASCII chunks, and in vocabularies rich in tokens of several non-ASCII characters
+// (o200k) whole non-ASCII pieces of up to kShortPiece bytes, are merged by merge_joins:
+// their characters that are tokens start as one part where
+// that is exact (CharAtoms), instead of as bytes, and two parts of which one holds such a
+// byte join into the token JoinIndex gives for their two ids, with no key built from
+// their bytes.
+// Byte strings of up to 15 bytes are looked up in a ShortTokenIndex (one cache line each);
+// longer ones in the TokenTable; a per-thread PieceCache remembers pieces and short
+// chunks merged before (those of up to 15 bytes in its ShortMergeCache).
+// See Sennrich et al. 2016 (BPE) and Radford et al. 2019 (byte-level BPE).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "models/byte_level/vocab/ascii_triples.h"
+#include "models/byte_level/vocab/char_atoms.h"
+#include "models/byte_level/vocab/join_index.h"
+#include "models/byte_level/cache/piece_cache.h"
+#include "models/byte_level/chunking/safe_cuts.h"
+#include "models/byte_level/vocab/shared_vocab.h"
+#include "models/byte_level/vocab/short_token_index.h"
+#include "models/byte_level/vocab/token_table.h"
+#include "common/byte_hash.h"
+#include "common/inline.h"
+
+namespace tf {
+
+class ByteLevelBpe {
+ public:
+  // Fails on duplicate ids or bytes.  Single bytes need not all be tokens, but a piece
+  // containing a byte that is not a token cannot be encoded (see encode_piece).
+  bool build(std::vector<std::pair<std::string, uint32_t>> ranks, std::string* error);
+
+  const TokenTable& vocab() const { return *vocab_; }
+
+  // Appends the ids of piece [p, p + n) to *out.  Returns false if the piece holds a byte
+  // that is not in the vocabulary (nothing is appended then).  `cache`, if given, must be
+  // this vocabulary's (see cache()).
+  // Inline: pieces of up to 15 bytes that are tokens are answered here by the short index
+  // (most pieces of real text), without a call; the rest go to encode_nontoken or
+  // encode_piece_slow.
+  inline bool encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache = nullptr) const;
+
+  // Whole pieces of at most ShortTokenIndex::kMaxLen bytes that are tokens are answered by
+  // one probe of the short index (most pieces of real text); the encoder's loop looks them
+  // up itself, prefetching each probe a few pieces ahead, and calls
+  // encode_short_nontoken_keyed() on a miss.
+  const ShortTokenIndex& short_index() const { return short_; }
+  // Pieces longer than kMaxLen are rarely tokens and usually new: the encoder hashes them
+  // a few pieces ahead (h = hash_bytes(p, n)) and prefetch_long() starts loading what
+  // encode_long() / count_long() = encode_piece / count_piece will probe first.
+  void prefetch_long(uint64_t h, PieceCache* cache) const {
+    vocab_->prefetch(h);
+    if (cache != nullptr) cache->prefetch(h);
+  }
+  bool encode_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, PieceCache* cache) const {
+    return encode_piece_slow(p, n, h, out, cache);
+  }
+  size_t count_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* scratch, PieceCache* cache) const;
+  // encode_piece of a piece known not to be a token.
+  bool encode_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
+  // encode_nontoken of a piece of 1..ShortTokenIndex::kMaxLen bytes with key k and
+  // h = ShortTokenIndex::hash(k) (cache not null): inline when the piece's merge is in the
+  // cache, which on text it mostly is, else out of line.
+  TF_ALWAYS_INLINE bool encode_short_nontoken_keyed(const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h,
+                                                    std::vector<uint32_t>* out, PieceCache* cache) const {
+    return cached_short_nontoken(k, h, out, cache) || (n > 1 && encode_short_nontoken(p, n, k.lo, k.hi, h, out, cache));
+  }
+
+  // How many ids encode_piece would append, without keeping them (`scratch` is working
+  // memory); 0 if the piece cannot be encoded.
+  size_t count_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch, PieceCache* cache) const;
+
+  // This thread's piece cache for this vocabulary.
+  PieceCache& cache() const { return thread_cache(instance_); }
+
+  // The pieces above this many bytes take the heap path.
+  static constexpr size_t kShortPiece = 256;
+
+ private:
+  // Merges a piece that is not a token chunk by chunk (see SafeCuts).
+  bool encode_piece_slow(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, PieceCache* cache) const;
+  // encode_piece of a piece known not to be a token (h = hash_bytes(p, n)): the piece
+  // cache, else a merge.
+  bool encode_merged(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, PieceCache* cache) const;
+  // True if every byte of [p, p + n) is a token (a piece with one that is not cannot be encoded).
+  bool bytes_are_tokens(const uint8_t* p, size_t n) const;
+  // encode_merged of a piece of 2..ShortTokenIndex::kMaxLen bytes with key k = {lo, hi}
+  // and h = ShortTokenIndex::hash(k), through cache->shorts() (cache not null).  The key
+  // comes as two words: passed as a Key, GCC stored its two registers and read them back
+  // at once as one 16-byte vector, which waits until those stores have left the core (~40 %
+  // of this function's time on o200k mixed-case letters).
+  bool encode_short_nontoken(const uint8_t* p, size_t n, uint64_t lo, uint64_t hi, uint64_t h,
+                             std::vector<uint32_t>* out, PieceCache* cache) const;
+  // The part of encode_short_nontoken that answers from cache->shorts(): appends the ids
+  // and returns true if they are there (and the first-sight filter would ask it).
+  TF_ALWAYS_INLINE static bool cached_short_nontoken(ShortTokenIndex::Key k, uint64_t h, std::vector<uint32_t>* out,
+                                                     PieceCache* cache) {
+    const bool ascii = !k.has_high_byte();
+    FirstSightFilter& filter = cache->first_sight();
+    if (ascii && filter.on()) return false;  // encode_short_nontoken decides
+    if (!cache->shorts().find(k, h, out)) return false;
+    if (ascii) filter.looked_up(true);
+    return true;
+  }
+  // whole_cached: the caller looks the whole piece up in, and adds it to, cache->shorts().
+  bool merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache,
+                    bool whole_cached = false) const;
+  // A chunk of 3..kMaxTrieChunk bytes once the trie is wanted: the trie merge, or the
+  // backtracking one for a run (see merge_chunks).
+  void merge_medium_chunk(const TokenTrie& trie, const uint8_t* q, size_t m, std::vector<uint32_t>* out) const;
+  bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache, bool cached) const;
+  void merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
+  // merge_parts of a whole ASCII piece of kTinyPiece + 1..ShortTokenIndex::kMaxLen bytes
+  // with key k, its lookups filtered by AsciiTriples.
+  void merge_ascii(ShortTokenIndex::Key k, size_t n, std::vector<uint32_t>* out) const;
+  // The ASCII pieces that are no token and that encode_short_nontoken merges directly
+  // (merge_tiny_ascii), without the short merge cache and the first-sight filter.
+  static constexpr size_t kTinyPiece = 4;
+  void merge_tiny_ascii(uint64_t lo, size_t n, std::vector<uint32_t>* out) const;
+  // merge_parts of a chunk holding a byte >= 0x80; bytes: its copy, padded with a zero
+  // byte before it and 16 after.
+  void merge_joins(const uint8_t* p, size_t n, const uint8_t* bytes, std::vector<uint32_t>* out) const;
+  static constexpr size_t kTrieAfter = 64;  // longer pieces count toward, and use, LongPieceTables
+  static constexpr size_t kPrefetchChunk = 32;  // merge_parts prefetches the substrings of chunks up to this size
+  bool merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const;
+  // The id of bytes [p, p + n) (n >= 2), or kNoToken; h = hash_bytes(p, n).
+  inline uint32_t lookup_hashed(const uint8_t* p, size_t n, uint64_t h) const;
+  inline uint32_t lookup(const uint8_t* p, size_t n) const;
+
+  // The vocabulary, shared with every model over an equal one, with the tables for the
+  // chunks of long pieces (built on first use); vocab_ is &shared_->table.
+  std::shared_ptr<const SharedVocab> shared_;
+  const TokenTable* vocab_ = nullptr;
+  ShortTokenIndex short_;  // tokens of 1..15 bytes
+  AsciiTriples triples_;   // which ASCII strings of 3..15 bytes may be tokens
+  const JoinIndex* joins_ = nullptr;  // &shared_->joins: joins making tokens that hold a byte >= 0x80
+  const CharMerges* chars_ = nullptr;  // &shared_->chars: the merges of three-byte characters
+  uint32_t byte_token_[256];
+  bool all_bytes_ = false;  // every byte is a token (cl100k, o200k)
+  bool whole_wide_ = false;  // shared_->whole_wide, kept beside the other fields the merges read
+  const uint32_t* pair_token_ = nullptr;  // shared_->pairs: two bytes b0 | b1 << 8 -> id or kNoToken
+  SafeCuts cuts_;
+  CharAtoms atoms_;  // characters that enter merge_parts as one part
+  uint64_t instance_ = 0;  // process-unique, names this vocabulary's thread caches
+};
+
+// Two-byte strings come from a direct table, strings of up to 15 bytes from the short
+// index, longer ones from the vocabulary.
+TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup_hashed(const uint8_t* p, size_t n, uint64_t h) const {
+  if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
+  if (n <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_exact(p, n));
+  return vocab_->find_hashed(p, n, h);
+}
+
+TF_ALWAYS_INLINE bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out,
+                                                 PieceCache* cache) const {
+  if (n - 1 < ShortTokenIndex::kMaxLen) {
+    uint32_t id = short_.find(ShortTokenIndex::key_exact(p, n));
+    if (id == kNoToken) return encode_nontoken(p, n, out, cache);
+    out->push_back(id);
+    return true;
+  }
+  return encode_piece_slow(p, n, hash_bytes(p, n), out, cache);
+}
+
+TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup(const uint8_t* p, size_t n) const {
+  if (n == 2) return pair_token_[p[0] | (p[1] << 8)];
+  if (n > vocab_->max_token_len()) return kNoToken;  // before hashing: long runs join long parts
+  if (n <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_exact(p, n));
+  return vocab_->find_hashed(p, n, hash_bytes(p, n));
+}
+
+}  // namespace tf

@@ -1,0 +1,117 @@
+// SentencePieceProcessor: a SentencePiece model end to end — normalize, segment with the
+// BPE or Unigram model (CHAR and WORD models: look up each character or word), then turn
+// the model's tokens into output pieces the way
+// sentencepiece's PopulateSentencePieceText does (a run of unknown characters becomes
+// one <unk>, or with byte_fallback one <0xXX> piece per UTF-8 byte) — and back: decode
+// ids or pieces to text.
+//
+// Thread-safe after load(): every method is const and keeps its scratch space local.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/sentencepiece/sentencepiece_bpe.h"
+#include "models/sentencepiece/spm_vocab.h"
+#include "models/sentencepiece/unigram.h"
+#include "normalize/spm_normalizer.h"
+
+namespace tf {
+
+struct SpmModelSpec {
+  std::vector<SpmPieceSpec> pieces;
+  int model_type = 1;  // TrainerSpec.ModelType: 1 UNIGRAM, 2 BPE, 3 WORD, 4 CHAR
+  bool byte_fallback = false;
+  std::string unk_surface = " \xE2\x81\x87 ";
+  std::string precompiled_charsmap;
+  SpmNormalizerOptions normalizer;
+  bool has_denormalizer = false;
+  std::string denormalizer_charsmap;
+  SpmNormalizerOptions denormalizer;
+};
+
+// One output piece: its id and the bytes [begin, end) of the normalized text it stands
+// for.  Byte-fallback pieces of one character share that character's span; all but the
+// last have `partial` set (sentencepiece gives them an empty surface).
+struct SpmPiece {
+  int32_t id;
+  uint32_t begin;
+  uint32_t end;
+  bool partial;
+};
+
+// How to segment: the best segmentation, or a sample.
+struct SpmSampling {
+  bool enabled = false;
+  int nbest_size = -1;  // Unigram: < 0 samples the whole lattice, > 1 samples the n best
+  float alpha = 0.1f;   // Unigram: smoothing theta; BPE: dropout probability
+  uint64_t seed = 0;
+};
+
+class SentencePieceProcessor {
+ public:
+  bool load(SpmModelSpec spec, std::string* error);
+
+  const SpmVocab& vocab() const { return vocab_; }
+  bool is_bpe() const { return is_bpe_; }
+  int model_type() const { return model_type_; }
+
+  void normalize(std::string_view text, std::string* out, std::vector<uint32_t>* norm_to_orig) const {
+    normalizer_.normalize(text, out, norm_to_orig);
+  }
+  // Segments already-normalized text into output pieces (appended to *out).
+  void encode_normalized(std::string_view normalized, const SpmSampling& sampling, std::vector<SpmPiece>* out) const;
+  // Normalizes and segments; fills *normalized (and *norm_to_orig if not null).
+  void encode(std::string_view text, const SpmSampling& sampling, std::vector<SpmPiece>* out,
+              std::string* normalized, std::vector<uint32_t>* norm_to_orig) const;
+  // Ids only, the fast path.
+  void encode_ids(std::string_view text, std::vector<int32_t>* ids) const;
+
+  // The n best segmentations with their scores (Unigram only; fails for BPE).
+  bool nbest(std::string_view text, int nbest_size, std::vector<std::vector<SpmPiece>>* out,
+             std::vector<float>* scores, std::string* normalized, std::string* error) const;
+  // sentencepiece's SampleEncodeAndScore (Unigram only): with `wor`, up to num_samples
+  // distinct segmentations drawn without replacement, each scored with the log of its
+  // inclusion probability (0 for the best path when include_best); without, num_samples
+  // independent draws scored with their log probability.  Fails where sentencepiece does
+  // (BPE, include_best without wor, num_samples < 1, nothing to return).
+  bool sample_encode_and_score(std::string_view text, int num_samples, float alpha, bool wor, bool include_best,
+                               uint64_t seed, std::vector<std::vector<SpmPiece>>* out, std::vector<float>* scores,
+                               std::string* normalized, std::string* error) const;
+  // Entropy of the segmentation distribution at `alpha` (Unigram only).
+  bool entropy(std::string_view text, float alpha, float* out, std::string* error) const;
+
+  // Decodes ids (all must be < vocab size) or pieces; text for an id / a piece follows
+  // sentencepiece's Decode.
+  bool decode_ids(const int32_t* ids, size_t n, std::string* out, std::string* error) const;
+  bool decode_pieces(const std::vector<std::string_view>& pieces, std::string* out, std::string* error) const;
+
+ private:
+  void populate(const std::vector<SpmToken>& tokens, std::string_view normalized, std::vector<SpmPiece>* out) const;
+  // The best (only, for WORD and CHAR) segmentation into the model's tokens.
+  void segment(std::string_view normalized, std::vector<SpmToken>* tokens) const;
+  std::string model_name() const {
+    static const char* const kNames[] = {"?", "UNIGRAM", "BPE", "WORD", "CHAR"};
+    return kNames[model_type_ >= 1 && model_type_ <= 4 ? model_type_ : 0];
+  }
+  static constexpr int kUnigram = 1, kBpe = 2, kWord = 3, kChar = 4;
+  bool decode_impl(const std::vector<std::pair<std::string_view, int32_t>>& pieces, std::string* out,
+                   std::string* error) const;
+
+  SpmVocab vocab_;
+  SpmNormalizer normalizer_;
+  std::unique_ptr<SpmNormalizer> denormalizer_;
+  SentencePieceBpe bpe_;
+  Unigram unigram_;
+  bool is_bpe_ = false;
+  int model_type_ = kUnigram;
+  bool byte_fallback_ = false;
+  std::string unk_surface_;
+  SpmNormalizerOptions options_;
+};
+
+}  // namespace tf
