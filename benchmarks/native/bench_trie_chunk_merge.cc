@@ -20,10 +20,10 @@
 #include <utility>
 #include <vector>
 
-#include "models/safe_cuts.h"
-#include "models/token_table.h"
-#include "models/token_trie.h"
-#include "models/trie_chunk_merge.h"
+#include "models/byte_level/chunking/safe_cuts.h"
+#include "models/byte_level/vocab/token_table.h"
+#include "models/byte_level/vocab/token_trie.h"
+#include "models/byte_level/merge/trie_chunk_merge.h"
 
 namespace {
 

@@ -344,11 +344,11 @@ void bind_encoding(nb::module_& m) {
       })
       .def("find_token", [](const Encoding& e, nb::bytes b) -> nb::object {
         uint32_t id = e.model().vocab().find(bytes_view(b));
-        if (id == kNoToken) return nb::none();
+        if (id == byte_level::kNoToken) return nb::none();
         return nb::int_(id);
       })
       .def("token_byte_values", [](const Encoding& e) {
-        const TokenTable& v = e.model().vocab();
+        const byte_level::TokenTable& v = e.model().vocab();
         std::vector<std::string_view> tokens;
         for (uint32_t id = 0; id < v.id_bound(); ++id) {
           if (v.has(id)) tokens.push_back(v.bytes(id));

@@ -41,7 +41,7 @@ void bind_scan(nb::module_& m) {
       "runs) and returns the previous one.");
   m.def(
       "_trie_merge_level",
-      [](int level) { return level < 0 ? trie_merge_level() : set_trie_merge_level(level); },
+      [](int level) { return level < 0 ? byte_level::trie_merge_level() : byte_level::set_trie_merge_level(level); },
       nb::arg("level") = -1,
       "The trie merge's build (0 baseline, 1 AVX2 and BMI2); with level >= 0 sets it (clamped to what the CPU "
       "runs) and returns the previous one.");

@@ -14,6 +14,8 @@
 
 namespace tf::py {
 
+using namespace tf::spm;  // this file binds that area
+
 namespace {
 
 using Proc = SentencePieceProcessor;

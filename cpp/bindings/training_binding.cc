@@ -12,6 +12,8 @@
 
 namespace tf::py {
 
+using namespace tf::train;  // this file binds that area
+
 namespace {
 
 // A trainer plus the merge counter that train() updates.

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace tf {
+namespace tf::spm {
 
 namespace {
 
@@ -521,4 +521,4 @@ size_t SpmNormalizer::normalize_to(std::string_view text, std::string* out, std:
   return w.size();
 }
 
-}  // namespace tf
+}  // namespace tf::spm

@@ -21,11 +21,11 @@
 #include <utility>
 #include <vector>
 
-#include "models/sentencepiece/piece_trie.h"
+#include "common/piece_trie.h"
 #include "common/darts_view.h"
 #include "common/ascii_stops.h"
 
-namespace tf {
+namespace tf::spm {
 
 struct SpmNormalizerOptions {
   bool add_dummy_prefix = true;
@@ -120,4 +120,4 @@ inline uint32_t utf8_three_byte(const uint8_t* s, size_t n) {
 // <= U+10FFFF), or 0 if malformed.
 size_t utf8_char_len(const uint8_t* s, size_t n);
 
-}  // namespace tf
+}  // namespace tf::spm

@@ -7,12 +7,17 @@
 
 namespace tf {
 
+using byte_level::ByteLevelBpe;
+using byte_level::ByteLevelCache;
+using byte_level::ShortTokenIndex;
+using byte_level::kNoToken;
+
 namespace {
 
 // Sinks receive the ids of each piece: one keeps them, the other only counts.
 struct CollectSink {
   std::vector<uint32_t>* out;
-  PieceCache* cache;
+  ByteLevelCache* cache;
   bool piece(const ByteLevelBpe& m, const uint8_t* p, size_t n) { return m.encode_piece(p, n, out, cache); }
   // A piece of 1..15 bytes that is no token, with key k and h = ShortTokenIndex::hash(k).
   bool short_nontoken(const ByteLevelBpe& m, const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h) {
@@ -36,13 +41,13 @@ struct CollectSink {
 struct BufferSink {
   static constexpr size_t kBlock = 8192;  // ids moved to the buffer at a time (at least)
   // Cuts are kept up to `limit` in [text, end) when it is not 0.
-  BufferSink(IdBuffer* b, PieceCache* c, const uint8_t* t = nullptr, const uint8_t* e = nullptr, uintptr_t l = 0,
+  BufferSink(IdBuffer* b, ByteLevelCache* c, const uint8_t* t = nullptr, const uint8_t* e = nullptr, uintptr_t l = 0,
              uintptr_t f = 0)
       : buffer(b), cache(c), text(t), end(e), limit(l), from(f), cut_ids(b->size()) {
     block.reserve(kBlock + 1024);
   }
   IdBuffer* buffer;
-  PieceCache* cache;
+  ByteLevelCache* cache;
   std::vector<uint32_t> block;
   const uint8_t* text;
   const uint8_t* end;
@@ -98,7 +103,7 @@ struct BufferSink {
 
 // Counts without keeping the ids.
 struct CountSink {
-  PieceCache* cache;
+  ByteLevelCache* cache;
   size_t n = 0;
   std::vector<uint32_t> scratch;
   bool piece(const ByteLevelBpe& m, const uint8_t* p, size_t len) {

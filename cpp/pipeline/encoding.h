@@ -53,7 +53,7 @@ class Encoding {
   // Token bytes of a normal or special id; false if unknown.
   bool token_bytes(uint32_t id, std::string_view* bytes) const;
 
-  const ByteLevelBpe& model() const { return model_; }
+  const byte_level::ByteLevelBpe& model() const { return model_; }
   const SpecialMatcher& all_specials() const { return all_specials_; }
   uint32_t max_token_value() const;
 
@@ -66,10 +66,10 @@ class Encoding {
   bool encode_with_specials(std::string_view text, const SpecialMatcher& allowed, Sink& sink,
                             std::string* error) const;
 
-  ByteLevelBpe model_;
+  byte_level::ByteLevelBpe model_;
   bool has_scanner_ = false;  // false: the caller splits (encode_pieces only)
   SplitPattern pattern_ = SplitPattern::kGpt2;
-  TokenTable specials_;
+  byte_level::TokenTable specials_;
   SpecialMatcher all_specials_;
 };
 

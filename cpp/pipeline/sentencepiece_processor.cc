@@ -5,7 +5,7 @@
 
 #include "models/sentencepiece/unigram_lattice.h"
 
-namespace tf {
+namespace tf::spm {
 
 namespace {
 
@@ -404,4 +404,4 @@ bool SentencePieceProcessor::decode_impl(const std::vector<std::pair<std::string
   return true;
 }
 
-}  // namespace tf
+}  // namespace tf::spm

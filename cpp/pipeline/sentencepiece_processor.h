@@ -20,7 +20,7 @@
 #include "models/sentencepiece/unigram.h"
 #include "normalize/spm_normalizer.h"
 
-namespace tf {
+namespace tf::spm {
 
 struct SpmModelSpec {
   std::vector<SpmPieceSpec> pieces;
@@ -114,4 +114,4 @@ class SentencePieceProcessor {
   SpmNormalizerOptions options_;
 };
 
-}  // namespace tf
+}  // namespace tf::spm

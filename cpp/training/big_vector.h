@@ -24,7 +24,7 @@
 #include <type_traits>
 #include <utility>
 
-namespace tf {
+namespace tf::train {
 
 template <typename T>
 class BigVector {
@@ -152,4 +152,4 @@ class BigVector {
   size_t mapped_ = 0;  // bytes mapped (0: data_ is from malloc)
 };
 
-}  // namespace tf
+}  // namespace tf::train

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace tf {
+namespace tf::train {
 
 ByteOrder::ByteOrder() {
   // GPT-2's bytes_to_unicode: printable Latin-1 bytes keep their code point, the other 68
@@ -434,4 +434,4 @@ void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<
   }
 }
 
-}  // namespace tf
+}  // namespace tf::train

@@ -51,7 +51,7 @@
 #include "training/skipped_pairs.h"
 #include "training/token_table.h"
 
-namespace tf {
+namespace tf::train {
 
 // The single bytes in GPT-2's byte order: rank r -> byte, and byte -> rank.
 struct ByteOrder {
@@ -206,4 +206,4 @@ class BpeTrainer {
   std::vector<uint32_t> touched_left_ids_, touched_right_ids_;
 };
 
-}  // namespace tf
+}  // namespace tf::train

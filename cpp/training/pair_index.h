@@ -14,7 +14,7 @@
 #include "training/big_vector.h"
 #include "common/byte_hash.h"
 
-namespace tf {
+namespace tf::train {
 
 class PairIndex {
  public:
@@ -73,4 +73,4 @@ class PairIndex {
   size_t size_ = 0;
 };
 
-}  // namespace tf
+}  // namespace tf::train

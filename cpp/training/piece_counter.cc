@@ -13,7 +13,7 @@
 #include "training/piece_tally.h"
 #include "training/text_chunks.h"
 
-namespace tf {
+namespace tf::train {
 
 namespace {
 
@@ -318,4 +318,4 @@ const PieceMap& PieceCounter::merged() {
   return maps_[0];
 }
 
-}  // namespace tf
+}  // namespace tf::train

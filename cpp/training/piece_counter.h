@@ -23,7 +23,7 @@
 #include "pretokenize/scanner.h"
 #include "training/piece_map.h"
 
-namespace tf {
+namespace tf::train {
 
 class PieceCounter {
  public:
@@ -76,4 +76,4 @@ class PieceCounter {
   std::atomic<uint64_t> bytes_done_{0};
 };
 
-}  // namespace tf
+}  // namespace tf::train

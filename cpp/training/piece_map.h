@@ -14,7 +14,7 @@
 #include "training/big_vector.h"
 #include "common/byte_hash.h"
 
-namespace tf {
+namespace tf::train {
 
 class PieceMap {
  public:
@@ -88,4 +88,4 @@ class PieceMap {
   size_t size_ = 0;
 };
 
-}  // namespace tf
+}  // namespace tf::train

@@ -13,7 +13,7 @@
 #include "training/piece_map.h"
 #include "common/byte_hash.h"
 
-namespace tf {
+namespace tf::train {
 
 // A direct-mapped cache of counts for pieces of up to 8 bytes in front of a PieceMap.
 // Text is Zipfian: most pieces are short and frequent (" the", "\n"), so most additions
@@ -100,4 +100,4 @@ class PieceTally {
   std::vector<Slot> slots_;
 };
 
-}  // namespace tf
+}  // namespace tf::train

@@ -16,7 +16,7 @@
 
 #include "training/big_vector.h"
 
-namespace tf {
+namespace tf::train {
 
 class PositionLists {
  public:
@@ -120,4 +120,4 @@ class PositionLists {
   uint64_t dead_ = 0;  // positions of dropped lists still in pool_
 };
 
-}  // namespace tf
+}  // namespace tf::train

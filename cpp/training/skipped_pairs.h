@@ -16,7 +16,7 @@
 
 #include "training/big_vector.h"
 
-namespace tf {
+namespace tf::train {
 
 class SkippedPairs {
  public:
@@ -70,4 +70,4 @@ class SkippedPairs {
   BigVector<uint32_t> pool_;
 };
 
-}  // namespace tf
+}  // namespace tf::train

@@ -1,7 +1,7 @@
 // UTF-8 validation and repair for the training input (see text_chunks.h).
 #include "training/text_chunks.h"
 
-namespace tf {
+namespace tf::train {
 
 namespace {
 
@@ -68,4 +68,4 @@ void utf8_replace_invalid(const uint8_t* d, size_t n, std::string* out) {
   }
 }
 
-}  // namespace tf
+}  // namespace tf::train

@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-namespace tf {
+namespace tf::train {
 
 // True if position q (0 < q < size) of `d` is a chunk boundary as described above.
 inline bool is_chunk_boundary(const uint8_t* d, size_t size, size_t q) {
@@ -35,4 +35,4 @@ size_t utf8_first_invalid(const uint8_t* d, size_t n);
 // maximal subpart, as Python's bytes.decode("utf-8", errors="replace") does.
 void utf8_replace_invalid(const uint8_t* d, size_t n, std::string* out);
 
-}  // namespace tf
+}  // namespace tf::train

@@ -17,7 +17,7 @@
 
 #include "common/byte_hash.h"
 
-namespace tf {
+namespace tf::train {
 
 class TokenTable {
  public:
@@ -96,4 +96,4 @@ class TokenTable {
   std::vector<uint32_t> slots_;
 };
 
-}  // namespace tf
+}  // namespace tf::train

@@ -11,7 +11,7 @@
 #include <smmintrin.h>
 #endif
 
-namespace tf {
+namespace tf::byte_level {
 
 bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, std::string* error) {
   instance_ = new_cache_owner();
@@ -37,7 +37,7 @@ bool ByteLevelBpe::build(std::vector<std::pair<std::string, uint32_t>> ranks, st
 }
 
 bool ByteLevelBpe::encode_piece_slow(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out,
-                                     PieceCache* cache) const {
+                                     ByteLevelCache* cache) const {
   uint32_t whole = lookup_hashed(p, n, h);
   if (whole != kNoToken) {
     out->push_back(whole);
@@ -62,7 +62,7 @@ bool has_high_byte(const uint8_t* p, size_t n) {
 }
 
 // Appends the ids the general table of `cache` holds for [p, p + n) (hash h); false if none.
-bool from_cache(const uint8_t* p, size_t n, uint64_t h, const PieceCache& cache, std::vector<uint32_t>* out) {
+bool from_cache(const uint8_t* p, size_t n, uint64_t h, const ByteLevelCache& cache, std::vector<uint32_t>* out) {
   uint32_t count;
   const uint32_t* ids = cache.find(p, n, h, &count);
   if (ids == nullptr) return false;
@@ -77,7 +77,7 @@ bool from_cache(const uint8_t* p, size_t n, uint64_t h, const PieceCache& cache,
 // agree); else merge() appends it (false: nothing to store, returned as is) and it is
 // stored.
 template <class Merge>
-bool through_short_cache(const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h, PieceCache& cache,
+bool through_short_cache(const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h, ByteLevelCache& cache,
                          std::vector<uint32_t>* out, Merge merge) {
   ShortMergeCache& shorts = cache.shorts();
   if (shorts.find(k, h, out)) return true;
@@ -102,7 +102,7 @@ bool ByteLevelBpe::bytes_are_tokens(const uint8_t* p, size_t n) const {
   return true;
 }
 
-bool ByteLevelBpe::encode_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
+bool ByteLevelBpe::encode_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* out, ByteLevelCache* cache) const {
   if (n == 1) return false;  // a byte that is not a token
   if (cache != nullptr && n <= ShortTokenIndex::kMaxLen) {
     ShortTokenIndex::Key k = ShortTokenIndex::key_exact(p, n);
@@ -117,7 +117,7 @@ bool ByteLevelBpe::encode_nontoken(const uint8_t* p, size_t n, std::vector<uint3
 // While most ASCII pieces are new (random letters), one seen for the first time is merged
 // without the cache (FirstSightFilter).
 bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, uint64_t lo, uint64_t hi, uint64_t h,
-                                         std::vector<uint32_t>* out, PieceCache* cache) const {
+                                         std::vector<uint32_t>* out, ByteLevelCache* cache) const {
   const ShortTokenIndex::Key k{lo, hi};
   if (k.has_high_byte()) {
     return through_short_cache(p, n, k, h, *cache, out, [&] {
@@ -161,12 +161,12 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, uint64_t lo
 }
 
 bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out,
-                                 PieceCache* cache) const {
+                                 ByteLevelCache* cache) const {
   if (cache != nullptr && n <= ShortTokenIndex::kMaxLen) {
     ShortTokenIndex::Key k = ShortTokenIndex::key_exact(p, n);
     return encode_short_nontoken(p, n, k.lo, k.hi, ShortTokenIndex::hash(k), out, cache);
   }
-  FirstSightFilter* filter = cache != nullptr && PieceCache::long_filtered(p, n) ? &cache->long_first_sight() : nullptr;
+  FirstSightFilter* filter = cache != nullptr && ByteLevelCache::long_filtered(p, n) ? &cache->long_first_sight() : nullptr;
   bool store = cache != nullptr;
   if (filter != nullptr && filter->skip(h)) {
     store = false;  // merged without the table: neither looked up nor stored (chunks still are)
@@ -195,15 +195,15 @@ bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::ve
 }
 
 size_t ByteLevelBpe::count_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch,
-                                 PieceCache* cache) const {
+                                 ByteLevelCache* cache) const {
   if (n == 1) return byte_token_[*p] != kNoToken ? 1 : 0;
   return count_long(p, n, hash_bytes(p, n), scratch, cache);
 }
 
 size_t ByteLevelBpe::count_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* scratch,
-                                PieceCache* cache) const {
+                                ByteLevelCache* cache) const {
   if (lookup_hashed(p, n, h) != kNoToken) return 1;
-  if (cache != nullptr && n > ShortTokenIndex::kMaxLen && !PieceCache::long_filtered(p, n)) {
+  if (cache != nullptr && n > ShortTokenIndex::kMaxLen && !ByteLevelCache::long_filtered(p, n)) {
     uint32_t count;
     if (cache->find(p, n, h, &count) != nullptr) return count;
   }
@@ -250,7 +250,7 @@ __attribute__((noinline)) void ByteLevelBpe::merge_medium_chunk(const TokenTrie&
   if (linear == nullptr || !linear->encode(q, m, out, instance_)) trie_chunk_merge(trie, q, m, out);
 }
 
-bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache,
+bool ByteLevelBpe::merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, ByteLevelCache* cache,
                                 bool whole_cached) const {
   const size_t weight = n > kShortPiece ? n : n * n / (2 * kShortPiece);
   const TokenTrie* trie = n > kTrieAfter && shared_->long_tables.wanted(weight) ? shared_->long_tables.trie(*vocab_) : nullptr;
@@ -442,7 +442,7 @@ TF_ALWAYS_INLINE void merge_linked(uint32_t* rank, size_t padded, uint32_t* toke
 // or i no longer starts a part).  Each step takes the minimum over all n positions (a
 // branch-free loop the compiler vectorizes), merges the leftmost part having it and
 // refreshes two ranks; nothing is shifted.  O(n^2 / vector width) per piece.
-bool ByteLevelBpe::merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache,
+bool ByteLevelBpe::merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, ByteLevelCache* cache,
                                bool cached) const {
   if (cached && cache != nullptr && n <= ShortMergeCache::kMaxLen) {
     ShortTokenIndex::Key k = ShortTokenIndex::key_exact(p, n);
@@ -456,7 +456,7 @@ bool ByteLevelBpe::merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>
 }
 
 // merge_short without the cache.
-void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const {
+void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out, ByteLevelCache* cache) const {
   (void)cache;
   // The parts' ids come from the short index by key_wide, which reads 16 bytes whatever the
   // part's length (no branch on it): a copy of the piece padded for that.
@@ -681,4 +681,4 @@ void ByteLevelBpe::merge_joins(const uint8_t* p, size_t n, const uint8_t* bytes,
       [&](size_t at, size_t right) { wide[at] = static_cast<uint8_t>(wide[at] | wide[right]); }, [](size_t) {}, out);
 }
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -16,7 +16,7 @@
 // byte join into the token JoinIndex gives for their two ids, with no key built from
 // their bytes.
 // Byte strings of up to 15 bytes are looked up in a ShortTokenIndex (one cache line each);
-// longer ones in the TokenTable; a per-thread PieceCache remembers pieces and short
+// longer ones in the TokenTable; a per-thread ByteLevelCache remembers pieces and short
 // chunks merged before (those of up to 15 bytes in its ShortMergeCache).
 // See Sennrich et al. 2016 (BPE) and Radford et al. 2019 (byte-level BPE).
 #pragma once
@@ -29,7 +29,8 @@
 #include "models/byte_level/vocab/ascii_triples.h"
 #include "models/byte_level/vocab/char_atoms.h"
 #include "models/byte_level/vocab/join_index.h"
-#include "models/byte_level/cache/piece_cache.h"
+#include "common/thread_cache.h"
+#include "models/byte_level/cache/byte_level_cache.h"
 #include "models/byte_level/chunking/safe_cuts.h"
 #include "models/byte_level/vocab/shared_vocab.h"
 #include "models/byte_level/vocab/short_token_index.h"
@@ -37,7 +38,7 @@
 #include "common/byte_hash.h"
 #include "common/inline.h"
 
-namespace tf {
+namespace tf::byte_level {
 
 class ByteLevelBpe {
  public:
@@ -53,7 +54,7 @@ class ByteLevelBpe {
   // Inline: pieces of up to 15 bytes that are tokens are answered here by the short index
   // (most pieces of real text), without a call; the rest go to encode_nontoken or
   // encode_piece_slow.
-  inline bool encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache = nullptr) const;
+  inline bool encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out, ByteLevelCache* cache = nullptr) const;
 
   // Whole pieces of at most ShortTokenIndex::kMaxLen bytes that are tokens are answered by
   // one probe of the short index (most pieces of real text); the encoder's loop looks them
@@ -63,40 +64,40 @@ class ByteLevelBpe {
   // Pieces longer than kMaxLen are rarely tokens and usually new: the encoder hashes them
   // a few pieces ahead (h = hash_bytes(p, n)) and prefetch_long() starts loading what
   // encode_long() / count_long() = encode_piece / count_piece will probe first.
-  void prefetch_long(uint64_t h, PieceCache* cache) const {
+  void prefetch_long(uint64_t h, ByteLevelCache* cache) const {
     vocab_->prefetch(h);
     if (cache != nullptr) cache->prefetch(h);
   }
-  bool encode_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, PieceCache* cache) const {
+  bool encode_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, ByteLevelCache* cache) const {
     return encode_piece_slow(p, n, h, out, cache);
   }
-  size_t count_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* scratch, PieceCache* cache) const;
+  size_t count_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* scratch, ByteLevelCache* cache) const;
   // encode_piece of a piece known not to be a token.
-  bool encode_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
+  bool encode_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* out, ByteLevelCache* cache) const;
   // encode_nontoken of a piece of 1..ShortTokenIndex::kMaxLen bytes with key k and
   // h = ShortTokenIndex::hash(k) (cache not null): inline when the piece's merge is in the
   // cache, which on text it mostly is, else out of line.
   TF_ALWAYS_INLINE bool encode_short_nontoken_keyed(const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h,
-                                                    std::vector<uint32_t>* out, PieceCache* cache) const {
+                                                    std::vector<uint32_t>* out, ByteLevelCache* cache) const {
     return cached_short_nontoken(k, h, out, cache) || (n > 1 && encode_short_nontoken(p, n, k.lo, k.hi, h, out, cache));
   }
 
   // How many ids encode_piece would append, without keeping them (`scratch` is working
   // memory); 0 if the piece cannot be encoded.
-  size_t count_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch, PieceCache* cache) const;
+  size_t count_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch, ByteLevelCache* cache) const;
 
   // This thread's piece cache for this vocabulary.
-  PieceCache& cache() const { return thread_cache(instance_); }
+  ByteLevelCache& cache() const { return thread_cache<ByteLevelCache>(instance_); }
 
   // The pieces above this many bytes take the heap path.
   static constexpr size_t kShortPiece = 256;
 
  private:
   // Merges a piece that is not a token chunk by chunk (see SafeCuts).
-  bool encode_piece_slow(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, PieceCache* cache) const;
+  bool encode_piece_slow(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, ByteLevelCache* cache) const;
   // encode_piece of a piece known not to be a token (h = hash_bytes(p, n)): the piece
   // cache, else a merge.
-  bool encode_merged(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, PieceCache* cache) const;
+  bool encode_merged(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, ByteLevelCache* cache) const;
   // True if every byte of [p, p + n) is a token (a piece with one that is not cannot be encoded).
   bool bytes_are_tokens(const uint8_t* p, size_t n) const;
   // encode_merged of a piece of 2..ShortTokenIndex::kMaxLen bytes with key k = {lo, hi}
@@ -105,11 +106,11 @@ class ByteLevelBpe {
   // at once as one 16-byte vector, which waits until those stores have left the core (~40 %
   // of this function's time on o200k mixed-case letters).
   bool encode_short_nontoken(const uint8_t* p, size_t n, uint64_t lo, uint64_t hi, uint64_t h,
-                             std::vector<uint32_t>* out, PieceCache* cache) const;
+                             std::vector<uint32_t>* out, ByteLevelCache* cache) const;
   // The part of encode_short_nontoken that answers from cache->shorts(): appends the ids
   // and returns true if they are there (and the first-sight filter would ask it).
   TF_ALWAYS_INLINE static bool cached_short_nontoken(ShortTokenIndex::Key k, uint64_t h, std::vector<uint32_t>* out,
-                                                     PieceCache* cache) {
+                                                     ByteLevelCache* cache) {
     const bool ascii = !k.has_high_byte();
     FirstSightFilter& filter = cache->first_sight();
     if (ascii && filter.on()) return false;  // encode_short_nontoken decides
@@ -118,13 +119,13 @@ class ByteLevelBpe {
     return true;
   }
   // whole_cached: the caller looks the whole piece up in, and adds it to, cache->shorts().
-  bool merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache,
+  bool merge_chunks(const uint8_t* p, size_t n, std::vector<uint32_t>* out, ByteLevelCache* cache,
                     bool whole_cached = false) const;
   // A chunk of 3..kMaxTrieChunk bytes once the trie is wanted: the trie merge, or the
   // backtracking one for a run (see merge_chunks).
   void merge_medium_chunk(const TokenTrie& trie, const uint8_t* q, size_t m, std::vector<uint32_t>* out) const;
-  bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache, bool cached) const;
-  void merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out, PieceCache* cache) const;
+  bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, ByteLevelCache* cache, bool cached) const;
+  void merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out, ByteLevelCache* cache) const;
   // merge_parts of a whole ASCII piece of kTinyPiece + 1..ShortTokenIndex::kMaxLen bytes
   // with key k, its lookups filtered by AsciiTriples.
   void merge_ascii(ShortTokenIndex::Key k, size_t n, std::vector<uint32_t>* out) const;
@@ -168,7 +169,7 @@ TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup_hashed(const uint8_t* p, size_t n
 }
 
 TF_ALWAYS_INLINE bool ByteLevelBpe::encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out,
-                                                 PieceCache* cache) const {
+                                                 ByteLevelCache* cache) const {
   if (n - 1 < ShortTokenIndex::kMaxLen) {
     uint32_t id = short_.find(ShortTokenIndex::key_exact(p, n));
     if (id == kNoToken) return encode_nontoken(p, n, out, cache);
@@ -185,4 +186,4 @@ TF_ALWAYS_INLINE uint32_t ByteLevelBpe::lookup(const uint8_t* p, size_t n) const
   return vocab_->find_hashed(p, n, hash_bytes(p, n));
 }
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -6,11 +6,12 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "models/byte_level/cache/piece_cache.h"
+#include "common/piece_cache.h"
+#include "common/thread_cache.h"
 #include "normalize/spm_normalizer.h"
 #include "common/byte_hash.h"
 
-namespace tf {
+namespace tf::spm {
 
 using namespace spm_bpe_detail;
 
@@ -173,7 +174,7 @@ void SentencePieceBpe::encode(std::string_view text, uint32_t base, std::vector<
     encode_word(text, base, out, dropout, rng);
     return;
   }
-  PieceCache* cache = dropout <= 0.0 ? &thread_cache(serial_) : nullptr;
+  PieceCache* cache = dropout <= 0.0 ? &thread_cache<PieceCache>(serial_) : nullptr;
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
   const size_t n = text.size();
   const int32_t vocab_size = vocab_->size();
@@ -372,4 +373,4 @@ void SentencePieceBpe::encode_word(std::string_view text, uint32_t base, std::ve
   for (int32_t i = 0; i >= 0; i = symbols[i].next) emit(emit, symbols[i].sym, symbols[i].begin, symbols[i].len, 0);
 }
 
-}  // namespace tf
+}  // namespace tf::spm

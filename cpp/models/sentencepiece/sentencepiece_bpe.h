@@ -23,14 +23,15 @@
 #include <string_view>
 #include <vector>
 
+#include "common/piece_cache.h"
 #include "models/sentencepiece/spm_vocab.h"
 #include "normalize/spm_normalizer.h"
 #include "common/byte_hash.h"
 #include "common/inline.h"
 
-namespace tf {
+namespace tf::spm {
 
-class PieceCache;
+
 
 // One output token: an id and the bytes [begin, end) of the normalized text it covers.
 struct SpmToken {
@@ -194,4 +195,4 @@ TF_ALWAYS_INLINE const SentencePieceBpe::PairValue* SentencePieceBpe::find_pair(
   }
 }
 
-}  // namespace tf
+}  // namespace tf::spm

@@ -13,7 +13,7 @@
 
 #include "models/sentencepiece/sentencepiece_bpe.h"
 
-namespace tf {
+namespace tf::spm {
 
 namespace {
 
@@ -135,4 +135,4 @@ void SentencePieceBpe::merge_long(std::vector<Symbol>& sy, double dropout, std::
   for (uint32_t rank : used_ranks) bucket_of[rank] = kNone;
 }
 
-}  // namespace tf
+}  // namespace tf::spm

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace tf {
+namespace tf::spm {
 
 bool SpmVocab::build(std::vector<SpmPieceSpec> pieces, const SpmVocabOptions& options, std::string* error) {
   pieces_ = std::move(pieces);
@@ -90,4 +90,4 @@ int32_t SpmVocab::piece_to_id(std::string_view text) const {
   return unk_id_;
 }
 
-}  // namespace tf
+}  // namespace tf::spm

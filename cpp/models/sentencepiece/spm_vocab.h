@@ -13,10 +13,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "models/sentencepiece/piece_trie.h"
+#include "common/piece_trie.h"
 #include "common/byte_hash.h"
 
-namespace tf {
+namespace tf::spm {
 
 enum class SpmType : uint8_t { kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kUnused = 5, kByte = 6 };
 
@@ -136,4 +136,4 @@ inline size_t spm_char_len(uint8_t c) {
   return size_t{1} + (c >= 0xC0) + (c >= 0xE0) + (c >= 0xF0);
 }
 
-}  // namespace tf
+}  // namespace tf::spm

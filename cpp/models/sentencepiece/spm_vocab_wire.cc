@@ -5,7 +5,7 @@
 
 #include "normalize/spm_normalizer.h"
 
-namespace tf {
+namespace tf::spm {
 
 namespace {
 
@@ -111,4 +111,4 @@ bool read_model_pieces(std::string_view data, std::vector<SpmPieceSpec>* pieces,
   return true;
 }
 
-}  // namespace tf
+}  // namespace tf::spm

@@ -15,8 +15,8 @@
 
 #include "models/sentencepiece/spm_vocab.h"
 
-namespace tf {
+namespace tf::spm {
 
 bool read_model_pieces(std::string_view data, std::vector<SpmPieceSpec>* pieces, std::string* rest);
 
-}  // namespace tf
+}  // namespace tf::spm

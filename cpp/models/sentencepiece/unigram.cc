@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "models/byte_level/cache/piece_cache.h"
+#include "common/thread_cache.h"
 #include "normalize/spm_normalizer.h"
 
-namespace tf {
+namespace tf::spm {
 
 bool Unigram::build(const SpmVocab* vocab, std::string* error) {
   vocab_ = vocab;
@@ -122,4 +122,4 @@ float Unigram::encode_span(const uint8_t* s, size_t n, float initial, uint32_t b
   return best[n].score;
 }
 
-}  // namespace tf
+}  // namespace tf::spm

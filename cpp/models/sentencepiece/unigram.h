@@ -23,12 +23,12 @@
 #include <string_view>
 #include <vector>
 
-#include "models/sentencepiece/piece_trie.h"
+#include "common/piece_trie.h"
 #include "models/sentencepiece/sentencepiece_bpe.h"
 #include "models/sentencepiece/spm_vocab.h"
 #include "common/ascii_stops.h"
 
-namespace tf {
+namespace tf::spm {
 
 class Unigram {
  public:
@@ -141,4 +141,4 @@ class Unigram {
   uint64_t cache_owner_ = 0;  // identifies this model to the per-thread word cache
 };
 
-}  // namespace tf
+}  // namespace tf::spm

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <queue>
 
-namespace tf {
+namespace tf::spm {
 
 namespace {
 
@@ -264,4 +264,4 @@ float UnigramLattice::entropy(float theta) const {
   return -h[kEos];
 }
 
-}  // namespace tf
+}  // namespace tf::spm

@@ -24,7 +24,7 @@
 
 #include "models/sentencepiece/unigram.h"
 
-namespace tf {
+namespace tf::spm {
 
 class UnigramLattice {
  public:
@@ -65,4 +65,4 @@ class UnigramLattice {
   std::vector<std::vector<int32_t>> end_nodes_;
 };
 
-}  // namespace tf
+}  // namespace tf::spm

@@ -6,14 +6,14 @@
 //
 // Bounded: cleared once the arena passes 8 MB or the slots are half full at the maximum
 // size, so memory stays constant however long the input.  Not thread-safe: see
-// unigram_word_cache(owner).
+// thread_cache<UnigramWordCache>(owner) (common/thread_cache.h).
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
-namespace tf {
+namespace tf::spm {
 
 class UnigramWordCache {
  public:
@@ -121,8 +121,5 @@ class UnigramWordCache {
   std::vector<uint32_t> arena_;
 };
 
-// This thread's cache for the Unigram model with identity `owner` (never reused); a thread
-// keeps the caches of its few most recently used models.
-UnigramWordCache& unigram_word_cache(uint64_t owner);
 
-}  // namespace tf
+}  // namespace tf::spm

@@ -21,12 +21,13 @@
 #include <limits>
 #include <type_traits>
 
+#include "common/thread_cache.h"
 #include "models/sentencepiece/unigram_word_cache.h"
 #include "models/sentencepiece/unigram.h"
 #include "normalize/spm_normalizer.h"
 #include "common/byte_hash.h"
 
-namespace tf {
+namespace tf::spm {
 
 namespace {
 
@@ -242,14 +243,14 @@ struct UnigramScratch {
   std::vector<Unigram::Segment> segments;
   std::vector<uint32_t> entry;
   std::vector<SpmToken> tokens;
-  // The last cache unigram_word_cache() gave on this thread, and its owner.  Every call
+  // The last cache thread_cache<UnigramWordCache>() gave on this thread, and its owner.  Every call
   // goes through here, so the pointer stays valid: a cache is only dropped inside a call
   // for another owner, which replaces the memo.
   uint64_t cache_owner = 0;
   UnigramWordCache* cache = nullptr;
   UnigramWordCache* word_cache(uint64_t owner) {
     if (owner != cache_owner) {
-      cache = &unigram_word_cache(owner);
+      cache = &thread_cache<UnigramWordCache>(owner);
       cache_owner = owner;
     }
     return cache;
@@ -445,4 +446,4 @@ float Unigram::span(const uint8_t* s, size_t n, float initial, uint32_t begin, S
   return total;
 }
 
-}  // namespace tf
+}  // namespace tf::spm

@@ -37,7 +37,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace tf {
+namespace tf::byte_level {
 
 class FirstSightFilter {
  public:
@@ -108,4 +108,4 @@ class FirstSightFilter {
   bool on_ = false;
 };
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -1,6 +1,6 @@
 #include "models/byte_level/cache/short_merge_cache.h"
 
-namespace tf {
+namespace tf::byte_level {
 
 void ShortMergeCache::insert(Key k, uint64_t h, const uint32_t* ids, size_t count) {
   if (count > kInlineIds && spill_.size() + count > kMaxSpill) {
@@ -53,4 +53,4 @@ void ShortMergeCache::grow() {
   }
 }
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -30,7 +30,7 @@
 
 #include "models/byte_level/vocab/short_token_index.h"
 
-namespace tf {
+namespace tf::byte_level {
 
 class ShortMergeCache {
  public:
@@ -94,4 +94,4 @@ class ShortMergeCache {
   std::vector<uint32_t> spill_;
 };
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace tf {
+namespace tf::byte_level {
 
 namespace {
 
@@ -49,4 +49,4 @@ void SafeCuts::build(const TokenTable& vocab) {
   }
 }
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -30,7 +30,7 @@
 #include "models/byte_level/vocab/token_table.h"
 #include "common/inline.h"
 
-namespace tf {
+namespace tf::byte_level {
 
 class SafeCuts {
  public:
@@ -163,4 +163,4 @@ class SafeCuts {
   std::vector<uint64_t> three_ = std::vector<uint64_t>((size_t{1} << kThreeBits) / 64, 0);
 };
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <utility>
 
-namespace tf {
+namespace tf::byte_level {
 
 void BacktrackMerge::Joins::init(size_t count) {
   size_t size = 16;
@@ -250,4 +250,4 @@ bool BacktrackMerge::encode(const uint8_t* p, size_t n, std::vector<uint32_t>* o
   return true;
 }
 
-}  // namespace tf
+}  // namespace tf::byte_level

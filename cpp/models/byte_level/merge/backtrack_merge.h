@@ -38,7 +38,7 @@
 #include "models/byte_level/vocab/token_table.h"
 #include "models/byte_level/vocab/token_trie.h"
 
-namespace tf {
+namespace tf::byte_level {
 
 class BacktrackMerge {
  public:
@@ -147,4 +147,4 @@ class BacktrackMerge {
   bool all_joins_ = false;  // joins_ holds every join (only while building)
 };
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -14,7 +14,7 @@
 
 #include "models/byte_level/byte_level_bpe.h"
 
-namespace tf {
+namespace tf::byte_level {
 
 namespace {
 
@@ -193,4 +193,4 @@ bool ByteLevelBpe::merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>*
   return true;
 }
 
-}  // namespace tf
+}  // namespace tf::byte_level

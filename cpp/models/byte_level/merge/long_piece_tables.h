@@ -17,7 +17,7 @@
 #include "models/byte_level/vocab/token_table.h"
 #include "models/byte_level/vocab/token_trie.h"
 
-namespace tf {
+namespace tf::byte_level {
 
 class LongPieceTables {
  public:
@@ -76,4 +76,4 @@ class LongPieceTables {
   mutable std::unique_ptr<BacktrackMerge> backtrack_;
 };
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -27,7 +27,7 @@
 #define TF_TRIE_MERGE_AVX2 0
 #endif
 
-namespace tf {
+namespace tf::byte_level {
 
 // TF_TRIE_WIDE: the body is built for AVX2 (GCC's target pragma does not define __AVX2__).
 namespace trie_merge_base {
@@ -80,4 +80,4 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
   trie_merge_base::merge(trie, p, n, out);
 }
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -47,7 +47,7 @@
 
 #include "models/byte_level/vocab/token_trie.h"
 
-namespace tf {
+namespace tf::byte_level {
 
 constexpr size_t kMaxTrieChunk = 256;
 
@@ -60,4 +60,4 @@ void trie_chunk_merge(const TokenTrie& trie, const uint8_t* p, size_t n, std::ve
 int trie_merge_level();
 int set_trie_merge_level(int level);
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -1,6 +1,6 @@
 #include "models/byte_level/vocab/ascii_triples.h"
 
-namespace tf {
+namespace tf::byte_level {
 
 void AsciiTriples::build(const TokenTable& vocab) {
   bits_.assign(size_t{1} << (22 - 6), 0);
@@ -18,4 +18,4 @@ void AsciiTriples::build(const TokenTable& vocab) {
   }
 }
 
-}  // namespace tf
+}  // namespace tf::byte_level

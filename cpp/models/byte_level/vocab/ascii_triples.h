@@ -19,7 +19,7 @@
 #include "models/byte_level/vocab/token_table.h"
 #include "common/inline.h"
 
-namespace tf {
+namespace tf::byte_level {
 
 class AsciiTriples {
  public:
@@ -47,4 +47,4 @@ class AsciiTriples {
   std::vector<uint64_t> bits_;
 };
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace tf {
+namespace tf::byte_level {
 
 namespace {
 
@@ -87,4 +87,4 @@ void CharAtoms::build(const TokenTable& vocab) {
   }
 }
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -35,7 +35,7 @@
 #include "models/byte_level/vocab/token_table.h"
 #include "common/inline.h"
 
-namespace tf {
+namespace tf::byte_level {
 
 class CharAtoms {
  public:
@@ -102,4 +102,4 @@ class CharAtoms {
   std::vector<uint64_t> keys_ = std::vector<uint64_t>((size_t{1} << kKeyBits) / 64, 0);
 };
 
-}  // namespace tf
+}  // namespace tf::byte_level

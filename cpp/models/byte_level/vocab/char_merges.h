@@ -24,7 +24,7 @@
 #include "models/byte_level/vocab/token_table.h"
 #include "common/inline.h"
 
-namespace tf {
+namespace tf::byte_level {
 
 class CharMerges {
  public:
@@ -92,4 +92,4 @@ void CharMerges::build(Lookup lookup) {
   }
 }
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 #endif
 
-namespace tf {
+namespace tf::byte_level {
 
 void JoinIndex::allocate(size_t entries) {
   owner_.reset();
@@ -52,4 +52,4 @@ void JoinIndex::insert(uint32_t left, uint32_t right, uint32_t id) {
   }
 }
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -33,7 +33,7 @@
 #include <smmintrin.h>
 #endif
 
-namespace tf {
+namespace tf::byte_level {
 
 class JoinIndex {
  public:
@@ -184,4 +184,4 @@ void JoinIndex::build(const TokenTable& vocab, Lookup lookup) {
   for (const Entry& e : entries) insert(e.left, e.right, e.id);
 }
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -4,7 +4,7 @@
 #include <mutex>
 #include <vector>
 
-namespace tf {
+namespace tf::byte_level {
 
 namespace {
 
@@ -57,4 +57,4 @@ std::shared_ptr<const SharedVocab> share_vocab(TokenTable table) {
   return fresh;
 }
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -20,7 +20,7 @@
 #include "models/byte_level/merge/long_piece_tables.h"
 #include "models/byte_level/vocab/token_table.h"
 
-namespace tf {
+namespace tf::byte_level {
 
 struct SharedVocab {
   explicit SharedVocab(TokenTable t) : table(std::move(t)), digest(table.digest()) {}
@@ -39,4 +39,4 @@ struct SharedVocab {
 // Thread-safe.
 std::shared_ptr<const SharedVocab> share_vocab(TokenTable table);
 
-}  // namespace tf
+}  // namespace tf::byte_level

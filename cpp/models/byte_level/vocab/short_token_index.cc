@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 #endif
 
-namespace tf {
+namespace tf::byte_level {
 
 void ShortTokenIndex::build(const TokenTable& vocab) {
   owner_.reset();
@@ -60,4 +60,4 @@ void ShortTokenIndex::build(const TokenTable& vocab) {
   buckets_ = table;
 }
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -27,7 +27,7 @@
 #include "common/byte_hash.h"
 #include "common/inline.h"
 
-namespace tf {
+namespace tf::byte_level {
 
 // For each length n <= 15: masks keeping the bytes [0, min(n, 8)) of a word (lo) and
 // [8, n) of the next (hi), and the length tag of the second word.
@@ -122,4 +122,4 @@ class ShortTokenIndex {
   int shift_ = 63;
 };
 
-}  // namespace tf
+}  // namespace tf::byte_level

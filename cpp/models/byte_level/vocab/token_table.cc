@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace tf {
+namespace tf::byte_level {
 
 void TokenTable::Index::init(size_t count) {
   size_t cap = 16;
@@ -109,4 +109,4 @@ bool TokenTable::same_tokens(const TokenTable& other) const {
   return true;
 }
 
-}  // namespace tf
+}  // namespace tf::byte_level

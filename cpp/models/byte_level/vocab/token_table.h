@@ -20,7 +20,7 @@
 
 #include "common/byte_hash.h"
 
-namespace tf {
+namespace tf::byte_level {
 
 constexpr uint32_t kNoToken = 0xFFFFFFFFu;
 
@@ -121,4 +121,4 @@ inline uint32_t TokenTable::Index::find(const TokenTable& t, const uint8_t* p, s
   }
 }
 
-}  // namespace tf
+}  // namespace tf::byte_level

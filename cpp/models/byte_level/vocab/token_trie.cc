@@ -5,7 +5,7 @@
 #include <string_view>
 #include <utility>
 
-namespace tf {
+namespace tf::byte_level {
 
 bool TokenTrie::build(const TokenTable& vocab) {
   const uint32_t bound = vocab.id_bound();
@@ -68,4 +68,4 @@ bool TokenTrie::build(const TokenTable& vocab) {
   return true;
 }
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -16,10 +16,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/sentencepiece/piece_trie.h"
+#include "common/piece_trie.h"
 #include "models/byte_level/vocab/token_table.h"
 
-namespace tf {
+namespace tf::byte_level {
 
 class TokenTrie {
  public:
@@ -122,4 +122,4 @@ class TokenTrie {
   int32_t byte_node_[256];
 };
 
-}  // namespace tf
+}  // namespace tf::byte_level

@@ -1,4 +1,4 @@
-#include "models/sentencepiece/piece_trie.h"
+#include "common/piece_trie.h"
 
 #include <algorithm>
 

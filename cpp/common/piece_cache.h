@@ -1,12 +1,10 @@
 // PieceCache: remembers the ids of pieces that needed merging, so a piece seen before
-// costs one hash lookup instead of a BPE merge.  Pieces (and chunks) of up to 15 bytes
-// go to a ShortMergeCache of one cache line per string while it has room; this table
-// holds longer ones, and short ones once that is full.
+// costs one hash lookup instead of a merge (byte-level BPE, SentencePiece BPE).
 //
 // Open addressing (linear probing) on the piece's 64-bit hash; keys and ids live in two
 // arenas.  Bounded: when it is half full or its arenas pass a few MB it is cleared, so
 // memory stays constant however long the input.  Not thread-safe: each thread owns one
-// per vocabulary (see thread_cache()).
+// per vocabulary (see common/thread_cache.h).
 #pragma once
 
 #include <algorithm>
@@ -15,8 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "models/byte_level/cache/first_sight_filter.h"
-#include "models/byte_level/cache/short_merge_cache.h"
 #include "common/id_buffer.h"
 
 namespace tf {
@@ -48,27 +44,17 @@ class PieceCache {
     }
   }
 
-  // Merges of strings of up to 15 bytes (whole pieces that are not tokens, and the short
-  // chunks of longer pieces) are kept apart, in one line each, while that table has room;
-  // then in this one (see ByteLevelBpe::encode_short_nontoken).
-  ShortMergeCache& shorts() { return shorts_; }
-  const ShortMergeCache& shorts() const { return shorts_; }
-  // Whether a short piece is cached on first sight (see ByteLevelBpe::encode_short_nontoken).
-  FirstSightFilter& first_sight() { return first_sight_; }
-  // Whether a long piece led by a three-byte character is (see ByteLevelBpe::encode_merged).
-  FirstSightFilter& long_first_sight() { return long_first_sight_; }
-  // Pieces of kLongFiltered + 1 .. kMaxPiece bytes whose first byte leads a three-byte
-  // character (CJK runs) go through long_first_sight().
-  static constexpr size_t kLongFiltered = 15;
-  static bool long_filtered(const uint8_t* p, size_t n) {
-    return n - (kLongFiltered + 1) < kMaxPiece - kLongFiltered && (p[0] & 0xF0u) == 0xE0u;
-  }
-
-  void insert(const uint8_t* p, size_t n, uint64_t h, const uint32_t* ids, size_t count) {
-    if (n > kMaxPiece || count == 0 || count > 0xFFFF) return;
+  // Returns true if the table was full and cleared first.
+  bool insert(const uint8_t* p, size_t n, uint64_t h, const uint32_t* ids, size_t count) {
+    if (n > kMaxPiece || count == 0 || count > 0xFFFF) return false;
+    bool cleared = false;
     if (used_ * 2 >= slots_.size() || keys_.size() > (16u << 20)) {
-      if (slots_.size() < kMaxSlots && keys_.size() <= (16u << 20)) grow();
-      else clear();
+      if (slots_.size() < kMaxSlots && keys_.size() <= (16u << 20)) {
+        grow();
+      } else {
+        clear();
+        cleared = true;
+      }
     }
     size_t i = h & mask_;
     while (slots_[i].n_ids != 0) i = (i + 1) & mask_;
@@ -77,6 +63,7 @@ class PieceCache {
     keys_.append(p, n);
     ids_.append(ids, count);
     ++used_;
+    return cleared;
   }
 
   void grow() {
@@ -92,7 +79,6 @@ class PieceCache {
   }
 
   void clear() {
-    shorts_.clear();
     std::fill(slots_.begin(), slots_.end(), Slot{});
     keys_.clear();
     ids_.clear();
@@ -107,9 +93,6 @@ class PieceCache {
     uint16_t key_len = 0;
     uint16_t n_ids = 0;  // 0 marks an empty slot
   };
-  ShortMergeCache shorts_;
-  FirstSightFilter first_sight_{FirstSightFilter::kShortStart, 20};
-  FirstSightFilter long_first_sight_{FirstSightFilter::kOn - 64, 16};
   std::vector<Slot> slots_;
   size_t mask_;
   size_t used_ = 0;
@@ -119,13 +102,5 @@ class PieceCache {
   GrowBuffer<uint8_t> keys_;
   GrowBuffer<uint32_t> ids_;
 };
-
-// This thread's cache for the vocabulary with identity `owner` (a process-unique number,
-// never reused, so a cache cannot outlive its vocabulary's meaning).  A thread keeps the
-// caches of its few most recently used vocabularies.
-PieceCache& thread_cache(uint64_t owner);
-
-// A new owner number for thread_cache: process-unique, never reused.
-uint64_t new_cache_owner();
 
 }  // namespace tf
