@@ -1,4 +1,4 @@
-// Binding of tf::Encoding and tf::SpecialMatcher as tokenforge._native.Encoding / SpecialSet.
+// Binding of tf::Encoding as tokenforge._native.Encoding.
 // Converts arguments with the GIL held, releases it around every loop over text (a batch's
 // calling thread takes it back between its chunks to make the lists of finished ones).
 #include <nanobind/ndarray.h>
@@ -226,20 +226,6 @@ nb::object encode_to_array(const Encoding& e, nb::handle text, const SpecialMatc
 }  // namespace
 
 void bind_encoding(nb::module_& m) {
-  nb::class_<SpecialMatcher>(m, "SpecialSet", "A set of special tokens to match in text (bytes -> id).")
-      .def(nb::init<Pairs>(), nb::arg("specials"))
-      .def("find", [](const SpecialMatcher& s, nb::handle text) -> nb::object {
-        // The UTF-8 that CPython caches on the str, which encode() then reuses.
-        const std::string_view v = utf8(text);
-        SpecialMatcher::Match mt;
-        {
-          nb::gil_scoped_release release;
-          mt = s.find(reinterpret_cast<const uint8_t*>(v.data()), v.size(), 0);
-        }
-        if (mt.found) return nb::make_tuple(mt.id, to_bytes(v.substr(mt.pos, mt.len)));
-        return nb::none();
-      }, nb::arg("text"), "The first special in text as (id, bytes), or None.");
-
   nb::class_<Encoding>(m, "Encoding", "tf::Encoding: specials, split scanner and byte-level BPE.")
       .def("__init__", [](Encoding* self, nb::dict ranks, nb::dict specials, int pattern) {
         Pairs r = ranks_from_dict(ranks, false);

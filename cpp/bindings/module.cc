@@ -8,9 +8,12 @@ namespace nb = nanobind;
 namespace tf::py {
 
 void bind_encoding(nb::module_& m);
-void bind_scan(nb::module_& m);
 void bind_sentencepiece(nb::module_& m);
-void bind_training(nb::module_& m);
+void bind_special_set(nb::module_& m);
+void bind_piece_counter(nb::module_& m);
+void bind_bpe_trainer(nb::module_& m);
+void bind_pretokenize(nb::module_& m);
+void bind_testing(nb::module_& m);
 
 PyObject* make_cached_int(uint32_t v) {
   if (v >= kIntCacheSize) return PyLong_FromLong(static_cast<long>(v));
@@ -48,8 +51,11 @@ std::vector<uint32_t> ids_from(nb::handle seq) {
 
 NB_MODULE(_native, m) {
   m.doc() = "tokenforge's native core (C++); use the Python API in `tokenforge` instead.";
+  tf::py::bind_special_set(m);
   tf::py::bind_encoding(m);
-  tf::py::bind_scan(m);
   tf::py::bind_sentencepiece(m);
-  tf::py::bind_training(m);
+  tf::py::bind_piece_counter(m);
+  tf::py::bind_bpe_trainer(m);
+  tf::py::bind_pretokenize(m);
+  tf::py::bind_testing(m);
 }

@@ -25,18 +25,18 @@ from _tiktoken_refs import pair
 from tokenforge import _native, patterns
 from tokenforge.reference import ascii_split as reference
 
-BEST = _native._ascii_split_level(-1)
+BEST = _native._testing.ascii_split_level(-1)
 LEVELS = list(range(BEST, -1, -1))
 ALPHABET = "aA1 '\n\r\t.-_/sStTlLrReEvVdDmM9ÄßÿÞ×÷é中\u00a0"
 
 
 def split_at_level(scanner, level: int, data: bytes) -> tuple[list[int], int]:
-    """_native._split with the splitter forced to `level` for the call."""
-    old = _native._ascii_split_level(level)
+    """_native._testing.split with the splitter forced to `level` for the call."""
+    old = _native._testing.ascii_split_level(level)
     try:
         return _native._split(int(scanner), data)
     finally:
-        _native._ascii_split_level(old)
+        _native._testing.ascii_split_level(old)
 
 
 def check(text: str) -> None:
@@ -94,10 +94,10 @@ def test_splitter_decides_most_pieces_of_ascii_text():
 
 def test_splitter_level_switch():
     assert BEST in (0, 1, 2)
-    old = _native._ascii_split_level(0)
-    assert _native._ascii_split_level(-1) == 0
-    _native._ascii_split_level(old)
-    assert _native._ascii_split_level(-1) == old == BEST
+    old = _native._testing.ascii_split_level(0)
+    assert _native._testing.ascii_split_level(-1) == 0
+    _native._testing.ascii_split_level(old)
+    assert _native._testing.ascii_split_level(-1) == old == BEST
 
 
 @pytest.mark.parametrize("text", edge_texts())
@@ -128,11 +128,11 @@ def test_corpus_like_text_against_tiktoken():
         ours, ref = pair(name)
         want = ref.encode_ordinary(text)
         for level in LEVELS:
-            old = _native._ascii_split_level(level)
+            old = _native._testing.ascii_split_level(level)
             try:
                 assert ours.encode_ordinary(text) == want
             finally:
-                _native._ascii_split_level(old)
+                _native._testing.ascii_split_level(old)
 
 
 REFERENCE_KINDS = {

@@ -26,21 +26,21 @@ from tokenforge.reference import bpe as reference
 SETTINGS = settings(max_examples=120, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 WHOLE = r"[\s\S]+"  # one piece per text, so a long text is one long piece
-BUILD_AFTER = 512 << 10  # LongPieceTables::kBuildAfter
+BUILD_AFTER = _native._testing.LONG_TABLES_BUILD_AFTER
 # The builds of the trie merge this CPU runs (trie_chunk_merge.cc: 1 for AVX2 and BMI2, 0
 # the baseline), best first; the trie merge's tests run each.
-TRIE_LEVELS = list(range(_native._trie_merge_level(), -1, -1))
+TRIE_LEVELS = list(range(_native._testing.trie_merge_level(), -1, -1))
 
 
 @pytest.fixture(params=TRIE_LEVELS, ids=lambda level: f"trie-level-{level}")
 def trie_level(request):
     """The trie merge forced to each build in turn for the test (the level stays set over
     all of a Hypothesis test's examples, so the function scope is what is wanted)."""
-    old = _native._trie_merge_level(request.param)
+    old = _native._testing.trie_merge_level(request.param)
     try:
         yield request.param
     finally:
-        _native._trie_merge_level(old)
+        _native._testing.trie_merge_level(old)
 
 
 def warm(enc):
@@ -92,13 +92,13 @@ def whole_pieces():
 
 def test_trie_merge_level_switch_clamps_to_the_cpu():
     """The test hook sets a build the CPU runs and gives back the one before."""
-    best = _native._trie_merge_level()
+    best = _native._testing.trie_merge_level()
     assert best in (0, 1)
-    assert _native._trie_merge_level(5) == best
-    assert _native._trie_merge_level() == best
-    assert _native._trie_merge_level(0) == best
-    assert _native._trie_merge_level() == 0
-    assert _native._trie_merge_level(best) == 0
+    assert _native._testing.trie_merge_level(5) == best
+    assert _native._testing.trie_merge_level() == best
+    assert _native._testing.trie_merge_level(0) == best
+    assert _native._testing.trie_merge_level() == 0
+    assert _native._testing.trie_merge_level(best) == 0
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "r50k_base", "llama3"])
@@ -206,7 +206,7 @@ def test_streams_of_medium_pieces_equal_to_tiktoken(name):
     assert fresh.encode_ordinary(stream[:50_000]) == ref.encode_ordinary(stream[:50_000])
 
 
-RUNS_BEFORE_BACKTRACK = 24 << 20  # LongPieceTables::kRunsBeforeBacktrack
+RUNS_BEFORE_BACKTRACK = _native._testing.RUNS_BEFORE_BACKTRACK
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "llama3"])

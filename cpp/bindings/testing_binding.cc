@@ -1,0 +1,33 @@
+// tokenforge._native._testing: hooks for the tests, not an API.  `ascii_split_level` and
+// `trie_merge_level` force the ASCII splitter's SSE path or the scalar scanner, and the
+// trie merge's baseline or AVX2 build, so tests reach every path; the constants are the
+// thresholds the long-piece tests must cross.
+#include "bindings/common.h"
+#include "models/byte_level/merge/long_piece_tables.h"
+#include "models/byte_level/merge/trie_chunk_merge.h"
+#include "pretokenize/ascii_splitter.h"
+
+namespace tf::py {
+
+void bind_testing(nb::module_& parent) {
+  nb::module_ m = parent.def_submodule("_testing", "Test hooks of the native core (not an API).");
+  m.attr("LONG_TABLES_BUILD_AFTER") = byte_level::LongPieceTables::kBuildAfter;
+  m.attr("RUNS_BEFORE_BACKTRACK") = byte_level::LongPieceTables::kRunsBeforeBacktrack;
+  m.def(
+      "ascii_split_level",
+      [](int level) {
+        if (level < 0) return static_cast<int>(scan::ascii_split_level());
+        return static_cast<int>(scan::set_ascii_split_level(static_cast<scan::SplitLevel>(level)));
+      },
+      nb::arg("level") = -1,
+      "The ASCII splitter's level (0 off, 1 SSE, 2 AVX-512); with level >= 0 sets it (clamped to what the CPU "
+      "runs) and returns the previous one.");
+  m.def(
+      "trie_merge_level",
+      [](int level) { return level < 0 ? byte_level::trie_merge_level() : byte_level::set_trie_merge_level(level); },
+      nb::arg("level") = -1,
+      "The trie merge's build (0 baseline, 1 AVX2 and BMI2); with level >= 0 sets it (clamped to what the CPU "
+      "runs) and returns the previous one.");
+}
+
+}  // namespace tf::py
