@@ -1,4 +1,4 @@
-"""tokenforge: byte-level BPE, SentencePiece and UBPE tokenizers with a native C++ core.
+"""tokenforge: byte-level BPE and SentencePiece tokenizers with a native C++ core.
 
 The byte-level BPE half is a drop-in for tiktoken:
 
@@ -11,7 +11,8 @@ The byte-level BPE half is a drop-in for tiktoken:
 
 from tokenforge import patterns
 from tokenforge.core import Encoding
-from tokenforge.load import data_gym_to_mergeable_bpe_ranks, dump_tiktoken_bpe, load_tiktoken_bpe
+from tokenforge.formats.data_gym import data_gym_to_mergeable_bpe_ranks
+from tokenforge.formats.tiktoken_bpe import dump_tiktoken_bpe, load_tiktoken_bpe
 from tokenforge.training import BpeTrainer
 from tokenforge.registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
 from tokenforge.sentencepiece import SentencePieceProcessor

@@ -24,7 +24,7 @@ import urllib.request
 
 from tokenforge import patterns
 from tokenforge.core import Encoding
-from tokenforge.load import parse_tiktoken_bpe
+from tokenforge.formats.tiktoken_bpe import parse_tiktoken_bpe
 
 ENDOFTEXT = "<|endoftext|>"
 FIM_PREFIX = "<|fim_prefix|>"

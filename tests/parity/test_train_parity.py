@@ -16,6 +16,7 @@ import json
 import pytest
 
 import tokenforge
+from tokenforge.formats.byte_map import to_text
 from tokenforge import patterns
 from tokenforge.formats.hf_json import hf_pattern
 
@@ -50,17 +51,6 @@ def hf_merges(
     return [tuple(m) if isinstance(m, list) else tuple(m.split(" ")) for m in merges]
 
 
-def _B2U(token: bytes) -> str:
-    printable = [b for b in range(256) if 33 <= b <= 126 or 161 <= b <= 172 or 174 <= b <= 255]
-    table = {b: chr(b) for b in printable}
-    n = 0
-    for b in range(256):
-        if b not in table:
-            table[b] = chr(256 + n)
-            n += 1
-    return "".join(table[b] for b in token)
-
-
 def our_merges(
     texts: list[str], vocab_size: int, threads: int = 2, min_frequency: int = 0, pat_str: str = patterns.LLAMA3, specials=()
 ):
@@ -74,7 +64,7 @@ def our_merges(
     )
     enc = trainer.train_from_iterator(texts)
     tokens = [enc.decode_single_token_bytes(i) for i in range(enc.n_vocab)]
-    return [(_B2U(tokens[a]), _B2U(tokens[b])) for a, b, _ in trainer.merges]
+    return [(to_text(tokens[a]), to_text(tokens[b])) for a, b, _ in trainer.merges]
 
 
 def first_difference(ours, theirs) -> str:
@@ -165,7 +155,7 @@ def test_by_line_file_training_equals_hf_train_files(tmp_path):
     trainer = tokenforge.BpeTrainer(3000, pat_str=patterns.LLAMA3, show_progress=False)
     enc = trainer.train(paths, by_line=True)
     tokens = [enc.decode_single_token_bytes(i) for i in range(enc.n_vocab)]
-    ours = [(_B2U(tokens[a]), _B2U(tokens[b])) for a, b, _ in trainer.merges]
+    ours = [(to_text(tokens[a]), to_text(tokens[b])) for a, b, _ in trainer.merges]
     assert ours == theirs, first_difference(ours, theirs)
     whole = tokenforge.BpeTrainer(3000, pat_str=patterns.LLAMA3, show_progress=False)
     whole.train(paths)

@@ -87,9 +87,9 @@ def test_equals_hf_on_random_text(texts, vocab_size):
 
 
 def _bytes_order() -> list[int]:
-    from tokenforge.training.reference import byte_order
+    from tokenforge.formats.byte_map import BYTE_ORDER
 
-    return byte_order()
+    return BYTE_ORDER
 
 
 def test_identical_across_runs_and_thread_counts():

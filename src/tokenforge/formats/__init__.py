@@ -1,8 +1,15 @@
-"""Tokenizer file formats that tokenforge writes: tiktoken's `.tiktoken` (in
-:mod:`tokenforge.load`), minbpe's `.model`/`.vocab` (:mod:`.minbpe`) and HF tokenizers'
-`tokenizer.json` (:mod:`.hf_json`).  Every file is written atomically (temp file + rename).
+"""Every tokenizer file format tokenforge reads or writes, one module each:
 
-`save` picks the format from the file name.
+* :mod:`.tiktoken_bpe` — tiktoken's `.tiktoken` rank files;
+* :mod:`.data_gym` — GPT-2's encoder.json + vocab.bpe (read);
+* :mod:`.minbpe` — minbpe's `.model` / `.vocab`;
+* :mod:`.hf_json` — HF tokenizers' `tokenizer.json` (written for byte-level encodings);
+* :mod:`.sentencepiece_model` — SentencePiece's `.model` (ModelProto, read and write);
+* :mod:`.byte_map` and :mod:`.merges` — GPT-2's byte characters, and merges recovered
+  from ranks, which several of them share.
+
+Every file is written atomically (temp file + rename).  `save` picks the format of a
+byte-level encoding from the file name.
 
 Example:
     >>> import os, tempfile, tokenforge
@@ -37,7 +44,7 @@ def save(encoding: Encoding, path: str | os.PathLike[str]) -> list[str]:
     path = os.fspath(path)
     suffix = os.path.splitext(path)[1]
     if suffix == ".tiktoken":
-        from tokenforge.load import dump_tiktoken_bpe
+        from tokenforge.formats.tiktoken_bpe import dump_tiktoken_bpe
 
         dump_tiktoken_bpe(encoding._mergeable_ranks, path)
         return [path]

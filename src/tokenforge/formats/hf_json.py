@@ -24,7 +24,8 @@ import re
 
 from tokenforge._files import write_atomic
 from tokenforge.core import Encoding
-from tokenforge.formats.merges import byte_to_char, merges_from_ranks
+from tokenforge.formats.byte_map import to_text as text
+from tokenforge.formats.merges import merges_from_ranks
 
 # A counted repeat made possessive by a trailing '+', after a one-atom operand: an escape
 # with braces (\p{..}), a plain escape (\d) or a bracket class without nested brackets.
@@ -38,8 +39,6 @@ def hf_pattern(pat_str: str) -> str:
 
 def to_dict(encoding: Encoding) -> dict:
     """The tokenizer.json content as a dict (see the module docstring)."""
-    chars = byte_to_char()
-    text = lambda token: "".join(chars[b] for b in token)  # noqa: E731
     ranks = encoding._mergeable_ranks
     added = [
         {

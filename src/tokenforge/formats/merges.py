@@ -1,5 +1,4 @@
-"""Recovering the merge list of a byte-level BPE vocabulary from its ranks, and GPT-2's
-byte <-> character map used by formats that store bytes as text.
+"""Recovering the merge list of a byte-level BPE vocabulary from its ranks.
 
 A rank file (tiktoken) lists tokens only; formats that store merges (minbpe, HF) need, for
 each token of rank r, the two tokens it was made of.  They are found the way tiktoken's
@@ -15,21 +14,6 @@ Example:
 from __future__ import annotations
 
 import heapq
-
-
-def byte_to_char() -> dict[int, str]:
-    """GPT-2's bytes_to_unicode: printable Latin-1 bytes stand for themselves, the other
-    68 bytes map to U+0100 upwards.
-
-    >>> m = byte_to_char()
-    >>> m[ord("a")], m[ord(" ")], m[0]
-    ('a', 'Ġ', 'Ā')
-    """
-    printable = [b for b in range(256) if 33 <= b <= 126 or 161 <= b <= 172 or 174 <= b <= 255]
-    table = {b: chr(b) for b in printable}
-    for n, b in enumerate(b for b in range(256) if b not in table):
-        table[b] = chr(256 + n)
-    return table
 
 
 def split_in_two(token: bytes, ranks: dict[bytes, int], max_rank: int) -> list[bytes]:

@@ -2,7 +2,7 @@
 
 The pieces, one concept per module:
 
-* :mod:`.model_proto` — the ``.model`` file format (protobuf wire format, read and write);
+* :mod:`tokenforge.formats.sentencepiece_model` — the ``.model`` file format (protobuf wire format, read and write);
 * :mod:`.processor` — :class:`SentencePieceProcessor`, sentencepiece's Python API;
 * :mod:`.reference` — a slow pure-Python normalizer and BPE/Unigram encoder, the oracle of
   the property tests.
@@ -11,7 +11,7 @@ The per-byte work (normalization, BPE merging, the Viterbi lattice, decoding) ru
 C++ core, ``tokenforge._native.SentencePieceProcessor``.
 """
 
-from tokenforge.sentencepiece.model_proto import ModelProto, ModelType, NormalizerSpec, PieceType, TrainerSpec
+from tokenforge.formats.sentencepiece_model import ModelProto, ModelType, NormalizerSpec, PieceType, TrainerSpec
 from tokenforge.sentencepiece.processor import (
     EncodedPiece,
     EncodedText,

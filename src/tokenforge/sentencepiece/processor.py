@@ -1,12 +1,12 @@
 """`SentencePieceProcessor`: sentencepiece's Python API over tokenforge's native core.
 
-Loading parses the ``.model`` file here (:mod:`.model_proto`) and hands the pieces and the
+Loading parses the ``.model`` file here (:mod:`tokenforge.formats.sentencepiece_model`) and hands the pieces and the
 normalizer settings to ``tokenforge._native.SentencePieceProcessor``, which normalizes,
 segments (BPE or Unigram) and decodes.  This module keeps the policy: argument handling
 as in sentencepiece 0.2.3, BOS/EOS/reverse, the vocabulary queries, and the shapes of the
 results.
 
-What it leaves to others: the wire format (:mod:`.model_proto`), every per-byte loop (the
+What it leaves to others: the wire format (:mod:`tokenforge.formats.sentencepiece_model`), every per-byte loop (the
 C++ core), and the pure-Python oracle (:mod:`.reference`).
 
 Example (needs a model file):
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tokenforge import _native
-from tokenforge.sentencepiece.model_proto import ModelProto, ModelType, PieceType
+from tokenforge.formats.sentencepiece_model import ModelProto, ModelType, PieceType
 
 __all__ = ["EncodedPiece", "EncodedText", "SentencePieceProcessor", "set_random_generator_seed"]
 
@@ -70,7 +70,7 @@ class SentencePieceProcessor:
     """Loads a SentencePiece ``.model`` and encodes/decodes exactly as ``sentencepiece`` does.
 
     Example (a four-piece BPE model built on the spot; ids 0-2 are <unk>, <s>, </s>):
-        >>> from tokenforge.sentencepiece.model_proto import ModelProto, ModelType, PieceType, SentencePiece
+        >>> from tokenforge.formats.sentencepiece_model import ModelProto, ModelType, PieceType, SentencePiece
         >>> m = ModelProto()
         >>> for text, score, kind in [("<unk>", 0, PieceType.UNKNOWN), ("<s>", 0, PieceType.CONTROL),
         ...                           ("</s>", 0, PieceType.CONTROL), ("▁", -1, 1), ("a", -2, 1), ("b", -3, 1),

@@ -9,7 +9,7 @@ What it leaves out: sampling, n-best and offsets (the native core has them), WOR
 CHAR models.
 
 Example:
-    >>> from tokenforge.sentencepiece.model_proto import ModelProto, SentencePiece, PieceType, ModelType
+    >>> from tokenforge.formats.sentencepiece_model import ModelProto, SentencePiece, PieceType, ModelType
     >>> m = ModelProto()
     >>> for text, score, t in [("<unk>", 0, PieceType.UNKNOWN), ("▁", -1, 1), ("a", -2, 1), ("b", -3, 1), ("▁a", -1.5, 1)]:
     ...     m.pieces.append(SentencePiece(piece=text, score=score, type=t))
@@ -26,7 +26,7 @@ from __future__ import annotations
 import heapq
 import struct
 
-from tokenforge.sentencepiece.model_proto import ModelProto, ModelType, PieceType
+from tokenforge.formats.sentencepiece_model import ModelProto, ModelType, PieceType
 
 __all__ = ["ReferenceProcessor", "f32"]
 

@@ -29,16 +29,7 @@ from collections.abc import Iterable
 
 import regex
 
-
-def byte_order() -> list[int]:
-    """GPT-2's byte order: the byte that gets each id 0..255.
-
-    >>> order = byte_order()
-    >>> order[0], order[93], order[188]
-    (33, 126, 0)
-    """
-    printable = [b for b in range(256) if 33 <= b <= 126 or 161 <= b <= 172 or 174 <= b <= 255]
-    return printable + [b for b in range(256) if b not in printable]
+from tokenforge.formats.byte_map import BYTE_ORDER
 
 
 def count_pieces(texts: Iterable[str], pat_str: str, special_tokens: Iterable[str] = ()) -> Counter[bytes]:
@@ -99,7 +90,7 @@ def train_bpe(
     >>> [tokens[i] for _, _, i in merges]
     [b'aa', b'aaaa']
     """
-    order = byte_order()
+    order = BYTE_ORDER
     rank = {b: i for i, b in enumerate(order)}
     tokens = [bytes([b]) for b in order]
     ids = {t: i for i, t in enumerate(tokens)}

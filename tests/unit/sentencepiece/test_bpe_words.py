@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tokenforge.sentencepiece import SentencePieceProcessor
-from tokenforge.sentencepiece.model_proto import ModelType, PieceType
+from tokenforge.formats.sentencepiece_model import ModelType, PieceType
 
 from .test_processor import build
 

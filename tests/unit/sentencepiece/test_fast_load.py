@@ -13,7 +13,7 @@ import pytest
 from _shared import MODELS as SHARED_MODELS
 
 from tokenforge.sentencepiece import SentencePieceProcessor
-from tokenforge.sentencepiece.model_proto import ModelProto
+from tokenforge.formats.sentencepiece_model import ModelProto
 
 SPM_DIR = SHARED_MODELS / "sentencepiece"
 PATHS = sorted(SPM_DIR.glob("*.model")) if SPM_DIR.is_dir() else []

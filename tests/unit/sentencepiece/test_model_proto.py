@@ -7,7 +7,7 @@ import struct
 import pytest
 from _shared import MODELS as SHARED_MODELS
 
-from tokenforge.sentencepiece.model_proto import ModelProto, ModelType, NormalizerSpec, PieceType, SentencePiece
+from tokenforge.formats.sentencepiece_model import ModelProto, ModelType, NormalizerSpec, PieceType, SentencePiece
 
 MODELS = SHARED_MODELS / "sentencepiece"
 MODEL_FILES = sorted(MODELS.glob("*.model")) if MODELS.is_dir() else []

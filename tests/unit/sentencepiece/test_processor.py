@@ -13,7 +13,7 @@ import pickle
 import pytest
 
 from tokenforge.sentencepiece import SentencePieceProcessor
-from tokenforge.sentencepiece.model_proto import ModelProto, ModelType, PieceType, SentencePiece
+from tokenforge.formats.sentencepiece_model import ModelProto, ModelType, PieceType, SentencePiece
 
 spm = pytest.importorskip("sentencepiece")
 

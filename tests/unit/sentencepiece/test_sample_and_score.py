@@ -21,7 +21,7 @@ import pytest
 from _shared import MODELS as SHARED_MODELS
 
 from tokenforge.sentencepiece import SentencePieceProcessor, set_random_generator_seed
-from tokenforge.sentencepiece.model_proto import ModelProto, ModelType, PieceType, SentencePiece
+from tokenforge.formats.sentencepiece_model import ModelProto, ModelType, PieceType, SentencePiece
 
 spm = pytest.importorskip("sentencepiece")
 BOTCHAN = SHARED_MODELS / "sentencepiece" / "botchan_en_unigram_1000.model"

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from tokenforge.sentencepiece import SentencePieceProcessor
-from tokenforge.sentencepiece.model_proto import ModelProto, ModelType, PieceType, SentencePiece
+from tokenforge.formats.sentencepiece_model import ModelProto, ModelType, PieceType, SentencePiece
 
 spm = pytest.importorskip("sentencepiece")
 

@@ -8,7 +8,8 @@ import pytest
 
 import tokenforge
 from tokenforge import patterns
-from tokenforge.training.reference import byte_order, count_pieces, train_bpe
+from tokenforge.formats.byte_map import BYTE_ORDER
+from tokenforge.training.reference import count_pieces, train_bpe
 
 TEXT = "the quick brown fox jumps over the lazy dog; the dog sleeps.\n" * 20 + "naïve café 東京 123456\n" * 5
 
@@ -20,7 +21,7 @@ def train(texts, vocab_size=300, **kw):
 
 def test_ranks_are_bytes_in_gpt2_order_then_merges():
     trainer, enc = train([TEXT])
-    assert [enc.decode_single_token_bytes(r) for r in range(256)] == [bytes([b]) for b in byte_order()]
+    assert [enc.decode_single_token_bytes(r) for r in range(256)] == [bytes([b]) for b in BYTE_ORDER]
     tokens, merges = train_bpe(count_pieces([TEXT], patterns.CL100K), 300)
     assert [enc.decode_single_token_bytes(r) for r in range(enc.n_vocab)] == tokens
     assert trainer.merges == merges

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from tokenforge.training.reference import byte_order, count_pieces, merge_word, train_bpe
+from tokenforge.formats.byte_map import BYTE_ORDER
+from tokenforge.training.reference import count_pieces, merge_word, train_bpe
 
-ID = {b: i for i, b in enumerate(byte_order())}  # byte -> id
+ID = {b: i for i, b in enumerate(BYTE_ORDER)}  # byte -> id
 
 
 def learned(word_counts, vocab_size, min_frequency=0):
@@ -13,7 +14,7 @@ def learned(word_counts, vocab_size, min_frequency=0):
 
 
 def test_byte_order_is_gpt2s():
-    order = byte_order()
+    order = BYTE_ORDER
     assert sorted(order) == list(range(256))
     assert order[:3] == [ord("!"), ord('"'), ord("#")]
     assert ID[ord(" ")] == 188 + 32  # the 33rd non-printable byte
