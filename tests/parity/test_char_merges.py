@@ -1,5 +1,5 @@
 """CharMerges (a chunk that is one three-byte character takes its merge alone from a table,
-cpp/models/char_merges.h, reference.char_merges) against tiktoken:
+cpp/models/char_merges.h, oracles.char_merges) against tiktoken:
 
 - every three-byte character of the BMP, in pieces of characters that are not tokens (cut
   into one-character chunks) and between characters whose pairs are tokens (no cut), in
@@ -20,6 +20,7 @@ from _tiktoken_refs import ENCODINGS, pair
 
 import tokenforge
 from tokenforge.reference import bpe as reference
+from tokenforge.reference import fast_paths as oracles
 
 BMP3 = [chr(c) for c in range(0x800, 0x10000) if not 0xD800 <= c < 0xE000]
 
@@ -60,7 +61,7 @@ def test_toy_vocabularies_of_character_pairs(seed):
         ranks[t] = len(ranks)
     ours = tokenforge.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
     ref = tiktoken.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
-    merges = reference.char_merges(ranks)
+    merges = oracles.char_merges(ranks)
     for c in chars:
         assert merges[c] == reference.bpe_merge(c, ranks)
     for _ in range(20):

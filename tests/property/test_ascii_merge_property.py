@@ -1,5 +1,5 @@
 """The merge of whole short ASCII pieces with lookups filtered by their first three bytes
-(cpp/models/ascii_triples.h, ByteLevelBpe::merge_ascii; reference.ascii_triples and
+(cpp/models/ascii_triples.h, ByteLevelBpe::merge_ascii; oracles.ascii_triples and
 bpe_merge_ascii) gives tiktoken's ids on random vocabularies over a few letters, whose
 tokens of 2..15 bytes sit at random ranks, split in several ways or are unreachable by
 their own merge, some with a leading space; pieces of 1..15 bytes (a word and its space,
@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import tokenforge
 from tokenforge import patterns
 from tokenforge.reference import bpe as reference
+from tokenforge.reference import fast_paths as oracles
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ALPHABET = "abcxy"
@@ -44,11 +45,11 @@ def test_random_vocabulary_equal_to_tiktoken_and_reference(seed, count):
     pat = patterns.CL100K
     ours = tokenforge.Encoding("t", pat_str=pat, mergeable_ranks=ranks, special_tokens={})
     ref = tiktoken.Encoding("t", pat_str=pat, mergeable_ranks=ranks, special_tokens={})
-    triples = reference.ascii_triples(ranks)
+    triples = oracles.ascii_triples(ranks)
     words = ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 14))) for _ in range(40)]
     for word in words:
         for piece in (word.encode(), b" " + word.encode()):
-            assert reference.bpe_merge_ascii(piece, ranks, triples) == reference.bpe_merge(piece, ranks)
+            assert oracles.bpe_merge_ascii(piece, ranks, triples) == reference.bpe_merge(piece, ranks)
     # New words first (the native merge_ascii runs while most pieces are new, see
     # FirstSightFilter), then the words again and again.
     fresh = " ".join("".join(rng.choice(ALPHABET) for _ in range(rng.randint(6, 14))) for _ in range(3000))

@@ -6,7 +6,7 @@ merge into, are left out of the search; pairs with "tangled" tokens, whose merge
 not in rank order, are checked by merging their bytes; Llama 3 has both).
 Both before and after the tables are built (an encoding builds them once its long pieces
 add up to 512 KB, see long_piece_tables.h; `warm` gets it there).  The pure-Python
-reference of the backtracking merge (`reference.bpe_backtrack`) equals the plain merge.
+reference of the backtracking merge (`oracles.bpe_backtrack`) equals the plain merge.
 The trie merge's tests run each of its builds the CPU has (`trie_level`)."""
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 import tokenforge
 from tokenforge import _native
 from tokenforge.reference import bpe as reference
+from tokenforge.reference import fast_paths as oracles
 
 SETTINGS = settings(max_examples=120, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -289,10 +290,10 @@ def test_random_vocabulary_long_pieces_equal_to_tiktoken_and_reference(ranks, te
     piece = text.encode()
     merged = reference.bpe_merge(piece, ranks)
     assert merged == want or piece in ranks
-    splits, orphans = reference.backtrack_splits(ranks)
-    assert reference.bpe_backtrack(piece, ranks, splits, orphans=orphans) == merged
-    if reference.merge_splits(ranks) is not None:
-        assert reference.bpe_backtrack(piece, ranks, reference.merge_splits(ranks)) == merged
+    splits, orphans = oracles.backtrack_splits(ranks)
+    assert oracles.bpe_backtrack(piece, ranks, splits, orphans=orphans) == merged
+    if oracles.merge_splits(ranks) is not None:
+        assert oracles.bpe_backtrack(piece, ranks, oracles.merge_splits(ranks)) == merged
 
 
 def last_merges(ranks: dict[bytes, int]) -> dict[int, tuple[int, int]] | None:
@@ -328,7 +329,7 @@ def in_given_order(tokens: list[str]) -> dict[bytes, int]:
 @SETTINGS
 @given(ranks=vocabularies)
 def test_merge_splits_by_rank_order_equal_the_last_merges(ranks):
-    assert reference.merge_splits(ranks) == last_merges(ranks)
+    assert oracles.merge_splits(ranks) == last_merges(ranks)
 
 
 @SETTINGS
@@ -399,7 +400,7 @@ def test_second_smallest_key_rule_equals_the_plain_merge(tokens, text):
     """The reference of the trie merge's skipped scans (`bpe_merge_second_smallest`) gives
     the plain merge's ids in any rank order (joins ranking below their parts included)."""
     ranks = in_given_order(tokens)
-    assert reference.bpe_merge_second_smallest(text.encode(), ranks) == reference.bpe_merge(text.encode(), ranks)
+    assert oracles.bpe_merge_second_smallest(text.encode(), ranks) == reference.bpe_merge(text.encode(), ranks)
 
 
 def test_second_smallest_key_rule_on_many_small_vocabularies():
@@ -411,7 +412,7 @@ def test_second_smallest_key_rule_on_many_small_vocabularies():
     for _ in range(3000):
         ranks = in_given_order(rng.sample(words, rng.randrange(2, 9)))
         text = "".join(rng.choice("abc") for _ in range(rng.randrange(2, 13))).encode()
-        assert reference.bpe_merge_second_smallest(text, ranks) == reference.bpe_merge(text, ranks), (ranks, text)
+        assert oracles.bpe_merge_second_smallest(text, ranks) == reference.bpe_merge(text, ranks), (ranks, text)
 
 
 def test_trie_merge_takes_the_second_smallest_key_only_when_still_next(trie_level):
@@ -443,16 +444,16 @@ def test_trie_merge_takes_the_second_smallest_key_only_when_still_next(trie_leve
 @given(ranks=vocabularies)
 def test_compatible_means_the_pair_merges_into_itself(ranks):
     """In a merge-closed vocabulary, compatible(x, y) iff merging x's bytes + y's bytes gives [x, y]."""
-    splits = reference.merge_splits(ranks)
+    splits = oracles.merge_splits(ranks)
     if splits is None:
         return
-    joins = reference.pair_joins(ranks)
+    joins = oracles.pair_joins(ranks)
     by_id = {r: t for t, r in ranks.items()}
     ids = [ranks[c] for c in (b"a", b"b", b"c", b"d")] + [r for r in by_id if r >= 256]
     for x in ids:
         for y in ids:
             merged = reference.bpe_merge(by_id[x] + by_id[y], ranks)
-            assert reference.compatible(x, y, splits, joins) == (merged == [x, y]), (by_id[x], by_id[y])
+            assert oracles.compatible(x, y, splits, joins) == (merged == [x, y]), (by_id[x], by_id[y])
 
 
 def test_merge_splits_hand_worked():
@@ -460,12 +461,12 @@ def test_merge_splits_hand_worked():
     merge joins a higher rank; b"bcd" and b"abcd" are not reached by merging their own bytes."""
     base = {bytes([b]): b for b in range(256)}
     a, b, c, d = b"abcd"
-    assert reference.merge_splits(base | {b"ab": 256, b"abc": 257}) == {256: (a, b), 257: (256, c)}
-    assert reference.merge_splits(base | {b"abc": 256, b"ab": 257}) is None
-    assert reference.merge_splits(base | {b"bc": 256, b"bcd": 257, b"cd": 258}) == {256: (b, c), 257: (256, d), 258: (c, d)}
-    assert reference.merge_splits(base | {b"cd": 256, b"bcd": 257, b"bc": 258}) == {256: (c, d), 257: (b, 256), 258: (b, c)}
-    assert reference.merge_splits(base | {b"ab": 256, b"bc": 257, b"bcd": 258, b"abcd": 259}) is None  # stops at ab, c, d
-    assert reference.merge_splits(base | {b"bcd": 256}) is None
+    assert oracles.merge_splits(base | {b"ab": 256, b"abc": 257}) == {256: (a, b), 257: (256, c)}
+    assert oracles.merge_splits(base | {b"abc": 256, b"ab": 257}) is None
+    assert oracles.merge_splits(base | {b"bc": 256, b"bcd": 257, b"cd": 258}) == {256: (b, c), 257: (256, d), 258: (c, d)}
+    assert oracles.merge_splits(base | {b"cd": 256, b"bcd": 257, b"bc": 258}) == {256: (c, d), 257: (b, 256), 258: (b, c)}
+    assert oracles.merge_splits(base | {b"ab": 256, b"bc": 257, b"bcd": 258, b"abcd": 259}) is None  # stops at ab, c, d
+    assert oracles.merge_splits(base | {b"bcd": 256}) is None
 
 
 def test_not_merge_closed_vocabulary_long_pieces():
@@ -476,7 +477,7 @@ def test_not_merge_closed_vocabulary_long_pieces():
     ranks = {bytes([b]): b for b in range(256)} | {b"abc": 256, b"ab": 257, b"ca": 258, b"bca": 259}
     ours = warm(tokenforge.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={}))
     ref = tiktoken.Encoding("t", pat_str=WHOLE, mergeable_ranks=ranks, special_tokens={})
-    assert reference.backtrack_splits(ranks) == ({257: (97, 98), 258: (99, 97), 259: (98, 258)}, set())
+    assert oracles.backtrack_splits(ranks) == ({257: (97, 98), 258: (99, 97), 259: (98, 258)}, set())
     for text in ["abc" * 400, "ab" * 300 + "c", "abca" * 200, "c" + "abc" * 300, "bca" * 300, "abcabca" * 100]:
         assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
 
@@ -552,7 +553,7 @@ def kinds_by_definition(ranks: dict[bytes, int]) -> tuple[dict[int, tuple[int, i
 @SETTINGS
 @given(ranks=vocabularies)
 def test_backtrack_splits_equal_their_definition(ranks):
-    assert reference.backtrack_splits(ranks) == kinds_by_definition(ranks)
+    assert oracles.backtrack_splits(ranks) == kinds_by_definition(ranks)
 
 
 @SETTINGS
@@ -560,7 +561,7 @@ def test_backtrack_splits_equal_their_definition(ranks):
 def test_backtrack_splits_in_any_rank_order_equal_their_definition(tokens):
     """Tokens in random rank order: many orphans and tangled tokens."""
     ranks = in_given_order(tokens)
-    assert reference.backtrack_splits(ranks) == kinds_by_definition(ranks)
+    assert oracles.backtrack_splits(ranks) == kinds_by_definition(ranks)
 
 
 @SETTINGS
@@ -582,8 +583,8 @@ def test_backtracking_on_any_rank_order_equal_to_tiktoken(tokens, text, run):
     assert ours.encode_ordinary(text) == want
     piece = text.encode()
     if piece not in ranks:
-        splits, orphans = reference.backtrack_splits(ranks)
-        assert reference.bpe_backtrack(piece, ranks, splits, orphans=orphans) == want
+        splits, orphans = oracles.backtrack_splits(ranks)
+        assert oracles.bpe_backtrack(piece, ranks, splits, orphans=orphans) == want
 
 
 @pytest.fixture(scope="module")
@@ -591,7 +592,7 @@ def llama3_kinds():
     """(ranks, splits, orphans, tangled) of Llama 3's vocabulary by the reference."""
     ours, _ = pair("llama3")
     ranks = ours._mergeable_ranks
-    splits, orphans = reference.backtrack_splits(ranks)
+    splits, orphans = oracles.backtrack_splits(ranks)
     tangled = sorted(r for t, r in ranks.items() if len(t) > 1 and r not in splits and r not in orphans)
     return ranks, splits, orphans, tangled
 
@@ -632,7 +633,7 @@ def test_llama3_odd_tokens_in_context_equal_to_tiktoken(llama3_kinds, whole_piec
         if round_ % 30 == 0:  # the reference is slow
             piece = text.encode()[:600]
             ref_pieces += 1
-            assert reference.bpe_backtrack(piece, ranks, splits, orphans=orphans) == whole_ref._encode_bytes(piece)
+            assert oracles.bpe_backtrack(piece, ranks, splits, orphans=orphans) == whole_ref._encode_bytes(piece)
     assert ref_pieces == 10
 
 

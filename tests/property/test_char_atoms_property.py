@@ -1,4 +1,4 @@
-"""Starting characters as their token (cpp/models/char_atoms.h, reference.bpe_merge_atoms)
+"""Starting characters as their token (cpp/models/char_atoms.h, oracles.bpe_merge_atoms)
 gives tiktoken's ids on random vocabularies over a few two- and three-byte characters,
 whose tokens may be partial characters, hold characters at any rank, or be unreachable."""
 
@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import tokenforge
 from tokenforge.reference import bpe as reference
+from tokenforge.reference import fast_paths as oracles
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ALPHABET = "aé中жü字"
@@ -36,10 +37,10 @@ def test_random_multibyte_vocabulary_equal_to_tiktoken_and_reference(seed, count
         ranks[t] = len(ranks)
     ours = tokenforge.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
     ref = tiktoken.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
-    atoms = reference.char_atoms(ranks)
+    atoms = oracles.char_atoms(ranks)
     for _ in range(5):
         text = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 30)))
         want = ref.encode_ordinary(text)
         assert ours.encode_ordinary(text) == want, text
         piece = text.encode()
-        assert reference.bpe_merge_atoms(piece, ranks, atoms) == reference.bpe_merge(piece, ranks)
+        assert oracles.bpe_merge_atoms(piece, ranks, atoms) == reference.bpe_merge(piece, ranks)

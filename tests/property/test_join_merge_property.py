@@ -1,4 +1,4 @@
-"""Joining parts by their ids (cpp/models/join_index.h, reference.own_joins and
+"""Joining parts by their ids (cpp/models/join_index.h, oracles.own_joins and
 merge_by_joins) gives tiktoken's ids on random vocabularies over a few two-, three- and
 four-byte characters and ASCII letters, whose tokens may be partial characters, hold
 characters at any rank, split in several ways, or be unreachable by their own merge."""
@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import tokenforge
 from tokenforge.reference import bpe as reference
+from tokenforge.reference import fast_paths as oracles
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ALPHABET = "abé中жü字😀"
@@ -45,14 +46,14 @@ def test_random_vocabulary_equal_to_tiktoken_and_reference(seed, count):
     ranks = random_vocabulary(rng, count)
     ours = tokenforge.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
     ref = tiktoken.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
-    atoms, joins = reference.char_atoms(ranks), reference.own_joins(ranks)
+    atoms, joins = oracles.char_atoms(ranks), oracles.own_joins(ranks)
     texts = ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 40))) for _ in range(6)]
     texts.append("".join(rng.choice(ALPHABET) for _ in range(100)))  # over 256 bytes: cut into chunks
     for text in texts:
         want = ref.encode_ordinary(text)
         assert ours.encode_ordinary(text) == want, text
         piece = text.encode()
-        assert reference.merge_by_joins(piece, ranks, atoms, joins) == reference.bpe_merge(piece, ranks)
+        assert oracles.merge_by_joins(piece, ranks, atoms, joins) == reference.bpe_merge(piece, ranks)
 
 
 @SETTINGS
@@ -62,8 +63,8 @@ def test_own_joins_are_joins_whose_merge_ends_in_the_token(seed, count):
     merge into it; a token its bytes merge into has an entry."""
     ranks = random_vocabulary(random.Random(seed), count)
     by_id = {r: t for t, r in ranks.items()}
-    joins = reference.own_joins(ranks)
-    assert set(joins.items()) <= set(reference.pair_joins(ranks).items())
+    joins = oracles.own_joins(ranks)
+    assert set(joins.items()) <= set(oracles.pair_joins(ranks).items())
     for (x, y), t in joins.items():
         assert by_id[x] + by_id[y] == by_id[t]
         assert reference.bpe_merge(by_id[t], ranks) == [t]
@@ -81,7 +82,7 @@ def test_a_join_that_is_not_the_tokens_own_is_never_made():
     ranks = {bytes([b]): b for b in range(256)}
     ranks |= {"ab".encode(): 256, "é".encode(): 257, "bc".encode(): 258, "abc".encode(): 259}
     ranks |= {"éab".encode(): 260, "bcé".encode(): 261, "abcé".encode(): 262}
-    joins = reference.own_joins(ranks)
+    joins = oracles.own_joins(ranks)
     assert (ranks[b"ab"], ranks[b"c"]) in joins and (ranks[b"a"], ranks[b"bc"]) not in joins
     ours = tokenforge.Encoding("toy", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
     ref = tiktoken.Encoding("toy", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
