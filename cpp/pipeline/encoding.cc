@@ -325,7 +325,7 @@ bool Encoding::encode_pieces(const std::vector<std::string_view>& pieces, std::v
 bool Encoding::encode_single_piece(std::string_view piece, std::vector<uint32_t>* out, std::string* error) const {
   const uint8_t* p = reinterpret_cast<const uint8_t*>(piece.data());
   if (piece.empty()) return true;
-  if (!model_.encode_piece(p, piece.size(), out)) {
+  if (!model_.encode_piece(p, piece.size(), out, &model_.cache())) {
     *error = unencodable(p, piece.size());
     return false;
   }

@@ -48,19 +48,6 @@ bool ByteLevelBpe::encode_piece_slow(const uint8_t* p, size_t n, uint64_t h, std
 
 namespace {
 
-// True if a byte of [p, p + n) is >= 0x80.
-bool has_high_byte(const uint8_t* p, size_t n) {
-  uint64_t any = 0;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    any |= w;
-  }
-  for (; i < n; ++i) any |= p[i];
-  return (any & 0x8080808080808080ull) != 0;
-}
-
 // Appends the ids the general table of `cache` holds for [p, p + n) (hash h); false if none.
 bool from_cache(const uint8_t* p, size_t n, uint64_t h, const ByteLevelCache& cache, std::vector<uint32_t>* out) {
   uint32_t count;
@@ -104,46 +91,43 @@ bool ByteLevelBpe::bytes_are_tokens(const uint8_t* p, size_t n) const {
 
 bool ByteLevelBpe::encode_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* out, ByteLevelCache* cache) const {
   if (n == 1) return false;  // a byte that is not a token
-  if (cache != nullptr && n <= ShortTokenIndex::kMaxLen) {
+  if (n <= ShortTokenIndex::kMaxLen) {
     ShortTokenIndex::Key k = ShortTokenIndex::key_exact(p, n);
     return encode_short_nontoken(p, n, k.lo, k.hi, ShortTokenIndex::hash(k), out, cache);
   }
   return encode_merged(p, n, hash_bytes(p, n), out, cache);
 }
 
-// An ASCII piece is merged whole: its safe cuts (rare inside ASCII words) cost more to look
-// for than they save in a merge this short (-1.5 % on cold English, in-process A/B); so is a
-// non-ASCII one with whole_wide_ (see encode_merged).  Exact either way (see SafeCuts).
-// While most ASCII pieces are new (random letters), one seen for the first time is merged
-// without the cache (FirstSightFilter).
+// A piece of 2..15 bytes that is not a token (key k, h its hash), by its route.
 bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, uint64_t lo, uint64_t hi, uint64_t h,
                                          std::vector<uint32_t>* out, ByteLevelCache* cache) const {
   const ShortTokenIndex::Key k{lo, hi};
-  if (k.has_high_byte()) {
+  const Route r = short_route(k, n);
+  if (r == Route::kTinyAscii) {
+    if (!bytes_are_tokens(p, n)) return false;
+    merge_tiny_ascii(lo, n, out);
+    return true;
+  }
+  if (r != Route::kShortAscii) {
     return through_short_cache(p, n, k, h, *cache, out, [&] {
       if (!bytes_are_tokens(p, n)) return false;
-      if (whole_wide_) {
-        merge_parts(p, n, out, cache);
+      if (r == Route::kWhole) {
+        merge_parts(p, n, out);
       } else {
         merge_chunks(p, n, out, cache, true);  // cannot fail: every byte is a token, n <= kShortPiece
       }
       return true;
     });
   }
-  if (n <= kTinyPiece) {
-    if (!bytes_are_tokens(p, n)) return false;
-    merge_tiny_ascii(lo, n, out);
-    return true;
-  }
+  // kShortAscii: while most such pieces are new (random letters), one seen for the first
+  // time is merged without the cache, by merge_ascii (FirstSightFilter); merge_ascii only
+  // then, since on text its bit table is not in cache for the few new pieces.
   FirstSightFilter& filter = cache->first_sight();
   if (filter.skip(h)) {
     if (!bytes_are_tokens(p, n)) return false;
     merge_ascii(k, n, out);
     return true;
   }
-  // merge_ascii only while the filter is on: on text (English) it measured ~10 % slower in
-  // thread CPU though it ran 3 % fewer instructions (its 512 KB of bits are not in cache
-  // for the few new pieces of text).
   const bool filtering = filter.on();
   bool merged = false;
   const bool ok = through_short_cache(p, n, k, h, *cache, out, [&] {
@@ -152,7 +136,7 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, uint64_t lo
     if (filtering) {
       merge_ascii(k, n, out);
     } else {
-      merge_parts(p, n, out, cache);
+      merge_parts(p, n, out);
     }
     return true;
   });
@@ -160,17 +144,20 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, uint64_t lo
   return ok;
 }
 
+// A piece that is not a token (h its hash): the short path up to 15 bytes; else the piece
+// cache (behind the long first-sight filter for pieces led by a three-byte character),
+// then its route.
 bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out,
                                  ByteLevelCache* cache) const {
-  if (cache != nullptr && n <= ShortTokenIndex::kMaxLen) {
+  if (n <= ShortTokenIndex::kMaxLen) {
     ShortTokenIndex::Key k = ShortTokenIndex::key_exact(p, n);
     return encode_short_nontoken(p, n, k.lo, k.hi, ShortTokenIndex::hash(k), out, cache);
   }
-  FirstSightFilter* filter = cache != nullptr && ByteLevelCache::long_filtered(p, n) ? &cache->long_first_sight() : nullptr;
-  bool store = cache != nullptr;
+  FirstSightFilter* filter = ByteLevelCache::long_filtered(p, n) ? &cache->long_first_sight() : nullptr;
+  bool store = true;
   if (filter != nullptr && filter->skip(h)) {
     store = false;  // merged without the table: neither looked up nor stored (chunks still are)
-  } else if (cache != nullptr) {
+  } else {
     const bool hit = from_cache(p, n, h, *cache, out);
     if (filter != nullptr) filter->looked_up(hit);
     if (hit) return true;
@@ -178,15 +165,8 @@ bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::ve
   if (!bytes_are_tokens(p, n)) return false;
   size_t before = out->size();
   bool ok = true;
-  // With whole_wide_, a piece holding a byte >= 0x80 is merged whole (merge_joins): its
-  // parts are few (a character each), and in such vocabularies safe cuts inside words of
-  // such characters are rare, so looking for them, merging the chunks and keeping them in
-  // the short merge cache cost more than they save (o200k multi, a cold megabyte: 145 M
-  // instructions before, 131 M after, under callgrind; +7..9 % MB/s in alternating runs).
-  // With cl100k, whose CJK characters are mostly cut apart and merged from the short merge
-  // cache, it measured 5..15 % slower.  Exact either way (see SafeCuts).
-  if (whole_wide_ && n <= kShortPiece && has_high_byte(p, n)) {
-    merge_parts(p, n, out, cache);
+  if (long_route(p, n) == Route::kWhole) {
+    merge_parts(p, n, out);
   } else {
     ok = merge_chunks(p, n, out, cache);
   }
@@ -203,7 +183,7 @@ size_t ByteLevelBpe::count_piece(const uint8_t* p, size_t n, std::vector<uint32_
 size_t ByteLevelBpe::count_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* scratch,
                                 ByteLevelCache* cache) const {
   if (lookup_hashed(p, n, h) != kNoToken) return 1;
-  if (cache != nullptr && n > ShortTokenIndex::kMaxLen && !ByteLevelCache::long_filtered(p, n)) {
+  if (n > ShortTokenIndex::kMaxLen && !ByteLevelCache::long_filtered(p, n)) {
     uint32_t count;
     if (cache->find(p, n, h, &count) != nullptr) return count;
   }
@@ -444,20 +424,19 @@ TF_ALWAYS_INLINE void merge_linked(uint32_t* rank, size_t padded, uint32_t* toke
 // refreshes two ranks; nothing is shifted.  O(n^2 / vector width) per piece.
 bool ByteLevelBpe::merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, ByteLevelCache* cache,
                                bool cached) const {
-  if (cached && cache != nullptr && n <= ShortMergeCache::kMaxLen) {
+  if (cached && n <= ShortMergeCache::kMaxLen) {
     ShortTokenIndex::Key k = ShortTokenIndex::key_exact(p, n);
     return through_short_cache(p, n, k, ShortTokenIndex::hash(k), *cache, out, [&] {
-      merge_parts(p, n, out, cache);
+      merge_parts(p, n, out);
       return true;
     });
   }
-  merge_parts(p, n, out, cache);
+  merge_parts(p, n, out);
   return true;
 }
 
 // merge_short without the cache.
-void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out, ByteLevelCache* cache) const {
-  (void)cache;
+void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const {
   // The parts' ids come from the short index by key_wide, which reads 16 bytes whatever the
   // part's length (no branch on it): a copy of the piece padded for that.
   // (And a zero byte before it, for CharAtoms::at.)

@@ -1,24 +1,38 @@
 // ByteLevelBpe: tiktoken's byte-pair encoding of one pre-tokenized piece.
 //
-// Ranks are token ids; two adjacent parts may merge when their concatenated bytes are a
-// token, and the merge with the lowest rank is applied first (leftmost on ties) until none
-// applies.  A piece that is itself a token is emitted directly.  Short pieces use a
-// quadratic, vectorized scan (fast for the typical 2-60 bytes); long pieces use a bucket
-// queue over ranks (long_piece_merge.cc), near-linear, so no input is quadratic.
-// A piece that needs merging is first cut where no token can straddle (SafeCuts) and the
-// chunks are merged on their own, which keeps long pieces of most text short; the chunks
-// of long pieces use LongPieceTables (a trie merge, and a linear backtracking merge for
-// tiktoken-like vocabularies) once an encoding has met enough of them.
-// Non-ASCII chunks, and in vocabularies rich in tokens of several non-ASCII characters
-// (o200k) whole non-ASCII pieces of up to kShortPiece bytes, are merged by merge_joins:
-// their characters that are tokens start as one part where
-// that is exact (CharAtoms), instead of as bytes, and two parts of which one holds such a
-// byte join into the token JoinIndex gives for their two ids, with no key built from
-// their bytes.
-// Byte strings of up to 15 bytes are looked up in a ShortTokenIndex (one cache line each);
-// longer ones in the TokenTable; a per-thread ByteLevelCache remembers pieces and short
-// chunks merged before (those of up to 15 bytes in its ShortMergeCache).
-// See Sennrich et al. 2016 (BPE) and Radford et al. 2019 (byte-level BPE).
+// One rule: ranks are token ids; two adjacent parts may merge when their concatenated
+// bytes are a token, and the merge of lowest rank is applied first (leftmost on ties)
+// until none applies.  A piece that is itself a token is emitted directly
+// (Sennrich et al. 2016; Radford et al. 2019).  Every path below computes exactly that;
+// each has a plain-Python oracle in tokenforge/reference/fast_paths.py.
+//
+// Routing (short_route / long_route below are the one place that decides):
+//
+//   piece that is not a token         | route       | routine
+//   ----------------------------------+-------------+----------------------------------------
+//   ASCII, 2..4 bytes                 | kTinyAscii  | merge_tiny_ascii (pair ranks, <= 2 lookups)
+//   ASCII, 5..15 bytes                | kShortAscii | short merge cache, else merge_ascii while
+//                                     |             | the first-sight filter is on, merge_parts off
+//   non-ASCII, <= 256 bytes, in a     | kWhole      | (short) merge cache, else merge_parts,
+//   vocabulary of many multi-char     |             | which starts characters as one part and
+//   tokens (whole_wide, e.g. o200k)   |             | joins parts by id (merge_joins)
+//   anything else                     | kChunks     | (short) merge cache, else merge_chunks
+//
+//   merge_chunks cuts the piece where no token can straddle (SafeCuts) and merges each
+//   chunk of m bytes alone, the first line that applies:
+//     runs of 3-byte characters (CJK) in pieces of <= 256 bytes: per character, CharMerges
+//     m = 1, 2; one 3-byte character      byte table, pair table, CharMerges
+//     LongPieceTables wanted (pieces > 64 bytes met often), m <= kMaxTrieChunk, and the
+//       piece > 256 bytes or m > 15       merge_medium_chunk: BacktrackMerge for a run of
+//                                         one byte, else the trie merge (trie_chunk_merge.h)
+//     m <= 256                            merge_short: short merge cache (m <= 15), else
+//                                         merge_parts, O(m^2 / vector width)
+//     otherwise                           merge_long: BacktrackMerge, or the bucket queue
+//                                         (near-linear, so no input is quadratic)
+//
+// Lookups: byte strings of up to 15 bytes in the ShortTokenIndex (one cache line each),
+// longer ones in the TokenTable.  Caches are per thread (ByteLevelCache): whole pieces of
+// up to 512 bytes, and strings of up to 15 bytes in its ShortMergeCache.
 #pragma once
 
 #include <cstdint>
@@ -49,12 +63,12 @@ class ByteLevelBpe {
   const TokenTable& vocab() const { return *vocab_; }
 
   // Appends the ids of piece [p, p + n) to *out.  Returns false if the piece holds a byte
-  // that is not in the vocabulary (nothing is appended then).  `cache`, if given, must be
-  // this vocabulary's (see cache()).
+  // that is not in the vocabulary (nothing is appended then).  `cache` is this
+  // vocabulary's cache of the calling thread (cache()), never null.
   // Inline: pieces of up to 15 bytes that are tokens are answered here by the short index
   // (most pieces of real text), without a call; the rest go to encode_nontoken or
   // encode_piece_slow.
-  inline bool encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out, ByteLevelCache* cache = nullptr) const;
+  inline bool encode_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* out, ByteLevelCache* cache) const;
 
   // Whole pieces of at most ShortTokenIndex::kMaxLen bytes that are tokens are answered by
   // one probe of the short index (most pieces of real text); the encoder's loop looks them
@@ -66,7 +80,7 @@ class ByteLevelBpe {
   // encode_long() / count_long() = encode_piece / count_piece will probe first.
   void prefetch_long(uint64_t h, ByteLevelCache* cache) const {
     vocab_->prefetch(h);
-    if (cache != nullptr) cache->prefetch(h);
+    cache->prefetch(h);
   }
   bool encode_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, ByteLevelCache* cache) const {
     return encode_piece_slow(p, n, h, out, cache);
@@ -89,7 +103,8 @@ class ByteLevelBpe {
   // This thread's piece cache for this vocabulary.
   ByteLevelCache& cache() const { return thread_cache<ByteLevelCache>(instance_); }
 
-  // The pieces above this many bytes take the heap path.
+  // Pieces and chunks above this many bytes are merged by merge_long (or, once the long
+  // tables are built, merge_medium_chunk), not by the quadratic scan.
   static constexpr size_t kShortPiece = 256;
 
  private:
@@ -125,7 +140,7 @@ class ByteLevelBpe {
   // backtracking one for a run (see merge_chunks).
   void merge_medium_chunk(const TokenTrie& trie, const uint8_t* q, size_t m, std::vector<uint32_t>* out) const;
   bool merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>* out, ByteLevelCache* cache, bool cached) const;
-  void merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out, ByteLevelCache* cache) const;
+  void merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const;
   // merge_parts of a whole ASCII piece of kTinyPiece + 1..ShortTokenIndex::kMaxLen bytes
   // with key k, its lookups filtered by AsciiTriples.
   void merge_ascii(ShortTokenIndex::Key k, size_t n, std::vector<uint32_t>* out) const;
@@ -139,6 +154,35 @@ class ByteLevelBpe {
   static constexpr size_t kTrieAfter = 64;  // longer pieces count toward, and use, LongPieceTables
   static constexpr size_t kPrefetchChunk = 32;  // merge_parts prefetches the substrings of chunks up to this size
   bool merge_long(const uint8_t* p, size_t n, std::vector<uint32_t>* out) const;
+  // The routing table of a piece that is not a token (see the header comment): the one
+  // place that decides which merge it takes.
+  enum class Route : uint8_t {
+    kTinyAscii,   // merge_tiny_ascii: a fixed decision, no cache
+    kShortAscii,  // first-sight filter, short merge cache, merge_ascii or merge_parts
+    kWhole,       // merged whole by merge_parts (merge_joins): no safe cuts
+    kChunks,      // merge_chunks: cut at safe cuts, each chunk merged alone
+  };
+  // Pieces of 2..15 bytes with key k.
+  TF_ALWAYS_INLINE Route short_route(ShortTokenIndex::Key k, size_t n) const {
+    if (k.has_high_byte()) return whole_wide_ ? Route::kWhole : Route::kChunks;
+    return n <= kTinyPiece ? Route::kTinyAscii : Route::kShortAscii;
+  }
+  // Pieces of more than 15 bytes.
+  Route long_route(const uint8_t* p, size_t n) const {
+    return whole_wide_ && n <= kShortPiece && has_high_byte(p, n) ? Route::kWhole : Route::kChunks;
+  }
+  static bool has_high_byte(const uint8_t* p, size_t n) {
+    uint64_t any = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, p + i, 8);
+      any |= w;
+    }
+    for (; i < n; ++i) any |= p[i];
+    return (any & 0x8080808080808080ull) != 0;
+  }
+
   // The id of bytes [p, p + n) (n >= 2), or kNoToken; h = hash_bytes(p, n).
   inline uint32_t lookup_hashed(const uint8_t* p, size_t n, uint64_t h) const;
   inline uint32_t lookup(const uint8_t* p, size_t n) const;
