@@ -7,9 +7,10 @@ bytes and merge the adjacent pair whose joined bytes have the lowest rank, until
 
 It leaves out loading (:mod:`.models`) and deciding whether colour is on (the command does).
 
-Example:
-    >>> import tokenforge
-    >>> enc = tokenforge.BpeTrainer(258, show_progress=False).train_from_iterator(["hello hello"])
+Example (ranks given by hand: "ll" is rank 256, "llo" 257):
+    >>> from tokenforge import Encoding, patterns
+    >>> ranks = {bytes([b]): b for b in range(256)} | {b"ll": 256, b"llo": 257}
+    >>> enc = Encoding("toy", pat_str=patterns.GPT2, mergeable_ranks=ranks, special_tokens={})
     >>> [[p.decode() for p in parts] for parts in merge_steps(enc, b"hello")]
     [['h', 'e', 'l', 'l', 'o'], ['h', 'e', 'll', 'o'], ['h', 'e', 'llo']]
 """
