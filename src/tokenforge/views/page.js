@@ -123,7 +123,7 @@
     for (const n of nodes) {
       const g = svg("g", { class: "node", "data-id": n.id });
       g.appendChild(svg("rect", { x: n.x * dx + 4, y: n.d * dy + 8, width: dx - 8, height: 22, rx: 4, fill: n.d === 0 ? "#fde2a7" : "#eef" }));
-      g.appendChild(svg("text", { x: n.x * dx + 30, y: n.d * dy + 23, "text-anchor": "middle" }, JSON.stringify(model.label(n.id)).slice(1, -1).slice(0, 8)));
+      g.appendChild(svg("text", { x: n.x * dx + 30, y: n.d * dy + 23, "text-anchor": "middle" }, JSON.stringify(model.label(n.id)).slice(1, -1).replace(/ /g, "\u2423").slice(0, 8)));
       g.appendChild(svg("title", {}, describe(model, n.id)));
       s.appendChild(g);
     }

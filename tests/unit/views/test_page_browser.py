@@ -112,3 +112,21 @@ def test_search_finds_a_token_and_draws_its_tree(page):
     ids = {int(n.get_attribute("data-id")) for n in nodes}
     # The tree of the first result reaches down to single bytes.
     assert any(len(models[0].token_bytes(i)) == 1 for i in ids) and len(ids) >= 3
+
+
+def test_hover_shows_id_bytes_and_parents(page):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    driver, models, _ = page
+    driver.execute_script(
+        "const b = document.getElementById('text'); b.value = ' tokenizer'; b.dispatchEvent(new Event('input'));")
+    span = driver.find_element(By.CSS_SELECTOR, ".model[data-model='0'] .tokens .tok")
+    ActionChains(driver).move_to_element(span).perform()
+    tip = driver.find_element(By.ID, "tip")
+    token = int(span.get_attribute("data-id"))
+    a, b = models[0].parents[token]
+    lines = tip.text.splitlines()
+    assert lines[0] == f"id {token}"
+    assert lines[2] == "bytes " + models[0].token_bytes(token).hex(" ")
+    assert lines[3].endswith(f"{a} + [{models[0].token_bytes(b).decode()}] {b}")
