@@ -116,3 +116,26 @@ def test_inspect_minbpe_and_tiktoken(tmp_path):
     assert "vocab       262 ids (261 tokens, 1 special)" in r.stdout
     assert "'<|eot|>'=261" in r.stdout and "256/256 single bytes" in r.stdout
     assert list(map(int, run("encode", "hello world", "--model", model).stdout.split())) == tok.encode("hello world")
+
+
+def test_visualize_writes_one_offline_page(tmp_path):
+    need_shared()
+    sp_path = str(MODELS / "sentencepiece" / "llama2c_tok512.model")
+    page = tmp_path / "p.html"
+    sample = tmp_path / "s.txt"
+    sample.write_text("Once upon a time there was a tokenizer.", encoding="utf-8")
+    r = run("visualize", "--model", "gpt2", "--model", sp_path, "-f", str(sample), "-o", str(page))
+    assert r.returncode == 0, r.stderr
+    html = page.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and "gpt2" in html and "llama2c_tok512.model" in html
+    assert "http://" not in html.replace("http://www.w3.org/2000/svg", "") and "https://" not in html  # offline
+    r = run("visualize", "--model", "gpt2", "--model", "gpt2", "--model", "gpt2", "-o", str(page))
+    assert r.returncode == 1 and "two models" in r.stderr
+
+
+def test_inspect_sentencepiece_names_its_normalizer():
+    need_shared()
+    r = run("inspect", str(MODELS / "sentencepiece" / "llama2_tokenizer.model"))
+    assert r.returncode == 0, r.stderr
+    assert "split       BPE model; normalizer identity" in r.stdout and "byte fallback True" in r.stdout
+    assert "vocab       32000 ids" in r.stdout

@@ -90,8 +90,15 @@ def _sentencepiece(path: str) -> Model:
 
     n = sp.get_piece_size()
     specials = {sp.id_to_piece(i): i for i in range(n) if sp.is_control(i) or sp.is_unknown(i)}
+    from tokenforge.sentencepiece.model_proto import ModelProto, ModelType
+
+    proto = ModelProto.from_bytes(sp.serialized_model_proto())
+    norm, spec = proto.normalizer_spec, proto.trainer_spec
+    split = (f"{ModelType(spec.model_type).name} model; normalizer {norm.name or 'custom'}, "
+             f"dummy prefix {norm.add_dummy_prefix}, remove extra whitespace {norm.remove_extra_whitespaces}, "
+             f"byte fallback {spec.byte_fallback}")
     return Model(os.path.basename(path), "sentencepiece", lambda t: sp.encode(t), lambda ids: sp.decode(ids),
-                 token_bytes, n, specials, "SentencePiece normalizer (NFKC-style rules from the file)")
+                 token_bytes, n, specials, split)
 
 
 def _hf_json(path: str) -> Model:
