@@ -190,6 +190,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "train":
             return train(args)
         return run_view(args)
+    except BrokenPipeError:  # `tokenforge encode ... | head`: the reader is gone, as for any Unix tool
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except (OSError, ValueError) as e:
         print(f"tokenforge {args.command}: error: {e}", file=sys.stderr)
         return 1

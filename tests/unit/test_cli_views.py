@@ -139,3 +139,14 @@ def test_inspect_sentencepiece_names_its_normalizer():
     assert r.returncode == 0, r.stderr
     assert "split       BPE model; normalizer identity" in r.stdout and "byte fallback True" in r.stdout
     assert "vocab       32000 ids" in r.stdout
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    need_shared()
+    path = tmp_path / "big.txt"
+    path.write_text("hello\n" * 200_000)
+    p = subprocess.Popen([sys.executable, "-m", "tokenforge.cli", "show", "-f", str(path), "--model", "gpt2"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()  # as `| head` does
+    assert p.wait(timeout=120) == 141
+    assert p.stderr.read() == b""

@@ -61,6 +61,9 @@ class GPT4Tokenizer(RegexTokenizer):
             vocab[idx] = vocab[a] + vocab[b]
         return merges, vocab
 
+    def _build_vocab(self) -> dict[int, bytes]:
+        return {}  # `vocab` is a property here, built on first use
+
     @property
     def merges(self) -> dict[tuple[int, int], int]:  # type: ignore[override]
         return self._tables[0] if "_cl100k" in self.__dict__ else {}
