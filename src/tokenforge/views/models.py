@@ -1,6 +1,7 @@
 """`load_model(spec)`: any tokenizer tokenforge loads, behind one small interface for the views.
 
-A spec is a tiktoken encoding name (``cl100k_base``), a ``.tiktoken`` rank file, a ``.model``
+A spec is a tiktoken encoding name (``cl100k_base``), a ``.tiktoken`` rank file (named after
+an encoding, it gets that encoding's pattern and specials; else cl100k's pattern), a ``.model``
 file (SentencePiece's protobuf or minbpe's text ``minbpe v1``), or a ``tokenizer.json`` of a
 byte-level BPE (GPT-2 style: ByteLevel pre-tokenizer, no normalizer).  The views need ids,
 the bytes of each token, and for BPE the two parents each token was merged from.
@@ -12,7 +13,7 @@ Example:
     >>> m = load_model("nosuch")
     Traceback (most recent call last):
     ...
-    ValueError: cannot load model 'nosuch': not a file, and not an encoding name (tried cl100k_base, gpt2, o200k_base, ...)
+    ValueError: cannot load model 'nosuch': no such file, and not an encoding name (cl100k_base, gpt2, o200k_base, o200k_harmony, p50k_base, p50k_edit, r50k_base)
 """
 
 from __future__ import annotations
@@ -75,6 +76,21 @@ def _from_encoding(enc: Encoding, kind: str, name: str) -> Model:
         split=enc._pat_str,
         encoding=enc,
     )
+
+
+def _tiktoken_file(path: str) -> Model:
+    """A rank file holds no pattern or special tokens: a file named after a known encoding
+    (r50k_base.tiktoken, ...) gets that encoding's, any other cl100k's pattern and none."""
+    from tokenforge import load_tiktoken_bpe, patterns, registry
+
+    base = os.path.basename(path)
+    ranks = load_tiktoken_bpe(path)
+    known = registry._ENCODINGS.get(base[: -len(".tiktoken")])  # (rank file, pattern, specials, n_vocab)
+    if known:
+        enc = Encoding(base, pat_str=known[1], mergeable_ranks=ranks, special_tokens=dict(known[2]))
+    else:
+        enc = Encoding(base, pat_str=patterns.CL100K, mergeable_ranks=ranks, special_tokens={})
+    return _from_encoding(enc, "tiktoken", base)
 
 
 def _sentencepiece(path: str) -> Model:
@@ -140,9 +156,7 @@ def load_model(spec: str) -> Model:
     if os.path.isfile(spec):
         base = os.path.basename(spec)
         if spec.endswith(".tiktoken"):
-            enc = Encoding(base, pat_str=tokenforge.patterns.CL100K, mergeable_ranks=tokenforge.load_tiktoken_bpe(spec),
-                           special_tokens={})
-            return _from_encoding(enc, "tiktoken", base)
+            return _tiktoken_file(spec)
         if spec.endswith(".json"):
             return _hf_json(spec)
         if spec.endswith(".model"):
@@ -157,4 +171,4 @@ def load_model(spec: str) -> Model:
     names = sorted(tokenforge.list_encoding_names())
     if spec in names:
         return _from_encoding(tokenforge.get_encoding(spec), "tiktoken", spec)
-    raise ValueError(f"cannot load model {spec!r}: not a file, and not an encoding name (tried {', '.join(names[:3])}, ...)")
+    raise ValueError(f"cannot load model {spec!r}: no such file, and not an encoding name ({', '.join(names)})")
