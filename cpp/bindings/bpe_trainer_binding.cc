@@ -52,6 +52,8 @@ void bind_bpe_trainer(nb::module_& m) {
            },
            nb::arg("vocab_size"), nb::arg("min_frequency"), nb::arg("word_level") = false, nb::arg("skip_floor") = 16,
            "word_level and skip_floor choose slower or faster bookkeeping with the same result (for tests).")
+      .def("set_first_seen", [](TrainerHandle& t, bool on) { t.trainer.set_first_seen(on); }, nb::arg("on"),
+           "minbpe's rule: ties go to the pair seen first, and every merge makes a new id.")
       .def_prop_ro("merges_done", [](const TrainerHandle& t) { return t.done.load(std::memory_order_relaxed); })
       .def_prop_ro("num_words", [](const TrainerHandle& t) { return t.trainer.num_words(); })
       .def("sizes",

@@ -139,6 +139,36 @@ BpeTrainer::Entry BpeTrainer::pop() {
   return e;
 }
 
+// The first position where e's pair still occurs (lists are in unit order in first_seen_
+// mode, see train()); kSentinel if none.
+uint32_t BpeTrainer::first_position(const Entry& e) const {
+  for (uint32_t pos : lists_.get(e.list))
+    if (units_[pos].id == e.a && units_[pos + span_at(pos)].id == e.b) return pos;
+  return kSentinel;
+}
+
+// minbpe's tie rule: `top` (popped, current) and every other current entry of its count
+// leave the heap; the one whose pair occurs first in the text wins and the rest go back.
+// O(tied entries x their stale positions) per merge.
+BpeTrainer::Entry BpeTrainer::take_first_seen(Entry top) {
+  uint32_t best_pos = first_position(top);
+  std::vector<Entry> others;
+  while (!heap_.empty() && heap_[0].count == top.count) {
+    Entry e = pop();
+    int64_t now = pairs_[e.rec].count;
+    if (now != e.count) {  // stale: back with its current count
+      e.count = now;
+      if (now > 0) push(e);
+      continue;
+    }
+    uint32_t pos = first_position(e);
+    if (pos < best_pos) std::swap(e, top), best_pos = pos;
+    others.push_back(e);
+  }
+  for (const Entry& e : others) push(e);
+  return top;
+}
+
 // Counts the byte pairs of all words: at most 65 536 of them, so dense arrays do it.
 void BpeTrainer::count_initial_pairs() {
   std::vector<int64_t> count(1 << 16, 0);
@@ -375,6 +405,7 @@ void BpeTrainer::grow_step_tables(size_t n) {
 void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done, bool word_level,
                        int64_t skip_floor) {
   skip_floor_ = skip_floor > 1 ? std::min<int64_t>(skip_floor, INT32_MAX) : 0;  // logged counts are 32-bit
+  if (first_seen_) skip_floor_ = 0;  // (ties are resolved by position, which logged pairs lack)
   count_initial_pairs();
   int64_t floor = static_cast<int64_t>(std::max<uint64_t>(min_frequency, 1));
   while (tokens_.size() < vocab_size && !(heap_.empty() && num_deferred_ == 0 && skipped_.empty())) {
@@ -393,16 +424,18 @@ void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<
       continue;
     }
     Entry top = heap_[0];
-    const PairRecord rec = pairs_[top.rec];
+    PairRecord rec = pairs_[top.rec];
     if (top.count != rec.count) {  // stale: requeue with the current count
       requeue_top(rec.count);
       continue;
     }
     if (top.count < floor) break;
     pop();
+    if (first_seen_) top = take_first_seen(top), rec = pairs_[top.rec];
     ++step_;
     size_t known = tokens_.size();
-    uint32_t r = tokens_.join(top.a, top.b);  // a new token, or the existing id if another merge built it
+    // A new token, or (HF's rule) the existing id if another merge built it.
+    uint32_t r = first_seen_ ? tokens_.append(top.a, top.b) : tokens_.join(top.a, top.b);
     if (tokens_.size() == known && skip_floor_ != 0) {  // r was built before: pairs may gain twice from now on
       restore_skipped(INT64_MIN);
       skip_floor_ = 0;
@@ -410,7 +443,10 @@ void BpeTrainer::train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<
     merges_.emplace_back(top.a, top.b);
     merge_ids_.push_back(r);
     if (tokens_.size() > lost_left_.size()) grow_step_tables(2 * tokens_.size());  // neighbours are any id
-    if (rec.multi || word_level) {
+    // Merging a list out of unit order would merge "aaa" as a(aa), not (aa)a; in first_seen_
+    // mode every pair gains in one step, in order, so this is only a safeguard.
+    PositionLists::View positions = lists_.get(top.list);
+    if (rec.multi || word_level || (first_seen_ && !std::is_sorted(positions.begin(), positions.end()))) {
       merge_words(top.list, top.a, top.b, r);
     } else {
       // Positions are scattered in memory: fetch kAhead merges ahead, starting with the

@@ -76,6 +76,11 @@ class BpeTrainer {
   void train(uint32_t vocab_size, uint64_t min_frequency, std::atomic<uint32_t>* done, bool word_level = false,
              int64_t skip_floor = kSkipFloor);
 
+  // minbpe's rule instead of HF's: among equal counts the pair seen first in the text (the
+  // smallest live position; add words in the order the text first shows them), and every
+  // merge makes a new id, even when its bytes repeat a token.  Set before train().
+  void set_first_seen(bool on) { first_seen_ = on; }
+
   // id -> token bytes.
   const std::vector<std::string>& tokens() const { return tokens_.tokens(); }
   // The merges in order: the pair merged and the id it produced.
@@ -104,6 +109,8 @@ class BpeTrainer {
   static_assert(sizeof(Entry) == 24, "rec fills what would be padding");
 
   void count_initial_pairs();
+  Entry take_first_seen(Entry top);
+  uint32_t first_position(const Entry& e) const;
   void push(const Entry& e);
   Entry pop();
   void requeue_top(int64_t count);
@@ -183,6 +190,7 @@ class BpeTrainer {
   int64_t defer_max_ = kDeferMax;
   size_t num_deferred_ = 0;
   uint32_t step_ = 0;
+  bool first_seen_ = false;
 
   // Pairs created with a count below skip_floor_ get no record, only a line in skipped_
   // (skipped_pairs.h).  Exact because, as long as no merge has rebuilt an existing token,

@@ -48,6 +48,12 @@ class TokenTable {
     return insert(x + y, h, mul_mod(meta_[a].power, meta_[b].power));
   }
 
+  // The bytes of a then b as a new id even when a token has them already (minbpe's rule).
+  uint32_t append(uint32_t a, uint32_t b) {
+    uint64_t h = add_mod(mul_mod(meta_[a].hash, meta_[b].power), meta_[b].hash);
+    return insert(tokens_[a] + tokens_[b], h, mul_mod(meta_[a].power, meta_[b].power));
+  }
+
   size_t size() const { return tokens_.size(); }
   const std::vector<std::string>& tokens() const { return tokens_; }
 

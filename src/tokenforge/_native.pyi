@@ -150,6 +150,11 @@ class BpeTrainer:
         word_level and skip_floor choose slower or faster bookkeeping with the same result (for tests).
         """
 
+    def set_first_seen(self, on: bool) -> None:
+        """
+        minbpe's rule: ties go to the pair seen first, and every merge makes a new id.
+        """
+
     @property
     def merges_done(self) -> int: ...
 

@@ -3,6 +3,16 @@
     tokenforge train [FILES...] [--vocab-size N] [--pattern {gpt2,cl100k,o200k,llama3,REGEX}]
                      [--special TOKEN ...] [-o OUT] [--min-frequency N] [--errors {strict,replace}]
                      [--by-line] [--threads N] [-q]
+    tokenforge encode [TEXT...] [-f FILE ...] --model M [--json] [--allow-special]
+    tokenforge decode [IDS...] --model M
+    tokenforge inspect MODEL
+    tokenforge show [TEXT] [-f FILE] --model M [--model M2 ...] [--no-color]
+    tokenforge show --merges WORD --model M
+    tokenforge visualize --model M [--model M2] [-o page.html] [-f SAMPLE]
+
+M is a tiktoken encoding name, a .tiktoken file, a .model file (SentencePiece or minbpe) or a
+byte-level BPE tokenizer.json (see tokenforge.views.models).  Commands read standard input
+when given no TEXT/FILE/IDS.  The work of each command is in tokenforge.views.
 
 With no FILES, `train` learns from the Python standard library's own source files, a corpus
 every machine with Python has, so the first command of the README needs no download.
@@ -60,7 +70,78 @@ def build_parser() -> argparse.ArgumentParser:
                        help="split each line on its own, as HF's Tokenizer.train(files) does (default: whole files)")
     train.add_argument("--threads", type=int, default=None, help="counting threads (default: all cores)")
     train.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+
+    model_help = "a tiktoken name, .tiktoken, .model (SentencePiece or minbpe) or tokenizer.json"
+    enc = sub.add_parser("encode", help="text or files to token ids, one line per input")
+    enc.add_argument("texts", nargs="*", metavar="TEXT", help="texts to encode (default: standard input)")
+    enc.add_argument("-f", "--file", action="append", default=[], help="encode a UTF-8 file (repeatable)")
+    enc.add_argument("--model", required=True, help=model_help)
+    enc.add_argument("--json", action="store_true", help="print one JSON array of id arrays")
+    enc.add_argument("--allow-special", action="store_true", help="special token texts become their ids")
+    dec = sub.add_parser("decode", help="token ids to text")
+    dec.add_argument("ids", nargs="*", metavar="IDS", help="ids (default: one sequence per line of standard input)")
+    dec.add_argument("--model", required=True, help=model_help)
+    ins = sub.add_parser("inspect", help="what a tokenizer holds: type, vocab, specials, pattern, compression")
+    ins.add_argument("model", metavar="MODEL", help=model_help)
+    show = sub.add_parser("show", help="print text cut into tokens, with colours and ids")
+    show.add_argument("text", nargs="?", metavar="TEXT", help="the text (default: -f FILE or standard input)")
+    show.add_argument("-f", "--file", help="read the text from a file")
+    show.add_argument("--model", action="append", required=True, help=model_help + " (repeat to compare)")
+    show.add_argument("--merges", metavar="WORD", help="print the merge steps of WORD instead")
+    show.add_argument("--no-color", action="store_true", help="no colours (also off when not a terminal or NO_COLOR is set)")
+    vis = sub.add_parser("visualize", help="write an offline HTML page to explore tokens and merges")
+    vis.add_argument("--model", action="append", required=True, help=model_help + " (two side by side)")
+    vis.add_argument("-o", "--output", default="tokenforge.html", help="the page (default tokenforge.html)")
+    vis.add_argument("-f", "--file", help="sample text for the page's statistics and first view")
     return parser
+
+
+def _read_text(text: str | None, path: str | None) -> str:
+    if text is not None:
+        return text
+    if path is not None:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    return sys.stdin.read()
+
+
+def run_view(args: argparse.Namespace) -> int:
+    """encode, decode, inspect, show and visualize: load the models, call tokenforge.views."""
+    from tokenforge.views import codec, models
+
+    if args.command == "inspect":
+        from tokenforge.views.summary import describe
+
+        print(describe(models.load_model(args.model)))
+    elif args.command == "encode":
+        model = models.load_model(args.model)
+        texts = list(args.texts) + [_read_text(None, p) for p in args.file]
+        print(codec.encode_all(model, texts or [sys.stdin.read()], args.json, args.allow_special))
+    elif args.command == "decode":
+        model = models.load_model(args.model)
+        if args.ids:
+            sequences = [codec.parse_ids(" ".join(args.ids))]
+        else:
+            sequences = [codec.parse_ids(line) for line in sys.stdin if line.strip()]
+        print(codec.decode_all(model, sequences))
+    elif args.command == "show":
+        from tokenforge.views import terminal
+
+        color = not args.no_color and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        loaded = [models.load_model(m) for m in args.model]
+        if args.merges is not None:
+            print("\n\n".join(terminal.show_merges(m, args.merges, color) for m in loaded))
+        else:
+            print(terminal.show(loaded, _read_text(args.text, args.file), color))
+    elif args.command == "visualize":
+        from tokenforge.views import page
+
+        if len(args.model) > 2:
+            raise ValueError("visualize shows one or two models side by side")
+        sample = _read_text(None, args.file) if args.file else None
+        path = page.write_page([models.load_model(m) for m in args.model], args.output, sample)
+        print(f"wrote {path}")
+    return 0
 
 
 def train(args: argparse.Namespace) -> int:
@@ -108,6 +189,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "train":
             return train(args)
+        return run_view(args)
+    except BrokenPipeError:  # `tokenforge encode ... | head`: the reader is gone, as for any Unix tool
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except (OSError, ValueError) as e:
         print(f"tokenforge {args.command}: error: {e}", file=sys.stderr)
         return 1

@@ -62,6 +62,12 @@ _CL100K_GREEDY = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
     r"""|\s+$|\s*[\r\n]|\s+(?!\S)|\s"""
 )
+# minbpe's spellings (minbpe/regex.py): GPT-2's with the contractions grouped, and GPT-4's
+# with \s*[\r\n] for Llama 3's \s*[\r\n]+ (both end at the run's last line break).
+_MINBPE_GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+_MINBPE_GPT4 = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+"""
+)
 _KNOWN: dict[str, Scanner] = {
     GPT2: Scanner.GPT2,
     _GPT2_ORIGINAL: Scanner.GPT2,
@@ -70,6 +76,8 @@ _KNOWN: dict[str, Scanner] = {
     CL100K: Scanner.CL100K,
     _CL100K_GREEDY: Scanner.CL100K,
     LLAMA3: Scanner.LLAMA3,
+    _MINBPE_GPT4: Scanner.LLAMA3,
+    _MINBPE_GPT2: Scanner.GPT2,
     O200K: Scanner.O200K,
 }
 

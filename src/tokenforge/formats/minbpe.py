@@ -38,53 +38,103 @@ def _render(token: bytes) -> str:
     return "".join(ch if unicodedata.category(ch)[0] != "C" else f"\\u{ord(ch):04x}" for ch in text)
 
 
+def write(prefix: str, pattern: str, special_tokens: dict[str, int], merges: dict[tuple[int, int], int],
+          vocab: dict[int, bytes]) -> list[str]:
+    """Writes ``prefix.model`` and ``prefix.vocab`` from minbpe's own tables; returns their paths.
+
+    Args:
+        prefix: the path without suffix.
+        pattern: the split pattern ("" for minbpe's BasicTokenizer).
+        special_tokens: text -> id, written in this order.
+        merges: (left id, right id) -> new id, in merge order (ids 0-255 are byte values).
+        vocab: id -> bytes, for the readable ``.vocab`` listing (ids 0-255, merges, specials).
+
+    Raises:
+        ValueError: a special token or the pattern holds a line break (the file is line based).
+        OSError: a file cannot be written.
+    """
+    if "\n" in pattern or "\r" in pattern or any("\n" in s or "\r" in s for s in special_tokens):
+        raise ValueError("minbpe's .model is line based: the pattern and special tokens cannot hold line breaks")
+    model = ["minbpe v1", pattern, str(len(special_tokens))]
+    model += [f"{s} {i}" for s, i in special_tokens.items()]
+    model += [f"{a} {b}" for a, b in merges]
+    parents = {idx: pair for pair, idx in merges.items()}
+    listing = []
+    for idx, token in vocab.items():
+        if idx in parents:
+            a, b = parents[idx]
+            listing.append(f"[{_render(vocab[a])}][{_render(vocab[b])}] -> [{_render(token)}] {idx}")
+        else:
+            listing.append(f"[{_render(token)}] {idx}")
+    write_atomic(prefix + ".model", ("\n".join(model) + "\n").encode("utf-8"))
+    write_atomic(prefix + ".vocab", ("\n".join(listing) + "\n").encode("utf-8"))
+    return [prefix + ".model", prefix + ".vocab"]
+
+
+def read(path: str | os.PathLike[str]) -> tuple[str, dict[str, int], dict[tuple[int, int], int]]:
+    """Reads a minbpe ``.model`` file: (pattern, special text -> id, (left, right) -> new id).
+
+    Raises:
+        ValueError: the file is not a minbpe v1 model (the message names the line).
+        OSError: it cannot be read.
+    """
+    where = os.fspath(path)
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    if len(lines) < 3 or lines[0].strip() != "minbpe v1":
+        raise ValueError(f"{where}: not a minbpe v1 model file (its first line is not 'minbpe v1')")
+    pattern = lines[1].rstrip("\r")
+    k = 3  # the line being read, for the message
+    try:
+        n_special = int(lines[2])
+        specials = {}
+        for k, line in enumerate(lines[3 : 3 + n_special], 4):
+            text, idx = line.rstrip("\r").rsplit(" ", 1)
+            specials[text] = int(idx)
+        merges = {}
+        for k, line in enumerate(lines[3 + n_special :], 4 + n_special):
+            if line.strip():
+                a, b = map(int, line.split())
+                if not (0 <= a < 256 + len(merges) and 0 <= b < 256 + len(merges)):
+                    raise ValueError
+                merges[(a, b)] = 256 + len(merges)
+    except ValueError:
+        raise ValueError(f"{where}: line {k} is not a minbpe v1 line") from None
+    return pattern, specials, merges
+
+
 def save(encoding: Encoding, prefix: str | os.PathLike[str]) -> list[str]:
-    """Writes ``prefix.model`` and ``prefix.vocab``; returns their paths.
+    """Writes an Encoding as ``prefix.model`` and ``prefix.vocab``; returns their paths.
 
     Raises:
         ValueError: the ranks are not 256 single bytes followed by merges in rank order.
         OSError: a file cannot be written.
     """
-    prefix = os.fspath(prefix)
     ranks = encoding._mergeable_ranks
     by_rank = sorted(ranks, key=ranks.__getitem__)
     if sorted(len(t) for t in by_rank[:256]) != [1] * 256 or [ranks[t] for t in by_rank] != list(range(len(by_rank))):
         raise ValueError("minbpe needs ranks 0..n-1 with the 256 single bytes first")
     minbpe_id = {t: (t[0] if len(t) == 1 else ranks[t]) for t in by_rank}  # bytes keep their value
-    merges = merges_from_ranks(ranks)
-    specials = sorted(encoding._special_tokens.items(), key=lambda kv: kv[1])
-    model = ["minbpe v1", encoding._pat_str, str(len(specials))]
-    model += [f"{s} {i}" for s, i in specials]
-    model += [f"{minbpe_id[a]} {minbpe_id[b]}" for a, b in merges]
-    vocab = [f"[{_render(bytes([b]))}] {b}" for b in range(256)]
-    for (a, b), token in zip(merges, by_rank[256:]):
-        vocab.append(f"[{_render(a)}][{_render(b)}] -> [{_render(token)}] {minbpe_id[token]}")
-    vocab += [f"[{_render(s.encode())}] {i}" for s, i in specials]
-    write_atomic(prefix + ".model", ("\n".join(model) + "\n").encode("utf-8"))
-    write_atomic(prefix + ".vocab", ("\n".join(vocab) + "\n").encode("utf-8"))
-    return [prefix + ".model", prefix + ".vocab"]
+    merges = {(minbpe_id[a], minbpe_id[b]): minbpe_id[a + b] for a, b in merges_from_ranks(ranks)}
+    vocab = {i: bytes([i]) for i in range(256)} | {minbpe_id[t]: t for t in by_rank[256:]}
+    specials = dict(sorted(encoding._special_tokens.items(), key=lambda kv: kv[1]))
+    vocab |= {i: s.encode("utf-8") for s, i in specials.items()}
+    return write(os.fspath(prefix), encoding._pat_str, specials, merges, vocab)
 
 
 def load(path: str | os.PathLike[str], name: str | None = None) -> Encoding:
     """Reads a minbpe ``.model`` file as an Encoding whose ids are minbpe's.
 
     Raises:
-        ValueError: the file is not a minbpe v1 model.
+        ValueError: the file is not a minbpe v1 model, or two merges make the same bytes
+            (an Encoding maps bytes to one id; :mod:`tokenforge.minbpe` loads such files).
         OSError: it cannot be read.
     """
-    with open(path, encoding="utf-8") as f:
-        lines = f.read().split("\n")
-    if len(lines) < 3 or lines[0] != "minbpe v1":
-        raise ValueError(f"{os.fspath(path)}: not a minbpe v1 model file")
-    pattern, n_special = lines[1], int(lines[2])
-    specials = {}
-    for line in lines[3 : 3 + n_special]:
-        text, idx = line.rsplit(" ", 1)
-        specials[text] = int(idx)
+    pattern, specials, merges = read(path)
     vocab = {i: bytes([i]) for i in range(256)}  # minbpe id -> bytes
-    for line in lines[3 + n_special :]:
-        if line:
-            a, b = map(int, line.split())
-            vocab[len(vocab)] = vocab[a] + vocab[b]
+    for (a, b), idx in merges.items():
+        vocab[idx] = vocab[a] + vocab[b]
     ranks = {t: i for i, t in vocab.items()}
+    if len(ranks) != len(vocab):
+        raise ValueError(f"{os.fspath(path)}: two merges make the same token; load it with tokenforge.minbpe")
     return Encoding(name or os.path.basename(os.fspath(path)), pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
