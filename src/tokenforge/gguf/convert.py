@@ -1,0 +1,150 @@
+"""GGUF tokenizer metadata from the models tokenforge loads: tiktoken-style encodings and
+SentencePiece ``.model`` files.
+
+- A byte-level :class:`tokenforge.Encoding` (tiktoken ranks, a trained BPE) becomes
+  ``model = "gpt2"``: each rank's bytes in GPT-2's byte-to-character alphabet, special
+  tokens as CONTROL, ids no token holds as ``[PAD<id>]`` UNUSED (as llama.cpp's converter
+  does), and the merges recovered from the ranks, in rank order.  ``pre`` is the llama.cpp
+  name that splits exactly like the encoding's pattern (``gpt-2``, ``llama-bpe``, ``gpt-4o``,
+  ...); a pattern no llama.cpp pre-tokenizer matches exactly (cl100k's, whose nearest,
+  ``llama-bpe``, splits trailing whitespace differently) needs ``pre=`` given explicitly.
+- A SentencePiece BPE model becomes ``model = "llama"``, a Unigram one ``"t5"`` (with its
+  precompiled charsmap).  llama.cpp's ``llama`` tokenizer does no normalization beyond
+  spaces, so a BPE model with a normalizer, ``remove_extra_whitespaces`` or whitespace as
+  suffix would encode differently and is refused with a ``ValueError``.
+
+BOS/EOS flags are written explicitly: off for byte-level encodings (tiktoken adds none),
+llama.cpp's defaults for ``llama`` (BOS) and ``t5`` (EOS).
+
+What this module leaves out: ``tokenizer.json`` (it waits for tokenforge's tokenizer.json
+pipeline) and WordPiece.
+
+Example:
+    >>> import tokenforge
+    >>> ranks = {bytes([b]): b for b in range(256)} | {b" a": 256}
+    >>> enc = tokenforge.Encoding("t", pat_str=tokenforge.patterns.GPT2, mergeable_ranks=ranks,
+    ...                           special_tokens={"<|endoftext|>": 258})
+    >>> v = vocab_from_encoding(enc)
+    >>> v.pre, v.tokens[256:], v.merges, v.special_ids
+    ('gpt-2', ['Ġa', '[PAD257]', '<|endoftext|>'], ['Ġ a'], {'bos': 258, 'eos': 258})
+"""
+
+from __future__ import annotations
+
+import os
+
+from tokenforge import patterns
+from tokenforge.core import Encoding
+from tokenforge.formats.merges import byte_to_char, merges_from_ranks
+from tokenforge.gguf.pretokenizers import PRE_NAMES, PRE_TYPES
+from tokenforge.gguf.vocab import GGUFVocab, TokenType
+from tokenforge.sentencepiece.model_proto import ModelProto, ModelType
+
+# Native scanner -> the llama.cpp pre whose regex tokenforge runs on that scanner.
+_PRE_FOR_SCANNER = {patterns.Scanner.GPT2: "gpt-2", patterns.Scanner.LLAMA3: "llama-bpe",
+                    patterns.Scanner.O200K: "gpt-4o"}
+_BOS_NAMES = ("<|begin_of_text|>", "<|startoftext|>", "<|endoftext|>")
+_EOS_NAMES = ("<|end_of_text|>", "<|endoftext|>")
+
+
+def pre_for_pattern(pat_str: str) -> str:
+    """The llama.cpp ``tokenizer.ggml.pre`` name that splits exactly like `pat_str`.
+
+    Raises:
+        ValueError: no llama.cpp pre-tokenizer splits like it.
+
+    >>> pre_for_pattern(patterns.O200K)
+    'gpt-4o'
+    """
+    scanner = patterns.scanner_for(pat_str)
+    if scanner in _PRE_FOR_SCANNER:
+        return _PRE_FOR_SCANNER[scanner]
+    for name, (type_, _flags) in PRE_NAMES.items():
+        if PRE_TYPES[type_].supported and PRE_TYPES[type_].regexes == (pat_str,):
+            return name
+    raise ValueError(f"no llama.cpp pre-tokenizer splits exactly like the pattern {pat_str[:60]!r}...;"
+                     " pass pre= (e.g. 'llama-bpe' for cl100k, which differs on whitespace at the end of a text)")
+
+
+def vocab_from_encoding(enc: Encoding, *, pre: str | None = None, name: str | None = None) -> GGUFVocab:
+    """The GGUF description of a byte-level BPE encoding.
+
+    Args:
+        enc: a :class:`tokenforge.Encoding` (e.g. ``get_encoding("r50k_base")`` or a trained one).
+        pre: the ``tokenizer.ggml.pre`` to write; by default the one matching the pattern.
+        name: ``general.name`` (default: the encoding's name).
+
+    Raises:
+        ValueError: no exact ``pre`` for the pattern, or ranks that are not a BPE vocabulary.
+    """
+    ranks, specials = enc._mergeable_ranks, enc._special_tokens
+    pre = pre if pre is not None else pre_for_pattern(enc._pat_str)
+    n = max(max(ranks.values(), default=-1), max(specials.values(), default=-1)) + 1
+    b2c = byte_to_char()
+    tokens: list[str | None] = [None] * n
+    types = [int(TokenType.NORMAL)] * n
+    for raw, r in ranks.items():
+        tokens[r] = "".join(b2c[b] for b in raw)
+    for text, i in specials.items():
+        tokens[i] = text
+        types[i] = int(TokenType.CONTROL)
+    for i, t in enumerate(tokens):
+        if t is None:
+            tokens[i] = f"[PAD{i}]"
+            types[i] = int(TokenType.UNUSED)
+    merges = ["".join(b2c[b] for b in left) + " " + "".join(b2c[b] for b in right)
+              for left, right in merges_from_ranks(ranks)]
+    special_ids = {}
+    for short, names in (("bos", _BOS_NAMES), ("eos", _EOS_NAMES)):
+        found = next((specials[s] for s in names if s in specials), None)
+        if found is not None:
+            special_ids[short] = found
+    return GGUFVocab(model="gpt2", pre=pre, tokens=tokens, token_types=types, merges=merges, special_ids=special_ids,
+                     add_bos=False, add_eos=False, architecture="gpt2", name=name or enc.name)
+
+
+def vocab_from_sentencepiece(model: ModelProto | str | os.PathLike[str], *, name: str | None = None) -> GGUFVocab:
+    """The GGUF description of a SentencePiece model (BPE -> ``llama``, Unigram -> ``t5``).
+
+    Args:
+        model: a :class:`ModelProto` or the path of a ``.model`` file.
+        name: ``general.name``.
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: the file is not a model, its type is WORD/CHAR, or a BPE model whose
+            normalizer llama.cpp would not apply (see the module docstring).
+    """
+    m = model if isinstance(model, ModelProto) else ModelProto.load(os.fspath(model))
+    ts, ns = m.trainer_spec, m.normalizer_spec
+    if ts.model_type == ModelType.BPE:
+        lost = [what for what, on in (
+            (f"normalizer {ns.name!r}", bool(ns.precompiled_charsmap)),
+            ("remove_extra_whitespaces", ns.remove_extra_whitespaces),
+            ("escape_whitespaces off", not ns.escape_whitespaces),
+            ("treat_whitespace_as_suffix", ts.treat_whitespace_as_suffix)) if on]
+        if lost:
+            raise ValueError(f"llama.cpp's SentencePiece BPE ('llama') tokenizer would ignore this model's "
+                             f"{', '.join(lost)}: it would not encode as the model does")
+        kind = "llama"
+    elif ts.model_type == ModelType.UNIGRAM:
+        if not ns.escape_whitespaces or ts.treat_whitespace_as_suffix:
+            raise ValueError("llama.cpp's Unigram ('t5') tokenizer supports neither escape_whitespaces off nor "
+                             "treat_whitespace_as_suffix")
+        kind = "t5"
+    else:
+        raise ValueError(f"llama.cpp has no tokenizer for SentencePiece model type {ModelType(ts.model_type).name}")
+    pieces = m.pieces
+    special_ids = {short: i for short, i in (("unk", ts.unk_id), ("bos", ts.bos_id), ("eos", ts.eos_id),
+                                              ("pad", ts.pad_id)) if 0 <= i < len(pieces)}
+    vocab = GGUFVocab(model=kind, tokens=[p.piece for p in pieces], scores=[float(p.score) for p in pieces],
+                      token_types=[int(p.type) for p in pieces], special_ids=special_ids,
+                      add_bos=kind == "llama" and "bos" in special_ids, add_eos=kind == "t5" and "eos" in special_ids,
+                      add_space_prefix=bool(ns.add_dummy_prefix), architecture="llama" if kind == "llama" else "t5",
+                      name=name)
+    if kind == "llama":
+        vocab.pre = "default"
+    else:
+        vocab.remove_extra_whitespaces = bool(ns.remove_extra_whitespaces)
+        vocab.precompiled_charsmap = bytes(ns.precompiled_charsmap) or None
+    return vocab
