@@ -38,7 +38,7 @@ from tokenforge.core import Encoding
 from tokenforge.formats.merges import byte_to_char, merges_from_ranks
 from tokenforge.gguf.pretokenizers import PRE_NAMES, PRE_TYPES
 from tokenforge.gguf.vocab import GGUFVocab, TokenType
-from tokenforge.sentencepiece.model_proto import ModelProto, ModelType
+from tokenforge.sentencepiece.model_proto import ModelProto, ModelType, PieceType
 
 # Native scanner -> the llama.cpp pre whose regex tokenforge runs on that scanner.
 _PRE_FOR_SCANNER = {patterns.Scanner.GPT2: "gpt-2", patterns.Scanner.LLAMA3: "llama-bpe",
@@ -135,8 +135,18 @@ def vocab_from_sentencepiece(model: ModelProto | str | os.PathLike[str], *, name
     else:
         raise ValueError(f"llama.cpp has no tokenizer for SentencePiece model type {ModelType(ts.model_type).name}")
     pieces = m.pieces
-    special_ids = {short: i for short, i in (("unk", ts.unk_id), ("bos", ts.bos_id), ("eos", ts.eos_id),
-                                              ("pad", ts.pad_id)) if 0 <= i < len(pieces)}
+    # As sentencepiece finds them: the UNKNOWN piece, and the CONTROL pieces the trainer spec
+    # names (its *_id fields are not always kept up to date, e.g. ruT5's).
+    special_ids = {}
+    index = {p.piece: i for i, p in enumerate(pieces)}
+    for i, p in enumerate(pieces):
+        if p.type == PieceType.UNKNOWN:
+            special_ids["unk"] = i
+            break
+    for short in ("bos", "eos", "pad"):
+        i = index.get(getattr(ts, f"{short}_piece"))
+        if i is not None and pieces[i].type == PieceType.CONTROL and getattr(ts, f"{short}_id") >= 0:
+            special_ids[short] = i
     vocab = GGUFVocab(model=kind, tokens=[p.piece for p in pieces], scores=[float(p.score) for p in pieces],
                       token_types=[int(p.type) for p in pieces], special_ids=special_ids,
                       add_bos=kind == "llama" and "bos" in special_ids, add_eos=kind == "t5" and "eos" in special_ids,
