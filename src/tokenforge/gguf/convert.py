@@ -6,8 +6,10 @@ SentencePiece ``.model`` files.
   tokens as CONTROL, ids no token holds as ``[PAD<id>]`` UNUSED (as llama.cpp's converter
   does), and the merges recovered from the ranks, in rank order.  ``pre`` is the llama.cpp
   name that splits exactly like the encoding's pattern (``gpt-2``, ``llama-bpe``, ``gpt-4o``,
-  ...); a pattern no llama.cpp pre-tokenizer matches exactly (cl100k's, whose nearest,
-  ``llama-bpe``, splits trailing whitespace differently) needs ``pre=`` given explicitly.
+  ...); a pattern no llama.cpp pre-tokenizer matches exactly needs ``pre=`` given
+  explicitly.  cl100k's (tiktoken's, and BpeTrainer's default) is one: its nearest,
+  ``llama-bpe``, cuts whitespace after a final newline apart (``"a\\n "`` -> ``a``, ``\\n``, `` ``
+  where cl100k keeps ``\\n `` whole).
 - A SentencePiece BPE model becomes ``model = "llama"``, a Unigram one ``"t5"`` (with its
   precompiled charsmap).  llama.cpp's ``llama`` tokenizer does no normalization beyond
   spaces, so a BPE model with a normalizer, ``remove_extra_whitespaces`` or whitespace as
@@ -63,7 +65,7 @@ def pre_for_pattern(pat_str: str) -> str:
         if PRE_TYPES[type_].supported and PRE_TYPES[type_].regexes == (pat_str,):
             return name
     raise ValueError(f"no llama.cpp pre-tokenizer splits exactly like the pattern {pat_str[:60]!r}...;"
-                     " pass pre= (e.g. 'llama-bpe' for cl100k, which differs on whitespace at the end of a text)")
+                     " pass pre= (e.g. 'llama-bpe' for cl100k, which splits whitespace after a final newline differently)")
 
 
 def vocab_from_encoding(enc: Encoding, *, pre: str | None = None, name: str | None = None) -> GGUFVocab:
