@@ -3,7 +3,8 @@
 :func:`read_vocab` opens the file with ``gguf.GGUFReader`` and copies the ``tokenizer.*``
 key/values into a :class:`~tokenforge.gguf.vocab.GGUFVocab`.  Every failure -- not a GGUF
 file, a truncated one, a key of the wrong type, no tokenizer at all -- becomes a
-``ValueError`` that names the file and the problem.
+``ValueError`` that names the file and the problem; :mod:`.layout` checks every length
+before ``gguf``'s reader (which trusts them) runs.
 
 What this module leaves out: tensors (a tokenizer needs none) and keys outside
 ``tokenizer.*`` other than ``general.architecture`` and ``general.name``.
@@ -20,9 +21,11 @@ Example:
 
 from __future__ import annotations
 
+import mmap
 import os
 from typing import Any
 
+from tokenforge.gguf.layout import check_layout
 from tokenforge.gguf.vocab import ARRAY_KEYS, FLAG_KEYS, PREFIX, SPECIAL_KEYS, GGUFVocab
 
 _MAGIC = b"GGUF"
@@ -56,9 +59,14 @@ def read_vocab(path: str | os.PathLike[str]) -> GGUFVocab:
     gguf = import_gguf()
     where = os.fspath(path)
     with open(path, "rb") as f:
-        head = f.read(4)
-    if head != _MAGIC:
-        raise ValueError(f"{where}: not a GGUF file (it does not start with {_MAGIC!r})")
+        if f.read(4) != _MAGIC:
+            raise ValueError(f"{where}: not a GGUF file (it does not start with {_MAGIC!r})")
+        f.seek(0)
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            try:
+                check_layout(data)
+            except ValueError as e:
+                raise ValueError(f"{where}: malformed GGUF file: {e}") from None
     try:
         reader = gguf.GGUFReader(path, "r")
     except (ValueError, IndexError, KeyError, TypeError, OverflowError, MemoryError) as e:
