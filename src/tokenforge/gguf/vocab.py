@@ -23,18 +23,12 @@ import dataclasses
 import enum
 from typing import Any
 
+from tokenforge.sentencepiece.model_proto import PieceType
 
-class TokenType(enum.IntEnum):
-    """``tokenizer.ggml.token_type`` values (llama.cpp's ``llama_token_type``; the same
-    numbers as SentencePiece's piece types)."""
 
-    UNDEFINED = 0
-    NORMAL = 1
-    UNKNOWN = 2
-    CONTROL = 3
-    USER_DEFINED = 4
-    UNUSED = 5
-    BYTE = 6
+# tokenizer.ggml.token_type values: llama.cpp's llama_token_type, which numbers the types
+# as SentencePiece does, plus UNDEFINED (0).
+TokenType = enum.IntEnum("TokenType", {"UNDEFINED": 0, **{t.name: t.value for t in PieceType}})
 
 
 PREFIX = "tokenizer.ggml."

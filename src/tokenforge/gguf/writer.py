@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import tempfile
 
+from tokenforge._files import write_atomic
 from tokenforge.gguf.reader import import_gguf
 from tokenforge.gguf.vocab import FLAG_KEYS, PREFIX, SPECIAL_KEYS, GGUFVocab
 
@@ -43,24 +44,18 @@ def write_vocab(vocab: GGUFVocab, path: str | os.PathLike[str]) -> None:
     """
     gguf = import_gguf()
     vocab.check()
-    path = os.fspath(path)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".gguf", dir=os.path.dirname(os.path.abspath(path)))
-    os.close(fd)
-    try:
+    # gguf's writer wants a path of its own: it writes a scratch file, whose bytes then go
+    # to `path` through write_atomic (a tokenizer is a few MB).
+    with tempfile.TemporaryDirectory(prefix="tokenforge-gguf-") as scratch:
+        tmp = os.path.join(scratch, "vocab.gguf")
         w = gguf.GGUFWriter(tmp, vocab.architecture or "llama")
         _add_keys(w, gguf, vocab)
         w.write_header_to_file()
         w.write_kv_data_to_file()
         w.close()
-        with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        with open(tmp, "rb") as f:
+            data = f.read()
+    write_atomic(path, data)
 
 
 def _add_keys(w, gguf, vocab: GGUFVocab) -> None:
