@@ -49,22 +49,27 @@ _BOS_NAMES = ("<|begin_of_text|>", "<|startoftext|>", "<|endoftext|>")
 _EOS_NAMES = ("<|end_of_text|>", "<|endoftext|>")
 
 
-def pre_for_pattern(pat_str: str) -> str:
+def pre_for_pattern(pat_str: str | tuple[str, ...] | list[str]) -> str:
     """The llama.cpp ``tokenizer.ggml.pre`` name that splits exactly like `pat_str`.
+
+    Args:
+        pat_str: a split pattern, or a sequence of regexes applied one after the other
+            (Hugging Face ``Split(..., "Isolated")`` pre-tokenizers in a ``Sequence``).
 
     Raises:
         ValueError: no llama.cpp pre-tokenizer splits like it.
 
-    >>> pre_for_pattern(patterns.O200K)
-    'gpt-4o'
+    >>> pre_for_pattern(patterns.O200K), pre_for_pattern([r"\\p{N}", PRE_TYPES["gpt2"].regexes[0]])
+    ('gpt-4o', 'starcoder')
     """
-    scanner = patterns.scanner_for(pat_str)
+    regexes = (pat_str,) if isinstance(pat_str, str) else tuple(pat_str)
+    scanner = patterns.scanner_for(regexes[0]) if len(regexes) == 1 else None
     if scanner in _PRE_FOR_SCANNER:
         return _PRE_FOR_SCANNER[scanner]
     for name, (type_, _flags) in PRE_NAMES.items():
-        if PRE_TYPES[type_].supported and PRE_TYPES[type_].regexes == (pat_str,):
+        if PRE_TYPES[type_].supported and regexes in (PRE_TYPES[type_].regexes, PRE_TYPES[type_].llama_cpp_regexes):
             return name
-    raise ValueError(f"no llama.cpp pre-tokenizer splits exactly like the pattern {pat_str[:60]!r}...;"
+    raise ValueError(f"no llama.cpp pre-tokenizer splits exactly like the pattern {regexes[0][:60]!r}...;"
                      " pass pre= (e.g. 'llama-bpe' for cl100k, which splits whitespace after a final newline differently)")
 
 
