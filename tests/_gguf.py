@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 
 import pytest
 from _shared import MODELS, need_shared
@@ -47,21 +46,3 @@ def vectors(name: str) -> list[tuple[str, list[int]]]:
     assert len(out) >= len(inp)
     return [(text, [int(x) for x in ids.split()]) for text, ids in zip(inp, out)]
 
-
-def vocab_from_hf_bpe(path, pre: str):
-    """A gpt2 GGUFVocab from a byte-level BPE tokenizer.json (vocab, merges, added tokens as
-    CONTROL), the way llama.cpp's converter lays it out; for tests until tokenforge reads
-    tokenizer.json itself."""
-    from tokenforge.gguf import GGUFVocab
-
-    j = json.loads(open(path, encoding="utf-8").read())
-    vocab = dict(j["model"]["vocab"])
-    added = {a["content"]: a["id"] for a in j["added_tokens"]}
-    n = max(list(vocab.values()) + list(added.values())) + 1
-    tokens, types = [f"[PAD{i}]" for i in range(n)], [5] * n
-    for t, i in vocab.items():
-        tokens[i], types[i] = t, 1
-    for t, i in added.items():
-        tokens[i], types[i] = t, 3
-    merges = [m if isinstance(m, str) else " ".join(m) for m in j["model"]["merges"]]
-    return GGUFVocab(model="gpt2", pre=pre, tokens=tokens, token_types=types, merges=merges)

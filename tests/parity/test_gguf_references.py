@@ -6,7 +6,7 @@ with the model's own reference: sentencepiece for Llama 2 (llama-spm, and phi-3,
 vocabulary is Llama 2's plus added tokens), tiktoken r50k_base for gpt-2, HF `tokenizers`
 for Llama 3 (llama-bpe), Qwen (qwen2 against the Qwen3 tokenizer.json, which has the same
 vocabulary and merges; on NFC lines, as that file normalizes to NFC) and DeepSeek V3 (a GGUF
-made from its tokenizer.json with pre ``deepseek-v3``: three regexes in sequence), and
+made from its tokenizer.json, whose three Split regexes are llama.cpp's ``deepseek-v3``), and
 sentencepiece for a Unigram ``t5`` GGUF made from ruT5's ``.model``.  HF `tokenizers`
 recognises added tokens in the text, so those comparisons parse special tokens.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
-from _gguf import need_gguf, tokenizer, vocab_from_hf_bpe
+from _gguf import need_gguf, tokenizer
 from _shared import CORPUS_FILES, MODELS, corpus_sample
 
 LINES_PER_FILE = 400
@@ -87,10 +87,13 @@ def test_qwen2_vs_tokenizers(lines):
 
 def test_deepseek_v3_sequence_of_regexes_vs_tokenizers(lines):
     from tokenforge.gguf import GGUFTokenizer
+    from tokenforge.gguf.convert import vocab_from_tokenizer_json
 
     path = MODELS / "hf" / "deepseek_v3_tokenizer.json"
     ref = _hf(path)
-    tok = GGUFTokenizer(vocab_from_hf_bpe(path, "deepseek-v3"))
+    vocab = vocab_from_tokenizer_json(path)
+    assert vocab.pre == "deepseek-v3"  # found from the file's three Split regexes
+    tok = GGUFTokenizer(vocab)
     bad = _mismatches(lambda s: tok.encode(s, add_special=False, parse_special=True), ref, lines)
     assert not bad, f"{len(bad)} of {len(lines)} lines differ; first: {bad[0]}"
 

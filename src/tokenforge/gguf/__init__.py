@@ -10,8 +10,8 @@ extra: ``pip install 'tokenforge[gguf]'``.  The layout follows the pipeline:
   :mod:`.split` runs a sequence of them;
 - :mod:`.bytelevel` (``gpt2``) and :mod:`.spm` (``llama``, ``t5``) -- the engines;
 - :mod:`.engine` -- :class:`GGUFTokenizer`: special tokens, space prefix, BOS/EOS as llama.cpp;
-- :mod:`.convert` -- GGUFVocab from a tiktoken-style :class:`tokenforge.Encoding` or a
-  SentencePiece ``.model``.
+- :mod:`.convert` -- GGUFVocab from a tiktoken-style :class:`tokenforge.Encoding`, a
+  SentencePiece ``.model`` or a byte-level BPE ``tokenizer.json``.
 
 What it leaves out: ``bert`` (WordPiece; not yet supported), llama.cpp's rarer models
 (``rwkv``, ``plamo2``, ``gemma4``-style BPE) and tensors.
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import os
 
-from tokenforge.gguf.convert import vocab_from_encoding, vocab_from_sentencepiece
+from tokenforge.gguf.convert import vocab_from_encoding, vocab_from_sentencepiece, vocab_from_tokenizer_json
 from tokenforge.gguf.engine import GGUFTokenizer
 from tokenforge.gguf.pretokenizers import PRE_NAMES, pre_tokenizer
 from tokenforge.gguf.reader import read_vocab
@@ -39,7 +39,7 @@ from tokenforge.gguf.vocab import GGUFVocab, TokenType
 from tokenforge.gguf.writer import write_vocab
 
 __all__ = ["GGUFTokenizer", "GGUFVocab", "PRE_NAMES", "TokenType", "load", "pre_tokenizer", "read_vocab",
-           "vocab_from_encoding", "vocab_from_sentencepiece", "write_vocab"]
+           "vocab_from_encoding", "vocab_from_sentencepiece", "vocab_from_tokenizer_json", "write_vocab"]
 
 
 def load(path: str | os.PathLike[str]) -> GGUFTokenizer:

@@ -18,8 +18,11 @@ SentencePiece ``.model`` files.
 BOS/EOS flags are written explicitly: off for byte-level encodings (tiktoken adds none),
 llama.cpp's defaults for ``llama`` (BOS) and ``t5`` (EOS).
 
-What this module leaves out: ``tokenizer.json`` (it waits for tokenforge's tokenizer.json
-pipeline) and WordPiece.
+- A byte-level BPE ``tokenizer.json`` becomes ``gpt2`` with the ``pre`` whose regexes are
+  the file's ``Split`` patterns (its vocabulary, merges and added tokens; no pipeline runs).
+
+What this module leaves out: other ``tokenizer.json`` models (they wait for tokenforge's
+tokenizer.json pipeline) and WordPiece.
 
 Example:
     >>> import tokenforge
@@ -62,15 +65,21 @@ def pre_for_pattern(pat_str: str | tuple[str, ...] | list[str]) -> str:
     >>> pre_for_pattern(patterns.O200K), pre_for_pattern([r"\\p{N}", PRE_TYPES["gpt2"].regexes[0]])
     ('gpt-4o', 'starcoder')
     """
-    regexes = (pat_str,) if isinstance(pat_str, str) else tuple(pat_str)
+    regexes = tuple(_spelled((pat_str,) if isinstance(pat_str, str) else pat_str))
     scanner = patterns.scanner_for(regexes[0]) if len(regexes) == 1 else None
     if scanner in _PRE_FOR_SCANNER:
         return _PRE_FOR_SCANNER[scanner]
     for name, (type_, _flags) in PRE_NAMES.items():
-        if PRE_TYPES[type_].supported and regexes in (PRE_TYPES[type_].regexes, PRE_TYPES[type_].llama_cpp_regexes):
+        p = PRE_TYPES[type_]
+        if p.supported and regexes in (tuple(_spelled(p.regexes)), tuple(_spelled(p.llama_cpp_regexes))):
             return name
     raise ValueError(f"no llama.cpp pre-tokenizer splits exactly like the pattern {regexes[0][:60]!r}...;"
                      " pass pre= (e.g. 'llama-bpe' for cl100k, which splits whitespace after a final newline differently)")
+
+
+def _spelled(regexes) -> list[str]:
+    """Regexes with literal CR/LF written as escapes (JSON files often hold them raw)."""
+    return [r.replace("\r", "\\r").replace("\n", "\\n") for r in regexes]
 
 
 def vocab_from_encoding(enc: Encoding, *, pre: str | None = None, name: str | None = None) -> GGUFVocab:
@@ -165,3 +174,68 @@ def vocab_from_sentencepiece(model: ModelProto | str | os.PathLike[str], *, name
         vocab.remove_extra_whitespaces = bool(ns.remove_extra_whitespaces)
         vocab.precompiled_charsmap = bytes(ns.precompiled_charsmap) or None
     return vocab
+
+
+def vocab_from_tokenizer_json(path: str | os.PathLike[str], *, pre: str | None = None,
+                              name: str | None = None) -> GGUFVocab:
+    """The GGUF description of a byte-level BPE ``tokenizer.json`` (Hugging Face), laid out as
+    llama.cpp's converter does: the vocabulary by id, added tokens as CONTROL (special) or
+    USER_DEFINED, unused ids as ``[PAD<id>]``, the merges in order.
+
+    Args:
+        path: the ``tokenizer.json``.
+        pre: the ``tokenizer.ggml.pre`` to write; by default the llama.cpp name whose regexes
+            are the file's ``Split`` patterns (or GPT-2's, for a ``ByteLevel`` pre-tokenizer
+            with its own regex).
+        name: ``general.name``.
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: not JSON, not a BPE model, or no exact ``pre`` (then pass one).
+    """
+    import json
+
+    try:
+        j = json.loads(open(path, encoding="utf-8").read())
+        model, added_tokens = j["model"], j.get("added_tokens") or []
+        if model.get("type") != "BPE":
+            raise ValueError(f"{os.fspath(path)}: a {model.get('type')!r} model, not byte-level BPE")
+        vocab = dict(model["vocab"])
+        merges = [m if isinstance(m, str) else " ".join(m) for m in model["merges"]]
+        added = {a["content"]: (a["id"], a.get("special", False)) for a in added_tokens}
+    except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
+        raise ValueError(f"{os.fspath(path)}: not a tokenizer.json ({type(e).__name__}: {e})") from None
+    if pre is None:
+        pre = pre_for_pattern(_split_regexes(j.get("pre_tokenizer")))
+    n = max(list(vocab.values()) + [i for i, _ in added.values()]) + 1
+    tokens, types = [f"[PAD{i}]" for i in range(n)], [int(TokenType.UNUSED)] * n
+    for text, i in vocab.items():
+        tokens[i], types[i] = text, int(TokenType.NORMAL)
+    for text, (i, special) in added.items():
+        tokens[i], types[i] = text, int(TokenType.CONTROL if special else TokenType.USER_DEFINED)
+    return GGUFVocab(model="gpt2", pre=pre, tokens=tokens, token_types=types, merges=merges,
+                     architecture="gpt2", name=name)
+
+
+def _split_regexes(pre_tokenizer: dict | None) -> list[str]:
+    """The regexes of a tokenizer.json pre-tokenizer made of Isolated Splits and ByteLevel."""
+    steps = [] if pre_tokenizer is None else (
+        pre_tokenizer.get("pretokenizers", []) if pre_tokenizer.get("type") == "Sequence" else [pre_tokenizer])
+    regexes = []
+    for step in steps:
+        if step.get("type") == "Split" and step.get("behavior") == "Isolated" and not step.get("invert"):
+            regexes.append(step["pattern"].get("Regex") or regex_escape(step["pattern"].get("String", "")))
+        elif step.get("type") == "ByteLevel":
+            if step.get("use_regex", True):
+                regexes.append(patterns.GPT2)
+        else:
+            raise ValueError(f"pre-tokenizer step {step.get('type')!r} has no llama.cpp equivalent: pass pre=")
+    if not regexes:
+        raise ValueError("the tokenizer.json has no split regex: pass pre=")
+    return regexes
+
+
+def regex_escape(text: str) -> str:
+    import regex
+
+    return regex.escape(text)

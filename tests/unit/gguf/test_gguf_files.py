@@ -157,3 +157,32 @@ def test_engine_needs_no_gguf_package(monkeypatch):
     v = GGUFVocab(model="llama", tokens=["<unk>", "<s>", "</s>", "▁", "a", "▁a"], scores=[0, 0, 0, -1, -2, -0.5],
                   token_types=[2, 3, 3, 1, 1, 1])
     assert GGUFTokenizer(v).encode("a") == [1, 5]
+
+
+@pytest.mark.parametrize("file, pre", [("gpt2_tokenizer.json", "gpt-2"), ("llama3_tokenizer.json", "llama-bpe"),
+                                       ("qwen3_tokenizer.json", "qwen2"), ("gpt35turbo_tokenizer.json", None)])
+def test_tokenizer_json_pre_is_found_or_asked_for(file, pre):
+    need_gguf()
+    from tokenforge.gguf.convert import vocab_from_tokenizer_json
+
+    path = MODELS / "hf" / file
+    if pre is None:  # an inverted Split: no llama.cpp equivalent
+        with pytest.raises(ValueError, match="pass pre="):
+            vocab_from_tokenizer_json(path)
+        return
+    vocab = vocab_from_tokenizer_json(path)
+    assert vocab.pre == pre and vocab.model == "gpt2"
+
+
+def test_gpt2_tokenizer_json_to_gguf_encodes_as_tokenizers(tmp_path):
+    need_gguf()
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenforge.gguf.convert import vocab_from_tokenizer_json
+
+    path = MODELS / "hf" / "gpt2_tokenizer.json"
+    write_vocab(vocab_from_tokenizer_json(path), tmp_path / "gpt2.gguf")
+    tok = load(tmp_path / "gpt2.gguf")
+    ref = tokenizers.Tokenizer.from_file(str(path))
+    ref.no_truncation()
+    for line in corpus_sample("multi")[:100_000].split("\n"):
+        assert tok.encode(line, add_special=False, parse_special=True) == ref.encode(line, add_special_tokens=False).ids
