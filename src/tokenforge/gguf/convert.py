@@ -176,14 +176,14 @@ def vocab_from_sentencepiece(model: ModelProto | str | os.PathLike[str], *, name
     return vocab
 
 
-def vocab_from_tokenizer_json(path: str | os.PathLike[str], *, pre: str | None = None,
+def vocab_from_tokenizer_json(path: str | os.PathLike[str] | dict, *, pre: str | None = None,
                               name: str | None = None) -> GGUFVocab:
     """The GGUF description of a byte-level BPE ``tokenizer.json`` (Hugging Face), laid out as
     llama.cpp's converter does: the vocabulary by id, added tokens as CONTROL (special) or
     USER_DEFINED, unused ids as ``[PAD<id>]``, the merges in order.
 
     Args:
-        path: the ``tokenizer.json``.
+        path: the ``tokenizer.json``, or its parsed JSON (what a tokenizer object serializes to).
         pre: the ``tokenizer.ggml.pre`` to write; by default the llama.cpp name whose regexes
             are the file's ``Split`` patterns (or GPT-2's, for a ``ByteLevel`` pre-tokenizer
             with its own regex).
@@ -195,16 +195,17 @@ def vocab_from_tokenizer_json(path: str | os.PathLike[str], *, pre: str | None =
     """
     import json
 
+    where = "tokenizer.json" if isinstance(path, dict) else os.fspath(path)
     try:
-        j = json.loads(open(path, encoding="utf-8").read())
+        j = path if isinstance(path, dict) else json.loads(open(path, encoding="utf-8").read())
         model, added_tokens = j["model"], j.get("added_tokens") or []
         if model.get("type") != "BPE":
-            raise ValueError(f"{os.fspath(path)}: a {model.get('type')!r} model, not byte-level BPE")
+            raise ValueError(f"{where}: a {model.get('type')!r} model, not byte-level BPE")
         vocab = dict(model["vocab"])
         merges = [m if isinstance(m, str) else " ".join(m) for m in model["merges"]]
         added = {a["content"]: (a["id"], a.get("special", False)) for a in added_tokens}
     except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
-        raise ValueError(f"{os.fspath(path)}: not a tokenizer.json ({type(e).__name__}: {e})") from None
+        raise ValueError(f"{where}: not a tokenizer.json ({type(e).__name__}: {e})") from None
     if pre is None:
         pre = pre_for_pattern(_split_regexes(j.get("pre_tokenizer")))
     n = max(list(vocab.values()) + [i for i, _ in added.values()]) + 1

@@ -138,3 +138,14 @@ def test_gpt2_without_merges():
 def test_bad_token_type():
     with pytest.raises(ValueError, match="token_type holds 9"):
         GGUFTokenizer(_tiny(token_types=[1, 1, 9, 3]))
+
+
+@pytest.mark.parametrize("data, message", [({"model": {"type": "WordPiece"}}, "a 'WordPiece' model, not byte-level BPE"),
+                                           ({"x": 1}, "not a tokenizer.json"),
+                                           ({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},
+                                             "pre_tokenizer": None}, "no split regex: pass pre=")])
+def test_bad_tokenizer_json(data, message):
+    from tokenforge.gguf.convert import vocab_from_tokenizer_json
+
+    with pytest.raises(ValueError, match=message):
+        vocab_from_tokenizer_json(data)
