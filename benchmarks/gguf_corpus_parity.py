@@ -40,7 +40,9 @@ def pairs():
 
         tok = load(gguf_dir / f"ggml-vocab-{name}.gguf")
         ref = sentencepiece.SentencePieceProcessor(model_file=str(MODELS / "sentencepiece" / "llama2_tokenizer.model"))
-        return (lambda s: tok.encode(s, add_special=False)), ref.encode, None
+        # Phi-3's </s> is USER_DEFINED: llama.cpp (and Phi-3's own tokenizer) cut it out.
+        keep = (lambda s: "</s>" not in s) if name == "phi-3" else None
+        return (lambda s: tok.encode(s, add_special=False)), ref.encode, keep
 
     def gpt2():
         import tiktoken

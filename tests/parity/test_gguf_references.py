@@ -44,6 +44,8 @@ def test_spm_vs_sentencepiece(name, lines):
     spm = pytest.importorskip("sentencepiece")
     ref = spm.SentencePieceProcessor(model_file=str(MODELS / "sentencepiece" / "llama2_tokenizer.model"))
     tok = tokenizer(name)
+    if name == "phi-3":  # its </s> is USER_DEFINED: llama.cpp (and Phi-3's own tokenizer) cut it out
+        lines = [s for s in lines if "</s>" not in s]
     bad = _mismatches(lambda s: tok.encode(s, add_special=False), ref.encode, lines)
     assert not bad, f"{len(bad)} of {len(lines)} lines differ; first: {bad[0]}"
 
