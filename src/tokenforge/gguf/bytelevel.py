@@ -20,9 +20,7 @@ USER_DEFINED tokens as special text, and a NORMAL token outside the alphabet can
 produced by merging -- as in llama.cpp).
 
 Example:
-    >>> from tokenforge.formats.merges import byte_to_char
-    >>> b2c = byte_to_char()
-    >>> tokens = [b2c[b] for b in range(256)] + ["ĠĠ", "ab"]
+    >>> tokens = [BYTE_TO_CHAR[b] for b in range(256)] + ["ĠĠ", "ab"]
     >>> bpe = ByteLevelBpe(tokens, ["Ġ Ġ", "a b"], "gpt-2")
     >>> bpe.encode("ab  ab")
     [257, 32, 32, 257]
@@ -32,7 +30,12 @@ from __future__ import annotations
 
 from tokenforge import patterns
 from tokenforge.core import Encoding
-from tokenforge.formats.merges import byte_to_char
+try:  # main's layout: the byte map has its own module
+    from tokenforge.formats.byte_map import BYTE_TO_CHAR
+except ImportError:  # this branch's base, before that move (drop after the merge)
+    from tokenforge.formats.merges import byte_to_char
+
+    BYTE_TO_CHAR = byte_to_char()
 from tokenforge.gguf.pretokenizers import _GPT2, PreTokenizer, pre_tokenizer
 from tokenforge.gguf.split import SequenceSplitter
 
@@ -40,7 +43,7 @@ from tokenforge.gguf.split import SequenceSplitter
 # one whitespace character before a non-space, the very piece `\s+` would match, so the two
 # split alike and the native GPT-2 scanner runs it.
 _NATIVE_SPELLING = {_GPT2: patterns.GPT2}
-_CHAR_TO_BYTE = {c: b for b, c in byte_to_char().items()}
+_CHAR_TO_BYTE = {c: b for b, c in BYTE_TO_CHAR.items()}
 
 
 def token_bytes(token: str) -> bytes | None:
@@ -81,7 +84,7 @@ class ByteLevelBpe:
         # (bytes, id) of each token merging can make, in priority order: single bytes, then
         # the result of each merge (first occurrence), then (ignore_merges) any other token.
         order: list[tuple[bytes, int]] = []
-        b2c = byte_to_char()
+        b2c = BYTE_TO_CHAR
         for b in range(256):
             if b2c[b] in id_of:  # some vocabularies lack bytes that UTF-8 text never holds (0xC0, 0xF5, ...)
                 order.append((bytes([b]), id_of[b2c[b]]))

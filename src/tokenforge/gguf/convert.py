@@ -40,10 +40,11 @@ import os
 
 from tokenforge import patterns
 from tokenforge.core import Encoding
-from tokenforge.formats.merges import byte_to_char, merges_from_ranks
+from tokenforge.formats.merges import merges_from_ranks
 from tokenforge.gguf.pretokenizers import PRE_NAMES, PRE_TYPES
 from tokenforge.gguf.vocab import GGUFVocab, TokenType
-from tokenforge.sentencepiece.model_proto import ModelProto, ModelType, PieceType
+from tokenforge.gguf.bytelevel import BYTE_TO_CHAR
+from tokenforge.sentencepiece import ModelProto, ModelType, PieceType
 
 # Native scanner -> the llama.cpp pre whose regex tokenforge runs on that scanner.
 _PRE_FOR_SCANNER = {patterns.Scanner.GPT2: "gpt-2", patterns.Scanner.LLAMA3: "llama-bpe",
@@ -96,7 +97,7 @@ def vocab_from_encoding(enc: Encoding, *, pre: str | None = None, name: str | No
     ranks, specials = enc._mergeable_ranks, enc._special_tokens
     pre = pre if pre is not None else pre_for_pattern(enc._pat_str)
     n = max(max(ranks.values(), default=-1), max(specials.values(), default=-1)) + 1
-    b2c = byte_to_char()
+    b2c = BYTE_TO_CHAR
     tokens: list[str | None] = [None] * n
     types = [int(TokenType.NORMAL)] * n
     for raw, r in ranks.items():

@@ -21,8 +21,9 @@ Example:
 
 from __future__ import annotations
 
-from tokenforge.sentencepiece.model_proto import ModelProto, ModelType, PieceType, SentencePiece
-from tokenforge.sentencepiece.processor import SentencePieceProcessor
+from tokenforge.sentencepiece import ModelProto, ModelType, PieceType, SentencePieceProcessor
+
+SentencePiece = ModelProto.MESSAGES["pieces"]  # one vocabulary entry of the proto
 
 
 def model_proto(tokens: list[str], scores: list[float] | None, token_types: list[int] | None, model: str, *,

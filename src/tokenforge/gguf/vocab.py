@@ -23,7 +23,7 @@ import dataclasses
 import enum
 from typing import Any
 
-from tokenforge.sentencepiece.model_proto import PieceType
+from tokenforge.sentencepiece import PieceType
 
 
 # tokenizer.ggml.token_type values: llama.cpp's llama_token_type, which numbers the types

@@ -8,10 +8,10 @@ import pytest
 from _gguf import need_gguf, tokenizer
 from _shared import corpus_sample
 
-from tokenforge.formats.merges import byte_to_char
+from tokenforge.gguf.bytelevel import BYTE_TO_CHAR
 from tokenforge.gguf import GGUFTokenizer, GGUFVocab
 
-B2C = byte_to_char()
+B2C = BYTE_TO_CHAR
 
 
 def _spm(**changes) -> GGUFTokenizer:

@@ -70,14 +70,14 @@ def test_r50k_to_gguf_encodes_as_tiktoken(tmp_path):
     import gguf
     from _tiktoken_refs import pair
 
-    from tokenforge.formats.merges import byte_to_char
+    from tokenforge.gguf.bytelevel import BYTE_TO_CHAR
 
     enc, ref = pair("r50k_base")
     write_vocab(vocab_from_encoding(enc), tmp_path / "r50k.gguf")
     # gguf's own reader sees the tokens: rank r is the bytes of rank r in GPT-2's alphabet.
     fields = gguf.GGUFReader(tmp_path / "r50k.gguf").fields
     tokens = fields[PREFIX + "tokens"].contents()
-    b2c = byte_to_char()
+    b2c = BYTE_TO_CHAR
     assert len(tokens) == 50257 and tokens[50256] == "<|endoftext|>"
     assert all(tokens[r] == "".join(b2c[b] for b in raw) for raw, r in enc._mergeable_ranks.items())
     assert fields[PREFIX + "pre"].contents() == "gpt-2"
