@@ -15,6 +15,7 @@ from tokenforge.load import data_gym_to_mergeable_bpe_ranks, dump_tiktoken_bpe, 
 from tokenforge.training import BpeTrainer
 from tokenforge.registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
 from tokenforge.sentencepiece import SentencePieceProcessor
+from tokenforge.spm_train import SentencePieceTrainer, train_sentencepiece
 
 __all__ = [
     "BpeTrainer",
@@ -28,5 +29,7 @@ __all__ = [
     "load_tiktoken_bpe",
     "patterns",
     "SentencePieceProcessor",
+    "SentencePieceTrainer",
+    "train_sentencepiece",
 ]
 __version__ = "0.1.0"
