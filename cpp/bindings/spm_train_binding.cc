@@ -2,6 +2,7 @@
 // (front end: normalize, cut meta pieces, split and count words) and SpmBpeMerger (the
 // BPE loop).  Arguments are converted with the GIL held; counting and merging release it.
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 
 #include <atomic>
@@ -11,6 +12,7 @@
 #include "bindings/common.h"
 #include "spm_train/bpe_merger.h"
 #include "spm_train/sentence_counter.h"
+#include "spm_train/unigram_trainer.h"
 
 namespace tf::py {
 
@@ -18,6 +20,23 @@ namespace {
 
 using spm_train::BpeMerger;
 using spm_train::SentenceCounter;
+
+struct UnigramHandle {
+  std::unique_ptr<spm_train::UnigramTrainer> trainer;
+  spm_train::UnigramProgress progress;
+};
+
+spm_train::PieceRules rules_from(nb::tuple rules) {
+  spm_train::PieceRules r;
+  r.max_length = nb::cast<int>(rules[0]);
+  r.split_by_unicode_script = nb::cast<bool>(rules[1]);
+  r.split_by_whitespace = nb::cast<bool>(rules[2]);
+  r.split_by_number = nb::cast<bool>(rules[3]);
+  r.split_digits = nb::cast<bool>(rules[4]);
+  r.treat_whitespace_as_suffix = nb::cast<bool>(rules[5]);
+  r.allow_whitespace_only_pieces = nb::cast<bool>(rules[6]);
+  return r;
+}
 
 struct MergerHandle {
   std::unique_ptr<BpeMerger> merger;
@@ -116,14 +135,7 @@ void bind_spm_train(nb::module_& m) {
   nb::class_<MergerHandle>(m, "SpmBpeMerger")
       .def("__init__",
            [](MergerHandle* self, SentenceCounter& counter, const std::vector<uint32_t>& alphabet, nb::tuple rules) {
-             spm_train::PieceRules r;
-             r.max_length = nb::cast<int>(rules[0]);
-             r.split_by_unicode_script = nb::cast<bool>(rules[1]);
-             r.split_by_whitespace = nb::cast<bool>(rules[2]);
-             r.split_by_number = nb::cast<bool>(rules[3]);
-             r.split_digits = nb::cast<bool>(rules[4]);
-             r.treat_whitespace_as_suffix = nb::cast<bool>(rules[5]);
-             r.allow_whitespace_only_pieces = nb::cast<bool>(rules[6]);
+             const spm_train::PieceRules r = rules_from(rules);
              new (self) MergerHandle();
              self->merger = std::make_unique<BpeMerger>(r);
              std::unordered_set<char32_t> keep(alphabet.begin(), alphabet.end());
@@ -154,6 +166,47 @@ void bind_spm_train(nb::module_& m) {
            nb::arg("pieces"))
       .def_prop_ro("merges_done", [](const MergerHandle& h) { return h.done.load(std::memory_order_relaxed); })
       .def("pieces", [](const MergerHandle& h) { return h.merger->pieces(); });
+
+  nb::class_<UnigramHandle>(m, "SpmUnigramTrainer")
+      .def("__init__",
+           [](UnigramHandle* self, SentenceCounter& counter, const std::vector<std::pair<uint32_t, int64_t>>& alphabet,
+              nb::tuple rules) {
+             new (self) UnigramHandle();
+             self->trainer = std::make_unique<spm_train::UnigramTrainer>(rules_from(rules));
+             std::unordered_set<char32_t> keep;
+             std::vector<std::pair<char32_t, int64_t>> chars;
+             for (const auto& [c, n] : alphabet) {
+               keep.insert(c);
+               chars.emplace_back(c, n);
+             }
+             nb::gil_scoped_release release;
+             self->trainer->set_alphabet(chars);
+             for (const auto& [w, n] : counter.words()) self->trainer->add_word(word_chars(w, keep), n);
+             counter.clear_words();
+           },
+           nb::arg("counter"), nb::arg("alphabet"), nb::arg("rules"),
+           "Takes the counter's words (and empties it); alphabet = [(code point, count)]; rules as SpmBpeMerger's.")
+      .def("train",
+           [](UnigramHandle& h, size_t vocab_size, size_t seed_size, double shrinking_factor, int sub_iterations,
+              int threads) {
+             spm_train::UnigramOptions o;
+             o.vocab_size = vocab_size;
+             o.seed_size = seed_size;
+             o.shrinking_factor = shrinking_factor;
+             o.sub_iterations = sub_iterations;
+             o.threads = threads;
+             nb::gil_scoped_release release;
+             h.trainer->train(o, &h.progress);
+           },
+           nb::arg("vocab_size"), nb::arg("seed_size"), nb::arg("shrinking_factor"), nb::arg("sub_iterations"),
+           nb::arg("threads"))
+      .def_prop_ro("progress",
+                   [](const UnigramHandle& h) {
+                     return nb::make_tuple(h.progress.round.load(), h.progress.size.load(),
+                                           h.progress.objective.load());
+                   },
+                   "(EM round, pieces, objective: minus the mean log-likelihood per word).")
+      .def("pieces", [](const UnigramHandle& h) { return h.trainer->result(); });
 }
 
 }  // namespace tf::py
