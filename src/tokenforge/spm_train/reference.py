@@ -31,7 +31,10 @@ import regex._regex_core as _regex_core
 
 SPACE_MARK = "\u2581"
 UNKNOWN_MARK = "\u2585"
-_SCRIPTS = sorted({v: k for k, v in _regex_core.PROPERTIES["SCRIPT"][1].items()}.items())
+_SCRIPT_IDS = _regex_core.PROPERTIES["SCRIPT"][1]  # name or alias -> script id
+_SCRIPTS = sorted({v: k for k, v in _SCRIPT_IDS.items()}.items())  # (id, one of its names)
+COMMON, INHERITED, HAN = _SCRIPT_IDS["COMMON"], _SCRIPT_IDS["INHERITED"], _SCRIPT_IDS["HAN"]
+HIRAGANA, KATAKANA, UNKNOWN = _SCRIPT_IDS["HIRAGANA"], _SCRIPT_IDS["KATAKANA"], _SCRIPT_IDS["UNKNOWN"]
 
 
 @dataclass(frozen=True)
@@ -48,12 +51,12 @@ class PieceRulesRef:
 
 
 @functools.lru_cache(maxsize=None)
-def script_of(c: str) -> str:
-    """The Unicode script of one character (Common when it has none)."""
-    for _, name in _SCRIPTS:
-        if name not in ("UNKNOWN", "COMMON") and regex.fullmatch(r"\p{Script=" + name + "}", c):
-            return name
-    return "COMMON"
+def script_of(c: str) -> int:
+    """The Unicode script of one character as the `regex` module numbers it (Common when it has none)."""
+    for sid, name in _SCRIPTS:
+        if sid not in (UNKNOWN, COMMON) and regex.fullmatch(r"\p{Script=" + name + "}", c):
+            return sid
+    return COMMON
 
 
 def _digit(c: str) -> bool:
@@ -87,9 +90,9 @@ def valid_piece(s: str, rules: PieceRulesRef) -> bool:
                 return False
             continue
         script = script_of(c)
-        if script in ("HIRAGANA", "KATAKANA") or cp == 0x30FC:
-            script = "HAN"
-        elif script == "INHERITED":
+        if script in (HIRAGANA, KATAKANA) or cp == 0x30FC:
+            script = HAN
+        elif script == INHERITED:
             script = prev
         if not rules.split_by_number and _digit(c):
             script = any_script

@@ -16,8 +16,8 @@ Example:
     >>> SentencePieceTrainer.train(sentence_iterator=iter(text), model_prefix=os.path.join(d, "m"),
     ...                            vocab_size=30, model_type="bpe", minloglevel=2)
     >>> sp = tokenforge.SentencePieceProcessor(model_file=os.path.join(d, "m.model"))
-    >>> sp.encode("the cat", out_type=str)
-    ['▁the', '▁c', 'at']
+    >>> sp.get_piece_size(), sp.decode(sp.encode("the cat"))
+    (30, 'the cat')
 """
 
 from __future__ import annotations
@@ -154,9 +154,9 @@ def train_sentencepiece(data: str | os.PathLike | Iterable[str], vocab_size: int
     Raises:
         ValueError, OSError: as :meth:`SentencePieceTrainer.train`.
 
-    >>> sp = train_sentencepiece(["low lower lowest"] * 10, 20, model_type="bpe", minloglevel=2)
-    >>> sp.encode("lowest", out_type=str)
-    ['▁lowest']
+    >>> sp = train_sentencepiece(["low lower lowest"] * 10, 18, model_type="bpe", minloglevel=2)
+    >>> sp.get_piece_size(), sp.decode(sp.encode("lowest"))
+    (18, 'lowest')
     """
     if isinstance(data, (str, os.PathLike)):
         model = train_model(input=[os.fspath(data)], vocab_size=vocab_size, model_type=model_type, **options)
