@@ -3,6 +3,7 @@
     tokenforge train [FILES...] [--vocab-size N] [--pattern {gpt2,cl100k,o200k,llama3,REGEX}]
                      [--special TOKEN ...] [-o OUT] [--min-frequency N] [--errors {strict,replace}]
                      [--by-line] [--threads N] [-q]
+    tokenforge train-spm FILES... --vocab-size N [--model-type {unigram,bpe}] -o PREFIX  (see spm_train/cli.py)
 
 With no FILES, `train` learns from the Python standard library's own source files, a corpus
 every machine with Python has, so the first command of the README needs no download.
@@ -60,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="split each line on its own, as HF's Tokenizer.train(files) does (default: whole files)")
     train.add_argument("--threads", type=int, default=None, help="counting threads (default: all cores)")
     train.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    from tokenforge.spm_train import cli as spm_cli
+
+    spm_cli.add_parser(sub)
     return parser
 
 
@@ -108,6 +112,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "train":
             return train(args)
+        if args.command == "train-spm":
+            from tokenforge.spm_train import cli as spm_cli
+
+            return spm_cli.run(args)
     except (OSError, ValueError) as e:
         print(f"tokenforge {args.command}: error: {e}", file=sys.stderr)
         return 1
