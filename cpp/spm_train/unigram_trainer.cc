@@ -15,12 +15,6 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
 uint64_t hash_step(uint64_t h, char32_t c) { return (h ^ (static_cast<uint64_t>(c) + 1)) * 0x100000001B3ull + 0x2545F491ull; }
 
-uint64_t hash_of(const char32_t* s, size_t n) {
-  uint64_t h = kHashSeed;
-  for (size_t i = 0; i < n; ++i) h = hash_step(h, s[i]);
-  return h;
-}
-
 double log_add(double a, double b) {
   if (a == kNegInf) return b;
   if (b == kNegInf) return a;
@@ -88,6 +82,12 @@ void UnigramTrainer::make_seeds(const UnigramOptions& o) {
   std::unordered_set<uint64_t> kept;  // strings of the previous level seen at least twice
   auto blocked = [](char32_t c) { return c == kUnknownMark || c == kBoundaryMark || c == 0; };
   const size_t max_len = static_cast<size_t>(rules_.max_length);
+  // prefix_hash[offset[w] + s]: the hash of word w's substring of the previous level's length at s.
+  std::vector<size_t> offset(words_.size() + 1, 0);
+  for (size_t w = 0; w < words_.size(); ++w) offset[w + 1] = offset[w] + words_[w].size();
+  std::vector<uint64_t> prefix_hash(offset.back());
+  for (size_t w = 0; w < words_.size(); ++w)
+    for (size_t s = 0; s < words_[w].size(); ++s) prefix_hash[offset[w] + s] = hash_step(kHashSeed, words_[w][s]);
   for (size_t len = 2; len <= max_len; ++len) {
     std::unordered_map<uint64_t, Cand> level;
     for (uint32_t w = 0; w < words_.size(); ++w) {
@@ -95,9 +95,12 @@ void UnigramTrainer::make_seeds(const UnigramOptions& o) {
       if (word.size() < len) continue;
       for (uint32_t s = 0; s + len <= word.size(); ++s) {
         const char32_t* p = word.data() + s;
+        uint64_t& h = prefix_hash[offset[w] + s];
+        const uint64_t prefix = h;
+        h = hash_step(h, p[len - 1]);
         if (blocked(p[len - 1]) || (len == 2 && blocked(p[0]))) continue;
-        if (len > 2 && kept.count(hash_of(p, len - 1)) == 0) continue;
-        Cand& c = level[hash_of(p, len)];
+        if (len > 2 && kept.count(prefix) == 0) continue;
+        Cand& c = level[h];
         if (c.count == 0) c.word = w, c.start = s;
         c.count += counts_[w];
       }
@@ -140,19 +143,14 @@ void UnigramTrainer::make_seeds(const UnigramOptions& o) {
 }
 
 void UnigramTrainer::index_pieces() {
-  piece_ids_.clear();
-  prefixes_.clear();
+  std::vector<const std::vector<char32_t>*> all;
+  all.reserve(pieces_.size());
   double min_score = 0.0;
-  for (size_t i = 0; i < pieces_.size(); ++i) {
-    const auto& chars = pieces_[i].chars;
-    uint64_t h = kHashSeed;
-    for (char32_t c : chars) {
-      h = hash_step(h, c);
-      prefixes_.insert(h);
-    }
-    piece_ids_[h] = static_cast<int32_t>(i);
-    min_score = std::min(min_score, pieces_[i].score);
+  for (const Piece& p : pieces_) {
+    all.push_back(&p.chars);
+    min_score = std::min(min_score, p.score);
   }
+  index_.build(all);
   unk_score_ = min_score - 10.0;
 }
 
@@ -160,16 +158,14 @@ void UnigramTrainer::edges_of(const char32_t* chars, size_t n, std::vector<Edge>
   edges->clear();
   const size_t max_len = static_cast<size_t>(rules_.max_length);
   for (size_t i = 0; i < n; ++i) {
-    uint64_t h = kHashSeed;
+    int32_t node = 0;
     bool single = false;
     for (size_t len = 1; len <= max_len && i + len <= n; ++len) {
-      h = hash_step(h, chars[i + len - 1]);
-      if (prefixes_.count(h) == 0) break;
-      auto it = piece_ids_.find(h);
-      if (it == piece_ids_.end()) continue;
-      const auto& pc = pieces_[it->second].chars;
-      if (pc.size() != len || !std::equal(pc.begin(), pc.end(), chars + i)) continue;
-      edges->push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(i + len), it->second});
+      node = index_.step(node, chars[i + len - 1]);
+      if (node < 0) break;
+      const int32_t id = index_.piece_at(node);
+      if (id < 0) continue;
+      edges->push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(i + len), id});
       single = single || len == 1;
     }
     if (!single) edges->push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(i + 1), -1});

@@ -14,8 +14,8 @@
 //    whose best split beats itself goes, one with no split (a character) stays.
 // 4. The alphabet, then the best-scoring pieces up to the vocabulary size.
 //
-// Pieces are found in a word by hashing its code points left to right (64-bit polynomial
-// hash, checked against the piece), stopping when no piece starts with the prefix.
+// Pieces are found in a word by walking a trie of the pieces (UnigramPieceIndex) from each
+// position.
 // Memory: the words, the seed candidates of one level, and per thread one lattice.
 // E-steps and Viterbi passes split the words over threads.
 #pragma once
@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "spm_train/piece_rules.h"
+#include "spm_train/unigram_piece_index.h"
 
 namespace tf::spm_train {
 
@@ -83,8 +84,7 @@ class UnigramTrainer {
   std::vector<int64_t> counts_;
   std::vector<std::pair<char32_t, int64_t>> alphabet_;
   std::vector<Piece> pieces_;
-  std::unordered_map<uint64_t, int32_t> piece_ids_;  // hash of code points -> piece
-  std::unordered_set<uint64_t> prefixes_;           // hashes of every piece prefix
+  UnigramPieceIndex index_;  // the current pieces
   double unk_score_ = -100.0;
   int threads_ = 1;
   std::vector<std::pair<std::string, float>> result_;
