@@ -1,4 +1,5 @@
 #include "spm_train/bpe_merger.h"
+#include "spm_train/utf8_chars.h"
 
 #include <algorithm>
 #include <unordered_set>
@@ -6,24 +7,6 @@
 namespace tf::spm_train {
 
 namespace {
-
-void append_utf8(char32_t c, std::string* out) {
-  if (c < 0x80) {
-    out->push_back(static_cast<char>(c));
-  } else if (c < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (c >> 6)));
-    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else if (c < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (c >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (c >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  }
-}
 
 uint64_t encode_pos(uint32_t word, int32_t left, int32_t right) {
   return (static_cast<uint64_t>(word) << 32) | (static_cast<uint64_t>(left) << 16) | static_cast<uint64_t>(right);
@@ -54,7 +37,10 @@ int32_t BpeMerger::pair_symbol(int32_t left, int32_t right) {
   const Symbol& r = symbols_[right];
   scratch_.assign(chars_.begin() + l.chars_begin, chars_.begin() + l.chars_begin + l.chars_size);
   scratch_.insert(scratch_.end(), chars_.begin() + r.chars_begin, chars_.begin() + r.chars_begin + r.chars_size);
-  if (!rules_.valid(scratch_.data(), scratch_.size())) return -1;  // not cached, as in sentencepiece
+  if (!rules_.valid(scratch_.data(), scratch_.size())) {
+    pair_ids_.emplace(key, -1);  // validity never changes: remember the answer
+    return -1;
+  }
   Symbol s;
   s.left = left;
   s.right = right;
@@ -188,6 +174,9 @@ std::string BpeMerger::to_utf8(const Symbol& s) const {
 }
 
 void BpeMerger::train(size_t pieces, std::atomic<uint32_t>* done) {
+  size_t positions = 0;
+  for (const auto& w : words_) positions += w.size();
+  pair_ids_.reserve(positions / 4 + 1024);
   for (uint32_t w = 0; w < words_.size(); ++w)
     for (size_t i = 1; i < words_[w].size(); ++i) add_pair(w, static_cast<int32_t>(i - 1), static_cast<int32_t>(i));
   auto cmp = [this](const HeapEntry& a, const HeapEntry& b) { return heap_less(a, b); };
