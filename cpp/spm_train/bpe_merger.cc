@@ -14,6 +14,35 @@ uint64_t encode_pos(uint32_t word, int32_t left, int32_t right) {
 
 }  // namespace
 
+void PairTable::reserve(size_t n) {
+  size_t cap = 16;
+  while (cap < 2 * n) cap <<= 1;
+  if (cap <= keys_.size()) return;
+  std::vector<uint64_t> keys = std::move(keys_);
+  std::vector<int32_t> values = std::move(values_);
+  keys_.assign(cap, kEmpty);
+  values_.assign(cap, -1);
+  mask_ = cap - 1;
+  shift_ = 64;
+  for (size_t c = cap; c > 1; c >>= 1) --shift_;
+  used_ = 0;
+  for (size_t i = 0; i < keys.size(); ++i)
+    if (keys[i] != kEmpty) set(keys[i], values[i]);
+}
+
+void PairTable::set(uint64_t key, int32_t value) {
+  if (int32_t* v = find(key)) {
+    *v = value;
+    return;
+  }
+  if (2 * (used_ + 1) > keys_.size()) reserve(keys_.size() + 16);
+  uint64_t slot = hash(key);
+  while (keys_[slot] != kEmpty) slot = (slot + 1) & mask_;
+  keys_[slot] = key;
+  values_[slot] = value;
+  ++used_;
+}
+
 int32_t BpeMerger::char_symbol(char32_t c) {
   auto it = char_ids_.find(c);
   if (it != char_ids_.end()) return it->second;
@@ -31,14 +60,14 @@ int32_t BpeMerger::char_symbol(char32_t c) {
 int32_t BpeMerger::pair_symbol(int32_t left, int32_t right) {
   if (left < 0 || right < 0 || symbols_[left].unknown || symbols_[right].unknown) return -1;
   const uint64_t key = (static_cast<uint64_t>(left) << 32) | static_cast<uint32_t>(right);
-  auto it = pair_ids_.find(key);
-  if (it != pair_ids_.end()) return it->second;
+  // An accepted or dropped pair made again is a new symbol, as sentencepiece erases it from its cache.
+  if (const int32_t* v = pair_ids_.find(key); v != nullptr && (*v < 0 || symbols_[*v].active)) return *v;
   const Symbol& l = symbols_[left];
   const Symbol& r = symbols_[right];
   scratch_.assign(chars_.begin() + l.chars_begin, chars_.begin() + l.chars_begin + l.chars_size);
   scratch_.insert(scratch_.end(), chars_.begin() + r.chars_begin, chars_.begin() + r.chars_begin + r.chars_size);
   if (!rules_.valid(scratch_.data(), scratch_.size())) {
-    pair_ids_.emplace(key, -1);  // validity never changes: remember the answer
+    pair_ids_.set(key, -1);  // validity never changes: remember the answer
     return -1;
   }
   Symbol s;
@@ -49,7 +78,7 @@ int32_t BpeMerger::pair_symbol(int32_t left, int32_t right) {
   chars_.insert(chars_.end(), scratch_.begin(), scratch_.end());
   symbols_.push_back(std::move(s));
   const auto id = static_cast<int32_t>(symbols_.size() - 1);
-  pair_ids_.emplace(key, id);
+  pair_ids_.set(key, id);
   return id;
 }
 
@@ -59,23 +88,6 @@ void BpeMerger::add_word(const std::vector<char32_t>& chars, int64_t count) {
   for (char32_t c : chars) ids.push_back(char_symbol(c));
   words_.push_back(std::move(ids));
   counts_.push_back(count);
-}
-
-void BpeMerger::compute_freq(Symbol& s) {
-  if (!s.stale) return;
-  int64_t freq = 0;
-  size_t keep = 0;
-  for (uint64_t pos : s.positions) {
-    const uint32_t w = static_cast<uint32_t>(pos >> 32);
-    const auto l = static_cast<int32_t>((pos >> 16) & 0xFFFF);
-    const auto r = static_cast<int32_t>(pos & 0xFFFF);
-    if (words_[w][l] != s.left || words_[w][r] != s.right) continue;
-    freq += counts_[w];
-    s.positions[keep++] = pos;
-  }
-  s.positions.resize(keep);
-  s.freq = freq;
-  s.stale = false;
 }
 
 int32_t BpeMerger::next_index(uint32_t word, int32_t i) const {
@@ -92,29 +104,31 @@ int32_t BpeMerger::prev_index(uint32_t word, int32_t i) const {
   return -1;
 }
 
-void BpeMerger::add_pair(uint32_t word, int32_t left, int32_t right) {
-  if (left < 0 || right < 0) return;
-  const int32_t id = pair_symbol(words_[word][left], words_[word][right]);
-  if (id < 0) return;
+void BpeMerger::touch(int32_t id) {
   Symbol& s = symbols_[id];
-  s.positions.push_back(encode_pos(word, left, right));
-  s.stale = true;
   if (!s.pending) {
     s.pending = true;
     pending_.push_back(id);
   }
 }
 
-void BpeMerger::mark_stale(uint32_t word, int32_t left, int32_t right, int32_t best) {
+void BpeMerger::add_pair(uint32_t word, int32_t left, int32_t right) {
   if (left < 0 || right < 0) return;
   const int32_t id = pair_symbol(words_[word][left], words_[word][right]);
-  if (id >= 0 && id != best) {
-    symbols_[id].stale = true;
-    if (!symbols_[id].pending) {
-      symbols_[id].pending = true;
-      pending_.push_back(id);
-    }
-  }
+  if (id < 0) return;
+  Symbol& s = symbols_[id];
+  s.positions.push_back(encode_pos(word, left, right));
+  s.freq += counts_[word];
+  touch(id);
+}
+
+void BpeMerger::remove_pair(uint32_t word, int32_t left, int32_t right, int32_t best) {
+  if (left < 0 || right < 0) return;
+  const int32_t id = pair_symbol(words_[word][left], words_[word][right]);
+  if (id < 0 || id == best) return;
+  // The position itself stays in the list and is skipped when it no longer matches.
+  symbols_[id].freq -= counts_[word];
+  touch(id);
 }
 
 int BpeMerger::compare_chars(const Symbol& a, const Symbol& b) const {
@@ -156,14 +170,13 @@ void BpeMerger::accept(int32_t best) {
     if (word[l] != bl || word[r] != br) continue;  // overlapped by the previous merge ("aaa")
     const int32_t next = next_index(w, r);
     const int32_t prev = prev_index(w, l);
-    mark_stale(w, prev, l, best);
-    mark_stale(w, r, next, best);
+    remove_pair(w, prev, l, best);
+    remove_pair(w, r, next, best);
     word[l] = best;
     word[r] = -1;
     add_pair(w, prev, l);
     add_pair(w, l, next);
   }
-  pair_ids_.erase((static_cast<uint64_t>(bl) << 32) | static_cast<uint32_t>(br));
   symbols_[best].active = false;
 }
 
@@ -184,9 +197,7 @@ void BpeMerger::train(size_t pieces, std::atomic<uint32_t>* done) {
     for (int32_t id : pending_) {
       Symbol& s = symbols_[id];
       s.pending = false;
-      if (!s.active) continue;
-      compute_freq(s);
-      if (s.freq > 0) push(id);
+      if (s.active && s.freq > 0) push(id);
     }
     pending_.clear();
   };
@@ -199,14 +210,13 @@ void BpeMerger::train(size_t pieces, std::atomic<uint32_t>* done) {
       std::pop_heap(heap_.begin(), heap_.end(), cmp);
       heap_.pop_back();
       Symbol& s = symbols_[top.symbol];
-      if (!s.active || s.stale || top.freq != s.freq) continue;  // a fresher entry exists
+      if (!s.active || top.freq != s.freq) continue;  // a fresher entry exists
       best = top.symbol;
       break;
     }
     if (best < 0) break;
     std::string piece = to_utf8(symbols_[best]);
     if (!learned_set.insert(piece).second) {
-      pair_ids_.erase((static_cast<uint64_t>(symbols_[best].left) << 32) | static_cast<uint32_t>(symbols_[best].right));
       symbols_[best].active = false;
       continue;
     }

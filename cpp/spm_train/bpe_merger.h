@@ -8,9 +8,10 @@
 // path, "aa"+"a" vs "a"+"aa") is dropped without merging.  Merging rewrites the word left
 // to right and recounts only the neighbours of the merged positions.
 //
-// Bookkeeping: per candidate the positions (word, left, right) where it was made,
-// checked lazily (a position whose symbols changed is dropped when the frequency is
-// recomputed); a max-heap of (frequency, candidate) with stale entries skipped.
+// Bookkeeping: per candidate its exact frequency, updated as merges make and break its
+// occurrences, and the positions (word, left, right) where it was made, checked lazily (a
+// position whose symbols changed is skipped when merging); a max-heap of (frequency,
+// candidate) with stale entries skipped.
 // O(total positions touched * log heap) over the whole training.
 #pragma once
 
@@ -23,6 +24,31 @@
 #include "spm_train/piece_rules.h"
 
 namespace tf::spm_train {
+
+// (left, right) -> symbol as open addressing with linear probing, at most half full:
+// pair_symbol runs for every neighbour of every merge.
+class PairTable {
+ public:
+  // The value stored for key, or nullptr.
+  int32_t* find(uint64_t key) {
+    if (keys_.empty()) return nullptr;
+    for (uint64_t slot = hash(key);; slot = (slot + 1) & mask_) {
+      if (keys_[slot] == key) return &values_[slot];
+      if (keys_[slot] == kEmpty) return nullptr;
+    }
+  }
+  void set(uint64_t key, int32_t value);
+  void reserve(size_t n);
+
+ private:
+  static constexpr uint64_t kEmpty = ~0ull;
+  uint64_t hash(uint64_t key) const { return (key * 0x9E3779B97F4A7C15ull) >> shift_; }
+  std::vector<uint64_t> keys_;
+  std::vector<int32_t> values_;
+  size_t used_ = 0;
+  uint64_t mask_ = 0;
+  int shift_ = 64;
+};
 
 class BpeMerger {
  public:
@@ -41,7 +67,7 @@ class BpeMerger {
     int32_t left = -1, right = -1;  // the pair it was made of (-1, -1 for a character)
     uint32_t chars_begin = 0, chars_size = 0;  // in chars_
     int64_t freq = 0;
-    bool unknown = false, stale = false, active = true, pending = false;
+    bool unknown = false, active = true, pending = false;
     std::vector<uint64_t> positions;  // word << 32 | left << 16 | right
   };
   struct HeapEntry {
@@ -51,9 +77,9 @@ class BpeMerger {
 
   int32_t char_symbol(char32_t c);
   int32_t pair_symbol(int32_t left, int32_t right);  // -1 if not a valid piece
-  void compute_freq(Symbol& s);
+  void touch(int32_t id);  // queues a heap entry with its new frequency
   void add_pair(uint32_t word, int32_t left, int32_t right);
-  void mark_stale(uint32_t word, int32_t left, int32_t right, int32_t best);
+  void remove_pair(uint32_t word, int32_t left, int32_t right, int32_t best);
   void accept(int32_t best);
   int32_t next_index(uint32_t word, int32_t i) const;
   int32_t prev_index(uint32_t word, int32_t i) const;
@@ -66,7 +92,7 @@ class BpeMerger {
   std::vector<Symbol> symbols_;
   std::vector<char32_t> chars_;  // all symbols' code points
   std::unordered_map<char32_t, int32_t> char_ids_;
-  std::unordered_map<uint64_t, int32_t> pair_ids_;  // left << 32 | right -> symbol
+  PairTable pair_ids_;  // left << 32 | right -> symbol (-1: not a valid piece); an inactive one is replaced
   std::vector<std::vector<int32_t>> words_;  // symbol per position, -1 once merged away
   std::vector<int64_t> counts_;
   std::vector<HeapEntry> heap_;
