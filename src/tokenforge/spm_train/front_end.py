@@ -90,7 +90,7 @@ def _lines(ts: TrainerSpec, files: list[str], iterator: Iterable[str] | None) ->
                     raise ValueError(f"sentence_iterator gave bytes that are not UTF-8 (byte {e.start})") from None
             elif not isinstance(item, str):
                 raise ValueError(f"sentence_iterator must give str, not {type(item).__name__}")
-            yield item, 1
+            yield item[:-1] if item.endswith("\n") else item, 1  # lines of an open file keep their '\n'
         return
     tsv = ts.input_format == "tsv"
     for path in files:

@@ -35,10 +35,10 @@ def learn_unigram(corpus: Any, ts: Any, meta_count: int, log: Callable[[str], No
         while worker.is_alive():
             worker.join(0.5)
             state = trainer.progress
-            if state != last and state[0] > 0:
+            if state[0] != last and state[0] > 0:
                 print(f"spm_train: EM round {state[0]}: {state[1]} pieces, objective {state[2]:.4f}",
                       file=sys.stderr, flush=True)
-                last = state
+                last = state[0]
     pieces = trainer.pieces()
     log(f"learned {len(pieces)} pieces")
     return pieces
