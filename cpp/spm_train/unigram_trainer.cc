@@ -56,7 +56,10 @@ void UnigramTrainer::make_seeds(const UnigramOptions& o) {
   struct Cand {
     int64_t count = 0;
     uint32_t word = 0, start = 0;
+    char32_t next = 0;       // the character after the first occurrence (kWordEnd at the end)
+    bool branching = false;  // some occurrence is followed by something else
   };
+  constexpr char32_t kWordEnd = 0xFFFFFFFF;
   struct Scored {
     int64_t score;
     uint32_t word, start, len;
@@ -84,7 +87,12 @@ void UnigramTrainer::make_seeds(const UnigramOptions& o) {
         if (blocked(p[len - 1]) || (len == 2 && blocked(p[0]))) continue;
         if (len > 2 && kept.count(prefix) == 0) continue;
         Cand& c = level[h];
-        if (c.count == 0) c.word = w, c.start = s;
+        const char32_t next = s + len < word.size() ? word[s + len] : kWordEnd;
+        if (c.count == 0) {
+          c.word = w, c.start = s, c.next = next;
+        } else if (c.next != next) {
+          c.branching = true;
+        }
         c.count += counts_[w];
       }
     }
@@ -92,7 +100,9 @@ void UnigramTrainer::make_seeds(const UnigramOptions& o) {
     for (const auto& [h, c] : level) {
       if (c.count < 2) continue;
       kept.insert(h);
-      if (rules_.valid(words_[c.word].data() + c.start, len))
+      // Only right-branching strings are seeds (the suffix tree's inner nodes, as spm_train
+      // takes them): "informati", always followed by "o", is left to "information".
+      if (c.branching && rules_.valid(words_[c.word].data() + c.start, len))
         found.push_back({c.count * static_cast<int64_t>(len), c.word, c.start, static_cast<uint32_t>(len)});
     }
     if (kept.empty()) break;
