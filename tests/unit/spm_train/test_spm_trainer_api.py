@@ -104,9 +104,9 @@ def test_hard_vocab_limit_off_shrinks_vocab():
 
 
 def test_train_sentencepiece_returns_a_processor_that_saves(tmp_path):
-    sp = tokenforge.train_sentencepiece(TEXT, 25, model_type="unigram", minloglevel=2)
+    sp = tokenforge.train_sentencepiece(TEXT, 16, model_type="unigram", minloglevel=2)
     assert isinstance(sp, tokenforge.SentencePieceProcessor)
-    assert sp.get_piece_size() == 25
+    assert sp.get_piece_size() == 16
     assert sp.decode(sp.encode("the cat sat")) == "the cat sat"
     sp.save(tmp_path / "u")
     again = tokenforge.SentencePieceProcessor(model_file=str(tmp_path / "u.model"))
