@@ -22,33 +22,9 @@
 #include <vector>
 
 #include "spm_train/piece_rules.h"
+#include "spm_train/key_table.h"
 
 namespace tf::spm_train {
-
-// (left, right) -> symbol as open addressing with linear probing, at most half full:
-// pair_symbol runs for every neighbour of every merge.
-class PairTable {
- public:
-  // The value stored for key, or nullptr.
-  int32_t* find(uint64_t key) {
-    if (keys_.empty()) return nullptr;
-    for (uint64_t slot = hash(key);; slot = (slot + 1) & mask_) {
-      if (keys_[slot] == key) return &values_[slot];
-      if (keys_[slot] == kEmpty) return nullptr;
-    }
-  }
-  void set(uint64_t key, int32_t value);
-  void reserve(size_t n);
-
- private:
-  static constexpr uint64_t kEmpty = ~0ull;
-  uint64_t hash(uint64_t key) const { return (key * 0x9E3779B97F4A7C15ull) >> shift_; }
-  std::vector<uint64_t> keys_;
-  std::vector<int32_t> values_;
-  size_t used_ = 0;
-  uint64_t mask_ = 0;
-  int shift_ = 64;
-};
 
 class BpeMerger {
  public:
@@ -92,7 +68,7 @@ class BpeMerger {
   std::vector<Symbol> symbols_;
   std::vector<char32_t> chars_;  // all symbols' code points
   std::unordered_map<char32_t, int32_t> char_ids_;
-  PairTable pair_ids_;  // left << 32 | right -> symbol (-1: not a valid piece); an inactive one is replaced
+  KeyTable pair_ids_;  // left << 32 | right -> symbol (-1: not a valid piece); an inactive one is replaced
   std::vector<std::vector<int32_t>> words_;  // symbol per position, -1 once merged away
   std::vector<int64_t> counts_;
   std::vector<HeapEntry> heap_;
