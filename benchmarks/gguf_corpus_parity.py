@@ -48,7 +48,7 @@ def pairs():
         import tiktoken
 
         from tokenforge import patterns
-        from tokenforge.load import load_tiktoken_bpe
+        from tokenforge.formats.tiktoken_bpe import load_tiktoken_bpe
 
         ranks = load_tiktoken_bpe(MODELS / "tiktoken" / "r50k_base.tiktoken")
         ref = tiktoken.Encoding("r50k", pat_str=patterns.GPT2, mergeable_ranks=ranks, special_tokens={})

@@ -7,8 +7,8 @@
 #include <atomic>
 
 #include "bindings/common.h"
-#include "training/bpe_trainer.h"
-#include "training/piece_counter.h"
+#include "training/byte_level/bpe_trainer.h"
+#include "training/byte_level/piece_counter.h"
 
 namespace tf::py {
 

@@ -6,7 +6,7 @@
 #include <atomic>
 
 #include "bindings/common.h"
-#include "training/piece_counter.h"
+#include "training/byte_level/piece_counter.h"
 
 namespace tf::py {
 

@@ -16,6 +16,7 @@ from tokenforge.formats.tiktoken_bpe import dump_tiktoken_bpe, load_tiktoken_bpe
 from tokenforge.training import BpeTrainer
 from tokenforge.registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
 from tokenforge.sentencepiece import SentencePieceProcessor
+from tokenforge.spm_train import SentencePieceTrainer, train_sentencepiece
 
 __all__ = [
     "BpeTrainer",
@@ -29,5 +30,7 @@ __all__ = [
     "load_tiktoken_bpe",
     "patterns",
     "SentencePieceProcessor",
+    "SentencePieceTrainer",
+    "train_sentencepiece",
 ]
 __version__ = "0.1.0"

@@ -170,3 +170,49 @@ class BpeTrainer:
     def tokens(self) -> list: ...
 
     def merges(self) -> list: ...
+
+class SpmSentenceCounter:
+    def __init__(self, charsmap: bytes, normalizer: tuple, max_sentence_length: int, split_by_whitespace: bool, allow_whitespace_only_pieces: bool, meta_pieces: Sequence[str]) -> None: ...
+
+    def add_block(self, block: bytes) -> None:
+        """Adds every line of a block of UTF-8 text (lines end with '\\n')."""
+
+    def add_sentences(self, sentences: list, freqs: Sequence[int] = [], checked: bool = False) -> None:
+        """
+        Adds sentences (str); checked=True when the caller applied the line checks already.
+        """
+
+    def stats(self) -> dict: ...
+
+    def char_counts(self) -> tuple:
+        """(code point -> count, total) over the counted words."""
+
+    def words(self) -> dict:
+        """The counted words as bytes -> count (tests and small inputs)."""
+
+class SpmBpeMerger:
+    def __init__(self, counter: SpmSentenceCounter, alphabet: Sequence[int], rules: tuple) -> None:
+        """
+        Takes the counter's words (and empties it); rules = (max_sentencepiece_length, split_by_unicode_script, split_by_whitespace, split_by_number, split_digits, treat_whitespace_as_suffix, allow_whitespace_only_pieces).
+        """
+
+    def train(self, pieces: int) -> None: ...
+
+    @property
+    def merges_done(self) -> int: ...
+
+    def pieces(self) -> list[str]: ...
+
+class SpmUnigramTrainer:
+    def __init__(self, counter: SpmSentenceCounter, alphabet: Sequence[tuple[int, int]], rules: tuple) -> None:
+        """
+        Takes the counter's words (and empties it); alphabet = [(code point, count)]; rules as SpmBpeMerger's.
+        """
+
+    def train(self, vocab_size: int, seed_size: int, shrinking_factor: float, sub_iterations: int, threads: int) -> None: ...
+
+    @property
+    def progress(self) -> tuple:
+        """(EM round, pieces, objective: minus the mean log-likelihood per word)."""
+
+    def pieces(self) -> list[tuple[str, float]]: ...

@@ -3,6 +3,7 @@
     tokenforge train [FILES...] [--vocab-size N] [--pattern {gpt2,cl100k,o200k,llama3,REGEX}]
                      [--special TOKEN ...] [-o OUT] [--min-frequency N] [--errors {strict,replace}]
                      [--by-line] [--threads N] [-q]
+    tokenforge train-spm FILES... --vocab-size N [--model-type {unigram,bpe}] -o PREFIX  (see spm_train/cli.py)
     tokenforge encode [TEXT...] [-f FILE ...] --model M [--json] [--allow-special]
     tokenforge decode [IDS...] --model M
     tokenforge inspect MODEL
@@ -93,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     vis.add_argument("--model", action="append", required=True, help=model_help + " (two side by side)")
     vis.add_argument("-o", "--output", default="tokenforge.html", help="the page (default tokenforge.html)")
     vis.add_argument("-f", "--file", help="sample text for the page's statistics and first view")
+    from tokenforge.spm_train import cli as spm_cli
+
+    spm_cli.add_parser(sub)
     return parser
 
 
@@ -189,6 +193,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "train":
             return train(args)
+        if args.command == "train-spm":
+            from tokenforge.spm_train import cli as spm_cli
+
+            return spm_cli.run(args)
         return run_view(args)
     except BrokenPipeError:  # `tokenforge encode ... | head`: the reader is gone, as for any Unix tool
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

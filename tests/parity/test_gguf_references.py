@@ -52,7 +52,7 @@ def test_spm_vs_sentencepiece(name, lines):
 
 def test_gpt2_vs_tiktoken(lines):
     tiktoken = pytest.importorskip("tiktoken")
-    from tokenforge.load import load_tiktoken_bpe
+    from tokenforge.formats.tiktoken_bpe import load_tiktoken_bpe
 
     ranks = load_tiktoken_bpe(MODELS / "tiktoken" / "r50k_base.tiktoken")
     from tokenforge import patterns

@@ -21,7 +21,7 @@
 
 #include "pipeline/special_matcher.h"
 #include "pretokenize/scanner.h"
-#include "training/piece_map.h"
+#include "training/byte_level/piece_map.h"
 
 namespace tf::train {
 

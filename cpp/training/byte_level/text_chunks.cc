@@ -1,5 +1,5 @@
 // UTF-8 validation and repair for the training input (see text_chunks.h).
-#include "training/text_chunks.h"
+#include "training/byte_level/text_chunks.h"
 
 namespace tf::train {
 

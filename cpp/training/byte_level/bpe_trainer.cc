@@ -1,5 +1,5 @@
 // BpeTrainer (see bpe_trainer.h): word layout, initial pair count, the merge loop.
-#include "training/bpe_trainer.h"
+#include "training/byte_level/bpe_trainer.h"
 
 #include <algorithm>
 

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <vector>
 
-#include "training/piece_map.h"
+#include "training/byte_level/piece_map.h"
 #include "common/byte_hash.h"
 
 namespace tf::train {

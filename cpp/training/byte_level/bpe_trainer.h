@@ -44,12 +44,12 @@
 #include <utility>
 #include <vector>
 
-#include "training/big_vector.h"
-#include "training/pair_index.h"
-#include "training/position_lists.h"
-#include "training/piece_map.h"
-#include "training/skipped_pairs.h"
-#include "training/token_table.h"
+#include "training/byte_level/big_vector.h"
+#include "training/byte_level/pair_index.h"
+#include "training/byte_level/position_lists.h"
+#include "training/byte_level/piece_map.h"
+#include "training/byte_level/skipped_pairs.h"
+#include "training/byte_level/token_table.h"
 
 namespace tf::train {
 

@@ -1,5 +1,5 @@
 // PieceCounter (see piece_counter.h): blocks, windows over files, worker threads.
-#include "training/piece_counter.h"
+#include "training/byte_level/piece_counter.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,8 +10,8 @@
 #include <cstring>
 #include <thread>
 
-#include "training/piece_tally.h"
-#include "training/text_chunks.h"
+#include "training/byte_level/piece_tally.h"
+#include "training/byte_level/text_chunks.h"
 
 namespace tf::train {
 

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "training/big_vector.h"
+#include "training/byte_level/big_vector.h"
 
 namespace tf::train {
 

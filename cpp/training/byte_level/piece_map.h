@@ -11,7 +11,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "training/big_vector.h"
+#include "training/byte_level/big_vector.h"
 #include "common/byte_hash.h"
 
 namespace tf::train {

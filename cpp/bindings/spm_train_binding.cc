@@ -1,0 +1,212 @@
+// Binding of sentencepiece training's native parts as tokenforge._native.SpmSentenceCounter
+// (front end: normalize, cut meta pieces, split and count words) and SpmBpeMerger (the
+// BPE loop).  Arguments are converted with the GIL held; counting and merging release it.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/vector.h>
+
+#include <atomic>
+#include <memory>
+#include <unordered_set>
+
+#include "bindings/common.h"
+#include "training/sentencepiece/bpe_merger.h"
+#include "training/sentencepiece/sentence_counter.h"
+#include "training/sentencepiece/unigram_trainer.h"
+
+namespace tf::py {
+
+namespace {
+
+using spm_train::BpeMerger;
+using spm_train::SentenceCounter;
+
+struct UnigramHandle {
+  std::unique_ptr<spm_train::UnigramTrainer> trainer;
+  spm_train::UnigramProgress progress;
+};
+
+spm_train::PieceRules rules_from(nb::tuple rules) {
+  spm_train::PieceRules r;
+  r.max_length = nb::cast<int>(rules[0]);
+  r.split_by_unicode_script = nb::cast<bool>(rules[1]);
+  r.split_by_whitespace = nb::cast<bool>(rules[2]);
+  r.split_by_number = nb::cast<bool>(rules[3]);
+  r.split_digits = nb::cast<bool>(rules[4]);
+  r.treat_whitespace_as_suffix = nb::cast<bool>(rules[5]);
+  r.allow_whitespace_only_pieces = nb::cast<bool>(rules[6]);
+  return r;
+}
+
+struct MergerHandle {
+  std::unique_ptr<BpeMerger> merger;
+  std::atomic<uint32_t> done{0};
+};
+
+// The code points of a counted word, characters outside `alphabet` as the unknown mark.
+std::vector<char32_t> word_chars(const std::string& word, const std::unordered_set<char32_t>& alphabet) {
+  std::vector<char32_t> out;
+  const auto* s = reinterpret_cast<const uint8_t*>(word.data());
+  size_t i = 0;
+  while (i < word.size()) {
+    int len;
+    const char32_t c = spm_train::decode_char(s + i, word.size() - i, &len);
+    i += static_cast<size_t>(len);
+    out.push_back(alphabet.count(c) != 0 ? c : spm_train::kUnknownMark);
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_spm_train(nb::module_& m) {
+  nb::class_<SentenceCounter>(m, "SpmSentenceCounter")
+      .def("__init__",
+           [](SentenceCounter* self, nb::bytes charsmap, nb::tuple normalizer, int max_sentence_length,
+              bool split_by_whitespace, bool allow_whitespace_only_pieces, const std::vector<std::string>& meta) {
+             new (self) SentenceCounter();
+             spm_train::FrontEndOptions o;
+             o.normalizer.add_dummy_prefix = nb::cast<bool>(normalizer[0]);
+             o.normalizer.remove_extra_whitespaces = nb::cast<bool>(normalizer[1]);
+             o.normalizer.escape_whitespaces = nb::cast<bool>(normalizer[2]);
+             o.normalizer.treat_whitespace_as_suffix = nb::cast<bool>(normalizer[3]);
+             o.treat_whitespace_as_suffix = o.normalizer.treat_whitespace_as_suffix;
+             o.max_sentence_length = max_sentence_length;
+             o.split_by_whitespace = split_by_whitespace;
+             o.allow_whitespace_only_pieces = allow_whitespace_only_pieces;
+             std::string error;
+             if (!self->init(bytes_view(charsmap), o, meta, &error)) value_error("bad precompiled charsmap: " + error);
+           },
+           nb::arg("charsmap"), nb::arg("normalizer"), nb::arg("max_sentence_length"), nb::arg("split_by_whitespace"),
+           nb::arg("allow_whitespace_only_pieces"), nb::arg("meta_pieces"))
+      .def("add_block",
+           [](SentenceCounter& c, nb::bytes block) {
+             std::string_view v = bytes_view(block);
+             nb::gil_scoped_release release;
+             c.add_block(v);
+           },
+           nb::arg("block"), "Adds every line of a block of UTF-8 text (lines end with '\\n').")
+      .def("add_sentences",
+           [](SentenceCounter& c, nb::list sentences, std::vector<int64_t> freqs, bool checked) {
+             nb::tuple items = snapshot(sentences);
+             std::vector<std::string_view> views = utf8_views(items);
+             if (!freqs.empty() && freqs.size() != views.size()) value_error("one frequency per sentence");
+             nb::gil_scoped_release release;
+             for (size_t i = 0; i < views.size(); ++i) {
+               const int64_t f = freqs.empty() ? 1 : freqs[i];
+               if (checked) c.add_checked(views[i], f); else c.add_line(views[i], f);
+             }
+           },
+           nb::arg("sentences"), nb::arg("freqs") = std::vector<int64_t>(), nb::arg("checked") = false,
+           "Adds sentences (str); checked=True when the caller applied the line checks already.")
+      .def("stats",
+           [](const SentenceCounter& c) {
+             nb::dict d;
+             d["sentences"] = c.stats().sentences;
+             d["too_long"] = c.stats().too_long;
+             d["reserved"] = c.stats().reserved;
+             d["bytes"] = c.stats().bytes;
+             d["words"] = c.words().size();
+             return d;
+           })
+      .def("char_counts",
+           [](const SentenceCounter& c) {
+             std::unordered_map<char32_t, int64_t> counts;
+             int64_t total = 0;
+             bool ok;
+             {
+               nb::gil_scoped_release release;
+               ok = c.char_counts(&counts, &total);
+             }
+             if (!ok) value_error("a normalized sentence holds a space (escape_whitespaces=False): no piece may contain one");
+             nb::dict d;
+             for (const auto& [cp, n] : counts) d[nb::int_(static_cast<uint32_t>(cp))] = n;
+             return nb::make_tuple(d, total);
+           },
+           "(code point -> count, total) over the counted words.")
+      .def("words",
+           [](const SentenceCounter& c) {
+             nb::dict d;
+             for (const auto& [w, n] : c.words()) d[to_bytes(w)] = n;
+             return d;
+           },
+           "The counted words as bytes -> count (tests and small inputs).");
+
+  nb::class_<MergerHandle>(m, "SpmBpeMerger")
+      .def("__init__",
+           [](MergerHandle* self, SentenceCounter& counter, const std::vector<uint32_t>& alphabet, nb::tuple rules) {
+             const spm_train::PieceRules r = rules_from(rules);
+             new (self) MergerHandle();
+             self->merger = std::make_unique<BpeMerger>(r);
+             std::unordered_set<char32_t> keep(alphabet.begin(), alphabet.end());
+             bool too_long = false;
+             {
+               nb::gil_scoped_release release;
+               for (const auto& [w, n] : counter.words()) {
+                 std::vector<char32_t> chars = word_chars(w, keep);
+                 if (chars.size() > 0xFFFF) {
+                   too_long = true;
+                   break;
+                 }
+                 self->merger->add_word(chars, n);
+               }
+               counter.clear_words();
+             }
+             if (too_long) value_error("a word longer than 65535 characters: lower max_sentence_length");
+           },
+           nb::arg("counter"), nb::arg("alphabet"), nb::arg("rules"),
+           "Takes the counter's words (and empties it); rules = (max_sentencepiece_length, split_by_unicode_script, "
+           "split_by_whitespace, split_by_number, split_digits, treat_whitespace_as_suffix, "
+           "allow_whitespace_only_pieces).")
+      .def("train",
+           [](MergerHandle& h, size_t pieces) {
+             nb::gil_scoped_release release;
+             h.merger->train(pieces, &h.done);
+           },
+           nb::arg("pieces"))
+      .def_prop_ro("merges_done", [](const MergerHandle& h) { return h.done.load(std::memory_order_relaxed); })
+      .def("pieces", [](const MergerHandle& h) { return h.merger->pieces(); });
+
+  nb::class_<UnigramHandle>(m, "SpmUnigramTrainer")
+      .def("__init__",
+           [](UnigramHandle* self, SentenceCounter& counter, const std::vector<std::pair<uint32_t, int64_t>>& alphabet,
+              nb::tuple rules) {
+             new (self) UnigramHandle();
+             self->trainer = std::make_unique<spm_train::UnigramTrainer>(rules_from(rules));
+             std::unordered_set<char32_t> keep;
+             std::vector<std::pair<char32_t, int64_t>> chars;
+             for (const auto& [c, n] : alphabet) {
+               keep.insert(c);
+               chars.emplace_back(c, n);
+             }
+             nb::gil_scoped_release release;
+             self->trainer->set_alphabet(chars);
+             for (const auto& [w, n] : counter.words()) self->trainer->add_word(word_chars(w, keep), n);
+             counter.clear_words();
+           },
+           nb::arg("counter"), nb::arg("alphabet"), nb::arg("rules"),
+           "Takes the counter's words (and empties it); alphabet = [(code point, count)]; rules as SpmBpeMerger's.")
+      .def("train",
+           [](UnigramHandle& h, size_t vocab_size, size_t seed_size, double shrinking_factor, int sub_iterations,
+              int threads) {
+             spm_train::UnigramOptions o;
+             o.vocab_size = vocab_size;
+             o.seed_size = seed_size;
+             o.shrinking_factor = shrinking_factor;
+             o.sub_iterations = sub_iterations;
+             o.threads = threads;
+             nb::gil_scoped_release release;
+             h.trainer->train(o, &h.progress);
+           },
+           nb::arg("vocab_size"), nb::arg("seed_size"), nb::arg("shrinking_factor"), nb::arg("sub_iterations"),
+           nb::arg("threads"))
+      .def_prop_ro("progress",
+                   [](const UnigramHandle& h) {
+                     return nb::make_tuple(h.progress.round.load(), h.progress.size.load(),
+                                           h.progress.objective.load());
+                   },
+                   "(EM round, pieces, objective: minus the mean log-likelihood per word).")
+      .def("pieces", [](const UnigramHandle& h) { return h.trainer->result(); });
+}
+
+}  // namespace tf::py

@@ -1,0 +1,80 @@
+// BpeMerger: sentencepiece's BPE training loop (bpe_model_trainer.cc), piece for piece.
+//
+// Words are code-point sequences with counts.  Every adjacent pair of symbols that
+// PieceRules accepts becomes a candidate whose frequency is the summed count of the words
+// it occurs in, overlapping occurrences included ("aaa" holds "aa" twice).  Each step
+// takes the candidate with the highest frequency, ties to fewer characters, then to the
+// smaller UTF-8 string; a candidate whose string was learned already (reached by another
+// path, "aa"+"a" vs "a"+"aa") is dropped without merging.  Merging rewrites the word left
+// to right and recounts only the neighbours of the merged positions.
+//
+// Bookkeeping: per candidate its exact frequency, updated as merges make and break its
+// occurrences, and the positions (word, left, right) where it was made, checked lazily (a
+// position whose symbols changed is skipped when merging); a max-heap of (frequency,
+// candidate) with stale entries skipped.
+// O(total positions touched * log heap) over the whole training.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "training/sentencepiece/piece_rules.h"
+#include "training/sentencepiece/key_table.h"
+
+namespace tf::spm_train {
+
+class BpeMerger {
+ public:
+  explicit BpeMerger(const PieceRules& rules) : rules_(rules) {}
+
+  // Adds a word (code points; kUnknownMark for characters outside the alphabet).
+  void add_word(const std::vector<char32_t>& chars, int64_t count);
+  // Learns up to `pieces` pieces (fewer if candidates run out); `done` counts them.
+  void train(size_t pieces, std::atomic<uint32_t>* done);
+  // The learned pieces in order, as UTF-8.
+  const std::vector<std::string>& pieces() const { return learned_; }
+  size_t num_words() const { return words_.size(); }
+
+ private:
+  struct Symbol {
+    int32_t left = -1, right = -1;  // the pair it was made of (-1, -1 for a character)
+    uint32_t chars_begin = 0, chars_size = 0;  // in chars_
+    int64_t freq = 0;
+    bool unknown = false, active = true, pending = false;
+    std::vector<uint64_t> positions;  // word << 32 | left << 16 | right
+  };
+  struct HeapEntry {
+    int64_t freq;
+    int32_t symbol;
+  };
+
+  int32_t char_symbol(char32_t c);
+  int32_t pair_symbol(int32_t left, int32_t right);  // -1 if not a valid piece
+  void touch(int32_t id);  // queues a heap entry with its new frequency
+  void add_pair(uint32_t word, int32_t left, int32_t right);
+  void remove_pair(uint32_t word, int32_t left, int32_t right, int32_t best);
+  void accept(int32_t best);
+  int32_t next_index(uint32_t word, int32_t i) const;
+  int32_t prev_index(uint32_t word, int32_t i) const;
+  bool heap_less(const HeapEntry& a, const HeapEntry& b) const;  // a ranks below b
+  void push(int32_t symbol);
+  std::string to_utf8(const Symbol& s) const;
+  int compare_chars(const Symbol& a, const Symbol& b) const;
+
+  PieceRules rules_;
+  std::vector<Symbol> symbols_;
+  std::vector<char32_t> chars_;  // all symbols' code points
+  std::unordered_map<char32_t, int32_t> char_ids_;
+  KeyTable pair_ids_;  // left << 32 | right -> symbol (-1: not a valid piece); an inactive one is replaced
+  std::vector<std::vector<int32_t>> words_;  // symbol per position, -1 once merged away
+  std::vector<int64_t> counts_;
+  std::vector<HeapEntry> heap_;
+  std::vector<int32_t> pending_;
+  std::vector<std::string> learned_;
+  std::vector<char32_t> scratch_;
+};
+
+}  // namespace tf::spm_train

@@ -1,0 +1,178 @@
+#include "training/sentencepiece/sentence_counter.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "training/sentencepiece/piece_rules.h"
+
+namespace tf::spm_train {
+
+namespace {
+constexpr std::string_view kSpaceUtf8 = "\xe2\x96\x81";
+constexpr std::string_view kUnknownUtf8 = "\xe2\x96\x85";
+}  // namespace
+
+char32_t decode_char(const uint8_t* s, size_t n, int* len) {
+  const size_t l = spm::utf8_char_len(s, n);
+  if (l == 0) {
+    *len = 1;
+    return 0xFFFD;
+  }
+  *len = static_cast<int>(l);
+  if (l == 1) return s[0];
+  if (l == 2) return ((s[0] & 0x1Fu) << 6) | (s[1] & 0x3Fu);
+  if (l == 3) return ((s[0] & 0x0Fu) << 12) | ((s[1] & 0x3Fu) << 6) | (s[2] & 0x3Fu);
+  return ((s[0] & 0x07u) << 18) | ((s[1] & 0x3Fu) << 12) | ((s[2] & 0x3Fu) << 6) | (s[3] & 0x3Fu);
+}
+
+bool SentenceCounter::init(std::string_view charsmap, const FrontEndOptions& options,
+                           const std::vector<std::string>& meta_pieces, std::string* error) {
+  options_ = options;
+  if (!normalizer_.init(charsmap, options.normalizer, error)) return false;
+  meta_.clear();
+  for (const std::string& m : meta_pieces)
+    if (!m.empty()) meta_.push_back(m);
+  std::stable_sort(meta_.begin(), meta_.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  std::fill(std::begin(meta_first_), std::end(meta_first_), false);
+  for (const std::string& m : meta_) meta_first_[static_cast<uint8_t>(m[0])] = true;
+  return true;
+}
+
+bool SentenceCounter::accept(std::string_view line) {
+  if (line.empty()) return false;
+  if (line.size() > static_cast<size_t>(options_.max_sentence_length)) {
+    ++stats_.too_long;
+    return false;
+  }
+  if (line.find(kUnknownUtf8) != std::string_view::npos) {
+    ++stats_.reserved;
+    return false;
+  }
+  return true;
+}
+
+void SentenceCounter::add_block(std::string_view block) {
+  stats_.bytes += block.size();
+  size_t start = 0;
+  while (start < block.size()) {
+    size_t end = block.find('\n', start);
+    if (end == std::string_view::npos) end = block.size();
+    std::string_view line = block.substr(start, end - start);
+    if (accept(line)) add_checked(line, 1);
+    start = end + 1;
+  }
+}
+
+void SentenceCounter::add_line(std::string_view line, int64_t freq) {
+  stats_.bytes += line.size() + 1;
+  if (accept(line)) add_checked(line, freq);
+}
+
+void SentenceCounter::add_checked(std::string_view line, int64_t freq) {
+  ++stats_.sentences;
+  std::string_view norm = normalizer_.normalize_view(line, &norm_buffer_);
+  if (!meta_.empty()) {
+    replace_meta(norm, &replaced_);
+    norm = replaced_;
+  }
+  if (!norm.empty()) count_words(norm, freq);
+}
+
+void SentenceCounter::replace_meta(std::string_view text, std::string* out) const {
+  out->clear();
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t matched = 0;
+    if (meta_first_[static_cast<uint8_t>(text[i])]) {
+      for (const std::string& m : meta_) {
+        if (text.size() - i >= m.size() && std::memcmp(text.data() + i, m.data(), m.size()) == 0) {
+          matched = m.size();
+          break;
+        }
+      }
+    }
+    if (matched > 0) {
+      out->push_back('\x1f');
+      i += matched;
+    } else {
+      int len;
+      decode_char(reinterpret_cast<const uint8_t*>(text.data() + i), text.size() - i, &len);
+      out->append(text.data() + i, static_cast<size_t>(len));
+      i += static_cast<size_t>(len);
+    }
+  }
+}
+
+// sentencepiece's word split: a word starts at the text's start and at each "▁" (with
+// allow_whitespace_only_pieces, a run of "▁" stays one word); with
+// treat_whitespace_as_suffix a word ends after its "▁" instead.
+void SentenceCounter::count_words(std::string_view text, int64_t freq) {
+  if (!options_.split_by_whitespace) {
+    words_[std::string(text)] += freq;
+    return;
+  }
+  const bool allow_ws = options_.allow_whitespace_only_pieces;
+  size_t word_start = 0, i = 0;
+  bool in_ws = false;
+  auto emit = [&](size_t end) {
+    if (end > word_start) words_[std::string(text.substr(word_start, end - word_start))] += freq;
+    word_start = end;
+  };
+  const auto* s = reinterpret_cast<const uint8_t*>(text.data());
+  if (options_.treat_whitespace_as_suffix) {
+    while (i < text.size()) {
+      int len;
+      decode_char(s + i, text.size() - i, &len);
+      const bool is_ws = text.compare(i, 3, kSpaceUtf8) == 0 && len == 3;
+      if (is_ws) {
+        in_ws = true;
+      } else if (in_ws) {
+        if (allow_ws) emit(i);
+        in_ws = false;
+      }
+      i += static_cast<size_t>(len);
+      if (i < text.size() && is_ws && !allow_ws) emit(i);
+    }
+  } else {
+    while (i < text.size()) {
+      int len;
+      decode_char(s + i, text.size() - i, &len);
+      const bool is_ws = len == 3 && text.compare(i, 3, kSpaceUtf8) == 0;
+      if (i == 0 || (is_ws && (!in_ws || !allow_ws))) {
+        emit(i);
+        in_ws = true;
+      }
+      if (in_ws && !is_ws) in_ws = false;
+      i += static_cast<size_t>(len);
+    }
+  }
+  emit(text.size());
+}
+
+bool SentenceCounter::char_counts(std::unordered_map<char32_t, int64_t>* out, int64_t* total) const {
+  *total = 0;
+  for (const auto& [word, freq] : words_) {
+    const auto* s = reinterpret_cast<const uint8_t*>(word.data());
+    size_t i = 0;
+    while (i < word.size()) {
+      int len;
+      const char32_t c = decode_char(s + i, word.size() - i, &len);
+      i += static_cast<size_t>(len);
+      if (c == 0) continue;
+      if (c == 0x20) return false;
+      (*out)[c] += freq;
+      *total += freq;
+    }
+  }
+  return true;
+}
+
+void SentenceCounter::merge(const SentenceCounter& other) {
+  for (const auto& [w, f] : other.words_) words_[w] += f;
+  stats_.sentences += other.stats_.sentences;
+  stats_.too_long += other.stats_.too_long;
+  stats_.reserved += other.stats_.reserved;
+  stats_.bytes += other.stats_.bytes;
+}
+
+}  // namespace tf::spm_train

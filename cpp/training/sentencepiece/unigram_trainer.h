@@ -1,0 +1,93 @@
+// UnigramTrainer: sentencepiece's Unigram training (Kudo 2018, "Subword Regularization"),
+// written for speed and memory, not bit-identical to spm_train.
+//
+// 1. Seeds: substrings of the counted words, found level by level (a string of length L
+//    is counted only if its first L-1 characters were kept; a level keeps strings seen at
+//    least twice, counts weighted by word counts), ranked by count * length; the top
+//    seed_size valid pieces plus every alphabet character.  Scores start as log shares.
+// 2. Rounds of EM: num_sub_iterations times, the forward-backward algorithm over each
+//    word's lattice gives expected counts (E), pieces under 0.5 expected uses go, and
+//    scores become digamma(count) - digamma(total) (M, the Bayesian update spm uses).
+// 3. Pruning, while there are more than 1.1 * vocab pieces: each piece's loss is the drop
+//    in likelihood if its Viterbi uses went to its best split into other pieces; the
+//    shrinking_factor share with the largest loss stays (at least 1.1 * vocab); a piece
+//    whose best split beats itself goes, one with no split (a character) stays.
+// 4. The alphabet, then the best-scoring pieces up to the vocabulary size.
+//
+// Pieces are found in a word by walking a trie of the pieces (UnigramPieceIndex) from each
+// position.
+// Memory: the words, the seed candidates of one level, and per thread one lattice.
+// E-steps and Viterbi passes split the words over threads.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "training/sentencepiece/piece_rules.h"
+#include "training/sentencepiece/unigram_piece_index.h"
+
+namespace tf::spm_train {
+
+struct UnigramOptions {
+  size_t vocab_size = 8000;  // pieces to learn (meta pieces excluded)
+  size_t seed_size = 1000000;
+  double shrinking_factor = 0.75;
+  int sub_iterations = 2;
+  int threads = 1;
+};
+
+struct UnigramProgress {
+  std::atomic<uint32_t> round{0};
+  std::atomic<uint64_t> size{0};
+  std::atomic<double> objective{0.0};
+};
+
+class UnigramTrainer {
+ public:
+  explicit UnigramTrainer(const PieceRules& rules) : rules_(rules) {}
+  void add_word(const std::vector<char32_t>& chars, int64_t count);
+  // The kept characters with their counts (always pieces of the result).
+  void set_alphabet(const std::vector<std::pair<char32_t, int64_t>>& chars) { alphabet_ = chars; }
+  void train(const UnigramOptions& options, UnigramProgress* progress);
+  // (piece as UTF-8, score), best first.
+  const std::vector<std::pair<std::string, float>>& result() const { return result_; }
+
+ private:
+  struct Piece {
+    std::vector<char32_t> chars;
+    double score;
+  };
+  struct Edge {
+    uint32_t start, end;
+    int32_t piece;  // -1: the unknown character
+  };
+  void make_seeds(const UnigramOptions& o);
+  void index_pieces();
+  void edges_of(const char32_t* chars, size_t n, std::vector<Edge>* edges) const;
+  double edge_score(const Edge& e) const { return e.piece < 0 ? unk_score_ : pieces_[e.piece].score; }
+  // E-step over words [begin, end): adds expected counts, returns sum count * log Z.
+  double expect(size_t begin, size_t end, std::vector<double>* counts) const;
+  // Viterbi pass over words [begin, end): adds count per piece used, and the words each piece occurs in.
+  void viterbi_counts(size_t begin, size_t end, std::vector<double>* counts, std::vector<double>* word_share) const;
+  bool viterbi(const char32_t* chars, size_t n, int32_t skip_whole, std::vector<int32_t>* path, double* score) const;
+  void em_step(const UnigramOptions& o, UnigramProgress* progress);
+  void prune(const UnigramOptions& o, size_t desired);
+  void finish(const UnigramOptions& o);
+
+  PieceRules rules_;
+  std::vector<std::vector<char32_t>> words_;
+  std::vector<int64_t> counts_;
+  std::vector<std::pair<char32_t, int64_t>> alphabet_;
+  std::vector<Piece> pieces_;
+  UnigramPieceIndex index_;  // the current pieces
+  double unk_score_ = -100.0;
+  int threads_ = 1;
+  std::vector<std::pair<std::string, float>> result_;
+};
+
+}  // namespace tf::spm_train
