@@ -11,6 +11,7 @@ void bind_encoding(nb::module_& m);
 void bind_scan(nb::module_& m);
 void bind_sentencepiece(nb::module_& m);
 void bind_training(nb::module_& m);
+void bind_ubpe(nb::module_& m);
 
 PyObject* make_cached_int(uint32_t v) {
   if (v >= kIntCacheSize) return PyLong_FromLong(static_cast<long>(v));
@@ -52,4 +53,5 @@ NB_MODULE(_native, m) {
   tf::py::bind_scan(m);
   tf::py::bind_sentencepiece(m);
   tf::py::bind_training(m);
+  tf::py::bind_ubpe(m);
 }
