@@ -92,6 +92,12 @@ class UBPEClassic(_UBPEModel):
 
         Raises:
             ValueError: not fitted, or a symbol outside the alphabet.
+
+        Example:
+            >>> m = UBPEClassic("ab", n_tokens=4)
+            >>> m.fit(["abab", "ab"], rearrange_tokens=False)
+            >>> m.encode("abab")
+            [([3], 0.4054651081081644)]
         """
         return [self._join(self._parts(doc), None)]
 
@@ -101,6 +107,12 @@ class UBPEClassic(_UBPEModel):
         Args:
             docs: the documents.
             num_threads: worker threads; 0 picks one per core.
+        
+        Example:
+            >>> m = UBPEClassic("ab", n_tokens=4)
+            >>> m.fit(["abab", "ab"], rearrange_tokens=False)
+            >>> m.encode_batch(["abab", "b"])
+            [[([3], 0.4054651081081644)], [([1], 0.0)]]
         """
         all_parts = [self._parts(d) for d in docs]
         words = [p for parts in all_parts for p in parts if len(p) > 1]

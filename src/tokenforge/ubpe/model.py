@@ -115,6 +115,13 @@ class _UBPEModel:
 
         Raises:
             ValueError: fitted already, `n_candidates < 1`, or a symbol outside the alphabet.
+
+        Example:
+            >>> from tokenforge.ubpe import UBPE
+            >>> m = UBPE("ab", n_tokens=3)
+            >>> m.fit(["abab", "ab"])
+            >>> m.mapper, m.n_tokens
+            ({2: (0, 1, 0, 1)}, 3)
         """
         if self._fitted:
             raise ValueError("this model is fitted already: a second fit is not supported")
@@ -170,6 +177,13 @@ class _UBPEModel:
 
         Raises:
             ValueError: an id that is negative or not in the vocabulary.
+
+        Example:
+            >>> from tokenforge.ubpe import UBPEClassic
+            >>> m = UBPEClassic("ab", n_tokens=4)
+            >>> m.fit(["abab", "ab"], rearrange_tokens=False)
+            >>> m.decode([3, 0])
+            'ababa'
         """
         if not self._fitted:
             raise ValueError("the model is not fitted: call fit() or loads() first")
@@ -197,6 +211,13 @@ class _UBPEModel:
 
         Raises:
             ValueError: symbols that cannot be JSON keys.
+
+        Example:
+            >>> from tokenforge.ubpe import UBPE
+            >>> m = UBPE("ab", n_tokens=3)
+            >>> m.fit(["abab", "ab"])
+            >>> m.dumps()
+            '{"n_tokens": 3, "alphabet": {"a": 0, "b": 1}, "mapper": {"2": [0, 1, 0, 1]}, "weights": {"2": 0.4054651081081644}}'
         """
         return dumps_model({
             "n_tokens": self.n_tokens,
@@ -222,6 +243,13 @@ class _UBPEModel:
 
         Raises:
             ValueError: malformed JSON, a missing `mapper`, or an inconsistent vocabulary.
+
+        Example:
+            >>> from tokenforge.ubpe import UBPE
+            >>> m = UBPE.loads('{"n_tokens": 3, "alphabet": {"a": 0, "b": 1}, '
+            ...                '"mapper": {"2": [0, 1, 0, 1]}, "weights": {"2": 0.4}}')
+            >>> m.encode("abab")
+            [([2], 0.4)]
         """
         f = loads_fields(dump, token_type)
         model = cls(f["alphabet"], n_tokens=max(f["n_tokens"], 1), known_words=f["known_words"],
@@ -242,7 +270,18 @@ class _UBPEModel:
                 raise ValueError(f"not a UBPE model: mapper id {t} stands for fewer than two ids")
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Writes `dumps()` to `path` atomically (a temporary file, then a rename)."""
+        """Writes `dumps()` to `path` atomically (a temporary file, then a rename).
+
+        Example:
+            >>> import os, tempfile
+            >>> from tokenforge.ubpe import UBPE
+            >>> m = UBPE("ab", n_tokens=3)
+            >>> m.fit(["abab", "ab"])
+            >>> path = os.path.join(tempfile.mkdtemp(), "ubpe.json")
+            >>> m.save(path)
+            >>> UBPE.load(path).mapper == m.mapper
+            True
+        """
         write_atomic(path, self.dumps().encode("utf-8"))
 
     @classmethod

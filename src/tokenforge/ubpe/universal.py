@@ -62,6 +62,12 @@ class UBPE(_UBPEModel):
 
         Raises:
             ValueError: not fitted, `top_n < 1`, or a symbol outside the alphabet.
+
+        Example:
+            >>> m = UBPE("ab", n_tokens=3)
+            >>> m.fit(["abab", "ab"])
+            >>> m.encode("ababab")
+            [([0, 1, 2], 0.4054651081081644)]
         """
         self._check_top_n(top_n)
         parts = self._parts(doc)
@@ -75,6 +81,12 @@ class UBPE(_UBPEModel):
             docs: the documents.
             top_n: encodings kept per document.
             num_threads: worker threads; 0 picks one per core.
+        
+        Example:
+            >>> m = UBPE("ab", n_tokens=3)
+            >>> m.fit(["abab", "ab"])
+            >>> m.encode_batch(["abab", "ab"], top_n=2)
+            [[([2], 0.4054651081081644), ([0, 1, 0, 1], 0.0)], [([0, 1], 0.0)]]
         """
         self._check_top_n(top_n)
         all_parts = [self._parts(d) for d in docs]
