@@ -22,6 +22,7 @@ UniversalEncoder::UniversalEncoder(const std::vector<std::vector<uint32_t>>& str
                                    const std::vector<uint32_t>& ids, std::vector<double> weights)
     : value_(1, -1), child_(strings.size() * 4 + 16), weights_(std::move(weights)) {
   for (size_t k = 0; k < strings.size(); ++k) {
+    max_len_ = std::max(max_len_, strings[k].size());
     uint32_t node = 0;
     for (uint32_t s : strings[k]) {
       uint32_t& next = child_.get_or_insert(pack_pair(node, s), UINT32_MAX);
@@ -139,6 +140,9 @@ std::vector<Encoded> UniversalEncoder::encode(const std::vector<uint32_t>& word,
           sift_up(heap, 0);
         }
       }
+    }
+    if (start + max_len_ <= n) {  // no position before `start` reaches this far
+      for (Tail& t : tails[start + max_len_]) std::vector<std::pair<uint32_t, uint32_t>>().swap(t.counter);
     }
   }
   std::vector<uint32_t> order(tails[0].size());

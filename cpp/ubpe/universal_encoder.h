@@ -6,7 +6,9 @@
 // tails after each edge; with top_n > 1 they sit in a binary min-heap exactly as Python's
 // heapq leaves them, since ubpe reads them back in that order and ties depend on it.  A tail
 // carries its Counter (ids of nonzero weight in ubpe's order) so each weight is recomputed
-// as ubpe does: O(distinct tokens) per edge and tail.  Oracle:
+// as ubpe does: O(distinct tokens) per edge and tail.  Counters of positions no later step
+// can read (more than the longest token ahead) are freed, so memory stays
+// O(longest token x distinct tokens x top_n) plus O(n) links for long documents.  Oracle:
 // src/tokenforge/ubpe/reference_encode.py (encode_universal).
 #pragma once
 
@@ -37,6 +39,7 @@ class UniversalEncoder {
               LogTable& logs) const;
 
   std::vector<int64_t> value_;     // trie node -> token id, or -1
+  size_t max_len_ = 1;             // the longest vocabulary string
   U64Map<uint32_t> child_;         // (node, symbol) -> node
   std::vector<double> weights_;
 };

@@ -44,6 +44,9 @@ class Splitter:
         except re.error as e:
             raise ValueError(f"regex_str {regex_str!r} does not compile: {e}") from None
         self.lossy_regex = lossy_regex
+        # bytes map to themselves when the alphabet is 0..255 (or more) as ints
+        self.bytes_identity = len(alphabet) >= 256 and all(
+            type(s) is int and alphabet[s] == s for s in alphabet)
         self.trivial = not (self.known or self.break_tokens or self.stop_tokens or self.regex)
 
     def to_ids(self, part: Sequence[Hashable]) -> list[int]:
@@ -52,6 +55,8 @@ class Splitter:
         Raises:
             ValueError: a symbol is not in the alphabet.
         """
+        if self.bytes_identity and isinstance(part, (bytes, bytearray)):
+            return list(part)
         amap = self.alphabet
         try:
             return [amap[s] for s in part]
