@@ -4,7 +4,8 @@
 // vocabulary order up to the first vocabulary pair (present or not) sharing a symbol with
 // those taken, and replaces them in one left-to-right pass.  The stop is found without walking
 // the vocabulary: per symbol, the sorted ranks of the pairs holding it give the next clash by
-// binary search.  A round costs O(n log n) for a part of n ids.  Oracle:
+// binary search, and a round looks up only the pairs next to a new token.  A round costs
+// O(n) plus sorting the few ranks below the first stop.  Oracle:
 // src/tokenforge/ubpe/reference_encode.py (encode_classic).
 #pragma once
 
