@@ -4,7 +4,7 @@ Encoding repeatedly merges, in one pass, the first vocabulary pair present in th
 together with the later present ones up to the first vocabulary pair that shares a symbol
 with those taken (see `reference_encode.encode_classic`).  Renumbering by weight
 (`rearrange_tokens=True`) changes that merge order, which is why it encodes longer than
-without (benchmarks/README.md has the figures).
+without (benchmarks/bench_ubpe.py prints the tokens per byte).
 """
 
 from __future__ import annotations
