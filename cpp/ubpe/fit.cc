@@ -48,6 +48,7 @@ class UbpePairTable {
         doc_.push_back(part_doc[i]);
       }
     }
+    pid_here_.assign(sym_.size(), UINT32_MAX);
     for (int32_t p = 0; p < static_cast<int32_t>(sym_.size()); ++p) {
       if (next_[p] >= 0) add(p);
     }
@@ -58,20 +59,30 @@ class UbpePairTable {
     return pid ? stats_[*pid].count : 0;
   }
 
-  // The top n pairs by ranks_before (fewer if fewer pairs occur).
+  // The top n pairs by ranks_before (fewer if fewer pairs occur): one pass over the live
+  // pairs with a bounded heap whose front is the worst kept, O(pairs + n log n) per step.
   std::vector<uint32_t> top(size_t n) {
-    live_.erase(std::remove_if(live_.begin(), live_.end(),
-                               [&](uint32_t pid) {
-                                 bool gone = stats_[pid].count <= 0;
-                                 if (gone) stats_[pid].listed = false;
-                                 return gone;
-                               }),
-                live_.end());
     auto before = [&](uint32_t a, uint32_t b) { return ranks_before(stats_[a], stats_[b]); };
-    std::vector<uint32_t> best(live_);
-    size_t k = std::min(n, best.size());
-    std::partial_sort(best.begin(), best.begin() + k, best.end(), before);
-    best.resize(k);
+    std::vector<uint32_t> best;
+    best.reserve(n + 1);
+    size_t kept = 0;
+    for (uint32_t pid : live_) {
+      if (stats_[pid].count <= 0) {
+        stats_[pid].listed = false;
+        continue;
+      }
+      live_[kept++] = pid;
+      if (best.size() < n) {
+        best.push_back(pid);
+        std::push_heap(best.begin(), best.end(), before);
+      } else if (n > 0 && before(pid, best.front())) {
+        std::pop_heap(best.begin(), best.end(), before);
+        best.back() = pid;
+        std::push_heap(best.begin(), best.end(), before);
+      }
+    }
+    live_.resize(kept);
+    std::sort_heap(best.begin(), best.end(), before);
     return best;
   }
 
@@ -113,6 +124,7 @@ class UbpePairTable {
   }
   void add(int32_t p) {
     uint32_t pid = pid_at(p);
+    pid_here_[p] = pid;
     PairStat& s = stats_[pid];
     if (!s.listed) {
       s.listed = true;
@@ -123,7 +135,7 @@ class UbpePairTable {
     if (doc_pairs_.get_or_insert(pack_pair(pid, doc_[p]), 0)++ == 0) ++s.docs;
   }
   void remove(int32_t p) {
-    uint32_t pid = pid_at(p);
+    uint32_t pid = pid_here_[p];  // the pair add() counted at p, still there
     PairStat& s = stats_[pid];
     --s.count;
     if (--*doc_pairs_.find(pack_pair(pid, doc_[p])) == 0) --s.docs;
@@ -131,6 +143,7 @@ class UbpePairTable {
 
   std::vector<int32_t> sym_, next_, prev_;  // sym -1: merged into its left neighbour
   std::vector<uint32_t> doc_;
+  std::vector<uint32_t> pid_here_;  // pid of the pair starting at each position
   std::vector<PairStat> stats_;
   std::vector<uint32_t> live_;  // each pid with count > 0 once (and some with 0)
   U64Map<uint32_t> pid_of_;     // (left, right) -> pid
