@@ -48,31 +48,37 @@ void UniversalEncoder::edges_at(const std::vector<uint32_t>& word, size_t start,
   }
 }
 
+double UniversalEncoder::weight_with(const Tail& tail, uint32_t token, LogTable& logs) const {
+  double idf = idf_of(weights_, token);
+  if (idf == 0.0) return tail.weight;  // adds exactly nothing: the same sum as the tail's
+  Py312Sum sum;
+  bool found = false;
+  for (const auto& [id, count] : tail.counter) {
+    bool here = !found && id == token;
+    found = found || here;
+    sum.add(logs.one_plus_log(count + (here ? 1 : 0)) * weights_[id]);
+  }
+  if (!found) sum.add(logs.one_plus_log(1) * idf);  // a new Counter key goes last
+  return sum.result();
+}
+
 UniversalEncoder::Tail UniversalEncoder::extend(const Tail& tail, uint32_t token, uint32_t next_pos,
-                                                uint32_t next_idx, LogTable& logs) const {
+                                                uint32_t next_idx, double weight) const {
   Tail t;
+  t.weight = weight;
   t.length = tail.length + 1;
   t.token = token;
   t.next_pos = next_pos;
   t.next_idx = next_idx;
   t.counter = tail.counter;
-  double idf = idf_of(weights_, token);
-  if (idf == 0.0) {  // adds exactly nothing: the same sum as the tail's
-    t.weight = tail.weight;
-    return t;
-  }
-  bool found = false;
+  if (idf_of(weights_, token) == 0.0) return t;
   for (auto& entry : t.counter) {
     if (entry.first == token) {
       ++entry.second;
-      found = true;
-      break;
+      return t;
     }
   }
-  if (!found) t.counter.emplace_back(token, 1);
-  Py312Sum sum;
-  for (const auto& entry : t.counter) sum.add(logs.one_plus_log(entry.second) * weights_[entry.first]);
-  t.weight = sum.result();
+  t.counter.emplace_back(token, 1);
   return t;
 }
 
@@ -126,17 +132,19 @@ std::vector<Encoded> UniversalEncoder::encode(const std::vector<uint32_t>& word,
       const std::vector<Tail>& after = tails[next_pos];
       const size_t usable = top_n == 1 ? std::min<size_t>(after.size(), 1) : after.size();
       for (size_t j = 0; j < usable; ++j) {
-        Tail cand = extend(after[j], token, next_pos, static_cast<uint32_t>(j), logs);
+        // Compare on (weight, length) first; the Counter is copied only for a kept tail.
+        Tail key;
+        key.weight = weight_with(after[j], token, logs);
+        key.length = after[j].length + 1;
+        auto make = [&] { return extend(after[j], token, next_pos, static_cast<uint32_t>(j), key.weight); };
         if (top_n == 1) {
           // ubpe keeps the first best: a later one replaces it only when strictly better
-          if (heap.empty() || heap[0] < cand) {
-            heap.assign(1, std::move(cand));
-          }
+          if (heap.empty() || heap[0] < key) heap.assign(1, make());
         } else if (heap.size() < top_n) {
-          heap.push_back(std::move(cand));
+          heap.push_back(make());
           sift_down(heap, 0, heap.size() - 1);
-        } else if (heap[0] < cand) {
-          heap[0] = std::move(cand);
+        } else if (heap[0] < key) {
+          heap[0] = make();
           sift_up(heap, 0);
         }
       }

@@ -35,8 +35,10 @@ class UniversalEncoder {
   // (length, id) of every token starting at word[start], shortest first.
   void edges_at(const std::vector<uint32_t>& word, size_t start,
                 std::vector<std::pair<uint32_t, uint32_t>>& out) const;
-  Tail extend(const Tail& tail, uint32_t token, uint32_t next_pos, uint32_t next_idx,
-              LogTable& logs) const;
+  // The weight of `tail` with `token` in front, summed in ubpe's Counter order.
+  double weight_with(const Tail& tail, uint32_t token, LogTable& logs) const;
+  // That tail itself (its Counter copied and updated).
+  Tail extend(const Tail& tail, uint32_t token, uint32_t next_pos, uint32_t next_idx, double weight) const;
 
   std::vector<int64_t> value_;     // trie node -> token id, or -1
   size_t max_len_ = 1;             // the longest vocabulary string
