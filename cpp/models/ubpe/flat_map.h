@@ -1,0 +1,79 @@
+// U64Map: an open-addressing hash map from 64-bit keys to small values, for UBPE's pair
+// tables (a pair of 32-bit ids packed in one key).  Linear probing over a power-of-two table
+// kept at most half full; no erase (UBPE's tables only grow during one fit or encoder).
+// Lookups cost one multiply-shift hash and a short probe; the all-ones key is reserved.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace tf::ubpe {
+
+inline uint64_t pack_pair(uint32_t left, uint32_t right) {
+  return (static_cast<uint64_t>(left) << 32) | right;
+}
+
+template <typename V>
+class U64Map {
+ public:
+  static constexpr uint64_t kEmpty = ~uint64_t{0};
+
+  explicit U64Map(size_t expected = 16) { rehash(capacity_for(expected)); }
+
+  // The value of `key`, or nullptr.
+  const V* find(uint64_t key) const {
+    for (size_t i = slot(key);; i = (i + 1) & mask_) {
+      if (keys_[i] == key) return &values_[i];
+      if (keys_[i] == kEmpty) return nullptr;
+    }
+  }
+  V* find(uint64_t key) { return const_cast<V*>(static_cast<const U64Map*>(this)->find(key)); }
+
+  // The value of `key`, inserted as `init` when absent.
+  V& get_or_insert(uint64_t key, V init = V()) {
+    if ((size_ + 1) * 2 > keys_.size()) rehash(keys_.size() * 2);
+    size_t i = slot(key);
+    for (; keys_[i] != kEmpty; i = (i + 1) & mask_) {
+      if (keys_[i] == key) return values_[i];
+    }
+    keys_[i] = key;
+    values_[i] = init;
+    ++size_;
+    return values_[i];
+  }
+
+  size_t size() const { return size_; }
+
+ private:
+  static size_t capacity_for(size_t n) {
+    size_t c = 16;
+    while (c < n * 2) c *= 2;
+    return c;
+  }
+  size_t slot(uint64_t key) const {
+    return static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_);
+  }
+  void rehash(size_t capacity) {
+    std::vector<uint64_t> old_keys(capacity, kEmpty);
+    std::vector<V> old_values(capacity);
+    old_keys.swap(keys_);
+    old_values.swap(values_);
+    mask_ = capacity - 1;
+    shift_ = 64;
+    for (size_t c = capacity; c > 1; c >>= 1) --shift_;
+    size_ = 0;
+    for (size_t i = 0; i < old_keys.size(); ++i) {
+      if (old_keys[i] != kEmpty) get_or_insert(old_keys[i], old_values[i]);
+    }
+  }
+
+  std::vector<uint64_t> keys_;
+  std::vector<V> values_;
+  size_t mask_ = 0;
+  int shift_ = 64;
+  size_t size_ = 0;
+};
+
+}  // namespace tf::ubpe
