@@ -7,6 +7,10 @@ from __future__ import annotations
 import pytest
 from _shared import CORPUS_FILES, corpus_sample, in_ci, need_shared
 
+# tiktoken under its own name for the peer suite's subprocess (tests/peer/test_tiktoken_suite.py):
+# never imported here, where the real tiktoken is the reference.
+collect_ignore = ["peer/shims"]
+
 # Skip reasons that mean "the references were not there": fatal under CI.
 _MISSING = ("shared", "models", "no model", "could not import", "needs the")
 
