@@ -74,3 +74,21 @@ def clear_at_first_gc(items: list, call: Callable[[], Any]) -> tuple[Any, bool]:
         gc.set_threshold(*old)
         gc.callbacks.remove(on_gc)
     return result, state["inside"]
+
+
+def check_emptied_during_call(make_items: Callable[[], list], call: Callable[[list], Any], want: Any) -> None:
+    """Both ways on fresh items: emptied by another thread (retried until it lands inside
+    the call, up to 5 times), the result is `want`, the list as the call began; emptied
+    inside the snapshot's allocation, the batch sees the list whole, before or after."""
+    inside = []
+    for _ in range(5):
+        items = make_items()
+        got, cleared = clear_from_thread(items, lambda: call(items))
+        assert got == want and items == []
+        inside.append(cleared)
+        if cleared:
+            break
+    assert any(inside), "the clearing thread never ran during the call"
+    items = make_items()
+    got, cleared = clear_at_first_gc(items, lambda: call(items))
+    assert cleared and got in ([], want)

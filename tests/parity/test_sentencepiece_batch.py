@@ -88,22 +88,12 @@ def test_input_list_emptied_during_the_call(processors, lines):
     another thread that empties the input list meanwhile (made certain by _races.py) frees
     nothing still being read, and the result is the list's as the call began.  The native
     batch is called directly (Python code before it may give up the GIL first)."""
-    from _races import clear_at_first_gc, clear_from_thread
+    from _races import check_emptied_during_call
 
     ours, ref = processors
     lines = lines * 10  # a call long enough for the other thread to wake up in it
     want = ref.encode(lines)
     batch = ours._core.encode_ids_batch
     for threads in (1, 2):
-        inside = []
-        for _ in range(5):
-            texts = [line + "" for line in lines]  # fresh strs where Python makes copies
-            got, cleared = clear_from_thread(texts, lambda: batch(texts, threads))
-            assert got == want and texts == []
-            inside.append(cleared)
-            if cleared:
-                break
-        assert any(inside), "the clearing thread never ran during the call"
-        texts = [line + "" for line in lines]
-        got, cleared = clear_at_first_gc(texts, lambda: batch(texts, threads))
-        assert cleared and got in ([], want)
+        # fresh strs where Python makes copies
+        check_emptied_during_call(lambda: [line + "" for line in lines], lambda texts: batch(texts, threads), want)

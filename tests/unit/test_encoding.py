@@ -231,28 +231,15 @@ def test_batch_input_list_emptied_during_the_call():
     thread that empties the list meanwhile (made certain by _races.py) frees nothing the
     batch still reads; the result is that of the list as it was when the call began, as
     tiktoken's.  The native batch is called directly (the Python method copies the list)."""
-    from _races import clear_at_first_gc, clear_from_thread
+    from _races import check_emptied_during_call
 
     ours, ref = pair("cl100k_base")
     make = lambda: ["".join(chr(0x61 + (i * 7 + k) % 26) for k in range(i % 50 + 1)) + " é 中文 " * (i % 9)
-                    for i in range(3000)]
+                    for i in range(3000)]  # the list holds the only reference to each str
     want = ref.encode_ordinary_batch(make())
     batch = ours._core.encode_ordinary_batch
     for threads in (1, 2):
-        inside = []
-        for _ in range(5):
-            docs = make()  # the list holds the only reference to each str
-            got, cleared = clear_from_thread(docs, lambda: batch(docs, threads))
-            assert got == want and docs == []
-            inside.append(cleared)
-            if cleared:
-                break
-        assert any(inside), "the clearing thread never ran during the call"
-        # Emptied inside the snapshot's own allocation: no crash; the batch sees the list
-        # before or after, whole.
-        docs = make()
-        got, cleared = clear_at_first_gc(docs, lambda: batch(docs, threads))
-        assert cleared and got in ([], want)
+        check_emptied_during_call(make, lambda docs: batch(docs, threads), want)
 
 
 def test_disallowed_strings_that_are_not_specials_raise_like_tiktoken():
