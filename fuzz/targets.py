@@ -144,9 +144,14 @@ def fuzz_encode(data: bytes) -> None:
     for fn in (lambda e: e.encode(text, allowed_special=allowed),
                lambda e: e.encode(text, allowed_special=allowed, disallowed_special=()),
                lambda e: e.encode_ordinary(text),
-               lambda e: e.encode_batch([text, text[::-1]], allowed_special=allowed, num_threads=2),
-               lambda e: e.encode_to_numpy(text, allowed_special=allowed).tolist()):
+               lambda e: e.encode_batch([text, text[::-1]], allowed_special=allowed, num_threads=2)):
         assert _outcome(lambda: fn(ours)) == _outcome(lambda: fn(ref)), text
+    # tiktoken's encode_to_numpy raises UnicodeEncodeError on lone surrogates, where its
+    # encode replaces them; ours replaces them in both (a choice: same ids as encode).
+    want = _outcome(lambda: ref.encode_to_numpy(text, allowed_special=allowed).tolist())
+    if want is UnicodeEncodeError:
+        want = _outcome(lambda: ref.encode(text, allowed_special=allowed))
+    assert _outcome(lambda: ours.encode_to_numpy(text, allowed_special=allowed).tolist()) == want, text
     assert ours.count_tokens(text, allowed_special=allowed) == len(ref.encode(text, allowed_special=allowed,
                                                                               disallowed_special=()))
     if len(text) < 200:  # the completions as a set: tiktoken lists them in hash order
@@ -154,7 +159,9 @@ def fuzz_encode(data: bytes) -> None:
             stable, completions = e.encode_with_unstable(text, allowed_special=allowed)
             return stable, sorted(completions)
 
-        assert _outcome(lambda: unstable(ours)) == _outcome(lambda: unstable(ref))
+        want = _outcome(lambda: unstable(ref))
+        if want is not UnicodeEncodeError:  # tiktoken: no surrogate repair here either
+            assert _outcome(lambda: unstable(ours)) == want, text
 
 
 def _odd_id(fdp):

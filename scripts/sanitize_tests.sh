@@ -22,7 +22,8 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 "$VENV/bin/pip" install -q --no-build-isolation ".[test]" -Cbuild-dir=build/asan \
   -Ccmake.define.TOKENFORGE_SANITIZE=ON
-LIBASAN=$("${CXX:-g++}" -print-file-name=libasan.so)
+# libstdc++ preloaded too: ASan's __cxa_throw interceptor must find it at start-up.
+LIBASAN="$("${CXX:-g++}" -print-file-name=libasan.so) $("${CXX:-g++}" -print-file-name=libstdc++.so)"
 rm -rf "$LOGS" && mkdir -p "$LOGS"
 if [ $# -eq 0 ]; then
   set -- tests/unit tests/property/test_sentencepiece_property.py tests/property/test_bpe_properties.py \

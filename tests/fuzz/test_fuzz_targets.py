@@ -38,6 +38,20 @@ def test_target_on_its_seeds(target):
         targets.TARGETS[target](seed)
 
 
+REGRESSIONS = sorted((FUZZ / "regressions").glob("*"))
+
+
+@pytest.mark.parametrize("path", REGRESSIONS, ids=lambda p: p.name)
+def test_inputs_the_fuzzer_found(path):
+    """Inputs that once failed a target (fuzz/regressions/TARGET-what): encode-lone-surrogates
+    is "\\udada\\udada", which tiktoken's encode_to_numpy and encode_with_unstable refuse
+    (UnicodeEncodeError) and ours encode as encode does."""
+    need_shared()
+    pytest.importorskip("atheris", reason="atheris is not installed (pip install tokenforge[fuzz])")
+    target = path.name.split("-")[0]
+    load_targets().TARGETS[target](path.read_bytes())
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_short_atheris_run(target, tmp_path):
     need_shared()
