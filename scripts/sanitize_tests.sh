@@ -7,9 +7,11 @@
 #
 # Python is not instrumented, so libasan is preloaded; PYTHONMALLOC=malloc lets ASan see
 # Python objects' memory too (a str freed under a batch is caught).  An ASan error or any
-# UB aborts the test process.  LeakSanitizer runs at exit of each process; Python leaves
-# much of its own memory unfreed at exit, so leaks are not fatal there, and this script
-# fails afterwards if a leak's stack passes through tokenforge's module (_native / cpp/).
+# UB aborts the test process.  LeakSanitizer checks once the session ends, before the
+# interpreter is torn down (scripts/lsan_check.py: at exit Python leaves much memory
+# unfreed on purpose); this script fails if a leak's stack passes through tokenforge's
+# module (_native / cpp/).  Subprocesses the tests start run under ASan too, unchecked
+# for leaks.
 # Reports: build/asan-logs/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,9 +33,10 @@ if [ $# -eq 0 ]; then
 fi
 status=0
 env LD_PRELOAD="$LIBASAN" PYTHONMALLOC=malloc \
-  ASAN_OPTIONS="detect_leaks=1:log_path=$PWD/$LOGS/asan:abort_on_error=1:detect_stack_use_after_return=0" \
+  PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}" \
+  ASAN_OPTIONS="detect_leaks=1:leak_check_at_exit=0:log_path=$PWD/$LOGS/asan:abort_on_error=1:detect_stack_use_after_return=0" \
   LSAN_OPTIONS="exitcode=0" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$PWD/$LOGS/ubsan" \
-  "$VENV/bin/python" -m pytest -q -p no:cacheprovider "$@" || status=$?
+  "$VENV/bin/python" -m pytest -q -p no:cacheprovider -p lsan_check "$@" || status=$?
 # ASan/UBSan errors other than leaks, and leaks whose stack passes through tokenforge.
 errors=$(grep -l -E "ERROR: AddressSanitizer|runtime error" "$LOGS"/* 2>/dev/null | grep -v leak || true)
 ours=$("$VENV/bin/python" - "$LOGS" <<'PY'
