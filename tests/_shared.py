@@ -1,7 +1,8 @@
 """Where ../shared is, and the corpora sampled for parity tests.
 
-Tests that need ../shared (model files, corpora) skip with a reason when it is absent;
-CI always has it.  Corpora are decompressed from .xz once per session and sampled: the
+Tests that need ../shared (model files, corpora) call `need_shared()`: it skips with the
+reason when the folder is absent, except under CI (``CI`` set to true), where it fails: CI
+always has ../shared, and a run that skipped the parity tests must not pass.  Corpora are decompressed from .xz once per session and sampled: the
 start of each file plus evenly spaced line-aligned chunks, about 2 MB per file (mixed.txt,
 the adversarial one, whole).  Full-corpus comparisons live in benchmarks/.
 """
@@ -26,9 +27,17 @@ if (MODELS / "tiktoken").is_dir():
     os.environ.setdefault("TOKENFORGE_MODELS_DIR", str(MODELS / "tiktoken"))
 
 
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
 def need_shared() -> None:
+    """Skips the calling test when ../shared is absent; fails it under CI."""
     if not (MODELS.is_dir() and CORPUS.is_dir()):
-        pytest.skip(f"needs the shared model files and corpora at {SHARED} (absent)")
+        message = f"needs the shared model files and corpora at {SHARED} (absent)"
+        if in_ci():
+            pytest.fail(f"{message}; under CI=true a missing ../shared is an error", pytrace=False)
+        pytest.skip(message)
 
 
 @functools.lru_cache(maxsize=None)

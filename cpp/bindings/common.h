@@ -26,10 +26,27 @@ inline std::string_view utf8(nb::handle s) {
 // The items of a list, in a tuple that holds a reference to each.  Batch functions read
 // their items' memory with the GIL released, when another Python thread may take items
 // out of the list and free them; the tuple keeps them alive (one incref per item).
+// Not PyList_AsTuple: it reads the list's item array before allocating the tuple, and the
+// allocation may run a garbage collection whose callbacks or finalizers (or a thread they
+// let run) empty the list and free that array.  Here the items are copied after the
+// allocation, with no Python code in between; a list resized meanwhile is read again.
 inline nb::tuple snapshot(nb::list items) {
-  PyObject* t = PyList_AsTuple(items.ptr());
-  if (t == nullptr) throw nb::python_error();
-  return nb::steal<nb::tuple>(t);
+  PyObject* list = items.ptr();
+  while (true) {
+    const Py_ssize_t n = PyList_GET_SIZE(list);
+    PyObject* t = PyTuple_New(n);
+    if (t == nullptr) throw nb::python_error();
+    if (PyList_GET_SIZE(list) != n) {
+      Py_DECREF(t);
+      continue;
+    }
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* item = PyList_GET_ITEM(list, i);
+      Py_INCREF(item);
+      PyTuple_SET_ITEM(t, i, item);
+    }
+    return nb::steal<nb::tuple>(t);
+  }
 }
 
 // Builds many small lists without the cyclic GC running over them (lists of ints cannot

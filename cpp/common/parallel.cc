@@ -6,6 +6,9 @@
 #if defined(__linux__)
 #include <sched.h>
 #endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#endif
 
 namespace tf {
 
@@ -73,9 +76,21 @@ class Pool {
   size_t wanted_ = 0, running_ = 0, generation_ = 0;
 };
 
+// The process's pool, never destroyed: its threads live as long as the process.  A child
+// of fork() has none of them (only the forking thread is copied), and the pool's mutexes
+// may be held by a thread that is gone, so the child starts a new pool; the old one is
+// left alone (destroying its joinable std::threads would terminate).
+Pool* g_pool = nullptr;
+
 Pool& pool() {
-  static Pool* p = new Pool();  // never destroyed: its threads live as long as the process
-  return *p;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    g_pool = new Pool();
+#if defined(__unix__) || defined(__APPLE__)
+    pthread_atfork(nullptr, nullptr, [] { g_pool = new Pool(); });
+#endif
+  });
+  return *g_pool;
 }
 
 }  // namespace

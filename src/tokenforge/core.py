@@ -84,6 +84,10 @@ class Encoding:
                 raise ValueError(f"split pattern does not compile: {e}") from None
         self._core = _native.Encoding(mergeable_ranks, special_tokens, -1 if scanner is None else int(scanner))
         self._special_token_values = frozenset(special_tokens.values())
+        # (disallowed?, tokens) -> the native set.  Per encoding: a functools.lru_cache on the
+        # methods was one cache on the class, which kept every encoding that used it alive
+        # (until evicted, or past nanobind's leak check at exit).
+        self._sets: dict[tuple[bool, frozenset[str]], _native.SpecialSet] = {}
 
     def __repr__(self) -> str:
         return f"<Encoding {self.name!r}>"
@@ -398,17 +402,28 @@ class Encoding:
         disallowed = self._disallowed_set(frozenset(disallowed_special)) if disallowed_special else None
         return self._special_set(frozenset(allowed_special)), disallowed
 
-    @functools.lru_cache(maxsize=64)  # noqa: B019 - one cache per encoding is what we want
     def _special_set(self, tokens: frozenset[str]) -> "_native.SpecialSet":
-        return _native.SpecialSet([(t, self._special_tokens[t]) for t in tokens if t in self._special_tokens])
+        found = self._sets.get((False, tokens))
+        if found is None:
+            found = _native.SpecialSet([(t, self._special_tokens[t]) for t in tokens if t in self._special_tokens])
+            self._remember((False, tokens), found)
+        return found
 
-    @functools.lru_cache(maxsize=64)  # noqa: B019
     def _disallowed_set(self, tokens: frozenset[str]) -> "_native.SpecialSet":
         # As in tiktoken, any string passed as disallowed raises when the text holds it,
         # special token or not (only its presence matters, so the id is a placeholder).
-        if "" in tokens:
-            _raise_disallowed_special_token("")
-        return _native.SpecialSet([(t, self._special_tokens.get(t, 0)) for t in tokens])
+        found = self._sets.get((True, tokens))
+        if found is None:
+            if "" in tokens:
+                _raise_disallowed_special_token("")
+            found = _native.SpecialSet([(t, self._special_tokens.get(t, 0)) for t in tokens])
+            self._remember((True, tokens), found)
+        return found
+
+    def _remember(self, key: tuple[bool, frozenset[str]], value: "_native.SpecialSet") -> None:
+        if len(self._sets) >= _MAX_SETS:  # a bound for callers that pass a new set each call
+            self._sets = {}
+        self._sets[key] = value
 
     def _encode_by_regex(self, text: str, allowed: "_native.SpecialSet") -> list[int]:
         """The slow path for patterns without a native scanner."""
@@ -442,6 +457,7 @@ class Encoding:
 
 
 _NO_SPECIALS = _native.SpecialSet([])
+_MAX_SETS = 64  # special-token sets kept per encoding
 
 
 def _has_surrogate(text: str) -> bool:

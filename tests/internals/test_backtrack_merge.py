@@ -606,8 +606,9 @@ def test_llama3_orphans_and_tangled_tokens(llama3_kinds, whole_pieces):
     # The orphans are exactly the tokens tiktoken never makes from their own bytes.
     by_tiktoken = {r for t, r in ranks.items() if len(t) > 1 and r not in ref._encode_bytes(t + b"\x00")}
     assert set(orphans) == by_tiktoken
-    assert len(by_tiktoken) == 588
-    assert len(tangled) == 107
+    # The kinds, by their definition (the merge of each token's own bytes, written out above).
+    assert (splits, set(orphans)) == kinds_by_definition(ranks)
+    assert orphans and tangled  # Llama 3 has both (the docstrings name their numbers)
     for r in tangled:
         assert ref._encode_bytes(by_id[r] + b"\x00")[0] == r
 
@@ -621,7 +622,8 @@ def test_llama3_odd_tokens_in_context_equal_to_tiktoken(llama3_kinds, whole_piec
     ids = sorted(by_id)
     odd = sorted(orphans) + tangled
     rng = random.Random(588)
-    ref_pieces = 0
+    odd_set = set(odd)
+    with_odd = 0  # texts whose tiktoken ids hold an orphan or tangled token
     for round_ in range(300):
         def context():
             return b"".join(by_id[rng.choice(ids)] for _ in range(rng.randrange(4)))
@@ -629,12 +631,13 @@ def test_llama3_odd_tokens_in_context_equal_to_tiktoken(llama3_kinds, whole_piec
         piece = b"".join(context() + t * rng.randrange(1, 4) + rng.choice([b"", b" ", b".", b":", b"a"])
                          for t in (rng.choice(picks) for _ in range(rng.randrange(20, 120))))
         text = piece.decode("utf-8", "ignore")
-        assert whole.encode_ordinary(text) == whole_ref.encode_ordinary(text), text[:40]
+        want = whole_ref.encode_ordinary(text)
+        assert whole.encode_ordinary(text) == want, text[:40]
+        with_odd += not odd_set.isdisjoint(want)
         if round_ % 30 == 0:  # the reference is slow
             piece = text.encode()[:600]
-            ref_pieces += 1
             assert oracles.bpe_backtrack(piece, ranks, splits, orphans=orphans) == whole_ref._encode_bytes(piece)
-    assert ref_pieces == 10
+    assert with_odd > 30  # the texts reach the two special cases, by tiktoken's ids
 
 
 def test_llama3_odd_tokens_repeated_equal_to_tiktoken(llama3_kinds, whole_pieces):

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from tokenforge import cli
+import tokenforge
+from tokenforge import cli, patterns
 
 
 def test_train_on_the_standard_library_by_default(capsys):
@@ -16,17 +17,59 @@ def test_train_on_the_standard_library_by_default(capsys):
     assert "bytes per token" in out and "example:" in out
 
 
+TRAIN_TEXT = "".join(f"hello world, hello tokens {i} times; the {w} tokenizer says {w}{i % 7}\n"
+                     for i, w in enumerate(["byte", "pair", "encoding", "merges", "ranks"] * 30))
+
+
+def saved_ranks(path, suffix) -> dict[bytes, int]:
+    """The ranks of a file the CLI wrote, read by the readers of each format (tiktoken's
+    own loader for .tiktoken, HF tokenizers for .json)."""
+    if suffix == ".tiktoken":
+        import tiktoken.load
+
+        return tiktoken.load.load_tiktoken_bpe(str(path))
+    if suffix == ".model":
+        from tokenforge.formats import minbpe
+
+        return minbpe.load(path)._mergeable_ranks
+    import tokenizers
+
+    from tokenforge.formats.byte_map import CHAR_TO_BYTE as to_byte
+
+    vocab = tokenizers.Tokenizer.from_file(str(path)).get_vocab(with_added_tokens=False)
+    return {bytes(to_byte[c] for c in token): i for token, i in vocab.items()}
+
+
+def merged_tokens(ranks: dict[bytes, int]) -> list[bytes]:
+    """The 256 bytes, then the token each merge makes, in merge order."""
+    assert sorted(t for t, r in ranks.items() if r < 256) == [bytes([b]) for b in range(256)]
+    return [t for t, r in sorted(ranks.items(), key=lambda kv: kv[1]) if r >= 256]
+
+
 @pytest.mark.parametrize("suffix", [".tiktoken", ".model", ".json"])
 def test_train_files_and_save(tmp_path, capsys, suffix):
+    """The saved file holds the merges BpeTrainer learns from the same file and options."""
     src = tmp_path / "a.txt"
-    src.write_text("hello world, hello tokens\n" * 50, encoding="utf-8")
+    src.write_text(TRAIN_TEXT, encoding="utf-8")
     out = tmp_path / f"tok{suffix}"
-    argv = ["train", str(src), "--vocab-size", "270", "--pattern", "gpt2", "--special", "<|eot|>", "-o", str(out), "-q"]
+    argv = ["train", str(src), "--vocab-size", "300", "--pattern", "gpt2", "--special", "<|eot|>", "-o", str(out), "-q"]
     assert cli.main(argv) == 0
-    assert out.exists()
-    if suffix == ".json":
-        assert json.loads(out.read_text(encoding="utf-8"))["added_tokens"][0]["id"] == 270
     assert f"saved       {out}" in capsys.readouterr().out
+    want = tokenforge.BpeTrainer(300, pat_str=patterns.GPT2, special_tokens=["<|eot|>"],
+                                 show_progress=False).train([str(src)])
+    assert len(want._mergeable_ranks) == 300
+    saved = saved_ranks(out, suffix)
+    assert merged_tokens(saved) == merged_tokens(want._mergeable_ranks)
+    if suffix != ".model":  # minbpe numbers the bytes by value, not in GPT-2's order
+        assert saved == want._mergeable_ranks
+    if suffix == ".json":
+        import tokenizers
+
+        data = json.loads(out.read_text(encoding="utf-8"))
+        assert [(t["content"], t["id"]) for t in data["added_tokens"]] == [("<|eot|>", 300)]
+        hf = tokenizers.Tokenizer.from_file(str(out))
+        text = "hello tokens, the pair encoding says merges <|eot|>"
+        assert hf.encode(text).ids == want.encode(text, allowed_special="all")
 
 
 @pytest.mark.parametrize(

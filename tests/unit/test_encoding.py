@@ -226,24 +226,20 @@ def test_batches_under_gc_from_other_threads_match_tiktoken():
     assert all(r == want for r in results)
 
 
-def test_batch_input_list_emptied_by_another_thread_during_the_call():
+def test_batch_input_list_emptied_during_the_call():
     """The batch reads its strs without the GIL and takes the GIL between items: another
-    thread that empties the list meanwhile frees nothing the batch still reads.  The result
-    is that of the list as it was when the call began, as tiktoken's."""
-    import threading
+    thread that empties the list meanwhile (made certain by _races.py) frees nothing the
+    batch still reads; the result is that of the list as it was when the call began, as
+    tiktoken's.  The native batch is called directly (the Python method copies the list)."""
+    from _races import check_emptied_during_call
 
     ours, ref = pair("cl100k_base")
     make = lambda: ["".join(chr(0x61 + (i * 7 + k) % 26) for k in range(i % 50 + 1)) + " é 中文 " * (i % 9)
-                    for i in range(3000)]
+                    for i in range(3000)]  # the list holds the only reference to each str
     want = ref.encode_ordinary_batch(make())
+    batch = ours._core.encode_ordinary_batch
     for threads in (1, 2):
-        for _ in range(5):
-            docs = make()  # the list holds the only reference to each str
-            t = threading.Timer(0.0005, docs.clear)
-            t.start()
-            got = ours.encode_ordinary_batch(docs, num_threads=threads)
-            t.join()
-            assert got == want or got == []  # [] if the list was emptied before the call
+        check_emptied_during_call(make, lambda docs: batch(docs, threads), want)
 
 
 def test_disallowed_strings_that_are_not_specials_raise_like_tiktoken():
@@ -308,3 +304,24 @@ def test_ids_far_beyond_the_vocabulary_size_are_refused(where):
         specials["<|far|>"] = 2**32 - 2
     with pytest.raises(ValueError, match=str(max([*ranks.values(), *specials.values()]))):
         tokenforge.Encoding("far", pat_str=patterns.GPT2, mergeable_ranks=ranks, special_tokens=specials)
+
+
+def test_dropped_encoding_is_freed_after_special_token_calls():
+    """The native special-token sets are cached per encoding: an encoding that encoded with
+    special tokens allowed or disallowed is freed once dropped (a cache on the class kept it)."""
+    import gc
+    import weakref
+
+    import tokenforge
+
+    ranks = {bytes([b]): b for b in range(256)}
+    enc = tokenforge.Encoding("x", pat_str=tokenforge.patterns.GPT2, mergeable_ranks=ranks,
+                              special_tokens={"<|e|>": 256})
+    assert enc.encode("a<|e|>", allowed_special="all") == [97, 256]
+    assert enc.encode_batch(["a<|e|>"], disallowed_special=()) == [[97, 60, 124, 101, 124, 62]]
+    with pytest.raises(ValueError):
+        enc.encode("a<|e|>")
+    ref = weakref.ref(enc)
+    del enc
+    gc.collect()
+    assert ref() is None

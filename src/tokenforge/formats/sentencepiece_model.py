@@ -165,8 +165,9 @@ class Message:
         """Parses the wire format.
 
         Raises:
-            ValueError: truncated data, a field with the wrong wire type, or a string
-                that is not UTF-8.
+            ValueError: truncated data, an invalid wire type, or a string that is not
+                UTF-8 (a known field with another valid wire type is kept as unknown,
+                as protobuf keeps it).
         """
         msg = cls()
         data = bytes(data)
@@ -180,16 +181,16 @@ class Message:
             start = pos
             key, pos = _read_varint(buf, pos, end)
             num, wire = key >> 3, key & 7
-            if num == 0:
-                raise ValueError("field number 0 in model file")
+            if num == 0 or num >= 1 << 29:  # protobuf's field numbers are 1 .. 2^29 - 1
+                raise ValueError(f"field number {num} in model file is out of range")
             spec = self.FIELDS.get(num)
-            if spec is None:
+            if spec is None or wire != _KIND_WIRE[spec[1]]:
+                # Not in the schema, or with another wire type than the schema's: kept as an
+                # unknown field, as protobuf does (sentencepiece loads such files).
                 pos = _skip(buf, pos, end, wire)
                 self._unknown.append(buf[start:pos])
                 continue
             name, kind, _default, repeated = spec
-            if wire != _KIND_WIRE[kind]:
-                raise ValueError(f"field {type(self).__name__}.{name} has wire type {wire}, expected {_KIND_WIRE[kind]}")
             if wire == _VARINT:
                 raw, pos = _read_varint(buf, pos, end)
                 value: Any = _decode_int(kind, raw)

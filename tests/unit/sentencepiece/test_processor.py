@@ -12,6 +12,9 @@ import pickle
 
 import pytest
 
+from _shared import MODELS as SHARED_MODELS
+from _shared import need_shared
+
 from tokenforge.sentencepiece import SentencePieceProcessor
 from tokenforge.formats.sentencepiece_model import ModelProto, ModelType, PieceType, SentencePiece
 
@@ -96,14 +99,67 @@ def test_hand_worked_bpe():
     # A run of unknown characters is one <unk>, shown as the text it covers.
     assert sp.encode("ďďd", out_type=str) == ["▁", "ďď", "d"]
     assert sp.encode("ďďd") == [3, 0, 13]  # ▁ is id 3 after <unk> <s> </s>; d is id 13
+    ref = spm.SentencePieceProcessor(model_proto=MODELS["bpe"])
+    for text in ["abc", "ab", "[XY]a", "ďďd"]:
+        assert ref.encode(text, out_type=str) == sp.encode(text, out_type=str)
 
 
 def test_byte_fallback_pieces():
     sp = SentencePieceProcessor(model_proto=MODELS["bpe_bytes"])
+    ref = spm.SentencePieceProcessor(model_proto=MODELS["bpe_bytes"])
+    # Worked by hand: "ď" is U+010F, UTF-8 C4 8F, not a piece: two byte pieces after "▁".
     assert sp.encode("ď", out_type=str) == ["▁", "<0xC4>", "<0x8F>"]
     assert sp.decode(sp.encode("ďa😀")) == "ďa😀"
-    enc = sp.encode("ď", out_type="proto")
-    assert [(p.surface, p.begin, p.end) for p in enc.pieces] == [("", 0, 0), ("", 0, 0), ("ď", 0, 2)]
+    for text in ["ď", "ďa😀", " a ď b", "😀😀"]:
+        ours = sp.encode(text, out_type="proto")
+        theirs = ref.encode(text, return_type="proto")
+        assert [(p.piece, p.id, p.surface, p.begin, p.end) for p in ours.pieces] == [
+            (p.piece, p.id, p.surface, p.begin, p.end) for p in theirs.pieces]
+
+
+def outcome(fn):
+    try:
+        return fn()
+    except ValueError as e:
+        return ("ValueError", "BOS" in str(e), "EOS" in str(e))
+
+
+NO_BOS_MODELS = {
+    # <unk> <pad> </s> and pieces: no <s> piece, so no BOS id (as T5's models).
+    "built": lambda: build_without_bos(),
+    "rut5": lambda: (SHARED_MODELS / "sentencepiece" / "rut5_spiece.model").read_bytes(),
+}
+
+
+def build_without_bos() -> bytes:
+    m = ModelProto()
+    for text, t in [("<pad>", PieceType.CONTROL), ("<unk>", PieceType.UNKNOWN), ("</s>", PieceType.CONTROL)]:
+        m.pieces.append(SentencePiece(piece=text, score=0.0, type=t))
+    for text, score, t in BPE_PIECES:
+        m.pieces.append(SentencePiece(piece=text, score=score, type=t))
+    m.trainer_spec.model_type = ModelType.BPE
+    m.trainer_spec.unk_id, m.trainer_spec.bos_id, m.trainer_spec.eos_id, m.trainer_spec.pad_id = 1, -1, 2, 0
+    m.normalizer_spec.name = "identity"
+    return m.to_bytes()
+
+
+@pytest.mark.parametrize("model", sorted(NO_BOS_MODELS))
+def test_add_bos_on_a_model_without_bos_as_sentencepiece(model):
+    """sentencepiece refuses add_bos with ValueError when the model has no BOS piece, and
+    adds EOS when it has one: same ids or the same refusal, single texts and batches."""
+    if model == "rut5":
+        need_shared()
+    data = NO_BOS_MODELS[model]()
+    ours, ref = SentencePieceProcessor(model_proto=data), spm.SentencePieceProcessor(model_proto=data)
+    assert ours.bos_id() == ref.bos_id() == -1 and ours.eos_id() == ref.eos_id()
+    for kw in [dict(add_bos=True), dict(add_eos=True), dict(add_bos=True, add_eos=True),
+               dict(add_bos=True, out_type=str), dict(add_eos=True, out_type=str, reverse=True),
+               dict(add_bos=True, enable_sampling=True, alpha=0.1, nbest_size=-1)]:
+        for text in ["ab c", ["ab", "", "c a"]]:
+            want = outcome(lambda: ref.encode(text, **kw))
+            if kw.get("enable_sampling") and not isinstance(want, tuple):
+                continue  # sampled ids differ from run to run
+            assert outcome(lambda: ours.encode(text, **kw)) == want, (kw, text)
 
 
 def test_control_pieces_are_not_matched_from_text():
@@ -159,10 +215,8 @@ def test_corrupt_charsmap_never_crashes():
     # Random damage to a real precompiled charsmap: loading fails cleanly or encoding works.
     import random
 
-    from _shared import MODELS as SHARED_MODELS
     path = SHARED_MODELS / "sentencepiece" / "botchan_en_bpe_1000.model"
-    if not path.exists():
-        pytest.skip(f"no model at {path}")
+    need_shared()
     base = ModelProto.load(str(path))
     blob = base.normalizer_spec.precompiled_charsmap
     rng = random.Random(11)

@@ -1,0 +1,40 @@
+"""Runs one fuzz target of fuzz/targets.py under atheris (libFuzzer for Python):
+
+    python fuzz/run.py TARGET [libFuzzer options...] [CORPUS_DIR]
+
+With no CORPUS_DIR, build/fuzz/TARGET is used, seeded from ../shared/models on first use.
+tokenforge's Python code is instrumented for coverage; the native core is not (its crashes
+still end the run, as do Python exceptions other than the documented ones).  libFuzzer's
+last lines give the number of executions ("Done N runs") and any crash input it saved.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import atheris
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+with atheris.instrument_imports(include=["tokenforge"]):
+    import targets
+
+
+def main() -> None:
+    if len(sys.argv) < 2 or sys.argv[1] not in targets.TARGETS:
+        sys.exit(f"usage: run.py TARGET [libFuzzer options] [CORPUS_DIR]; targets: {', '.join(targets.TARGETS)}")
+    name = sys.argv[1]
+    args = [sys.argv[0]] + sys.argv[2:]
+    if not any(not a.startswith("-") for a in sys.argv[2:]):
+        corpus = Path(__file__).resolve().parent.parent / "build" / "fuzz" / name
+        if not corpus.is_dir():
+            corpus.mkdir(parents=True)
+            for i, seed in enumerate(targets.seeds(name)):
+                (corpus / f"seed-{i}").write_bytes(seed)
+        args.append(str(corpus))
+    atheris.Setup(args, targets.TARGETS[name])
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()

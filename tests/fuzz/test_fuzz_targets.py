@@ -1,0 +1,71 @@
+"""A short atheris run of every fuzz target (fuzz/targets.py), a few seconds each, in a
+subprocess: it must end without a crash, a sanitizer report, or an exception other than
+the documented ones.  Long runs are `scripts/fuzz.sh TARGET SECONDS`, outside the tests.
+Also each target on its seeds without atheris, so a broken target shows up anywhere."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _shared import REPO, need_shared
+
+FUZZ = REPO / "fuzz"
+SECONDS = 3
+
+
+def load_targets():
+    spec = importlib.util.spec_from_file_location("fuzz_targets", FUZZ / "targets.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+TARGETS = sorted(load_targets().TARGETS)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_target_on_its_seeds(target):
+    need_shared()
+    targets = load_targets()
+    if target in ("encode", "decode", "spm_encode", "bpe_trainer"):
+        pytest.importorskip("atheris", reason="atheris is not installed (pip install tokenforge[fuzz])")
+    for seed in targets.seeds(target):
+        targets.TARGETS[target](seed)
+
+
+REGRESSIONS = sorted((FUZZ / "regressions").glob("*"))
+
+
+@pytest.mark.parametrize("path", REGRESSIONS, ids=lambda p: p.name)
+def test_inputs_the_fuzzer_found(path):
+    """Inputs that once failed a target (fuzz/regressions/TARGET-what): encode-lone-surrogates
+    is "\\udada\\udada", which tiktoken's encode_to_numpy and encode_with_unstable refuse
+    (UnicodeEncodeError) and ours encode as encode does."""
+    need_shared()
+    pytest.importorskip("atheris", reason="atheris is not installed (pip install tokenforge[fuzz])")
+    target = path.name.split("-")[0]
+    load_targets().TARGETS[target](path.read_bytes())
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_short_atheris_run(target, tmp_path):
+    need_shared()
+    if importlib.util.find_spec("atheris") is None:
+        pytest.skip("atheris is not installed (pip install tokenforge[fuzz])")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for i, seed in enumerate(load_targets().seeds(target)):
+        (corpus / f"seed-{i}").write_bytes(seed)
+    done = subprocess.run(
+        [sys.executable, str(FUZZ / "run.py"), target, f"-max_total_time={SECONDS}", "-rss_limit_mb=4096",
+         "-timeout=60", f"-artifact_prefix={tmp_path}/", str(corpus)],
+        capture_output=True, text=True, timeout=300, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out[-4000:]
+    assert "Done " in out, out[-2000:]
+    assert not list(Path(tmp_path).glob("crash-*")), out[-4000:]
