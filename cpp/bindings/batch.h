@@ -3,8 +3,7 @@
 // point (byte-level BPE and SentencePiece).
 //
 // Building the result lists needs the GIL, so done after the parallel part it is a serial
-// tail (measured: ~3 ms of ~18 ms for 1 MB of English lines, which held two threads to
-// ~1.5 x).  Here the items are cut into chunks of about equal bytes.  Pool threads take
+// tail that held two threads well short of twice the speed.  Here the items are cut into chunks of about equal bytes.  Pool threads take
 // chunks from the front, the calling thread from the back; the caller builds each chunk
 // it encodes right away (its output still in cache) and, between its own chunks, the pool
 // threads' finished ones.  A worker publishes a chunk with one release store of its
@@ -121,8 +120,7 @@ bool run_batch_overlapped(size_t chunks, int threads, Encode&& encode, Build&& b
   std::vector<uint8_t> built(chunks, 0);  // the calling thread's alone
   ChunkDeque deque(chunks);
   const std::thread::id caller = std::this_thread::get_id();
-  // More threads than CPUs only adds cold per-thread caches and context switches (measured
-  // on 2 CPUs, 4 MB of 4 KB documents: 8 threads 10-20% slower than 2); results do not
+  // More threads than CPUs only adds cold per-thread caches and context switches; results do not
   // depend on the count, so it is capped.
   const size_t t = std::min({static_cast<size_t>(std::max(1, threads)), chunks, usable_cpus()});
   size_t front_built = 0;  // chunks [0, front_built) are built or the caller's own

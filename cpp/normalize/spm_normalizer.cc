@@ -15,7 +15,7 @@ constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 // Writes a std::string from its start through a raw pointer into spare size (the caller
 // trims it to size(); it is only grown, so a reused buffer is not zero-filled again):
 // normalize() appends a few bytes at a time (a word, a ▁), and a library append call
-// each time was ~7 % of encoding English.  Keeps 16 bytes of slack so short copies are
+// each time was a visible share of encoding English.  Keeps 16 bytes of slack so short copies are
 // two overlapping fixed-size moves.
 class OutWriter {
  public:
@@ -47,7 +47,7 @@ class OutWriter {
   void put(std::string_view v) { put(v.data(), v.size()); }
   void put(char c) { put(&c, 1); }
   size_t size() const { return at_; }
-  // (Byte by byte: a memcmp call for these 1- to 3-byte tests was ~4 % of short lines.)
+  // (Byte by byte: a memcmp call for these 1- to 3-byte tests costs more than the test.)
   bool ends_with(std::string_view v) const {
     if (at_ < v.size()) return false;
     const char* p = s_->data() + at_ - v.size();

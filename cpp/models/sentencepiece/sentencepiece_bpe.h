@@ -41,7 +41,7 @@ struct SpmToken {
 };
 
 // Appends a token field by field: a braced temporary is built on the stack and copied
-// with a wider load, which stalls on store forwarding (it was 40% of some encode loops).
+// with a wider load, which stalls on store forwarding.
 inline void push_token(std::vector<SpmToken>* out, int32_t id, uint32_t begin, uint32_t end) {
   out->emplace_back();
   SpmToken& t = out->back();

@@ -43,7 +43,7 @@ class UnigramWordCache {
     }
   }
   // a[0, n) == b[0, n) without a library call: words are short (most under 16 bytes), and
-  // a call to memcmp per lookup was ~3 % of encoding English.
+  // a call to memcmp per lookup costs more than the compare.
   static bool same_bytes(const uint8_t* a, const uint8_t* b, size_t n) {
     auto load8 = [](const uint8_t* q) {
       uint64_t v;

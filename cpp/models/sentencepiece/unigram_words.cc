@@ -236,8 +236,8 @@ class IdSink {
 };
 
 // This thread's buffers for encode() and encode_ids(), in one thread_local: in a shared
-// library each thread_local costs a __tls_get_addr call per use, ~7 % of encoding short
-// lines when there were six.
+// library each thread_local costs a __tls_get_addr call per use, which
+// showed on short lines when there were six.
 struct UnigramScratch {
   std::vector<int32_t> ids;
   std::vector<Unigram::Segment> segments;

@@ -1,5 +1,5 @@
 // trie_chunk_merge: tiktoken's merge order (lowest rank first, leftmost on ties) for one
-// chunk of at most kMaxChunk bytes of a long piece, with the TokenTrie for every lookup.
+// chunk of at most kMaxTrieChunk bytes of a long piece, with the TokenTrie for every lookup.
 //
 // The same quadratic scan as ByteLevelBpe::merge_short (each step takes the minimum over
 // all positions, a vectorized loop; nothing is shifted), but a part is a trie node, and
