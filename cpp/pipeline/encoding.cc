@@ -34,10 +34,9 @@ struct CollectSink {
 // Collects ids in a small vector and moves them to an IdBuffer in blocks.  For a text that
 // arrives in chunks (encode_prefix) it also keeps the last place up to `limit` where the
 // text may be cut: the end of a special token, or of a piece with no space on either side
-// of it that ends in [from, limit] (testing every piece's neighbours cost ~10%: the
-// branch on them is hard to predict).  (Not a sink of its own: a fourth instantiation of
-// encode_segment made the compiler inline less of the o200k scanner into the others,
-// English ~6% slower.)
+// of it that ends in [from, limit] (only near the limit: the branch on every piece's
+// neighbours is hard to predict).  (Not a sink of its own: a fourth instantiation of
+// encode_segment made the compiler inline less of the o200k scanner into the others.)
 struct BufferSink {
   static constexpr size_t kBlock = 8192;  // ids moved to the buffer at a time (at least)
   // Cuts are kept up to `limit` in [text, end) when it is not 0.
@@ -169,8 +168,7 @@ template <typename Sink>
 bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, std::string* error) const {
   return with_scanner(pattern_, [&](auto next_piece) {
     const ShortTokenIndex& index = model_.short_index();
-    // A power of two.  32 rather than 16: ~1-3% less thread CPU per cold 4 MB encode on
-    // the four en/code rows of bench_encode_cpu.py (64 was no better than 32).
+    // A power of two; 32 beat 16 and 64 no better (benchmarks/README.md).
     constexpr size_t kAhead = 32;
     struct Ahead {
       const uint8_t* p;
@@ -193,10 +191,7 @@ bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, 
           index.prefetch_bucket(index.bucket_of_hash(a.h));
           // The piece's entry in the short merge cache, which short_nontoken probes on an
           // index miss, is loaded ahead too, whatever the piece: most pieces are tokens
-          // and do not need it, but a branch to pick the others cost more than the loads
-          // (in-process A/B, cl100k: German/French man pages +6 % cold and +12-18 % warm,
-          // multi +6.6 %, English and o200k multi unchanged; the same prefetch behind a
-          // test of length >= 4, with or without a branch, made English 8-12 % slower).
+          // and do not need it, but a branch to pick the others cost more than the loads.
           sink.cache->shorts().prefetch(a.h);
         } else if (a.n < kMaxPiece) {
           a.h = hash_bytes(p, a.n);

@@ -206,24 +206,19 @@ bool is_run(const uint8_t* p, size_t n) {
 // A chunk is not looked up whole: tiktoken emits a token directly only for a whole piece,
 // and a chunk's merges need not end in the token its bytes spell.  The chunks of a piece
 // over kTrieAfter bytes are merged with the TokenTrie (trie_chunk_merge.h) once it is
-// wanted: merge_short's scan is quadratic (~50 ns/byte on pieces of 253 spaces, against
-// ~20 for the trie scan, whose batched rounds suit runs), so such pieces count toward
-// building it, a stream of them gets the trie and a few never wait.  A piece of n <= 256
-// bytes counts n * n / 512: what the scan costs over the trie grows with n, and the build
-// (~50 ms for cl100k, ~150 for o200k) pays off only after a few MB of such pieces (at
-// ~25 ns/byte saved), so a one-off megabyte of them does not build.  A chunk of such a
-// piece that repeats one byte (253 spaces, or " aaaa") takes the backtracking merge
-// instead, in about half the time, once it is built (LongPieceTables::backtrack_for_run);
-// on other chunks (random spaces and tabs) its pair checks cost more than the trie scan.
-// Chunks of up to ShortMergeCache::kMaxLen bytes of pieces of at most kShortPiece bytes
-// keep merge_short and its cache even then: in text, such pieces are mostly CJK words cut
-// into chunks of one or two characters that recur across pieces, which the cache answers
-// by one probe (callgrind, cold cl100k multi, 1 MB: 6.2 M instructions fewer, of ~90 M).  Longer
-// pieces (a megabyte of random letters or CJK characters) keep the trie, whose tables stay
-// in cache where first-time chunks would miss in the cache and fill it (through the cache,
-// random letters were 18.0 -> 24.3 ns/byte fresh, see bench_fresh_cpu.py).
-// Out of line: inlined, its few lines cost merge_chunks' scan for cuts ~25% on a megabyte
-// of one letter (register allocation of the loop).
+// wanted: merge_short's scan is quadratic, the trie scan's batched rounds suit runs, so
+// such pieces count toward building it; a stream of them gets the trie and a few never
+// wait.  A piece of n <= 256 bytes counts n * n / 512: what the scan costs over the trie
+// grows with n, and the build pays off only after a few MB of such pieces, so a one-off
+// megabyte of them does not build (ski rental).  A chunk that repeats one byte (253
+// spaces, or " aaaa") takes the backtracking merge instead once it is built
+// (LongPieceTables::backtrack_for_run); on other chunks its pair checks cost more than the
+// trie scan.  Chunks of up to ShortMergeCache::kMaxLen bytes of pieces of at most
+// kShortPiece bytes keep merge_short and its cache even then: in text such pieces are
+// mostly CJK words cut into chunks that recur across pieces, which the cache answers by
+// one probe; longer pieces (a megabyte of random letters) keep the trie, whose tables stay
+// in cache where first-time chunks would only fill the merge cache.
+// Out of line, so that merge_chunks' scan for cuts keeps its registers.
 __attribute__((noinline)) void ByteLevelBpe::merge_medium_chunk(const TokenTrie& trie, const uint8_t* q, size_t m,
                                                                 std::vector<uint32_t>* out) const {
   const BacktrackMerge* linear = m > kTrieAfter && is_run(q, m) ? shared_->long_tables.backtrack_for_run(*vocab_, m) : nullptr;
@@ -293,7 +288,7 @@ TF_ALWAYS_INLINE unsigned lanes_equal(const uint32_t* r, size_t n, __m128i v) {
 // The smallest value of r[0, n) (n a multiple of 8, padded with kNoToken) and the first
 // index holding it: leftmost_two's way for more than 32 lanes.  With SSE4.1 (the x86-64-v2
 // baseline): unsigned minimums four lanes at a time, then the first block of four holding
-// it.  (An AVX2 clone measured no faster on typical pieces.)
+// it.  (An AVX2 clone gave nothing on typical pieces: benchmarks/README.md.)
 TF_ALWAYS_INLINE uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) {
 #if defined(__SSE4_1__)
   const __m128i m = lane_min(r, n);
@@ -323,8 +318,8 @@ TF_ALWAYS_INLINE uint32_t leftmost_min(const uint32_t* r, size_t n, size_t* at) 
 }
 
 // leftmost_min of r[0, n) (n a multiple of 8, padded with kNoToken), the index taken from
-// a mask of all lanes holding the minimum (no branch on where it is: merge_joins, o200k
-// multi cold +4..7 % MB/s in alternating runs), which also sets *second and *at2 to the
+// a mask of all lanes holding the minimum (no branch on where it is, which pays on
+// merge_joins' unpredictable positions), which also sets *second and *at2 to the
 // next key (rank, index) above (best, *at): the same rank further right, or the smallest
 // rank above best, leftmost (left unchanged if none, or if n > 32, where the masks do not
 // fit).
@@ -473,16 +468,9 @@ void ByteLevelBpe::merge_parts(const uint8_t* p, size_t n, std::vector<uint32_t>
   // merges make parts of at most k + 1 bytes, so the merges after them look up spans of
   // at most k + 3 bytes (a scan may make two); those of 3 bytes are prefetched here and,
   // before the scan after k merges, those of up to k + 4 bytes (the loop below), a merge
-  // before any can be wanted.  Issuing them all here instead (at
-  // most ~400 for 32 bytes) filled the queue of misses in flight, stalling the prefetches
-  // themselves, and fetched lengths no step reached: in-process A/B on cold 4 MB
-  // encodes, English cl100k -3 %, and -8 % in a loop merging 15k first-time English
-  // pieces.  Measured no faster (on text without spaces, before CharAtoms): a hashed bit
-  // per token to skip the buckets of non-tokens (in the prefetch, the probes, or both;
-  // on English, slower), no prefetch, prefetching only substrings on character bounds
-  // or of at most 10 bytes, start-major order with shared hashing (fewer instructions,
-  // slower), a branch-free leftmost_min for <= 32 lanes (nor, on English, keys of rank
-  // and position in one word), and a memo of 16-32-byte chunks (about 5 % hits).
+  // before any can be wanted.  Issuing them all here instead fills the queue of misses in
+  // flight and fetches lengths no step reaches.  (The alternatives tried, and what they
+  // gave, are in benchmarks/README.md.)
   size_t ahead_len = kShortPiece;
   if (n <= kPrefetchChunk) {
     for (size_t i = 0; i + 3 <= n; ++i) short_.prefetch(ShortTokenIndex::key_wide(bytes + i, 3));
@@ -560,9 +548,9 @@ void three_parts(uint32_t u0, uint32_t u1, uint32_t u2, uint32_t left, uint32_t 
 
 // The merge of an ASCII piece of 2..4 bytes that is no token, lo holding its bytes: a few
 // pair ranks and at most two lookups of three bytes decide it, no cache and no merge loop.
-// On random mixed-case letters (o200k: pieces of ~4 bytes, ~80 % of them no token, most
-// new) the loop's setup and its exits, which the branch predictor cannot learn, cost more
-// than the lookups.  Exact: the merge of the whole piece is never a token, and each case
+// On random mixed-case letters (o200k cuts them into pieces of a few bytes, most of them
+// new and no token) the loop's setup and its exits, which the branch predictor cannot
+// learn, cost more than the lookups.  Exact: the merge of the whole piece is never a token, and each case
 // is tiktoken's order of merges (the smallest rank first, the leftmost of equal ones): three
 // bytes are three parts; four bytes are three parts after their first merge.
 void ByteLevelBpe::merge_tiny_ascii(uint64_t lo, size_t n, std::vector<uint32_t>* out) const {
@@ -601,16 +589,8 @@ void ByteLevelBpe::merge_tiny_ascii(uint64_t lo, size_t n, std::vector<uint32_t>
 // into the token JoinIndex gives for their ids (exact, see join_index.h): no key is built
 // from the bytes; two ASCII parts are looked up by their bytes as in merge_parts.  Each
 // join of the first parts is prefetched as soon as its two parts are known; a join after
-// a merge waits for its lookup, which JoinIndex's filter answers for most (before the
-// filter, the lookups were about a quarter of o200k's cold multi encode, half of them the
-// first parts').  Prefetching also the joins that each first pair that is a token would
-// make with its neighbours measured neutral (with the filter) and was dropped; so did
-// prefetching the filter's word with each first join's bucket, and asking the prefetched
-// bucket of a first join without the filter (no branch on its answer) was slower (o200k
-// multi cold, alternating runs, about -5 %: the prefetches come too late to hide the
-// misses that the filter spares).  (Also tried: ending the loop without a scan after a
-// merge that wrote no rank when the scan found no second key, 0.15 % fewer instructions;
-// dropped as not worth its lines.)
+// a merge waits for its lookup, which JoinIndex's filter answers for most.  (Other
+// prefetches tried here, and what they gave, are in benchmarks/README.md.)
 void ByteLevelBpe::merge_joins(const uint8_t* p, size_t n, const uint8_t* bytes, std::vector<uint32_t>* out) const {
   alignas(16) uint32_t rank[kShortPiece];  // part j joined with the next part, or kNoToken
   uint32_t token[kShortPiece];
@@ -645,9 +625,8 @@ void ByteLevelBpe::merge_joins(const uint8_t* p, size_t n, const uint8_t* bytes,
     if (len <= ShortTokenIndex::kMaxLen) return short_.find(ShortTokenIndex::key_wide(bytes + s, len));
     return lookup(p + s, len);
   };
-  // Part a joined with the following part b, whose bytes end at `end`.  Inlined: called
-  // out of line, its calls cost about a tenth of the instructions of a cold o200k multi
-  // encode.
+  // Part a joined with the following part b, whose bytes end at `end`.  Inlined: it runs
+  // once per merge step, and a call would cost more than its body.
   auto join = [&](size_t a, size_t b, size_t end) __attribute__((always_inline)) -> uint32_t {
     if ((wide[a] | wide[b]) != 0) return joins_->find(token[a], token[b]);
     return join_ascii(start[a], end - start[a]);

@@ -116,10 +116,9 @@ class ByteLevelBpe {
   // True if every byte of [p, p + n) is a token (a piece with one that is not cannot be encoded).
   bool bytes_are_tokens(const uint8_t* p, size_t n) const;
   // encode_merged of a piece of 2..ShortTokenIndex::kMaxLen bytes with key k = {lo, hi}
-  // and h = ShortTokenIndex::hash(k), through cache->shorts() (cache not null).  The key
-  // comes as two words: passed as a Key, GCC stored its two registers and read them back
-  // at once as one 16-byte vector, which waits until those stores have left the core (~40 %
-  // of this function's time on o200k mixed-case letters).
+  // and h = ShortTokenIndex::hash(k), through cache->shorts().  The key comes as two
+  // words: passed as a Key, GCC stored its two registers and read them back as one 16-byte
+  // vector, a store-forwarding stall on every call.
   bool encode_short_nontoken(const uint8_t* p, size_t n, uint64_t lo, uint64_t hi, uint64_t h,
                              std::vector<uint32_t>* out, ByteLevelCache* cache) const;
   // The part of encode_short_nontoken that answers from cache->shorts(): appends the ids
