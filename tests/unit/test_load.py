@@ -10,7 +10,7 @@ import pytest
 from _shared import MODELS, need_shared
 
 import tokenforge
-from tokenforge.formats.tiktoken_bpe import data_gym_to_mergeable_bpe_ranks, dump_tiktoken_bpe, load_tiktoken_bpe
+from tokenforge.load import data_gym_to_mergeable_bpe_ranks, dump_tiktoken_bpe, load_tiktoken_bpe
 
 
 def write(tmp_path, lines: list[bytes]) -> str:
