@@ -7,6 +7,7 @@ namespace nb = nanobind;
 
 namespace tf::py {
 
+void bind_data(nb::module_& m);
 void bind_encoding(nb::module_& m);
 void bind_scan(nb::module_& m);
 void bind_sentencepiece(nb::module_& m);
@@ -52,4 +53,5 @@ NB_MODULE(_native, m) {
   tf::py::bind_scan(m);
   tf::py::bind_sentencepiece(m);
   tf::py::bind_training(m);
+  tf::py::bind_data(m);
 }

@@ -6,6 +6,7 @@
 #if defined(__linux__)
 #include <sched.h>
 #endif
+#include <unistd.h>
 
 namespace tf {
 
@@ -80,6 +81,14 @@ Pool& pool() {
 
 }  // namespace
 
-bool run_on_pool(size_t helpers, const std::function<void()>& work) { return pool().run(helpers, work); }
+// A child forked after the pool started has none of its threads (only the forking thread
+// survives a fork) and maybe a mutex held: it never uses the pool, so parallel_for starts
+// threads of its own there instead of waiting forever (tokenizers' TOKENIZERS_PARALLELISM
+// problem).
+bool run_on_pool(size_t helpers, const std::function<void()>& work) {
+  static const pid_t owner = getpid();
+  if (getpid() != owner) return false;
+  return pool().run(helpers, work);
+}
 
 }  // namespace tf::parallel_detail

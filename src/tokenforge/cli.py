@@ -3,8 +3,13 @@
     tokenforge train [FILES...] [--vocab-size N] [--pattern {gpt2,cl100k,o200k,llama3,REGEX}]
                      [--special TOKEN ...] [-o OUT] [--min-frequency N] [--errors {strict,replace}]
                      [--by-line] [--threads N] [-q]
+    tokenforge tokenize INPUTS... -o DIR [--encoding NAME|FILE] [--by-line] [--field KEY]
+                     [--format {npy,bin}] [--dtype {uint16,uint32}] [--eot ID|TOKEN|none]
+                     [--shard-size N] [--errors {strict,skip,replace}] [--resume] [--threads N] [-q]
+    tokenforge count [FILES...] [--encoding NAME|FILE] [--field KEY] [--errors ...] [--threads N]
 
-With no FILES, `train` learns from the Python standard library's own source files, a corpus
+`tokenize` writes token shards (see tokenforge.data.tokenize_files); `count` prints the
+tokens of each file and the total (stdin when no FILES).  With no FILES, `train` learns from the Python standard library's own source files, a corpus
 every machine with Python has, so the first command of the README needs no download.
 
 Example:
@@ -60,7 +65,68 @@ def build_parser() -> argparse.ArgumentParser:
                        help="split each line on its own, as HF's Tokenizer.train(files) does (default: whole files)")
     train.add_argument("--threads", type=int, default=None, help="counting threads (default: all cores)")
     train.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+
+    tok = sub.add_parser("tokenize", help="encode text / JSONL / Parquet files into token shards",
+                         description="Encode documents into .npy or .bin token shards with a document index.")
+    tok.add_argument("inputs", nargs="+", metavar="INPUTS", help="text files, .jsonl files or .parquet files")
+    tok.add_argument("-o", "--output", required=True, metavar="DIR", help="folder for the shards and index.json")
+    _encoding_args(tok)
+    tok.add_argument("--by-line", action="store_true", help="each line of a text file is a document")
+    tok.add_argument("--format", choices=["npy", "bin"], default="npy", help="shard files (default npy)")
+    tok.add_argument("--dtype", choices=["uint16", "uint32"], default=None, help="default: uint16 if every id fits")
+    tok.add_argument("--eot", default="default",
+                     help="id or token text put after each document, or 'none' (default: the encoding's end of text)")
+    tok.add_argument("--shard-size", type=int, default=100_000_000, help="tokens per shard (default 100M)")
+    tok.add_argument("--resume", action="store_true", help="continue an interrupted run in DIR")
+    tok.add_argument("-q", "--quiet", action="store_true", help="no progress line")
+
+    count = sub.add_parser("count", help="count the tokens of files (stdin when none)")
+    count.add_argument("files", nargs="*", metavar="FILES", help="text, .jsonl or .parquet files (default: stdin)")
+    _encoding_args(count)
     return parser
+
+
+def _encoding_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--encoding", default="cl100k_base", help="encoding name, .tiktoken or .model file (default cl100k_base)")
+    p.add_argument("--pattern", default=None, help="split pattern for a .tiktoken file of no known name (default cl100k)")
+    p.add_argument("--field", default="text", help="JSONL key / Parquet column of the text (default text)")
+    p.add_argument("--errors", choices=["strict", "skip", "replace"], default="strict",
+                   help="bad input: fail naming file and line (default), skip the record, or decode as U+FFFD")
+    p.add_argument("--threads", type=int, default=None, help="encoding threads (default: TOKENFORGE_NUM_THREADS or all cores)")
+
+
+def tokenize(args: argparse.Namespace) -> int:
+    from tokenforge.data import tokenize_files
+
+    s = tokenize_files(args.inputs, args.output, encoding=args.encoding, pattern=args.pattern, by_line=args.by_line,
+                       field=args.field, fmt=args.format, dtype=args.dtype,
+                       eot=None if args.eot == "none" else args.eot, shard_size=args.shard_size, errors=args.errors,
+                       resume=args.resume, num_threads=args.threads, progress=not args.quiet)
+    print(f"documents {s.documents}")
+    print(f"tokens    {s.tokens}")
+    print(f"input     {s.bytes / 1e6:.1f} MB in {s.seconds:.1f} s ({s.bytes / 1e6 / max(s.seconds, 1e-9):.1f} MB/s)")
+    print(f"shards    {s.shards} in {s.output}")
+    if s.skipped or s.replaced or args.errors != "strict":
+        print(f"errors    {s.skipped} records skipped, {s.replaced} with invalid UTF-8 replaced")
+    return 0
+
+
+def count(args: argparse.Namespace) -> int:
+    from tokenforge.data import count_files
+    from tokenforge.data.count import count_stream
+    from tokenforge.data.encoders import as_encoder
+
+    encoder = as_encoder(args.encoding, args.pattern)
+    if not args.files:
+        n = count_stream(sys.stdin.buffer, encoder, errors=args.errors, num_threads=args.threads)
+        print(n)
+        return 0
+    counts = count_files(args.files, encoder, field=args.field, errors=args.errors, num_threads=args.threads)
+    for path, n in counts.items():
+        print(f"{n:>12} {path}")
+    if len(counts) > 1:
+        print(f"{sum(counts.values()):>12} total")
+    return 0
 
 
 def train(args: argparse.Namespace) -> int:
@@ -108,7 +174,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "train":
             return train(args)
-    except (OSError, ValueError) as e:
+        if args.command == "tokenize":
+            return tokenize(args)
+        if args.command == "count":
+            return count(args)
+    except (OSError, ValueError, ImportError) as e:
         print(f"tokenforge {args.command}: error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
