@@ -475,6 +475,12 @@ class Encoding:
         return ids
 
     def __getstate__(self) -> object:
+        # As tiktoken: an encoding the registry made pickles as its name (a process that
+        # unpickles it loads it from its own rank files), any other as its tables.
+        from tokenforge import registry
+
+        if registry._registered(self.name) is self:
+            return self.name
         return {
             "name": self.name,
             "pat_str": self._pat_str,
@@ -482,7 +488,12 @@ class Encoding:
             "special_tokens": self._special_tokens,
         }
 
-    def __setstate__(self, value: dict) -> None:
+    def __setstate__(self, value: dict | str) -> None:
+        if isinstance(value, str):
+            from tokenforge import registry
+
+            self.__dict__ = registry.get_encoding(value).__dict__
+            return
         self.__init__(**value)
 
 

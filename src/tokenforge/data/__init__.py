@@ -10,6 +10,11 @@ Example:
     'o200k_base'
 """
 
+try:
+    import numpy  # noqa: F401
+except ImportError:
+    raise ImportError("tokenforge.data needs numpy: pip install 'tokenforge[numpy]'") from None
+
 from tokenforge.data.count import count_files
 from tokenforge.data.distributed import RayEncoder, hf_encode, ray_encode
 from tokenforge.data.encoders import EncodingRef, TokenEncoder, as_encoder

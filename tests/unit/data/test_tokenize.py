@@ -9,7 +9,7 @@ import os
 
 import numpy as np
 import pytest
-from _shared import corpus_sample, need_shared
+from _shared import corpus_sample, need_extra, need_shared
 from _tiktoken_refs import pair
 
 from tokenforge.data import TokenDataset, tokenize_files
@@ -204,7 +204,7 @@ def test_full_disk_leaves_no_shard(tmp_path, monkeypatch):
 
 def test_parquet(tmp_path):
     need_shared()
-    pa = pytest.importorskip("pyarrow", reason="Parquet input needs the parquet extra (pyarrow)")
+    pa = need_extra("pyarrow", "parquet")
     import pyarrow.parquet as pq
 
     ours, ref = pair("o200k_base")
