@@ -125,8 +125,13 @@ def child(args) -> None:
         run_baseline(args.src, args.out, args.encoding, int(args.baseline_gb * 1e9))
     wall = time.perf_counter() - t0
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    # VmHWM, not ru_maxrss: Linux keeps the parent's ru_maxrss across fork + exec (the parent
+    # held the corpus); pool workers' peaks come from RUSAGE_CHILDREN (forked after start).
+    with open("/proc/self/status") as f:
+        hwm = next(int(line.split()[1]) for line in f if line.startswith("VmHWM"))
+    kid_rss = kids.ru_maxrss if args.child == "baseline" else 0
     print(json.dumps({"wall": wall, "cpu": me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime,
-                      "rss_mb": max(me.ru_maxrss, kids.ru_maxrss) / 1024}))
+                      "rss_mb": max(hwm, kid_rss) / 1024}))
 
 
 def run_side(side: str, args, src: str, out: str) -> dict:
