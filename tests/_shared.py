@@ -40,6 +40,19 @@ def need_shared() -> None:
         pytest.skip(message)
 
 
+def need_extra(module: str, extra: str):
+    """Imports an optional dependency; skips with a reason when it is missing, except under
+    CI=true, where every extra is installed and a missing one is a failure."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            raise
+        pytest.skip(f"needs the {extra} extra: pip install 'tokenforge[{extra}]'")
+
+
 @functools.lru_cache(maxsize=None)
 def corpus_text(name: str) -> str:
     """The whole decompressed corpus file."""

@@ -7,6 +7,7 @@ namespace nb = nanobind;
 
 namespace tf::py {
 
+void bind_data(nb::module_& m);
 void bind_encoding(nb::module_& m);
 void bind_sentencepiece(nb::module_& m);
 void bind_special_set(nb::module_& m);
@@ -62,4 +63,5 @@ NB_MODULE(_native, m) {
   tf::py::bind_testing(m);
   tf::py::bind_spm_train(m);
   tf::py::bind_ubpe(m);
+  tf::py::bind_data(m);
 }

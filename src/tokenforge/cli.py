@@ -10,12 +10,16 @@
     tokenforge show [TEXT] [-f FILE] --model M [--model M2 ...] [--no-color]
     tokenforge show --merges WORD --model M
     tokenforge visualize --model M [--model M2] [-o page.html] [-f SAMPLE]
+    tokenforge tokenize INPUTS... -o DIR [--encoding NAME|FILE] [--by-line] [--field KEY]
+                     [--format {npy,bin}] [--dtype {uint16,uint32}] [--eot ID|TOKEN|none]
+                     [--shard-size N] [--errors {strict,skip,replace}] [--resume] [--threads N] [-q]
+    tokenforge count [FILES...] [--encoding NAME|FILE] [--field KEY] [--errors ...] [--threads N]
 
 M is a tiktoken encoding name, a .tiktoken file, a .model file (SentencePiece or minbpe) or a
 byte-level BPE tokenizer.json (see tokenforge.views.models).  Commands read standard input
 when given no TEXT/FILE/IDS.  The work of each command is in tokenforge.views.
-
-With no FILES, `train` learns from the Python standard library's own source files, a corpus
+`tokenize` writes token shards (see tokenforge.data.tokenize_files); `count` prints the
+tokens of each file and the total (stdin when no FILES).  With no FILES, `train` learns from the Python standard library's own source files, a corpus
 every machine with Python has, so the first command of the README needs no download.
 
 Example:
@@ -97,6 +101,23 @@ def build_parser() -> argparse.ArgumentParser:
     from tokenforge.spm_train import cli as spm_cli
 
     spm_cli.add_parser(sub)
+    tok = sub.add_parser("tokenize", help="encode text / JSONL / Parquet files into token shards",
+                         description="Encode documents into .npy or .bin token shards with a document index.")
+    tok.add_argument("inputs", nargs="+", metavar="INPUTS", help="text files, .jsonl files or .parquet files")
+    tok.add_argument("-o", "--output", required=True, metavar="DIR", help="folder for the shards and index.json")
+    _encoding_args(tok)
+    tok.add_argument("--by-line", action="store_true", help="each line of a text file is a document")
+    tok.add_argument("--format", choices=["npy", "bin"], default="npy", help="shard files (default npy)")
+    tok.add_argument("--dtype", choices=["uint16", "uint32"], default=None, help="default: uint16 if every id fits")
+    tok.add_argument("--eot", default="default",
+                     help="id or token text put after each document, or 'none' (default: the encoding's end of text)")
+    tok.add_argument("--shard-size", type=int, default=100_000_000, help="tokens per shard (default 100M)")
+    tok.add_argument("--resume", action="store_true", help="continue an interrupted run in DIR")
+    tok.add_argument("-q", "--quiet", action="store_true", help="no progress line")
+
+    count = sub.add_parser("count", help="count the tokens of files (stdin when none)")
+    count.add_argument("files", nargs="*", metavar="FILES", help="text, .jsonl or .parquet files (default: stdin)")
+    _encoding_args(count)
     return parser
 
 
@@ -145,6 +166,49 @@ def run_view(args: argparse.Namespace) -> int:
         sample = _read_text(None, args.file) if args.file else None
         path = page.write_page([models.load_model(m) for m in args.model], args.output, sample)
         print(f"wrote {path}")
+    return 0
+
+
+def _encoding_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--encoding", default="cl100k_base", help="encoding name, .tiktoken or .model file (default cl100k_base)")
+    p.add_argument("--pattern", default=None, help="split pattern for a .tiktoken file of no known name (default cl100k)")
+    p.add_argument("--field", default="text", help="JSONL key / Parquet column of the text (default text)")
+    p.add_argument("--errors", choices=["strict", "skip", "replace"], default="strict",
+                   help="bad input: fail naming file and line (default), skip the record, or decode as U+FFFD")
+    p.add_argument("--threads", type=int, default=None, help="encoding threads (default: TOKENFORGE_NUM_THREADS or all cores)")
+
+
+def tokenize(args: argparse.Namespace) -> int:
+    from tokenforge.data import tokenize_files
+
+    s = tokenize_files(args.inputs, args.output, encoding=args.encoding, pattern=args.pattern, by_line=args.by_line,
+                       field=args.field, fmt=args.format, dtype=args.dtype,
+                       eot=None if args.eot == "none" else args.eot, shard_size=args.shard_size, errors=args.errors,
+                       resume=args.resume, num_threads=args.threads, progress=not args.quiet)
+    print(f"documents {s.documents}")
+    print(f"tokens    {s.tokens}")
+    print(f"input     {s.bytes / 1e6:.1f} MB in {s.seconds:.1f} s ({s.bytes / 1e6 / max(s.seconds, 1e-9):.1f} MB/s)")
+    print(f"shards    {s.shards} in {s.output}")
+    if s.skipped or s.replaced or args.errors != "strict":
+        print(f"errors    {s.skipped} records skipped, {s.replaced} with invalid UTF-8 replaced")
+    return 0
+
+
+def count(args: argparse.Namespace) -> int:
+    from tokenforge.data import count_files
+    from tokenforge.data.count import count_stream
+    from tokenforge.data.encoders import as_encoder
+
+    encoder = as_encoder(args.encoding, args.pattern)
+    if not args.files:
+        n = count_stream(sys.stdin.buffer, encoder, errors=args.errors, num_threads=args.threads)
+        print(n)
+        return 0
+    counts = count_files(args.files, encoder, field=args.field, errors=args.errors, num_threads=args.threads)
+    for path, n in counts.items():
+        print(f"{n:>12} {path}")
+    if len(counts) > 1:
+        print(f"{sum(counts.values()):>12} total")
     return 0
 
 
@@ -197,11 +261,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tokenforge.spm_train import cli as spm_cli
 
             return spm_cli.run(args)
+        if args.command == "tokenize":
+            return tokenize(args)
+        if args.command == "count":
+            return count(args)
         return run_view(args)
     except BrokenPipeError:  # `tokenforge encode ... | head`: the reader is gone, as for any Unix tool
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, ImportError) as e:
         print(f"tokenforge {args.command}: error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

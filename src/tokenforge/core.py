@@ -25,12 +25,16 @@ import functools
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, AbstractSet, Literal, NoReturn
 
-from tokenforge import _native, patterns
+from tokenforge import _cuts, _native, patterns
+from tokenforge._threads import resolve_threads
 
 if TYPE_CHECKING:
     import numpy as np
 
 _DEFAULT_THREADS = 8
+# A text this long (characters) or longer is cut at exact cut points (tokenforge._cuts)
+# and its parts encoded on the native pool; shorter ones are not worth the hand-off.
+PARALLEL_MIN_CHARS = 1 << 18
 
 
 class Encoding:
@@ -96,8 +100,12 @@ class Encoding:
     # Encoding
     # ====================
 
-    def encode_ordinary(self, text: str) -> list[int]:
+    def encode_ordinary(self, text: str, *, num_threads: int | None = None) -> list[int]:
         """Encodes text, treating special tokens as ordinary text.
+
+        A long text (`PARALLEL_MIN_CHARS` or more) is cut where the ids cannot change and
+        its parts encoded on `num_threads` native threads (default: ``TOKENFORGE_NUM_THREADS``,
+        else every usable core; 1 turns it off): the ids are those of one thread.
 
         >>> import tokenforge
         >>> tokenforge.Encoding("bytes", pat_str=patterns.GPT2, mergeable_ranks={bytes([b]): b for b in range(256)},
@@ -106,6 +114,9 @@ class Encoding:
         """
         if self._regex is not None:
             return self._encode_by_regex(_clean(text), _NO_SPECIALS)
+        split = self._parallel_parts(text, num_threads)
+        if split is not None:
+            return _joined(self._core.encode_ordinary_batch(*split))
         return _repairing(self._core.encode_ordinary, text)
 
     def encode(
@@ -114,8 +125,11 @@ class Encoding:
         *,
         allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
         disallowed_special: Literal["all"] | Collection[str] = "all",
+        num_threads: int | None = None,
     ) -> list[int]:
         """Encodes text; special tokens are recognised only when allowed.
+
+        A long text runs on `num_threads` native threads, as in `encode_ordinary`.
 
         Text that spells a disallowed special token raises, as in tiktoken: by default
         every special token is disallowed.  Pass ``disallowed_special=()`` to encode such
@@ -131,7 +145,11 @@ class Encoding:
         >>> enc.encode("hi<|eot|>", disallowed_special=())
         [104, 105, 60, 124, 101, 111, 116, 124, 62]
         """
-        return self._encode_checked(text, self._allowed(allowed_special, disallowed_special, text))
+        allowed = self._allowed(allowed_special, disallowed_special, text)
+        split = self._parallel_parts(text, num_threads, allowed_special)
+        if split is not None:
+            return _joined(self._core.encode_batch(split[0], allowed, None, split[1]))
+        return self._encode_checked(text, allowed)
 
     def encode_with_unstable(
         self,
@@ -182,8 +200,11 @@ class Encoding:
         *,
         allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
         disallowed_special: Literal["all"] | Collection[str] = (),
+        num_threads: int | None = None,
     ) -> int:
         """The number of tokens `encode` would return, without building the list.
+
+        A long text runs on `num_threads` native threads, as in `encode_ordinary`.
 
         Unlike `encode`, no special token is disallowed by default: special-token text is
         counted as ordinary text unless allowed.
@@ -196,6 +217,9 @@ class Encoding:
         allowed = self._allowed(allowed_special, disallowed_special, text)
         if self._regex is not None:
             return len(self._encode_by_regex(_clean(text), allowed))
+        split = self._parallel_parts(text, num_threads, allowed_special)
+        if split is not None:
+            return _native.count_batch(self._core, split[0], allowed, split[1])
         return _repairing(self._core.count, text, allowed)
 
     def encode_to_numpy(
@@ -204,19 +228,40 @@ class Encoding:
         *,
         allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
         disallowed_special: Literal["all"] | Collection[str] = "all",
+        num_threads: int | None = None,
     ) -> "np.ndarray":
-        """Like `encode`, but returns a uint32 numpy array without an intermediate list."""
+        """Like `encode`, but returns a uint32 numpy array without an intermediate list.
+
+        A long text runs on `num_threads` native threads, as in `encode_ordinary`.
+        """
         if self._regex is not None:
             import numpy as np
 
             allowed = self._allowed(allowed_special, disallowed_special, text)
             return np.array(self._encode_by_regex(_clean(text), allowed), dtype=np.uint32)
+        split = self._parallel_parts(text, num_threads, allowed_special)
+        if split is not None:
+            allowed = self._allowed(allowed_special, disallowed_special, text)
+            return _native.encode_flat(self._core, split[0], -1, split[1], allowed)[0]
         # The native side looks for disallowed specials in the UTF-8 it makes as it encodes.
         allowed, disallowed = self._special_sets(allowed_special, disallowed_special)
         result = _repairing(self._core.encode_to_numpy, text, allowed, disallowed)
         if isinstance(result, tuple):
             _raise_disallowed_special_token(result[1].decode("utf-8"))
         return result
+
+    def _parallel_parts(self, text: str, num_threads: int | None, allowed_special=frozenset()) -> tuple[list[str], int] | None:
+        """(parts, threads) to encode a long text on native threads, or None to encode it
+        on this one (short text, one thread, a pattern without known cuts, no cut found)."""
+        if len(text) < PARALLEL_MIN_CHARS or self._regex is not None:
+            return None
+        threads = resolve_threads(num_threads)
+        if threads < 2:
+            return None
+        wanted = min(4 * threads, len(text) // (PARALLEL_MIN_CHARS // 4))
+        specials = self.special_tokens_set if allowed_special == "all" else allowed_special
+        parts = _cuts.split(text, wanted, self._scanner != int(patterns.Scanner.GPT2), specials)
+        return (parts, threads) if len(parts) > 1 else None
 
     def encode_ordinary_batch(self, text: list[str], *, num_threads: int = _DEFAULT_THREADS) -> list[list[int]]:
         """Encodes many texts on native threads (the GIL is released), ignoring specials."""
@@ -445,6 +490,12 @@ class Encoding:
         return ids
 
     def __getstate__(self) -> object:
+        # As tiktoken: an encoding the registry made pickles as its name (a process that
+        # unpickles it loads it from its own rank files), any other as its tables.
+        from tokenforge import registry
+
+        if registry._registered(self.name) is self:
+            return self.name
         return {
             "name": self.name,
             "pat_str": self._pat_str,
@@ -452,7 +503,12 @@ class Encoding:
             "special_tokens": self._special_tokens,
         }
 
-    def __setstate__(self, value: dict) -> None:
+    def __setstate__(self, value: dict | str) -> None:
+        if isinstance(value, str):
+            from tokenforge import registry
+
+            self.__dict__ = registry.get_encoding(value).__dict__
+            return
         self.__init__(**value)
 
 
@@ -482,6 +538,13 @@ def _clean(text: str) -> str:
     if not _has_surrogate(text):
         return text
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _joined(lists: list[list[int]]) -> list[int]:
+    ids = lists[0]
+    for more in lists[1:]:
+        ids += more
+    return ids
 
 
 def _raise_disallowed_special_token(token: str) -> NoReturn:

@@ -159,16 +159,29 @@ def get_encoding(encoding_name: str) -> Encoding:
         return _get_encoding(encoding_name, os.environ.get("TOKENFORGE_MODELS_DIR"))
 
 
+def _registered(encoding_name: str) -> Encoding | None:
+    """The registry's encoding of that name if it was already made here, else None (never loads)."""
+    if encoding_name not in _ENCODINGS:
+        return None
+    with _lock:
+        return _made.get((encoding_name, os.environ.get("TOKENFORGE_MODELS_DIR")))
+
+
+_made: dict[tuple[str, str | None], Encoding] = {}
+
+
 @functools.lru_cache(maxsize=None)
 def _get_encoding(encoding_name: str, _models_dir: str | None) -> Encoding:
     rank_name, pat_str, specials, n_vocab = _ENCODINGS[encoding_name]
-    return Encoding(
+    encoding = Encoding(
         encoding_name,
         pat_str=pat_str,
         mergeable_ranks=_ranks(rank_name),
         special_tokens=specials,
         explicit_n_vocab=n_vocab,
     )
+    _made[(encoding_name, _models_dir)] = encoding
+    return encoding
 
 
 MODEL_PREFIX_TO_ENCODING: dict[str, str] = {

@@ -1,0 +1,382 @@
+"""Whole datasets to token shards: `tokenize_files`, behind ``tokenforge tokenize``.
+
+The pipeline: a reader thread parses documents into blocks (`tokenforge.data.sources`);
+the main thread encodes each block on native threads with the GIL released
+(`TokenEncoder.encode_flat`), so parsing the next block overlaps encoding this one; the
+ids, an end-of-text id after each document, stream into fixed-size shards
+(`tokenforge.data.shards`).  Memory holds a few blocks, never a shard or the dataset.
+
+Resuming: after each shard is renamed into place, ``index.json`` is rewritten
+(atomically) with where the next shard's first token comes from: a document's position in
+its file and how many of its tokens the finished shards already hold.  ``resume=True``
+starts there, so finished shards are not redone and every shard is byte for byte what an
+uninterrupted run writes (encoding is deterministic).  Temporary files of a killed run are
+removed; a run is only resumed with the same inputs and settings.
+
+Leaves out: special tokens inside documents (ordinary text, as ``encode_ordinary``),
+shuffling, train/validation splits.
+
+Example:
+    >>> import os, tempfile, tokenforge
+    >>> from tokenforge import patterns
+    >>> enc = tokenforge.Encoding("bytes", pat_str=patterns.GPT2, special_tokens={"<|endoftext|>": 256},
+    ...                           mergeable_ranks={bytes([b]): b for b in range(256)})
+    >>> d = tempfile.mkdtemp()
+    >>> src = os.path.join(d, "docs.jsonl")
+    >>> _ = open(src, "w").write('{"text": "hi"}\\n{"text": "yo"}\\n')
+    >>> s = tokenize_files([src], os.path.join(d, "out"), encoding=enc, progress=False)
+    >>> s.documents, s.tokens, s.shards
+    (2, 6, 1)
+    >>> import numpy as np
+    >>> np.load(os.path.join(d, "out", "shard_000000.npy")).tolist()
+    [104, 105, 256, 121, 111, 256]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import queue
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tokenforge._files import write_atomic
+from tokenforge._threads import resolve_threads
+from tokenforge.data import shards
+from tokenforge.data.encoders import TokenEncoder, as_encoder
+from tokenforge.data.progress import Progress
+from tokenforge.data.sources import Block, DocumentReader, Position
+
+INDEX_FILE = "index.json"
+DEFAULT_SHARD_SIZE = 100_000_000  # tokens, as nanoGPT's FineWeb script
+DEFAULT_BLOCK_BYTES = 1 << 23
+
+
+@dataclasses.dataclass
+class Summary:
+    """What a run did (totals include shards finished by an earlier, resumed run)."""
+
+    documents: int
+    tokens: int
+    bytes: int
+    skipped: int
+    replaced: int
+    shards: int
+    seconds: float
+    output: str
+
+
+def pick_dtype(dtype: Any, largest_id: int) -> np.dtype:
+    """uint16 when every id fits, else uint32; a given dtype is checked.
+
+    >>> pick_dtype(None, 50256), pick_dtype(None, 100276)
+    (dtype('uint16'), dtype('uint32'))
+    """
+    if dtype is None:
+        return np.dtype(np.uint16 if largest_id < 1 << 16 else np.uint32)
+    d = np.dtype(dtype)
+    if d not in (np.dtype(np.uint16), np.dtype(np.uint32)):
+        raise ValueError(f"dtype must be uint16 or uint32, not {d}")
+    if largest_id > np.iinfo(d).max:
+        raise ValueError(f"ids up to {largest_id} do not fit {d}; use uint32")
+    return d
+
+
+def resolve_eot(encoder: TokenEncoder, eot: Any) -> int | None:
+    """The separator id: "default" (the encoding's end-of-text), None, an id or a token's text."""
+    if eot == "default":
+        return encoder.default_eot
+    if eot is None or eot == "none":
+        return None
+    if isinstance(eot, int) or (isinstance(eot, str) and eot.isdigit()):
+        value = int(eot)
+        if not 0 <= value < max(encoder.n_vocab, 1):
+            raise ValueError(f"eot id {value} is outside the vocabulary (0..{encoder.n_vocab - 1})")
+        return value
+    return encoder.token_id(str(eot))
+
+
+def tokenize_files(
+    inputs: Sequence[str | os.PathLike[str]],
+    output: str | os.PathLike[str],
+    *,
+    encoding: Any = "cl100k_base",
+    pattern: str | None = None,
+    by_line: bool = False,
+    field: str = "text",
+    fmt: str = "npy",
+    dtype: Any = None,
+    eot: Any = "default",
+    shard_size: int = DEFAULT_SHARD_SIZE,
+    errors: str = "strict",
+    resume: bool = False,
+    num_threads: int | None = None,
+    progress: bool = True,
+    block_bytes: int = DEFAULT_BLOCK_BYTES,
+) -> Summary:
+    """Encodes files of documents into token shards in `output`.
+
+    Args:
+        inputs: text files (each a document, or each line with `by_line`), JSONL files
+            (``.jsonl``/``.ndjson``/``.json``: the `field` of each line) and Parquet files
+            (``.parquet``: the `field` column; needs pyarrow).
+        output: the folder for ``shard_NNNNNN.{npy,bin}``, ``docs_NNNNNN.npy`` and
+            ``index.json``; it must not hold a run already unless `resume`.
+        encoding: an encoding name, a ``.tiktoken``/``.model`` file, an `Encoding` or a
+            `SentencePieceProcessor`.
+        pattern: the split pattern for a ``.tiktoken`` file of no registered name.
+        fmt: ``"npy"`` or ``"bin"`` (raw little-endian ids).
+        dtype: ``"uint16"``/``"uint32"``; default: the smallest that holds every id.
+        eot: the id put after each document: ``"default"`` (the encoding's end-of-text,
+            SentencePiece's EOS), None for none, an id, or a special token's text.
+        shard_size: tokens per shard (the last one may hold fewer).
+        errors: ``"strict"``, ``"skip"`` or ``"replace"`` (see `tokenforge.data.sources`).
+        resume: continue an interrupted run in `output`.
+        num_threads: encoding threads (default: ``TOKENFORGE_NUM_THREADS``, else all usable cores).
+        progress: draw a progress line on stderr.
+        block_bytes: input bytes read and encoded at a time (memory is a few blocks).
+
+    Returns:
+        The totals.
+
+    Raises:
+        ValueError: bad arguments, bad input under ``errors="strict"`` (file and line
+            named), or a resume whose inputs or settings differ.
+        OSError: an input cannot be read or the output cannot be written (path named).
+        ImportError: Parquet input without pyarrow.
+    """
+    started = time.monotonic()
+    if fmt not in ("npy", "bin"):
+        raise ValueError(f"fmt must be npy or bin, not {fmt!r}")
+    if not isinstance(shard_size, int) or shard_size < 1:
+        raise ValueError(f"shard_size must be a positive number of tokens, not {shard_size!r}")
+    paths = [os.path.abspath(os.fspath(p)) for p in inputs]
+    if not paths:
+        raise ValueError("no input files")
+    for p in paths:
+        if not os.path.isfile(p):
+            raise OSError(2, "no such input file", p)
+    encoder = as_encoder(encoding, pattern)
+    separator = resolve_eot(encoder, eot)
+    largest = max(encoder.n_vocab - 1, separator if separator is not None else 0)
+    out_dtype = pick_dtype(dtype, largest)
+    threads = resolve_threads(num_threads)
+    out = os.path.abspath(os.fspath(output))
+    settings = {
+        "encoding": _encoding_label(encoding, encoder),
+        "n_vocab": encoder.n_vocab,
+        "eot": separator,
+        "dtype": out_dtype.name,
+        "format": fmt,
+        "shard_size": shard_size,
+        "by_line": by_line,
+        "field": field,
+        "errors": errors,
+        "sources": [[p, os.path.getsize(p), os.stat(p).st_mtime_ns] for p in paths],
+    }
+    state = _start(out, settings, resume)
+    reader = DocumentReader(paths, by_line=by_line, field=field, errors=errors)
+    bar = Progress(reader.total_bytes(), progress)
+    done = state["stats"]
+    bar.update(done["bytes"], done["documents"], state["tokens"])
+    bar.base_bytes = done["bytes"]
+    if state["complete"]:
+        bar.close()
+        return _summary(state, out, started)
+    reader.stats.__dict__.update({k: done[k] for k in ("bytes", "documents", "skipped", "replaced")})
+    writer = _Writer(out, state, settings, separator is not None)
+    blocks = _Prefetch(reader.blocks(Position(**state["position"]), block_bytes))
+    skip = state["skip"]
+    try:
+        for block in blocks:
+            ids, counts = encoder.encode_flat(block.texts, separator, threads)
+            writer.add(ids, counts, block, skip)
+            skip = 0
+            bar.update(block.nbytes, len(block.texts), len(ids))
+        writer.close(reader.stats)
+    except BaseException:
+        blocks.stop()
+        writer.abort()
+        bar.close()
+        raise
+    bar.close()
+    return _summary(writer.state, out, started)
+
+
+def _encoding_label(encoding: Any, encoder: TokenEncoder) -> str:
+    if isinstance(encoding, (str, os.PathLike)):
+        spec = os.fspath(encoding)
+        return os.path.abspath(spec) if os.path.exists(spec) else spec
+    return encoder.name
+
+
+def _summary(state: dict, out: str, started: float) -> Summary:
+    s = state["stats"]
+    return Summary(s["documents"], state["tokens"], s["bytes"], s["skipped"], s["replaced"], len(state["shards"]),
+                   time.monotonic() - started, out)
+
+
+def _start(out: str, settings: dict, resume: bool) -> dict:
+    """The state to start from: a fresh one, or the saved one of the run to resume."""
+    index = os.path.join(out, INDEX_FILE)
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as e:
+        raise OSError(e.errno, f"cannot create the output folder: {e.strerror}", out) from None
+    if os.path.exists(index):
+        if not resume:
+            raise ValueError(f"{out} already holds a tokenized dataset ({INDEX_FILE}); use resume / --resume, or another folder")
+        with open(index, encoding="utf-8") as f:
+            state = json.load(f)
+        if state.get("settings") != json.loads(json.dumps(settings)):
+            raise ValueError(f"{index}: the run there used other inputs or settings; cannot resume it with these")
+        shards.remove_temporaries(out)
+        return state
+    return {
+        "format": "tokenforge-shards",
+        "version": 1,
+        "settings": settings,
+        "sources": [s[0] for s in settings["sources"]],
+        "shards": [],
+        "tokens": 0,
+        "position": dataclasses.asdict(Position()),
+        "skip": 0,
+        "stats": {"bytes": 0, "documents": 0, "skipped": 0, "replaced": 0},
+        "complete": False,
+    }
+
+
+class _Writer:
+    """Cuts the token stream into shards and saves the resume state after each."""
+
+    def __init__(self, out: str, state: dict, settings: dict, with_eot: bool) -> None:
+        self.out = out
+        self.state = state
+        self.fmt = settings["format"]
+        self.dtype = np.dtype(settings["dtype"])
+        self.shard_size = settings["shard_size"]
+        self.with_eot = with_eot
+        self.total = state["tokens"]  # tokens in finished shards and the open one
+        self.file: shards.ShardFile | None = None
+        self.rows: list[np.ndarray] = []  # index rows of documents not yet in a finished shard
+
+    def add(self, ids: np.ndarray, counts: np.ndarray, block: Block, skip: int) -> None:
+        lengths = counts.astype(np.int64) + (1 if self.with_eot else 0)
+        ends = np.cumsum(lengths) + (self.total - skip)
+        starts = ends - lengths
+        rows = np.zeros(len(counts), shards.INDEX_DTYPE)
+        rows["start"], rows["tokens"], rows["source"], rows["record"] = starts, counts, block.sources, block.records
+        self.rows.append(rows[1:] if skip else rows)
+        ids = ids[skip:]
+        at = 0
+        while at < len(ids):
+            if self.file is None:
+                k = len(self.state["shards"])
+                self.file = shards.ShardFile(os.path.join(self.out, shards.shard_name(k, self.fmt)), self.dtype)
+            take = min(self.shard_size - self.file.count, len(ids) - at)
+            self.file.write(ids[at:at + take])
+            at += take
+            self.total += take
+            if self.file.count == self.shard_size:
+                self._finish_shard(self._resume_point(self.total, block, starts, ends))
+
+    def _resume_point(self, boundary: int, block: Block, starts: np.ndarray, ends: np.ndarray) -> dict:
+        """Where the token at `boundary` comes from: (position, skip, stats)."""
+        later = np.flatnonzero((ends > boundary) | (starts >= boundary))
+        if len(later):
+            j = int(later[0])
+            position = {"source": int(block.sources[j]), "offset": int(block.starts[j]), "record": int(block.records[j])}
+            return {"position": position, "skip": int(max(0, boundary - starts[j])), "stats": _stats(block.before[j])}
+        position = {"source": int(block.sources[-1]), "offset": int(block.ends[-1]), "record": int(block.records[-1]) + 1}
+        return {"position": position, "skip": 0, "stats": _stats(block.after[-1])}
+
+    def _finish_shard(self, resume: dict | None) -> None:
+        k = len(self.state["shards"])
+        rows = np.concatenate(self.rows) if self.rows else np.zeros(0, shards.INDEX_DTYPE)
+        cut = int(np.searchsorted(rows["start"], self.total, side="left")) if resume is not None else len(rows)
+        shards.write_docs(os.path.join(self.out, shards.docs_name(k)), [rows[:cut]])
+        self.rows = [rows[cut:]]
+        count = self.file.count if self.file is not None else 0
+        if self.file is not None:
+            self.file.finish()
+            self.file = None
+        self.state["shards"].append({"file": shards.shard_name(k, self.fmt), "docs": shards.docs_name(k),
+                                     "tokens": count, "documents": cut})
+        self.state["tokens"] = self.total
+        if resume is not None:
+            self.state.update(resume)
+        self._save()
+
+    def close(self, stats: Any) -> None:
+        """Finishes the last shard and marks the run complete."""
+        if self.file is not None or not self.state["shards"] or any(len(r) for r in self.rows):
+            if self.file is None:
+                k = len(self.state["shards"])
+                self.file = shards.ShardFile(os.path.join(self.out, shards.shard_name(k, self.fmt)), self.dtype)
+            self.state["complete"] = True
+            self.state["stats"] = dataclasses.asdict(stats)
+            self._finish_shard(None)
+        else:
+            self.state["complete"] = True
+            self.state["stats"] = dataclasses.asdict(stats)
+            self._save()
+
+    def abort(self) -> None:
+        if self.file is not None:
+            self.file.abort()
+            self.file = None
+
+    def _save(self) -> None:
+        path = os.path.join(self.out, INDEX_FILE)
+        try:
+            write_atomic(path, json.dumps(self.state, indent=1).encode("utf-8"))
+        except OSError as e:
+            raise OSError(e.errno, e.strerror, path) from None
+
+
+def _stats(row: np.ndarray) -> dict:
+    return dict(zip(("bytes", "documents", "skipped", "replaced"), (int(v) for v in row)))
+
+
+class _Prefetch:
+    """Iterates `blocks` on a helper thread, at most two blocks ahead."""
+
+    _END = object()
+
+    def __init__(self, blocks) -> None:
+        self._queue: queue.Queue = queue.Queue(maxsize=2)
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(blocks,), daemon=True)
+        self._thread.start()
+
+    def _run(self, blocks) -> None:
+        try:
+            for block in blocks:
+                while not self._stopped.is_set():
+                    try:
+                        self._queue.put(block, timeout=0.1)
+                        break
+                    except queue.Full:
+                        pass
+                if self._stopped.is_set():
+                    return
+            self._queue.put(self._END)
+        except BaseException as e:  # handed to the consumer
+            self._queue.put(e)
+
+    def __iter__(self):
+        while True:
+            item = self._queue.get()
+            if item is self._END:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+    def stop(self) -> None:
+        self._stopped.set()
