@@ -17,6 +17,22 @@ Example:
 from __future__ import annotations
 
 
+def _parse_merges(merges: list) -> list[tuple[str, str]]:
+    """Merges as (left, right) pairs, from `"a b"` strings or `[a, b]` lists."""
+    if not isinstance(merges, list):
+        raise ValueError("BPE merges must be a list")
+    if all(type(m) is str for m in merges):
+        out = [tuple(m.split(" ")) for m in merges]
+    else:
+        out = [tuple(m) if isinstance(m, (list, tuple)) else (m,) for m in merges]
+    for rank, m in enumerate(out):
+        if len(m) != 2 or not isinstance(m[0], str) or not isinstance(m[1], str):
+            if len(m) == 1 and isinstance(m[0], str):
+                raise ValueError(f"BPE merge {rank} {m[0]!r} is not two tokens separated by one space")
+            raise ValueError(f"BPE merge {rank} {merges[rank]!r} is neither 'a b' nor [a, b]")
+    return out
+
+
 def _byte_token(b: int) -> str:
     return f"<0x{b:02X}>"
 
@@ -35,26 +51,21 @@ class BPE:
         self.end_of_word_suffix = end_of_word_suffix
         self.fuse_unk, self.byte_fallback, self.ignore_merges = fuse_unk, byte_fallback, ignore_merges
         self.dropout = dropout
-        self.merges: list[tuple[str, str]] = []
-        self.pair_rank: dict[tuple[int, int], tuple[int, int]] = {}  # (left id, right id) -> (rank, merged id)
+        self.merges: list[tuple[str, str]] = _parse_merges(merges)
         plen = len(continuing_subword_prefix or "")
-        for rank, m in enumerate(merges):
-            if isinstance(m, str):
-                parts = m.split(" ")
-                if len(parts) != 2:
-                    raise ValueError(f"BPE merge {rank} {m!r} is not two tokens separated by one space")
-                a, b = parts
-            elif isinstance(m, (list, tuple)) and len(m) == 2 and all(isinstance(x, str) for x in m):
-                a, b = m
-            else:
-                raise ValueError(f"BPE merge {rank} {m!r} is neither 'a b' nor [a, b]")
-            for t in (a, b, a + b[plen:]):
-                if t not in self.vocab:
-                    raise ValueError(f"BPE merge {rank} ({a!r}, {b!r}) names {t!r}, which is not in the vocab")
-            self.merges.append((a, b))
-            self.pair_rank[(self.vocab[a], self.vocab[b])] = (rank, self.vocab[a + b[plen:]])
-        if unk_token is not None and unk_token not in self.vocab:
-            pass  # tokenizers accepts this; an unknown character is then an error at encode time
+        vocab = self.vocab
+        left = [vocab.get(a) for a, _ in self.merges]
+        right = [vocab.get(b) for _, b in self.merges]
+        merged = [vocab.get(a + b[plen:]) for a, b in self.merges]
+        if None in left or None in right or None in merged:
+            for rank, (a, b) in enumerate(self.merges):
+                for t in (a, b, a + b[plen:]):
+                    if t not in vocab:
+                        raise ValueError(f"BPE merge {rank} ({a!r}, {b!r}) names {t!r}, which is not in the vocab")
+        self.merged_ids = merged  # merge rank -> id of the token it makes
+        # (left id, right id) -> (rank, merged id); a pair listed twice keeps its last rank
+        self.pair_rank: dict[tuple[int, int], tuple[int, int]] = dict(
+            zip(zip(left, right), zip(range(len(merged)), merged)))
         self._cache: dict[str, list] = {}
 
     def _symbols(self, word: str) -> list[list[int]]:

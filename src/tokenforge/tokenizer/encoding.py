@@ -17,7 +17,7 @@ class Encoding:
     """Token ids with their tokens, offsets and masks (module docstring)."""
 
     __slots__ = ("ids", "tokens", "offsets", "word_ids", "type_ids", "special_tokens_mask",
-                 "attention_mask", "overflowing", "sequence_ids")
+                 "attention_mask", "overflowing", "sequence_ids", "_trim")
 
     def __init__(self, ids, tokens, offsets, word_ids, type_ids=None, special_tokens_mask=None,
                  attention_mask=None, sequence_ids=None) -> None:
@@ -31,6 +31,7 @@ class Encoding:
         self.attention_mask: list[int] = attention_mask if attention_mask is not None else [1] * n
         self.sequence_ids: list[int | None] = sequence_ids if sequence_ids is not None else [0] * n
         self.overflowing: list[Encoding] = []
+        self._trim = None  # set by the native path: what its numpy offset trimming needs
 
     @classmethod
     def special(cls, ids: list[int], tokens: list[str], type_id: int) -> "Encoding":
@@ -56,6 +57,7 @@ class Encoding:
         for f in ("ids", "tokens", "offsets", "word_ids", "type_ids", "special_tokens_mask",
                   "attention_mask", "sequence_ids"):
             getattr(self, f).extend(getattr(other, f))
+        self._trim = None
 
     def slice(self, a: int, b: int) -> "Encoding":
         e = Encoding(self.ids[a:b], self.tokens[a:b], self.offsets[a:b], self.word_ids[a:b], self.type_ids[a:b],
@@ -76,7 +78,7 @@ class Encoding:
         if max_length == 0:
             whole = self.copy()
             for f in self.__slots__:
-                if f != "overflowing":
+                if f not in ("overflowing", "_trim"):
                     setattr(self, f, [])
             self.overflowing = [whole]
             return
@@ -100,6 +102,7 @@ class Encoding:
         main.overflowing = [self.slice(a, b) for a, b in parts[1:]]
         for f in self.__slots__:
             setattr(self, f, getattr(main, f))
+        self._trim = None
 
     def pad(self, length: int, pad_id: int, pad_type_id: int, pad_token: str, direction: str = "right") -> None:
         """Pads to `length` tokens (nothing when already as long), overflowing too."""

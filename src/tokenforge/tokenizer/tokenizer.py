@@ -207,7 +207,9 @@ class Tokenizer:
             raise ValueError(f"expected a str to encode, got {type(seq).__name__}")
         native = self._native_engine()
         if native is not None:
-            return native.encode(seq, type_id)
+            enc = native.encode(seq, type_id)
+            if enc is not None:  # None: text the normalizer changes takes the Python path
+                return enc
         return encode_sequence(seq, self.normalizer, self.pre_tokenizer, self.model, self.added, type_id)
 
     def _post_process(self, a: Encoding, b: Encoding | None, add_special_tokens: bool) -> Encoding:
