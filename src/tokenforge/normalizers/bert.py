@@ -1,6 +1,6 @@
 """BertNormalizer: clean control characters, space out CJK, strip accents, lowercase.
 
-The steps and their order follow `tokenizers`: controls (categories Cc, Cf, Cn, Co except tab,
+The steps and their order follow `tokenizers`: controls (categories Cc, Cf, Co except tab,
 newline and CR), NUL and U+FFFD are dropped, whitespace becomes a space; CJK ideographs get a
 space on each side; with `strip_accents` (default: follow `lowercase`) NFD then marks removed;
 then lowercase.
@@ -38,7 +38,7 @@ def is_cjk(c: str) -> bool:
 def _is_control(c: str) -> bool:
     if c in "\t\n\r":
         return False
-    return unicodedata.category(c) in ("Cc", "Cf", "Cn", "Co")
+    return unicodedata.category(c) in ("Cc", "Cf", "Co")  # tokenizers' Cn table lists no unassigned code point
 
 
 def _clean(c: str) -> str:

@@ -19,14 +19,22 @@ import regex
 
 from tokenforge.normalizers.bert import WHITE_SPACE
 from tokenforge.normalizers.normalized_string import NormalizedString
+from tokenforge.pre_tokenizers.punctuation_table import EXTRA_PUNCT, NOT_PUNCT, UNICODE_VERSION
 from tokenforge.pre_tokenizers.split import char_matches, split_by
 
 _ASCII_PUNCT = frozenset(string.punctuation)
+# tokenizers' punctuation class comes from an older Unicode than unicodedata's: the table
+# (generated against this Python's Unicode version) lists the characters where they differ.
+_NOT_PUNCT = frozenset(chr(c) for a, b in NOT_PUNCT for c in range(a, b + 1)) \
+    if UNICODE_VERSION == unicodedata.unidata_version else frozenset()
+_EXTRA_PUNCT = frozenset(chr(c) for a, b in EXTRA_PUNCT for c in range(a, b + 1))
 _WORDS = regex.compile(r"\w+|[^\w\s]+")
 
 
 def is_punctuation(c: str) -> bool:
-    return c in _ASCII_PUNCT or unicodedata.category(c).startswith("P")
+    if c in _ASCII_PUNCT or c in _EXTRA_PUNCT:
+        return True
+    return c not in _NOT_PUNCT and unicodedata.category(c).startswith("P")
 
 
 def _ws(c: str) -> bool:

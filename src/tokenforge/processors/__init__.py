@@ -23,6 +23,8 @@ _SPACE_CHAR = BYTE_CHARS[32]
 
 def trim_offsets(enc: Encoding, add_prefix_space: bool) -> None:
     """Moves offsets past leading/trailing spaces of byte-level tokens, as tokenizers' ByteLevel."""
+    if enc._trim is False:  # an encoding without offsets (encode_batch_fast)
+        return
     if enc._trim is not None and enc._trim[3].trim(enc, add_prefix_space):
         return
     offs = enc.offsets

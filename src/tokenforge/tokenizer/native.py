@@ -175,6 +175,24 @@ class NativeByteLevel:
         ids = self.engine.encode(text, allowed_special="all")
         return self.to_encoding(text, data, ids, type_id)
 
+    def encode_batch(self, texts: list[str], threads: int) -> list[Encoding | None]:
+        """Encodings of many texts, ids on native threads (None where the Python path must run)."""
+        ok = [not self.form or unicodedata.is_normalized(self.form, t) for t in texts]
+        todo = [t for t, k in zip(texts, ok) if k]
+        for t in todo:
+            _check_surrogates(t)
+        ids = iter(self.engine.encode_batch(todo, allowed_special="all", num_threads=threads))
+        return [self.to_encoding(t, t.encode("utf-8"), next(ids), 0) if k else None for t, k in zip(texts, ok)]
+
+    def ids_batch(self, texts: list[str], threads: int) -> list[list[int] | None]:
+        """Ids of many texts on native threads (None where the Python path must run)."""
+        ok = [not self.form or unicodedata.is_normalized(self.form, t) for t in texts]
+        todo = [t for t, k in zip(texts, ok) if k]
+        for t in todo:
+            _check_surrogates(t)
+        ids = iter(self.engine.encode_batch(todo, allowed_special="all", num_threads=threads))
+        return [next(ids) if k else None for k in ok]
+
     def to_encoding(self, text: str, data: bytes, ids: list[int], type_id: int) -> Encoding:
         np = self.np
         n = len(ids)
@@ -242,6 +260,14 @@ class NativeByteLevel:
         b2 = np.where((trail > 0) & (b >= trail), np.maximum(b - trail, a2), b)
         enc.offsets = list(zip(a2.tolist(), b2.tolist()))
         return True
+
+
+def _check_surrogates(text: str) -> None:
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise ValueError(f"text holds a lone surrogate at character {e.start}") from None
 
 
 def _processor_ok(p) -> bool:

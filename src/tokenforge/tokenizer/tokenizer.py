@@ -223,9 +223,11 @@ class Tokenizer:
             encs = self.post_processor.process(encs, add_special_tokens)
         out = encs[0]
         if len(encs) > 1:
+            overflowing = [o for e in encs for o in e.overflowing]
             out = out.copy()
             for e in encs[1:]:
                 out.extend(e)
+            out.overflowing = overflowing
         return out
 
     def encode(self, sequence, pair=None, is_pretokenized: bool = False, add_special_tokens: bool = True) -> Encoding:
@@ -241,11 +243,22 @@ class Tokenizer:
             self._padding.pad([enc])
         return enc
 
-    def encode_batch(self, inputs: list, is_pretokenized: bool = False, add_special_tokens: bool = True) -> list[Encoding]:
-        """Encodes many inputs (each a text or a (text, pair) tuple); padding spans the batch."""
+    def encode_batch(self, inputs: list, is_pretokenized: bool = False, add_special_tokens: bool = True,
+                     num_threads: int = 8) -> list[Encoding]:
+        """Encodes many inputs (each a text or a (text, pair) tuple); padding spans the batch.
+
+        Byte-level files on the native path encode the texts on native threads (GIL released).
+        """
+        inputs = list(inputs)
+        firsts: list = [None] * len(inputs)
+        native = self._native_engine() if not is_pretokenized else None
+        if native is not None and all(isinstance(x, str) for x in inputs):
+            firsts = native.encode_batch(inputs, num_threads)
         out = []
-        for x in inputs:
-            if isinstance(x, (tuple, list)) and not is_pretokenized or (is_pretokenized and isinstance(x, tuple)):
+        for x, first in zip(inputs, firsts):
+            if first is not None:
+                out.append(self._post_process(first, None, add_special_tokens))
+            elif isinstance(x, tuple) or (isinstance(x, list) and not is_pretokenized):
                 out.append(self._post_process(self._encode_one(x[0], 0, is_pretokenized),
                                               self._encode_one(x[1], 1, is_pretokenized), add_special_tokens))
             else:
@@ -254,9 +267,30 @@ class Tokenizer:
             self._padding.pad(out)
         return out
 
-    def encode_batch_fast(self, inputs: list, is_pretokenized: bool = False, add_special_tokens: bool = True) -> list[Encoding]:
-        """As :meth:`encode_batch`; offsets are still computed (tokenizers leaves them zero)."""
-        return self.encode_batch(inputs, is_pretokenized, add_special_tokens)
+    def encode_batch_fast(self, inputs: list, is_pretokenized: bool = False, add_special_tokens: bool = True,
+                          num_threads: int = 8) -> list[Encoding]:
+        """As :meth:`encode_batch` without offsets, as `tokenizers`: tokens are empty strings,
+        offsets (0, 0) and word ids None; ids, type ids and masks are the same."""
+        inputs = list(inputs)
+        native = self._native_engine() if not is_pretokenized else None
+        ids_list: list = [None] * len(inputs)
+        if native is not None and all(isinstance(x, str) for x in inputs):
+            ids_list = native.ids_batch(inputs, num_threads)
+        out = []
+        for x, ids in zip(inputs, ids_list):
+            if ids is not None:
+                n = len(ids)
+                enc = Encoding(ids, [""] * n, [(0, 0)] * n, [None] * n)
+                enc._trim = False
+                enc = self._post_process(enc, None, add_special_tokens)
+            else:
+                enc = self.encode_batch([x], is_pretokenized, add_special_tokens)[0]
+                n = len(enc.ids)
+                enc.tokens, enc.offsets, enc.word_ids = [""] * n, [(0, 0)] * n, [None] * n
+            out.append(enc)
+        if self._padding is not None:
+            self._padding.pad(out)
+        return out
 
     # ---- decoding ----
 
