@@ -12,7 +12,7 @@ from _shared import MODELS, corpus_sample
 
 HF_FILES = sorted(p.name for p in (MODELS / "hf").glob("*.json")) if (MODELS / "hf").is_dir() else []
 FIELDS = ("ids", "tokens", "offsets", "word_ids", "type_ids", "special_tokens_mask", "attention_mask")
-LINES = int(os.environ.get("TOKENFORGE_HF_LINES", "100"))  # lines per corpus file and tokenizer file
+LINES = int(os.environ.get("TOKENFORGE_HF_LINES", "60"))  # lines per corpus file and tokenizer file
 
 
 @functools.lru_cache(maxsize=None)

@@ -27,8 +27,8 @@ def _parse_merges(merges: list) -> list[tuple[str, str]]:
         out = [tuple(m) if isinstance(m, (list, tuple)) else (m,) for m in merges]
     for rank, m in enumerate(out):
         if len(m) != 2 or not isinstance(m[0], str) or not isinstance(m[1], str):
-            if len(m) == 1 and isinstance(m[0], str):
-                raise ValueError(f"BPE merge {rank} {m[0]!r} is not two tokens separated by one space")
+            if isinstance(merges[rank], str):
+                raise ValueError(f"BPE merge {rank} {merges[rank]!r} is not two tokens separated by one space")
             raise ValueError(f"BPE merge {rank} {merges[rank]!r} is neither 'a b' nor [a, b]")
     return out
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import unicodedata
 
+import numpy as np
+
 from tokenforge import _native
 from tokenforge.core import Encoding as ByteEncoding
 from tokenforge.models.bpe import BPE
@@ -108,7 +110,10 @@ class NativeByteLevel:
             if t and (t[0] in " \u0120" or t[-1] in " \u0120" or t[0].isspace() or t[-1].isspace()):
                 lead[i], trail[i] = _space_counts(t)
         self.lens, self.lead, self.trail, self.tokens = lens, lead, trail, tokens
-        self.special_ids = np.array(sorted(specials.values()), dtype=np.int64)
+        self.token_array = np.array(tokens, dtype=object)  # id -> token string, for fancy indexing
+        self.is_special = np.zeros(size, dtype=bool)
+        self.is_special[list(specials.values())] = True
+        self.any_special = bool(specials)
         self.np = np
 
     @classmethod
@@ -126,10 +131,6 @@ class NativeByteLevel:
         if scanner is None:
             return None
         if not _processor_ok(tok.post_processor):
-            return None
-        try:
-            import numpy  # noqa: F401
-        except ImportError:
             return None
         vocab = model.vocab
         if any(c not in vocab for c in CHAR_BYTES):
@@ -172,7 +173,7 @@ class NativeByteLevel:
             data = text.encode("utf-8")
         except UnicodeEncodeError as e:
             raise ValueError(f"text holds a lone surrogate at character {e.start}") from None
-        ids = self.engine.encode(text, allowed_special="all")
+        ids = self.engine.encode_to_numpy(text, allowed_special="all")
         return self.to_encoding(text, data, ids, type_id)
 
     def encode_batch(self, texts: list[str], threads: int) -> list[Encoding | None]:
@@ -193,12 +194,14 @@ class NativeByteLevel:
         ids = iter(self.engine.encode_batch(todo, allowed_special="all", num_threads=threads))
         return [next(ids) if k else None for k in ok]
 
-    def to_encoding(self, text: str, data: bytes, ids: list[int], type_id: int) -> Encoding:
+    def to_encoding(self, text: str, data: bytes, ids, type_id: int) -> Encoding:
+        """ids (a list or a numpy array) with their tokens, offsets and word ids."""
         np = self.np
         n = len(ids)
         if n == 0:
             return Encoding([], [], [], [], [])
-        arr = np.array(ids, dtype=np.int64)
+        arr = np.asarray(ids, dtype=np.int64)
+        ids = arr.tolist()
         lens = self.lens[arr]
         ends = np.cumsum(lens)
         starts = ends - lens
@@ -210,17 +213,16 @@ class NativeByteLevel:
             e_chars = cidx[ends - 1] + 1
         else:
             s_chars, e_chars = starts, ends
-        tokens = self.tokens
-        enc = Encoding(ids, [tokens[i] for i in ids], list(zip(s_chars.tolist(), e_chars.tolist())), words,
+        enc = Encoding(ids, self.token_array[arr].tolist(), list(zip(s_chars.tolist(), e_chars.tolist())), words,
                        [type_id] * n)
         enc._trim = (arr, s_chars, e_chars, self)
         return enc
 
     def _words(self, data: bytes, arr, starts) -> list[int]:
         np = self.np
-        special_at = np.isin(arr, self.special_ids) if len(self.special_ids) else None
+        special_at = self.is_special[arr] if self.any_special else None
         if special_at is None or not special_at.any():
-            piece_ends = np.array(_native._split(self.scanner, data)[0], dtype=np.int64)
+            piece_ends = np.fromiter(_native._split(self.scanner, data)[0], dtype=np.int64)
             return np.searchsorted(piece_ends, starts, side="right").tolist()
         # pieces of each stretch between added tokens, each added token a piece of its own
         out = np.empty(len(arr), dtype=np.int64)
