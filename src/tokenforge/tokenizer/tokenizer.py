@@ -85,6 +85,23 @@ class Tokenizer:
         return cls.from_str(text)
 
     @classmethod
+    def from_encoding(cls, encoding) -> "Tokenizer":
+        """A byte-level `tokenforge.Encoding` (tiktoken ranks, a trained one) as a tokenizer.json
+        pipeline, through the writer of :mod:`tokenforge.formats.hf_json`.
+
+        Example:
+            >>> import tokenforge
+            >>> ranks = {bytes([b]): b for b in range(256)}
+            >>> ranks[b"ab"] = 256
+            >>> enc = tokenforge.Encoding("t", pat_str=tokenforge.patterns.GPT2, mergeable_ranks=ranks, special_tokens={})
+            >>> Tokenizer.from_encoding(enc).encode("ab a").ids
+            [256, 32, 97]
+        """
+        from tokenforge.formats.hf_json import to_dict
+
+        return cls.from_dict(to_dict(encoding))
+
+    @classmethod
     def from_dict(cls, d: dict) -> "Tokenizer":
         if not isinstance(d, dict):
             raise ValueError("tokenizer.json must hold a JSON object")
@@ -190,8 +207,11 @@ class Tokenizer:
 
     def _native_engine(self):
         if not self._native_checked:
-            from tokenforge.tokenizer.native import NativeByteLevel
-            self._native = NativeByteLevel.build(self)
+            try:
+                from tokenforge.tokenizer.native import NativeByteLevel
+            except ImportError:  # numpy absent: every file takes the Python pipeline
+                NativeByteLevel = None
+            self._native = NativeByteLevel.build(self) if NativeByteLevel is not None else None
             self._native_checked = True
         return self._native
 

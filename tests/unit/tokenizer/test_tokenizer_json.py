@@ -100,3 +100,20 @@ def test_encoding_fields_and_template():
     assert e.special_tokens_mask == [1, 0, 0, 1, 0, 1]
     assert e.word_ids == [None, 0, 1, None, 0, None]
     assert e.offsets == [(0, 0), (0, 1), (2, 3), (0, 0), (0, 1), (0, 0)]
+
+
+def test_from_encoding_written_loads_in_tokenizers():
+    """A trained byte-level encoding as a tokenizer.json: tokenizers loads our to_str and gives
+    the ids tokenforge.Encoding gives."""
+    tokenizers = pytest.importorskip("tokenizers")
+    import tokenforge
+
+    texts = ["the quick brown fox jumps over the lazy dog's back, 123 times!"] * 20 + ["héllo wörld 你好"] * 5
+    enc = tokenforge.BpeTrainer(300, pat_str=tokenforge.patterns.CL100K, special_tokens=["<|end|>"], show_progress=False).train_from_iterator(texts)
+    tok = Tokenizer.from_encoding(enc)
+    ref = tokenizers.Tokenizer.from_str(tok.to_str())
+    for text in texts[:1] + texts[-1:] + ["fox<|end|>dog  \n\n 42"]:
+        want = enc.encode(text, allowed_special="all")
+        assert tok.encode(text).ids == want
+        assert ref.encode(text).ids == want
+        assert tok.decode(want, skip_special_tokens=False) == ref.decode(want, skip_special_tokens=False) == text
