@@ -116,3 +116,37 @@ class Encoding:
         for f, v in fill.items():
             cur = getattr(self, f)
             setattr(self, f, cur + [v] * k if direction == "right" else [v] * k + cur)
+
+
+def _lazy(field: str, default):
+    slot = Encoding.__dict__[field]
+
+    def get(self):
+        try:
+            return slot.__get__(self)
+        except AttributeError:
+            value = default(len(self.ids))
+            slot.__set__(self, value)
+            return value
+
+    return property(get, slot.__set__)
+
+
+class IdsEncoding(Encoding):
+    """An Encoding without offsets (`encode_batch_fast`): tokens "", offsets (0, 0), word ids
+    None, as `tokenizers`; every list but `ids` is made on first access."""
+
+    __slots__ = ()
+
+    def __init__(self, ids: list[int]) -> None:
+        Encoding.ids.__set__(self, ids)
+        Encoding.overflowing.__set__(self, [])
+        Encoding._trim.__set__(self, False)
+
+    tokens = _lazy("tokens", lambda n: [""] * n)
+    offsets = _lazy("offsets", lambda n: [(0, 0)] * n)
+    word_ids = _lazy("word_ids", lambda n: [None] * n)
+    type_ids = _lazy("type_ids", lambda n: [0] * n)
+    special_tokens_mask = _lazy("special_tokens_mask", lambda n: [0] * n)
+    attention_mask = _lazy("attention_mask", lambda n: [1] * n)
+    sequence_ids = _lazy("sequence_ids", lambda n: [0] * n)

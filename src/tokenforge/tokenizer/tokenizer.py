@@ -26,7 +26,7 @@ import os
 from tokenforge import decoders, models, normalizers, pre_tokenizers, processors
 from tokenforge._files import write_atomic
 from tokenforge.tokenizer.added_vocabulary import AddedToken, AddedVocabulary
-from tokenforge.tokenizer.encoding import Encoding
+from tokenforge.tokenizer.encoding import Encoding, IdsEncoding
 from tokenforge.tokenizer.pipeline import encode_sequence
 from tokenforge.tokenizer.truncation import Padding, Truncation, truncate_pair
 
@@ -299,10 +299,9 @@ class Tokenizer:
         out = []
         for x, ids in zip(inputs, ids_list):
             if ids is not None:
-                n = len(ids)
-                enc = Encoding(ids, [""] * n, [(0, 0)] * n, [None] * n)
-                enc._trim = False
-                enc = self._post_process(enc, None, add_special_tokens)
+                enc = IdsEncoding(ids)
+                if self.post_processor is not None or self._truncation is not None:
+                    enc = self._post_process(enc, None, add_special_tokens)
             else:
                 enc = self.encode_batch([x], is_pretokenized, add_special_tokens)[0]
                 n = len(enc.ids)
