@@ -32,7 +32,7 @@ FILES = ["gpt2", "llama3", "llama3_1", "cl100k_base_converted", "o200k_base_conv
          "qwen3", "deepseek_v3", "mistral_v1", "gemma", "minilm_bert_uncased", "rut5"]
 
 
-def tools(path: str) -> dict:
+def tools(path: str, threads: int) -> dict:
     """tool -> function making (row -> fn(docs)) for a fresh, warmed instance."""
     import tokenizers
 
@@ -46,8 +46,8 @@ def tools(path: str) -> dict:
         t.no_padding()
         t.encode_batch(warm)
         return {"single": lambda docs: [t.encode(d).offsets for d in docs],
-                "batch": lambda docs: [e.offsets for e in t.encode_batch(docs)],
-                "fast": lambda docs: [e.ids for e in t.encode_batch_fast(docs)]}
+                "batch": lambda docs: [e.offsets for e in t.encode_batch(docs, num_threads=threads)],
+                "fast": lambda docs: [e.ids for e in t.encode_batch_fast(docs, num_threads=threads)]}
 
     def fresh_hf():
         t = tokenizers.Tokenizer.from_file(path)
@@ -78,7 +78,7 @@ def tools(path: str) -> dict:
 def run(args) -> None:
     for name in args.files:
         path = str(MODELS / "hf" / f"{name}_tokenizer.json")
-        makers = tools(path)
+        makers = tools(path, args.threads)
         for corpus in args.corpora:
             docs = documents(corpus_text(corpus, int(args.mb * 1_000_000)))
             size = sum(len(d.encode("utf-8")) for d in docs) / 1e6

@@ -12,6 +12,8 @@ Example:
 
 from __future__ import annotations
 
+from tokenforge._component import build
+
 from tokenforge.decoders.stream import DecodeStream
 from tokenforge.decoders.text import CTC, BPEDecoder, ByteFallback, ByteLevel, Fuse, Metaspace, Replace, Strip, WordPiece
 
@@ -34,41 +36,31 @@ class Sequence:
         return {"type": "Sequence", "decoders": [d.to_dict() for d in self.decoders]}
 
 
+def _metaspace(d: dict) -> Metaspace:
+    from tokenforge.pre_tokenizers.metaspace import Metaspace as PreMetaspace
+
+    m = PreMetaspace.from_dict(d)
+    return Metaspace(m.replacement, m.prepend_scheme, m.split_)
+
+
 def from_dict(d: dict | None):
     """The decoder described by a tokenizer.json object (None for null).
 
     Raises:
         ValueError: an unknown type or a malformed field.
     """
-    if d is None:
-        return None
-    kind = d.get("type") if isinstance(d, dict) else None
-    try:
-        if kind == "Sequence":
-            return Sequence([from_dict(x) for x in d["decoders"]])
-        if kind == "ByteLevel":
-            return ByteLevel()
-        if kind == "Metaspace":
-            from tokenforge.pre_tokenizers.metaspace import Metaspace as _M
-            m = _M.from_dict(d)
-            return Metaspace(m.replacement, m.prepend_scheme, m.split_)
-        if kind == "WordPiece":
-            return WordPiece(d.get("prefix", "##"), d.get("cleanup", True))
-        if kind == "Replace":
-            return Replace(d["pattern"], d["content"])
-        if kind == "ByteFallback":
-            return ByteFallback()
-        if kind == "Fuse":
-            return Fuse()
-        if kind == "Strip":
-            return Strip(d["content"], d.get("start", 0), d.get("stop", 0))
-        if kind == "BPEDecoder":
-            return BPEDecoder(d.get("suffix", "</w>"))
-        if kind == "CTC":
-            return CTC(d.get("pad_token", "<pad>"), d.get("word_delimiter_token", "|"), d.get("cleanup", True))
-    except (KeyError, TypeError) as e:
-        raise ValueError(f"decoder {kind}: missing or malformed field {e}") from None
-    raise ValueError(f"unsupported decoder type {kind!r}")
+    return build("decoder", d, {
+        "Sequence": lambda d: Sequence([from_dict(x) for x in d["decoders"]]),
+        "ByteLevel": lambda d: ByteLevel(),
+        "Metaspace": _metaspace,
+        "WordPiece": lambda d: WordPiece(d.get("prefix", "##"), d.get("cleanup", True)),
+        "Replace": lambda d: Replace(d["pattern"], d["content"]),
+        "ByteFallback": lambda d: ByteFallback(),
+        "Fuse": lambda d: Fuse(),
+        "Strip": lambda d: Strip(d["content"], d.get("start", 0), d.get("stop", 0)),
+        "BPEDecoder": lambda d: BPEDecoder(d.get("suffix", "</w>")),
+        "CTC": lambda d: CTC(d.get("pad_token", "<pad>"), d.get("word_delimiter_token", "|"), d.get("cleanup", True)),
+    })
 
 
 __all__ = ["BPEDecoder", "ByteFallback", "ByteLevel", "CTC", "DecodeStream", "Fuse", "Metaspace", "Replace",

@@ -16,6 +16,8 @@ Example:
 
 from __future__ import annotations
 
+from tokenforge.models.vocab_model import VocabModel
+
 
 def _parse_merges(merges: list) -> list[tuple[str, str]]:
     """Merges as (left, right) pairs, from `"a b"` strings or `[a, b]` lists."""
@@ -37,15 +39,14 @@ def _byte_token(b: int) -> str:
     return f"<0x{b:02X}>"
 
 
-class BPE:
+class BPE(VocabModel):
     """Byte-pair encoding over a vocab and an ordered merge list (module docstring)."""
 
     def __init__(self, vocab: dict[str, int], merges: list, *, unk_token: str | None = None,
                  continuing_subword_prefix: str | None = None, end_of_word_suffix: str | None = None,
                  fuse_unk: bool = False, byte_fallback: bool = False, ignore_merges: bool = False,
                  dropout: float | None = None) -> None:
-        self.vocab = dict(vocab)  # token -> id
-        self.vocab_r = {i: t for t, i in self.vocab.items()}  # id -> token
+        super().__init__(vocab)
         self.unk_token = unk_token
         self.continuing_subword_prefix = continuing_subword_prefix
         self.end_of_word_suffix = end_of_word_suffix
@@ -66,7 +67,6 @@ class BPE:
         # (left id, right id) -> (rank, merged id); a pair listed twice keeps its last rank
         self.pair_rank: dict[tuple[int, int], tuple[int, int]] = dict(
             zip(zip(left, right), zip(range(len(merged)), merged)))
-        self._cache: dict[str, list] = {}
 
     def _symbols(self, word: str) -> list[list[int]]:
         """[id, byte length] per initial symbol (module docstring)."""
@@ -141,15 +141,7 @@ class BPE:
                 for tid, n in syms:
                     out.append((tid, self.vocab_r[tid], (char_of[pos], char_of[pos + n - 1] + 1)))
                     pos += n
-        if len(self._cache) < 100_000:
-            self._cache[word] = out
-        return out
-
-    def token_to_id(self, token: str) -> int | None:
-        return self.vocab.get(token)
-
-    def id_to_token(self, i: int) -> str | None:
-        return self.vocab_r.get(i)
+        return self.remember(word, out)
 
     def to_dict(self) -> dict:
         return {"type": "BPE", "dropout": self.dropout, "unk_token": self.unk_token,

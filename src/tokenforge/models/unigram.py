@@ -14,23 +14,25 @@ Example:
 
 from __future__ import annotations
 
+from tokenforge.models.vocab_model import VocabModel
+
 _UNK_PENALTY = 10.0
 
 
-class Unigram:
+class Unigram(VocabModel):
     """The Unigram model (module docstring)."""
 
     def __init__(self, vocab: list, unk_id: int | None = None, byte_fallback: bool = False) -> None:
         self.pieces = [(str(p), float(s)) for p, s in vocab]
-        self.vocab = {}
+        first: dict[str, int] = {}
         for i, (p, _) in enumerate(self.pieces):
-            self.vocab.setdefault(p, i)
+            first.setdefault(p, i)
+        super().__init__(first)
         if unk_id is not None and not 0 <= unk_id < len(self.pieces):
             raise ValueError(f"Unigram: unk_id {unk_id} is outside the vocab of {len(self.pieces)}")
         self.unk_id, self.byte_fallback = unk_id, byte_fallback
         self.min_score = min((s for _, s in self.pieces), default=0.0)
         self.max_len = max((len(p) for p, _ in self.pieces), default=1)
-        self._cache: dict[str, list] = {}
 
     def _segment(self, word: str) -> list[str]:
         n = len(word)
@@ -95,9 +97,7 @@ class Unigram:
                 tid = self.unk_id
             out.append((tid, s, (pos, end)))
             pos = end
-        if len(self._cache) < 100_000:
-            self._cache[word] = out
-        return out
+        return self.remember(word, out)
 
     def token_to_id(self, token: str) -> int | None:
         return self.vocab.get(token)

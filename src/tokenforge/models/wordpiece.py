@@ -11,17 +11,17 @@ Example:
 
 from __future__ import annotations
 
+from tokenforge.models.vocab_model import VocabModel
 
-class WordPiece:
+
+class WordPiece(VocabModel):
     """The WordPiece model (module docstring)."""
 
     def __init__(self, vocab: dict[str, int], unk_token: str = "[UNK]", continuing_subword_prefix: str = "##",
                  max_input_chars_per_word: int = 100) -> None:
-        self.vocab = dict(vocab)
-        self.vocab_r = {i: t for t, i in self.vocab.items()}
+        super().__init__(vocab)
         self.unk_token, self.continuing_subword_prefix = unk_token, continuing_subword_prefix
         self.max_input_chars_per_word = max_input_chars_per_word
-        self._cache: dict[str, list] = {}
 
     def _unk(self, word: str) -> list:
         if self.unk_token not in self.vocab:
@@ -52,15 +52,7 @@ class WordPiece:
                 break
             out.append(found)
             start = end
-        if len(self._cache) < 100_000:
-            self._cache[word] = out
-        return out
-
-    def token_to_id(self, token: str) -> int | None:
-        return self.vocab.get(token)
-
-    def id_to_token(self, i: int) -> str | None:
-        return self.vocab_r.get(i)
+        return self.remember(word, out)
 
     def to_dict(self) -> dict:
         return {"type": "WordPiece", "unk_token": self.unk_token,
@@ -68,7 +60,7 @@ class WordPiece:
                 "max_input_chars_per_word": self.max_input_chars_per_word, "vocab": self.vocab}
 
 
-class WordLevel:
+class WordLevel(VocabModel):
     """One token per word, or the unknown token.
 
     Example:
@@ -77,8 +69,7 @@ class WordLevel:
     """
 
     def __init__(self, vocab: dict[str, int], unk_token: str | None = None) -> None:
-        self.vocab = dict(vocab)
-        self.vocab_r = {i: t for t, i in self.vocab.items()}
+        super().__init__(vocab)
         self.unk_token = unk_token
 
     def tokenize(self, word: str) -> list[tuple[int, str, tuple[int, int]]]:
@@ -88,12 +79,6 @@ class WordLevel:
         if self.unk_token is None or self.unk_token not in self.vocab:
             raise ValueError(f"WordLevel: {word!r} is not in the vocab and there is no unk_token in it")
         return [(self.vocab[self.unk_token], self.unk_token, (0, len(word)))]
-
-    def token_to_id(self, token: str) -> int | None:
-        return self.vocab.get(token)
-
-    def id_to_token(self, i: int) -> str | None:
-        return self.vocab_r.get(i)
 
     def to_dict(self) -> dict:
         return {"type": "WordLevel", "vocab": self.vocab, "unk_token": self.unk_token}

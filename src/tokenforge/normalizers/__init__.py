@@ -14,6 +14,8 @@ Example:
 
 from __future__ import annotations
 
+from tokenforge._component import build
+
 from tokenforge.normalizers.bert import BertNormalizer
 from tokenforge.normalizers.normalized_string import NormalizedString
 from tokenforge.normalizers.precompiled import Precompiled
@@ -53,28 +55,16 @@ def from_dict(d: dict | None):
     Raises:
         ValueError: an unknown type or a malformed field.
     """
-    if d is None:
-        return None
-    kind = d.get("type") if isinstance(d, dict) else None
-    try:
-        if kind == "Sequence":
-            return Sequence([from_dict(x) for x in d["normalizers"]])
-        if kind == "BertNormalizer":
-            return BertNormalizer(d.get("clean_text", True), d.get("handle_chinese_chars", True),
-                                  d.get("strip_accents"), d.get("lowercase", True))
-        if kind == "Precompiled":
-            return Precompiled(d.get("precompiled_charsmap") or "")
-        if kind == "Prepend":
-            return Prepend(d["prepend"])
-        if kind == "Replace":
-            return Replace(d["pattern"], d["content"])
-        if kind == "Strip":
-            return Strip(d.get("strip_left", True), d.get("strip_right", True))
-        if kind in ("NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents"):
-            return _TYPES[kind]()
-    except (KeyError, TypeError) as e:
-        raise ValueError(f"normalizer {kind}: missing or malformed field {e}") from None
-    raise ValueError(f"unsupported normalizer type {kind!r}")
+    return build("normalizer", d, {
+        "Sequence": lambda d: Sequence([from_dict(x) for x in d["normalizers"]]),
+        "BertNormalizer": lambda d: BertNormalizer(d.get("clean_text", True), d.get("handle_chinese_chars", True),
+                                                   d.get("strip_accents"), d.get("lowercase", True)),
+        "Precompiled": lambda d: Precompiled(d.get("precompiled_charsmap") or ""),
+        "Prepend": lambda d: Prepend(d["prepend"]),
+        "Replace": lambda d: Replace(d["pattern"], d["content"]),
+        "Strip": lambda d: Strip(d.get("strip_left", True), d.get("strip_right", True)),
+        **{k: (lambda d, k=k: _TYPES[k]()) for k in ("NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents")},
+    })
 
 
 __all__ = ["BertNormalizer", "Lowercase", "NFC", "NFD", "NFKC", "NFKD", "NormalizedString",

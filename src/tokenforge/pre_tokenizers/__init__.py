@@ -12,6 +12,8 @@ Example:
 
 from __future__ import annotations
 
+from tokenforge._component import build
+
 from tokenforge.normalizers.normalized_string import NormalizedString
 from tokenforge.pre_tokenizers.byte_level import ByteLevel
 from tokenforge.pre_tokenizers.metaspace import Metaspace
@@ -51,27 +53,18 @@ def from_dict(d: dict | None):
     Raises:
         ValueError: an unknown type or a malformed field.
     """
-    if d is None:
-        return None
-    kind = d.get("type") if isinstance(d, dict) else None
-    try:
-        if kind == "Sequence":
-            return Sequence([from_dict(x) for x in d["pretokenizers"]])
-        if kind == "ByteLevel":
-            return ByteLevel(d.get("add_prefix_space", True), d.get("trim_offsets", True), d.get("use_regex", True))
-        if kind == "Metaspace":
-            return Metaspace.from_dict(d)
-        if kind == "Split":
-            return Split(d["pattern"], d["behavior"], d.get("invert", False))
-        if kind == "Punctuation":
-            return Punctuation(d.get("behavior", "Isolated"))
-        if kind == "Digits":
-            return Digits(d.get("individual_digits", False))
-        if kind in ("BertPreTokenizer", "Whitespace", "WhitespaceSplit"):
-            return {c.__name__: c for c in _TYPES}[kind]()
-    except (KeyError, TypeError) as e:
-        raise ValueError(f"pre-tokenizer {kind}: missing or malformed field {e}") from None
-    raise ValueError(f"unsupported pre-tokenizer type {kind!r}")
+    return build("pre-tokenizer", d, {
+        "Sequence": lambda d: Sequence([from_dict(x) for x in d["pretokenizers"]]),
+        "ByteLevel": lambda d: ByteLevel(d.get("add_prefix_space", True), d.get("trim_offsets", True),
+                                         d.get("use_regex", True)),
+        "Metaspace": Metaspace.from_dict,
+        "Split": lambda d: Split(d["pattern"], d["behavior"], d.get("invert", False)),
+        "Punctuation": lambda d: Punctuation(d.get("behavior", "Isolated")),
+        "Digits": lambda d: Digits(d.get("individual_digits", False)),
+        "BertPreTokenizer": lambda d: BertPreTokenizer(),
+        "Whitespace": lambda d: Whitespace(),
+        "WhitespaceSplit": lambda d: WhitespaceSplit(),
+    })
 
 
 __all__ = ["BertPreTokenizer", "ByteLevel", "Digits", "Metaspace", "Punctuation", "Sequence", "Split",

@@ -14,6 +14,8 @@ Example:
 
 from __future__ import annotations
 
+from tokenforge._component import build
+
 from tokenforge.normalizers.bert import WHITE_SPACE
 from tokenforge.pre_tokenizers.byte_level import BYTE_CHARS
 from tokenforge.tokenizer.encoding import Encoding
@@ -201,23 +203,15 @@ def from_dict(d: dict | None):
     Raises:
         ValueError: an unknown type or a malformed field.
     """
-    if d is None:
-        return None
-    kind = d.get("type") if isinstance(d, dict) else None
-    try:
-        if kind == "TemplateProcessing":
-            return TemplateProcessing(d["single"], d["pair"], d.get("special_tokens") or {})
-        if kind == "BertProcessing":
-            return BertProcessing(d["sep"], d["cls"])
-        if kind == "RobertaProcessing":
-            return RobertaProcessing(d["sep"], d["cls"], d.get("trim_offsets", True), d.get("add_prefix_space", True))
-        if kind == "ByteLevel":
-            return ByteLevel(d.get("add_prefix_space", True), d.get("trim_offsets", True), d.get("use_regex", True))
-        if kind == "Sequence":
-            return Sequence([from_dict(p) for p in d["processors"]])
-    except (KeyError, TypeError) as e:
-        raise ValueError(f"post-processor {kind}: missing or malformed field {e}") from None
-    raise ValueError(f"unsupported post-processor type {kind!r}")
+    return build("post-processor", d, {
+        "TemplateProcessing": lambda d: TemplateProcessing(d["single"], d["pair"], d.get("special_tokens") or {}),
+        "BertProcessing": lambda d: BertProcessing(d["sep"], d["cls"]),
+        "RobertaProcessing": lambda d: RobertaProcessing(d["sep"], d["cls"], d.get("trim_offsets", True),
+                                                         d.get("add_prefix_space", True)),
+        "ByteLevel": lambda d: ByteLevel(d.get("add_prefix_space", True), d.get("trim_offsets", True),
+                                         d.get("use_regex", True)),
+        "Sequence": lambda d: Sequence([from_dict(p) for p in d["processors"]]),
+    })
 
 
 __all__ = ["BertProcessing", "ByteLevel", "RobertaProcessing", "Sequence", "TemplateProcessing", "from_dict"]
