@@ -1,4 +1,4 @@
-"""tokenforge: byte-level BPE, SentencePiece and UBPE tokenizers with a native C++ core.
+"""tokenforge: byte-level BPE, SentencePiece, UBPE and HF tokenizer.json tokenizers with a native C++ core.
 
 The byte-level BPE half is a drop-in for tiktoken:
 
@@ -15,8 +15,10 @@ from tokenforge.load import data_gym_to_mergeable_bpe_ranks, dump_tiktoken_bpe, 
 from tokenforge.training import BpeTrainer
 from tokenforge.registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
 from tokenforge.sentencepiece import SentencePieceProcessor
+from tokenforge.tokenizer import AddedToken, Tokenizer
 
 __all__ = [
+    "AddedToken",
     "BpeTrainer",
     "Encoding",
     "data_gym_to_mergeable_bpe_ranks",
@@ -28,5 +30,6 @@ __all__ = [
     "load_tiktoken_bpe",
     "patterns",
     "SentencePieceProcessor",
+    "Tokenizer",
 ]
 __version__ = "0.1.0"

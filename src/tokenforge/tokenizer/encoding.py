@@ -150,3 +150,36 @@ class IdsEncoding(Encoding):
     special_tokens_mask = _lazy("special_tokens_mask", lambda n: [0] * n)
     attention_mask = _lazy("attention_mask", lambda n: [1] * n)
     sequence_ids = _lazy("sequence_ids", lambda n: [0] * n)
+
+
+class NativeEncoding(Encoding):
+    """An Encoding from the native byte-level path: its word ids are computed on first access
+    (from `_words`, a function of no arguments), masks likewise."""
+
+    __slots__ = ("_words",)
+
+    def __init__(self, ids, tokens, offsets, words_fn, type_ids) -> None:
+        Encoding.ids.__set__(self, ids)
+        Encoding.tokens.__set__(self, tokens)
+        Encoding.offsets.__set__(self, offsets)
+        Encoding.type_ids.__set__(self, type_ids)
+        Encoding.overflowing.__set__(self, [])
+        Encoding._trim.__set__(self, None)
+        self._words = words_fn
+
+    @property
+    def word_ids(self):
+        try:
+            return Encoding.word_ids.__get__(self)
+        except AttributeError:
+            value = self._words()
+            Encoding.word_ids.__set__(self, value)
+            return value
+
+    @word_ids.setter
+    def word_ids(self, value) -> None:
+        Encoding.word_ids.__set__(self, value)
+
+    special_tokens_mask = _lazy("special_tokens_mask", lambda n: [0] * n)
+    attention_mask = _lazy("attention_mask", lambda n: [1] * n)
+    sequence_ids = _lazy("sequence_ids", lambda n: [0] * n)

@@ -35,7 +35,7 @@ from tokenforge.pre_tokenizers import ByteLevel, Sequence, Split
 from tokenforge.pre_tokenizers.byte_level import CHAR_BYTES
 from tokenforge.processors import ByteLevel as ByteLevelProcessor
 from tokenforge.processors import Sequence as ProcSeq
-from tokenforge.tokenizer.encoding import Encoding
+from tokenforge.tokenizer.encoding import Encoding, NativeEncoding
 
 _GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
 
@@ -205,7 +205,6 @@ class NativeByteLevel:
         lens = self.lens[arr]
         ends = np.cumsum(lens)
         starts = ends - lens
-        words = self._words(data, arr, starts)
         if len(data) != len(text):
             u8 = np.frombuffer(data, dtype=np.uint8)
             cidx = np.cumsum((u8 & 0xC0) != 0x80) - 1
@@ -213,8 +212,8 @@ class NativeByteLevel:
             e_chars = cidx[ends - 1] + 1
         else:
             s_chars, e_chars = starts, ends
-        enc = Encoding(ids, self.token_array[arr].tolist(), list(zip(s_chars.tolist(), e_chars.tolist())), words,
-                       [type_id] * n)
+        enc = NativeEncoding(ids, self.token_array[arr].tolist(), list(zip(s_chars.tolist(), e_chars.tolist())),
+                             lambda: self._words(data, arr, starts), [type_id] * n)
         enc._trim = (arr, s_chars, e_chars, self)
         return enc
 
