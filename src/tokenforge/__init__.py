@@ -1,4 +1,4 @@
-"""tokenforge: byte-level BPE, SentencePiece, UBPE and HF tokenizer.json tokenizers with a native C++ core.
+"""tokenforge: byte-level BPE and SentencePiece tokenizers with a native C++ core.
 
 The byte-level BPE half is a drop-in for tiktoken:
 

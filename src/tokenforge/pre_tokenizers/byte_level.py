@@ -15,12 +15,18 @@ from __future__ import annotations
 
 import regex
 
-from tokenforge.formats.merges import byte_to_char
 from tokenforge.normalizers.normalized_string import NormalizedString
 from tokenforge.pre_tokenizers.split import split_by
 
+try:  # main's layout: one byte map in formats/byte_map.py
+    from tokenforge.formats.byte_map import BYTE_TO_CHAR as _TABLE
+except ImportError:  # this branch's base; drop after the merge
+    from tokenforge.formats.merges import byte_to_char
+
+    _TABLE = byte_to_char()
+
 GPT2_SPLIT = regex.compile(r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+")
-BYTE_CHARS = byte_to_char()  # byte -> its printable character
+BYTE_CHARS = {b: _TABLE[b] for b in range(256)}  # byte -> its printable character
 CHAR_BYTES = {c: b for b, c in BYTE_CHARS.items()}
 
 
