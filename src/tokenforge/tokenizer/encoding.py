@@ -77,7 +77,7 @@ class Encoding:
             return
         if max_length == 0:
             whole = self.copy()
-            for f in self.__slots__:
+            for f in Encoding.__slots__:
                 if f not in ("overflowing", "_trim"):
                     setattr(self, f, [])
             self.overflowing = [whole]
@@ -100,7 +100,7 @@ class Encoding:
                     break
         main = self.slice(*parts[0])
         main.overflowing = [self.slice(a, b) for a, b in parts[1:]]
-        for f in self.__slots__:
+        for f in Encoding.__slots__:
             setattr(self, f, getattr(main, f))
         self._trim = None
 
