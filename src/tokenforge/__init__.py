@@ -17,8 +17,10 @@ from tokenforge.training import BpeTrainer
 from tokenforge.registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
 from tokenforge.sentencepiece import SentencePieceProcessor
 from tokenforge.spm_train import SentencePieceTrainer, train_sentencepiece
+from tokenforge.tokenizer import AddedToken, Tokenizer
 
 __all__ = [
+    "AddedToken",
     "BpeTrainer",
     "Encoding",
     "data_gym_to_mergeable_bpe_ranks",
@@ -32,5 +34,6 @@ __all__ = [
     "SentencePieceProcessor",
     "SentencePieceTrainer",
     "train_sentencepiece",
+    "Tokenizer",
 ]
 __version__ = "0.1.0"

@@ -1,0 +1,32 @@
+"""What every model shares: the vocab lookups and a bounded cache of tokenized words.
+
+Example:
+    >>> m = VocabModel({"a": 0})
+    >>> m.token_to_id("a"), m.id_to_token(0), m.id_to_token(5)
+    (0, 'a', None)
+"""
+
+from __future__ import annotations
+
+_CACHE_WORDS = 100_000  # words kept per model; a word past that is tokenized each time
+
+
+class VocabModel:
+    """A vocab (`vocab`: token -> id, `vocab_r`: id -> token) and a word cache."""
+
+    def __init__(self, vocab: dict[str, int]) -> None:
+        self.vocab = dict(vocab)
+        self.vocab_r = {i: t for t, i in self.vocab.items()}
+        self._cache: dict[str, list] = {}
+
+    def remember(self, word: str, tokens: list) -> list:
+        """Caches a word's tokens (while the cache has room) and returns them."""
+        if len(self._cache) < _CACHE_WORDS:
+            self._cache[word] = tokens
+        return tokens
+
+    def token_to_id(self, token: str) -> int | None:
+        return self.vocab.get(token)
+
+    def id_to_token(self, i: int) -> str | None:
+        return self.vocab_r.get(i)

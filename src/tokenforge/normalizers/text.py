@@ -1,0 +1,94 @@
+"""Text edits: Prepend, Replace (a string or a regex), Strip.
+
+Example:
+    >>> from tokenforge.normalizers.normalized_string import NormalizedString
+    >>> s = NormalizedString.from_text("a b")
+    >>> Replace({"String": " "}, "\u2581").normalize(s); s.text
+    'a\u2581b'
+"""
+
+from __future__ import annotations
+
+import regex
+
+from tokenforge.normalizers.normalized_string import NormalizedString
+from tokenforge.normalizers.pattern import compile_pattern
+
+
+class Prepend:
+    """Puts `prepend` before a non-empty string (aligned with its first character)."""
+
+    def __init__(self, prepend: str) -> None:
+        self.prepend = prepend
+
+    def normalize(self, ns: NormalizedString) -> None:
+        if ns.text:
+            changes = [(c, 0 if i == 0 else 1) for i, c in enumerate(self.prepend)]
+            changes.append((ns.text[0], 1))
+            changes.extend((c, 0) for c in ns.text[1:])
+            ns.transform(changes)
+
+    def to_dict(self) -> dict:
+        return {"type": "Prepend", "prepend": self.prepend}
+
+
+def replace_matches(ns: NormalizedString, matches: list[tuple[int, int]], content: str) -> None:
+    """Replaces each (start, end) character span by `content`, as tokenizers' replace: the
+    old characters are dropped and the new ones inserted, aligned with the last dropped one."""
+    changes: list[tuple[str, int]] = []
+    text, last = ns.text, 0
+    for a, b in matches:
+        changes.extend((c, 0) for c in text[last:a])
+        changes.append(("", -(b - a)))
+        changes.extend((c, 1) for c in content)
+        last = b
+    changes.extend((c, 0) for c in text[last:])
+    ns.transform(changes)
+
+
+class Replace:
+    """Replaces every match of a string or regex pattern by `content`."""
+
+    def __init__(self, pattern: dict | str, content: str) -> None:
+        if isinstance(pattern, str):
+            pattern = {"String": pattern}
+        self.pattern = pattern
+        self.content = content
+        self._re = compile_pattern(pattern)
+
+    def normalize(self, ns: NormalizedString) -> None:
+        matches = [m.span() for m in self._re.finditer(ns.text) if m.end() > m.start()]
+        if matches:
+            replace_matches(ns, matches, self.content)
+
+    def replace_str(self, text: str) -> str:
+        return self._re.sub(lambda m: self.content, text)
+
+    def to_dict(self) -> dict:
+        return {"type": "Replace", "pattern": self.pattern, "content": self.content}
+
+
+class Strip:
+    """Strips whitespace on the left and/or right."""
+
+    def __init__(self, left: bool = True, right: bool = True) -> None:
+        self.left, self.right = left, right
+
+    def normalize(self, ns: NormalizedString) -> None:
+        text = ns.text
+        a, b = 0, len(text)
+        if self.left:
+            while a < b and text[a].isspace():
+                a += 1
+        if self.right:
+            while b > a and text[b - 1].isspace():
+                b -= 1
+        if (a, b) != (0, len(text)):
+            sub = ns.slice(a, b)
+            ns.text, ns.align = sub.text, sub.align
+
+    def to_dict(self) -> dict:
+        return {"type": "Strip", "strip_left": self.left, "strip_right": self.right}
+
+
+_ = regex  # the pattern module compiles with `regex`

@@ -1,0 +1,185 @@
+"""Encoding: the result of `Tokenizer.encode`, field for field as `tokenizers.Encoding`.
+
+Offsets are character offsets into the input text (for pre-tokenized input, into each word).
+`word_ids` is the pre-tokenized piece each token came from (None for tokens a post-processor
+added); `overflowing` holds the windows truncation cut off.
+
+Example:
+    >>> e = Encoding([5, 6], ["a", "b"], [(0, 1), (1, 2)], [0, 1])
+    >>> e.attention_mask, e.special_tokens_mask, e.type_ids
+    ([1, 1], [0, 0], [0, 0])
+"""
+
+from __future__ import annotations
+
+
+class Encoding:
+    """Token ids with their tokens, offsets and masks (module docstring)."""
+
+    __slots__ = ("ids", "tokens", "offsets", "word_ids", "type_ids", "special_tokens_mask",
+                 "attention_mask", "overflowing", "sequence_ids", "_trim")
+
+    def __init__(self, ids, tokens, offsets, word_ids, type_ids=None, special_tokens_mask=None,
+                 attention_mask=None, sequence_ids=None) -> None:
+        n = len(ids)
+        self.ids: list[int] = ids
+        self.tokens: list[str] = tokens
+        self.offsets: list[tuple[int, int]] = offsets
+        self.word_ids: list[int | None] = word_ids
+        self.type_ids: list[int] = type_ids if type_ids is not None else [0] * n
+        self.special_tokens_mask: list[int] = special_tokens_mask if special_tokens_mask is not None else [0] * n
+        self.attention_mask: list[int] = attention_mask if attention_mask is not None else [1] * n
+        self.sequence_ids: list[int | None] = sequence_ids if sequence_ids is not None else [0] * n
+        self.overflowing: list[Encoding] = []
+        self._trim = None  # set by the native path: what its numpy offset trimming needs
+
+    @classmethod
+    def special(cls, ids: list[int], tokens: list[str], type_id: int) -> "Encoding":
+        n = len(ids)
+        return cls(list(ids), list(tokens), [(0, 0)] * n, [None] * n, [type_id] * n, [1] * n, [1] * n, [None] * n)
+
+    @property
+    def words(self) -> list[int | None]:
+        return self.word_ids
+
+    @property
+    def n_sequences(self) -> int:
+        return len({s for s in self.sequence_ids if s is not None}) or 1
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __repr__(self) -> str:
+        return f"Encoding(num_tokens={len(self.ids)}, overflowing={len(self.overflowing)})"
+
+    def extend(self, other: "Encoding") -> None:
+        """Appends `other`'s tokens (offsets kept as they are, as tokenizers' merge)."""
+        for f in ("ids", "tokens", "offsets", "word_ids", "type_ids", "special_tokens_mask",
+                  "attention_mask", "sequence_ids"):
+            getattr(self, f).extend(getattr(other, f))
+        self._trim = None
+
+    def slice(self, a: int, b: int) -> "Encoding":
+        e = Encoding(self.ids[a:b], self.tokens[a:b], self.offsets[a:b], self.word_ids[a:b], self.type_ids[a:b],
+                     self.special_tokens_mask[a:b], self.attention_mask[a:b], self.sequence_ids[a:b])
+        return e
+
+    def copy(self) -> "Encoding":
+        e = self.slice(0, len(self.ids))
+        e.overflowing = [o.copy() for o in self.overflowing]
+        return e
+
+    def truncate(self, max_length: int, stride: int = 0, direction: str = "right") -> None:
+        """Keeps `max_length` tokens; the rest go to `overflowing` in windows that overlap by
+        `stride` tokens, as tokenizers' `Encoding::truncate`."""
+        n = len(self.ids)
+        if max_length >= n:
+            return
+        if max_length == 0:
+            whole = self.copy()
+            for f in Encoding.__slots__:
+                if f not in ("overflowing", "_trim"):
+                    setattr(self, f, [])
+            self.overflowing = [whole]
+            return
+        if stride >= max_length:
+            raise ValueError(f"truncation stride {stride} must be below max_length {max_length}")
+        step = max_length - stride
+        parts: list[tuple[int, int]] = []
+        if direction == "right":
+            for start in range(0, n, step):
+                stop = min(start + max_length, n)
+                parts.append((start, stop))
+                if stop == n:
+                    break
+        else:
+            for stop in range(n, 0, -step):
+                start = max(stop - max_length, 0)
+                parts.append((start, stop))
+                if start == 0:
+                    break
+        main = self.slice(*parts[0])
+        main.overflowing = [self.slice(a, b) for a, b in parts[1:]]
+        for f in Encoding.__slots__:
+            setattr(self, f, getattr(main, f))
+        self._trim = None
+
+    def pad(self, length: int, pad_id: int, pad_type_id: int, pad_token: str, direction: str = "right") -> None:
+        """Pads to `length` tokens (nothing when already as long), overflowing too."""
+        for o in self.overflowing:
+            o.pad(length, pad_id, pad_type_id, pad_token, direction)
+        k = length - len(self.ids)
+        if k <= 0:
+            return
+        fill = {"ids": pad_id, "tokens": pad_token, "offsets": (0, 0), "word_ids": None, "type_ids": pad_type_id,
+                "special_tokens_mask": 1, "attention_mask": 0, "sequence_ids": None}
+        for f, v in fill.items():
+            cur = getattr(self, f)
+            setattr(self, f, cur + [v] * k if direction == "right" else [v] * k + cur)
+
+
+def _lazy(field: str, default):
+    slot = Encoding.__dict__[field]
+
+    def get(self):
+        try:
+            return slot.__get__(self)
+        except AttributeError:
+            value = default(len(self.ids))
+            slot.__set__(self, value)
+            return value
+
+    return property(get, slot.__set__)
+
+
+class IdsEncoding(Encoding):
+    """An Encoding without offsets (`encode_batch_fast`): tokens "", offsets (0, 0), word ids
+    None, as `tokenizers`; every list but `ids` is made on first access."""
+
+    __slots__ = ()
+
+    def __init__(self, ids: list[int]) -> None:
+        Encoding.ids.__set__(self, ids)
+        Encoding.overflowing.__set__(self, [])
+        Encoding._trim.__set__(self, False)
+
+    tokens = _lazy("tokens", lambda n: [""] * n)
+    offsets = _lazy("offsets", lambda n: [(0, 0)] * n)
+    word_ids = _lazy("word_ids", lambda n: [None] * n)
+    type_ids = _lazy("type_ids", lambda n: [0] * n)
+    special_tokens_mask = _lazy("special_tokens_mask", lambda n: [0] * n)
+    attention_mask = _lazy("attention_mask", lambda n: [1] * n)
+    sequence_ids = _lazy("sequence_ids", lambda n: [0] * n)
+
+
+class NativeEncoding(Encoding):
+    """An Encoding from the native byte-level path: its word ids are computed on first access
+    (from `_words`, a function of no arguments), masks likewise."""
+
+    __slots__ = ("_words",)
+
+    def __init__(self, ids, tokens, offsets, words_fn, type_ids) -> None:
+        Encoding.ids.__set__(self, ids)
+        Encoding.tokens.__set__(self, tokens)
+        Encoding.offsets.__set__(self, offsets)
+        Encoding.type_ids.__set__(self, type_ids)
+        Encoding.overflowing.__set__(self, [])
+        Encoding._trim.__set__(self, None)
+        self._words = words_fn
+
+    @property
+    def word_ids(self):
+        try:
+            return Encoding.word_ids.__get__(self)
+        except AttributeError:
+            value = self._words()
+            Encoding.word_ids.__set__(self, value)
+            return value
+
+    @word_ids.setter
+    def word_ids(self, value) -> None:
+        Encoding.word_ids.__set__(self, value)
+
+    special_tokens_mask = _lazy("special_tokens_mask", lambda n: [0] * n)
+    attention_mask = _lazy("attention_mask", lambda n: [1] * n)
+    sequence_ids = _lazy("sequence_ids", lambda n: [0] * n)

@@ -1,0 +1,287 @@
+"""The native path for byte-level BPE files: tokenforge's byte-level engine behind a Tokenizer.
+
+A tokenizer.json whose pipeline is (no normalizer | NFC | NFKC | empty Sequence) -> one known
+split pattern (GPT-2 via ByteLevel's own regex, or a Split regex tokenforge has a scanner for,
+Isolated or Removed+invert) -> ByteLevel without prefix space -> BPE over all 256 byte
+characters, whose merges produce tokens in increasing id order, is a rank table: the rank of a
+merged token is its id, so `tokenforge.Encoding` (the tiktoken engine, C++) gives its ids.
+Added tokens become its special tokens when none has lstrip/rstrip/single_word and none is a
+prefix of another (so leftmost-first and tokenizers' leftmost-longest agree).
+
+Offsets, tokens and word ids are computed from the ids with numpy: token byte lengths summed
+give byte spans, a UTF-8 lead-byte count turns them into characters, ByteLevel's offset
+trimming is a per-id table of leading/trailing spaces, and word ids come from the native
+scanner's piece ends.  Text that the normalizer would change (NFC/NFKC) takes the Python
+pipeline.  Anything else — other pre-tokenizers, prefix spaces, byte_fallback — is not native.
+
+Example:
+    >>> NativeByteLevel.build(object()) is None
+    True
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import numpy as np
+
+from tokenforge import _native
+from tokenforge.core import Encoding as ByteEncoding
+from tokenforge.models.bpe import BPE
+from tokenforge.normalizers import NFC, NFKC
+from tokenforge.normalizers import Sequence as NormSeq
+from tokenforge.patterns import Scanner, scanner_for
+from tokenforge.pre_tokenizers import ByteLevel, Sequence, Split
+from tokenforge.pre_tokenizers.byte_level import CHAR_BYTES
+from tokenforge.processors import ByteLevel as ByteLevelProcessor
+from tokenforge.processors import Sequence as ProcSeq
+from tokenforge.tokenizer.encoding import Encoding, NativeEncoding
+
+_GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
+
+
+def _scanner(pre) -> int | None:
+    """The native scanner equal to this pre-tokenizer's split, or None."""
+    steps = pre.pretokenizers if isinstance(pre, Sequence) else [pre]
+    if not steps or not isinstance(steps[-1], ByteLevel) or steps[-1].add_prefix_space:
+        return None
+    bl = steps[-1]
+    if len(steps) == 1:
+        return int(Scanner.GPT2) if bl.use_regex else None
+    if len(steps) != 2 or bl.use_regex or not isinstance(steps[0], Split):
+        return None
+    sp = steps[0]
+    if "Regex" not in sp.pattern:
+        return None
+    if not ((sp.behavior == "Isolated" and not sp.invert) or (sp.behavior == "Removed" and sp.invert)):
+        return None
+    s = scanner_for(sp.pattern["Regex"])
+    return None if s is None else int(s)
+
+
+def _norm_form(norm) -> str | None | bool:
+    """'' for no normalization, 'NFC'/'NFKC' for those, False for anything else."""
+    if norm is None or (isinstance(norm, NormSeq) and not norm.normalizers):
+        return ""
+    if isinstance(norm, (NFC, NFKC)):
+        return type(norm).__name__
+    return False
+
+
+def _space_counts(token: str) -> tuple[int, int]:
+    from tokenforge.normalizers.bert import WHITE_SPACE
+    sp = "\u0120"
+    lead = 0
+    for c in token:
+        if c == sp or c in WHITE_SPACE:
+            lead += 1
+        else:
+            break
+    trail = 0
+    for c in reversed(token):
+        if c == sp or c in WHITE_SPACE:
+            trail += 1
+        else:
+            break
+    return lead, trail
+
+
+class NativeByteLevel:
+    """The byte-level engine and the tables that turn its ids into an Encoding."""
+
+    def __init__(self, tok, scanner: int, form: str, ranks: dict[bytes, int], specials: dict[str, int]) -> None:
+        import numpy as np
+
+        self.tok, self.scanner, self.form = tok, scanner, form
+        self.engine = _make_engine(scanner, ranks, specials)
+        size = max(max(ranks.values(), default=0), max(specials.values(), default=0)) + 1
+        lens = np.zeros(size, dtype=np.int64)
+        lead = np.zeros(size, dtype=np.int64)
+        trail = np.zeros(size, dtype=np.int64)
+        tokens = [""] * size
+        vocab_r = tok.model.vocab_r
+        for b, i in ranks.items():
+            lens[i] = len(b)
+            tokens[i] = vocab_r[i]
+        for s, i in specials.items():
+            lens[i] = len(s.encode("utf-8"))
+            tokens[i] = s
+        for i, t in enumerate(tokens):
+            if t and (t[0] in " \u0120" or t[-1] in " \u0120" or t[0].isspace() or t[-1].isspace()):
+                lead[i], trail[i] = _space_counts(t)
+        self.lens, self.lead, self.trail, self.tokens = lens, lead, trail, tokens
+        self.token_array = np.array(tokens, dtype=object)  # id -> token string, for fancy indexing
+        self.is_special = np.zeros(size, dtype=bool)
+        self.is_special[list(specials.values())] = True
+        self.any_special = bool(specials)
+        self.np = np
+
+    @classmethod
+    def build(cls, tok) -> "NativeByteLevel | None":
+        """The native path for `tok`, or None when its pipeline is not a rank table."""
+        model = getattr(tok, "model", None)
+        if not isinstance(model, BPE) or model.dropout or model.byte_fallback:
+            return None
+        if model.continuing_subword_prefix or model.end_of_word_suffix:
+            return None
+        form = _norm_form(tok.normalizer)
+        if form is False or tok.pre_tokenizer is None:
+            return None
+        scanner = _scanner(tok.pre_tokenizer)
+        if scanner is None:
+            return None
+        if not _processor_ok(tok.post_processor):
+            return None
+        vocab = model.vocab
+        if any(c not in vocab for c in CHAR_BYTES):
+            return None
+        # merged tokens must come in increasing id order along the merge list
+        last = -1
+        for new_id in model.merged_ids:
+            if new_id < last:
+                return None
+            last = new_id
+        specials: dict[str, int] = {}
+        for i, t in tok.added.tokens.items():
+            if t.single_word or t.lstrip or t.rstrip:
+                return None
+            if t.normalized and form:
+                return None
+            specials[t.content] = i
+        contents = sorted(specials)
+        for a, b in zip(contents, contents[1:]):
+            if b.startswith(a):
+                return None
+        ranks: dict[bytes, int] = {}
+        for t, i in vocab.items():
+            if t in specials or i in tok.added.tokens:
+                continue
+            try:
+                ranks[bytes(CHAR_BYTES[c] for c in t)] = i
+            except KeyError:
+                continue  # not made of byte characters: merges can never produce it
+        try:
+            return cls(tok, scanner, form, ranks, specials)
+        except ValueError:
+            return None
+
+    def encode(self, text: str, type_id: int = 0) -> Encoding | None:
+        """The Encoding of one text (before post-processing), or None to use the Python path."""
+        if self.form and not unicodedata.is_normalized(self.form, text):
+            return None
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise ValueError(f"text holds a lone surrogate at character {e.start}") from None
+        ids = self.engine.encode_to_numpy(text, allowed_special="all")
+        return self.to_encoding(text, data, ids, type_id)
+
+    def encode_batch(self, texts: list[str], threads: int) -> list[Encoding | None]:
+        """Encodings of many texts, ids on native threads (None where the Python path must run)."""
+        ok = [not self.form or unicodedata.is_normalized(self.form, t) for t in texts]
+        todo = [t for t, k in zip(texts, ok) if k]
+        for t in todo:
+            _check_surrogates(t)
+        ids = iter(self.engine.encode_batch(todo, allowed_special="all", num_threads=threads))
+        return [self.to_encoding(t, t.encode("utf-8"), next(ids), 0) if k else None for t, k in zip(texts, ok)]
+
+    def ids_batch(self, texts: list[str], threads: int) -> list[list[int] | None]:
+        """Ids of many texts on native threads (None where the Python path must run)."""
+        ok = [not self.form or unicodedata.is_normalized(self.form, t) for t in texts]
+        todo = [t for t, k in zip(texts, ok) if k]
+        for t in todo:
+            _check_surrogates(t)
+        ids = iter(self.engine.encode_batch(todo, allowed_special="all", num_threads=threads))
+        return [next(ids) if k else None for k in ok]
+
+    def to_encoding(self, text: str, data: bytes, ids, type_id: int) -> Encoding:
+        """ids (a list or a numpy array) with their tokens, offsets and word ids."""
+        np = self.np
+        n = len(ids)
+        if n == 0:
+            return Encoding([], [], [], [], [])
+        arr = np.asarray(ids, dtype=np.int64)
+        ids = arr.tolist()
+        lens = self.lens[arr]
+        ends = np.cumsum(lens)
+        starts = ends - lens
+        if len(data) != len(text):
+            u8 = np.frombuffer(data, dtype=np.uint8)
+            cidx = np.cumsum((u8 & 0xC0) != 0x80) - 1
+            s_chars = cidx[starts]
+            e_chars = cidx[ends - 1] + 1
+        else:
+            s_chars, e_chars = starts, ends
+        enc = NativeEncoding(ids, self.token_array[arr].tolist(), list(zip(s_chars.tolist(), e_chars.tolist())),
+                             lambda: self._words(data, arr, starts), [type_id] * n)
+        enc._trim = (arr, s_chars, e_chars, self)
+        return enc
+
+    def _words(self, data: bytes, arr, starts) -> list[int]:
+        np = self.np
+        special_at = self.is_special[arr] if self.any_special else None
+        if special_at is None or not special_at.any():
+            piece_ends = np.fromiter(_native._split(self.scanner, data)[0], dtype=np.int64)
+            return np.searchsorted(piece_ends, starts, side="right").tolist()
+        # pieces of each stretch between added tokens, each added token a piece of its own
+        out = np.empty(len(arr), dtype=np.int64)
+        base_word = 0
+        seg_start_tok = 0
+        seg_start_byte = 0
+        for k in np.flatnonzero(special_at).tolist() + [len(arr)]:
+            seg_end_byte = int(starts[k]) if k < len(arr) else len(data)
+            if k > seg_start_tok:
+                seg = data[seg_start_byte:seg_end_byte]
+                piece_ends = np.array(_native._split(self.scanner, seg)[0], dtype=np.int64)
+                rel = starts[seg_start_tok:k] - seg_start_byte
+                out[seg_start_tok:k] = np.searchsorted(piece_ends, rel, side="right") + base_word
+                base_word += len(piece_ends)
+            if k < len(arr):
+                out[k] = base_word
+                base_word += 1
+                seg_start_tok = k + 1
+                seg_start_byte = int(starts[k] + self.lens[arr[k]])
+        return out.tolist()
+
+    def trim(self, enc: Encoding, add_prefix_space: bool) -> bool:
+        """ByteLevel's offset trimming on a native Encoding with numpy; False if not native."""
+        info = getattr(enc, "_trim", None)
+        if info is None or info[3] is not self or len(info[0]) != len(enc.ids):
+            return False
+        np = self.np
+        arr, a, b, _ = info
+        lead, trail = self.lead[arr], self.trail[arr]
+        if not lead.any() and not trail.any():
+            return True
+        idx = np.arange(len(arr))
+        first = (idx == 0) | (a == 0)
+        if add_prefix_space:
+            lead = np.where(first & (lead == 1), 0, lead)
+        a2 = np.where(lead > 0, np.minimum(a + lead, b), a)
+        b2 = np.where((trail > 0) & (b >= trail), np.maximum(b - trail, a2), b)
+        enc.offsets = list(zip(a2.tolist(), b2.tolist()))
+        return True
+
+
+def _check_surrogates(text: str) -> None:
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise ValueError(f"text holds a lone surrogate at character {e.start}") from None
+
+
+def _processor_ok(p) -> bool:
+    if p is None:
+        return True
+    if isinstance(p, ProcSeq):
+        return all(_processor_ok(q) for q in p.processors)
+    return True  # templates add tokens after the fact; ByteLevel trims through `trim`
+
+
+def _make_engine(scanner: int, ranks: dict[bytes, int], specials: dict[str, int]) -> ByteEncoding:
+    from tokenforge import patterns
+
+    pat = {int(Scanner.GPT2): patterns.GPT2, int(Scanner.CL100K): patterns.CL100K,
+           int(Scanner.LLAMA3): patterns.LLAMA3, int(Scanner.O200K): patterns.O200K}[scanner]
+    return ByteEncoding("tokenizer.json", pat_str=pat, mergeable_ranks=ranks, special_tokens=specials)

@@ -1,0 +1,342 @@
+"""Tokenizer: a `tokenizer.json` loaded, run and written as `tokenizers` 0.23.3 does.
+
+The pipeline is the five parts `tokenizers` names — `normalizer`, `pre_tokenizer`, `model`,
+`post_processor`, `decoder` — plus added tokens, truncation and padding.  Encoding runs the
+readable pipeline in :mod:`tokenforge.tokenizer.pipeline`, or, for byte-level BPE files whose
+vocab is a rank table, the native byte-level engine (:mod:`tokenforge.tokenizer.native`),
+which gives the same result.
+
+One deliberate difference: `decode` raises `ValueError` on an id that is neither in the vocab
+nor an added token, where `tokenizers` drops it silently (that loses text without a sign).
+
+Example:
+    >>> from tokenforge.models import WordPiece
+    >>> from tokenforge.pre_tokenizers import BertPreTokenizer
+    >>> tok = Tokenizer(WordPiece({"[UNK]": 0, "hi": 1, "!": 2}))
+    >>> tok.pre_tokenizer = BertPreTokenizer()
+    >>> tok.encode("hi!").tokens
+    ['hi', '!']
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from tokenforge import decoders, models, normalizers, pre_tokenizers, processors
+from tokenforge._files import write_atomic
+from tokenforge.tokenizer.added_vocabulary import AddedToken, AddedVocabulary
+from tokenforge.tokenizer.encoding import Encoding, IdsEncoding
+from tokenforge.tokenizer.pipeline import encode_sequence
+from tokenforge.tokenizer.truncation import Padding, Truncation, truncate_pair
+
+
+class Tokenizer:
+    """A tokenizer pipeline (module docstring)."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self.normalizer = None
+        self.pre_tokenizer = None
+        self.post_processor = None
+        self.decoder = None
+        self.added = AddedVocabulary()
+        self._truncation: Truncation | None = None
+        self._padding: Padding | None = None
+        self._native = None
+        self._native_checked = False
+
+    def __setattr__(self, name, value) -> None:
+        object.__setattr__(self, name, value)
+        if name in ("normalizer", "pre_tokenizer", "model", "post_processor"):
+            object.__setattr__(self, "_native_checked", False)
+            if name == "normalizer" and "added" in self.__dict__:
+                self.added.set_normalizer(value)
+
+    # ---- loading and writing ----
+
+    @classmethod
+    def from_str(cls, json_str: str) -> "Tokenizer":
+        """A tokenizer from the text of a tokenizer.json.
+
+        Raises:
+            ValueError: malformed JSON, an unknown component type, a bad vocab or merges.
+
+        Example:
+            >>> t = Tokenizer.from_str('{"model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": null}}')
+            >>> t.encode("a").ids
+            [0]
+        """
+        try:
+            d = json.loads(json_str)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"tokenizer.json is not valid JSON: {e}") from None
+        return cls.from_dict(d)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> "Tokenizer":
+        """A tokenizer from a tokenizer.json file (see :meth:`from_str`)."""
+        with open(path, "rb") as f:
+            data = f.read()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{os.fspath(path)}: not UTF-8 ({e})") from None
+        return cls.from_str(text)
+
+    @classmethod
+    def from_encoding(cls, encoding) -> "Tokenizer":
+        """A byte-level `tokenforge.Encoding` (tiktoken ranks, a trained one) as a tokenizer.json
+        pipeline, through the writer of :mod:`tokenforge.formats.hf_json`.
+
+        Example:
+            >>> import tokenforge
+            >>> ranks = {bytes([b]): b for b in range(256)}
+            >>> ranks[b"ab"] = 256
+            >>> enc = tokenforge.Encoding("t", pat_str=tokenforge.patterns.GPT2, mergeable_ranks=ranks, special_tokens={})
+            >>> Tokenizer.from_encoding(enc).encode("ab a").ids
+            [256, 32, 97]
+        """
+        from tokenforge.formats.hf_json import to_dict
+
+        return cls.from_dict(to_dict(encoding))
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Tokenizer":
+        if not isinstance(d, dict):
+            raise ValueError("tokenizer.json must hold a JSON object")
+        if "model" not in d:
+            raise ValueError("tokenizer.json has no model")
+        tok = cls(models.from_dict(d["model"]))
+        tok.normalizer = normalizers.from_dict(d.get("normalizer"))
+        tok.pre_tokenizer = pre_tokenizers.from_dict(d.get("pre_tokenizer"))
+        tok.post_processor = processors.from_dict(d.get("post_processor"))
+        tok.decoder = decoders.from_dict(d.get("decoder"))
+        for a in d.get("added_tokens") or []:
+            if not isinstance(a, dict) or not isinstance(a.get("content"), str):
+                raise ValueError(f"added token {a!r} has no content")
+            t = AddedToken(a["content"], bool(a.get("single_word", False)), bool(a.get("lstrip", False)),
+                           bool(a.get("rstrip", False)), a.get("normalized"), bool(a.get("special", False)))
+            tok.added.add([t], tok.model)
+        tok._truncation = Truncation.from_dict(d.get("truncation"))
+        tok._padding = Padding.from_dict(d.get("padding"))
+        return tok
+
+    def to_dict(self) -> dict:
+        return {
+            "version": "1.0",
+            "truncation": self._truncation.to_dict() if self._truncation else None,
+            "padding": self._padding.to_dict() if self._padding else None,
+            "added_tokens": [t.to_dict(i) for i, t in sorted(self.added.tokens.items())],
+            "normalizer": self.normalizer.to_dict() if self.normalizer else None,
+            "pre_tokenizer": self.pre_tokenizer.to_dict() if self.pre_tokenizer else None,
+            "post_processor": self.post_processor.to_dict() if self.post_processor else None,
+            "decoder": self.decoder.to_dict() if self.decoder else None,
+            "model": self.model.to_dict(),
+        }
+
+    def to_str(self, pretty: bool = False) -> str:
+        """The tokenizer.json text; `tokenizers` loads it and encodes identically."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2 if pretty else None)
+
+    def to_file(self, path: str | os.PathLike[str], pretty: bool = True) -> None:
+        """Writes the tokenizer.json atomically (temporary file, then rename)."""
+        write_atomic(path, self.to_str(pretty).encode("utf-8"))
+
+    save = to_file
+
+    # ---- vocabulary ----
+
+    def token_to_id(self, token: str) -> int | None:
+        i = self.added.ids.get(token)
+        return i if i is not None else self.model.token_to_id(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        t = self.added.tokens.get(id)
+        return t.content if t is not None else self.model.id_to_token(id)
+
+    def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
+        v = dict(self.model.vocab)
+        if with_added_tokens:
+            v.update(self.added.ids)
+        return v
+
+    def get_vocab_size(self, with_added_tokens: bool = True) -> int:
+        return len(self.get_vocab(with_added_tokens)) if with_added_tokens else len(self.model.vocab)
+
+    def get_added_tokens_decoder(self) -> dict[int, AddedToken]:
+        return dict(sorted(self.added.tokens.items()))
+
+    def add_tokens(self, tokens: list) -> int:
+        """Adds tokens (str or AddedToken); returns how many were new."""
+        toks = [t if isinstance(t, AddedToken) else AddedToken(t) for t in tokens]
+        self._native_checked = False
+        return self.added.add(toks, self.model)
+
+    def add_special_tokens(self, tokens: list) -> int:
+        toks = [AddedToken(t.content, t.single_word, t.lstrip, t.rstrip, t.normalized, True) if isinstance(t, AddedToken)
+                else AddedToken(t, special=True) for t in tokens]
+        self._native_checked = False
+        return self.added.add(toks, self.model)
+
+    # ---- truncation and padding ----
+
+    def enable_truncation(self, max_length: int, stride: int = 0, strategy: str = "longest_first",
+                          direction: str = "right") -> None:
+        self._truncation = Truncation(max_length, stride, strategy, direction)
+
+    def no_truncation(self) -> None:
+        self._truncation = None
+
+    @property
+    def truncation(self) -> dict | None:
+        return self._truncation.as_python() if self._truncation else None
+
+    def enable_padding(self, direction: str = "right", pad_id: int = 0, pad_type_id: int = 0, pad_token: str = "[PAD]",
+                       length: int | None = None, pad_to_multiple_of: int | None = None) -> None:
+        self._padding = Padding(length, direction, pad_id, pad_type_id, pad_token, pad_to_multiple_of)
+
+    def no_padding(self) -> None:
+        self._padding = None
+
+    @property
+    def padding(self) -> dict | None:
+        return self._padding.as_python() if self._padding else None
+
+    # ---- encoding ----
+
+    def _native_engine(self):
+        if not self._native_checked:
+            try:
+                from tokenforge.tokenizer.native import NativeByteLevel
+            except ImportError:  # numpy absent: every file takes the Python pipeline
+                NativeByteLevel = None
+            self._native = NativeByteLevel.build(self) if NativeByteLevel is not None else None
+            self._native_checked = True
+        return self._native
+
+    def _encode_one(self, seq, type_id: int, is_pretokenized: bool) -> Encoding:
+        if is_pretokenized:
+            if isinstance(seq, str):
+                raise ValueError("is_pretokenized=True needs a list of words, got a str")
+            out = Encoding([], [], [], [])
+            for w, word in enumerate(seq):
+                out.extend(encode_sequence(word, self.normalizer, self.pre_tokenizer, self.model, self.added, type_id, w))
+            return out
+        if not isinstance(seq, str):
+            raise ValueError(f"expected a str to encode, got {type(seq).__name__}")
+        native = self._native_engine()
+        if native is not None:
+            enc = native.encode(seq, type_id)
+            if enc is not None:  # None: text the normalizer changes takes the Python path
+                return enc
+        return encode_sequence(seq, self.normalizer, self.pre_tokenizer, self.model, self.added, type_id)
+
+    def _post_process(self, a: Encoding, b: Encoding | None, add_special_tokens: bool) -> Encoding:
+        if b is not None:
+            b.sequence_ids = [1] * len(b.ids)
+        if self._truncation is not None:
+            n_added = self.post_processor.added_tokens(b is not None) if self.post_processor and add_special_tokens else 0
+            truncate_pair(a, b, self._truncation, n_added)
+        encs = [a] if b is None else [a, b]
+        if self.post_processor is not None:
+            encs = self.post_processor.process(encs, add_special_tokens)
+        out = encs[0]
+        if len(encs) > 1:
+            overflowing = [o for e in encs for o in e.overflowing]
+            out = out.copy()
+            for e in encs[1:]:
+                out.extend(e)
+            out.overflowing = overflowing
+        return out
+
+    def encode(self, sequence, pair=None, is_pretokenized: bool = False, add_special_tokens: bool = True) -> Encoding:
+        """Encodes a text (or a list of words with `is_pretokenized`), optionally with a pair.
+
+        Raises:
+            ValueError: a lone surrogate or a value that is not text.
+        """
+        a = self._encode_one(sequence, 0, is_pretokenized)
+        b = self._encode_one(pair, 1, is_pretokenized) if pair is not None else None
+        enc = self._post_process(a, b, add_special_tokens)
+        if self._padding is not None:
+            self._padding.pad([enc])
+        return enc
+
+    def encode_batch(self, inputs: list, is_pretokenized: bool = False, add_special_tokens: bool = True,
+                     num_threads: int = 8) -> list[Encoding]:
+        """Encodes many inputs (each a text or a (text, pair) tuple); padding spans the batch.
+
+        Byte-level files on the native path encode the texts on native threads (GIL released).
+        """
+        inputs = list(inputs)
+        firsts: list = [None] * len(inputs)
+        native = self._native_engine() if not is_pretokenized else None
+        if native is not None and all(isinstance(x, str) for x in inputs):
+            firsts = native.encode_batch(inputs, num_threads)
+        out = []
+        for x, first in zip(inputs, firsts):
+            if first is not None:
+                out.append(self._post_process(first, None, add_special_tokens))
+            elif isinstance(x, tuple) or (isinstance(x, list) and not is_pretokenized):
+                out.append(self._post_process(self._encode_one(x[0], 0, is_pretokenized),
+                                              self._encode_one(x[1], 1, is_pretokenized), add_special_tokens))
+            else:
+                out.append(self._post_process(self._encode_one(x, 0, is_pretokenized), None, add_special_tokens))
+        if self._padding is not None:
+            self._padding.pad(out)
+        return out
+
+    def encode_batch_fast(self, inputs: list, is_pretokenized: bool = False, add_special_tokens: bool = True,
+                          num_threads: int = 8) -> list[Encoding]:
+        """As :meth:`encode_batch` without offsets, as `tokenizers`: tokens are empty strings,
+        offsets (0, 0) and word ids None; ids, type ids and masks are the same."""
+        inputs = list(inputs)
+        native = self._native_engine() if not is_pretokenized else None
+        ids_list: list = [None] * len(inputs)
+        if native is not None and all(isinstance(x, str) for x in inputs):
+            ids_list = native.ids_batch(inputs, num_threads)
+        out = []
+        for x, ids in zip(inputs, ids_list):
+            if ids is not None:
+                enc = IdsEncoding(ids)
+                if self.post_processor is not None or self._truncation is not None:
+                    enc = self._post_process(enc, None, add_special_tokens)
+            else:
+                enc = self.encode_batch([x], is_pretokenized, add_special_tokens)[0]
+                n = len(enc.ids)
+                enc.tokens, enc.offsets, enc.word_ids = [""] * n, [(0, 0)] * n, [None] * n
+            out.append(enc)
+        if self._padding is not None:
+            self._padding.pad(out)
+        return out
+
+    # ---- decoding ----
+
+    def decode(self, ids, skip_special_tokens: bool = True) -> str:
+        """The text of `ids` through the decoder.
+
+        Raises:
+            ValueError: an id that is neither in the vocab nor an added token (tokenizers
+                drops such ids silently; dropping would lose text without a sign).
+        """
+        toks = []
+        for i in ids:
+            t = self.added.tokens.get(i)
+            if t is not None:
+                if skip_special_tokens and t.special:
+                    continue
+                toks.append(t.content)
+                continue
+            s = self.model.id_to_token(i) if isinstance(i, int) and i >= 0 else None
+            if s is None:
+                raise ValueError(f"decode: id {i!r} is not in the vocabulary (size {self.get_vocab_size()})")
+            if skip_special_tokens and self.added.is_special(s):
+                continue
+            toks.append(s)
+        if self.decoder is not None:
+            return self.decoder.decode(toks)
+        return " ".join(toks)
+
+    def decode_batch(self, sequences, skip_special_tokens: bool = True) -> list[str]:
+        return [self.decode(s, skip_special_tokens) for s in sequences]

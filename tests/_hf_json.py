@@ -1,0 +1,70 @@
+"""Shared helpers of the tokenizer.json tests: the files, both tokenizers loaded once, sampled
+lines, and the field-by-field comparison of two encodings."""
+
+from __future__ import annotations
+
+import functools
+import os
+import random
+import unicodedata
+
+from _shared import MODELS, corpus_sample
+
+HF_FILES = sorted(p.name for p in (MODELS / "hf").glob("*.json")) if (MODELS / "hf").is_dir() else []
+FIELDS = ("ids", "tokens", "offsets", "word_ids", "type_ids", "special_tokens_mask", "attention_mask")
+LINES = int(os.environ.get("TOKENFORGE_HF_LINES", "60"))  # lines per corpus file and tokenizer file
+
+
+@functools.lru_cache(maxsize=None)
+def load(name: str, configured: bool = False):
+    """(tokenizers.Tokenizer, tokenforge Tokenizer) for one file; truncation/padding off unless `configured`."""
+    import tokenizers
+
+    from tokenforge.tokenizer import Tokenizer
+
+    path = str(MODELS / "hf" / name)
+    ref, ours = tokenizers.Tokenizer.from_file(path), Tokenizer.from_file(path)
+    if not configured:
+        for t in (ref, ours):
+            t.no_truncation()
+            t.no_padding()
+    return ref, ours
+
+
+@functools.lru_cache(maxsize=None)
+def lines(corpus: str, n: int = LINES, seed: int = 0) -> list[str]:
+    all_lines = [ln for ln in corpus_sample(corpus).split("\n") if ln]
+    return random.Random(seed).sample(all_lines, min(n, len(all_lines)))
+
+
+@functools.lru_cache(maxsize=None)
+def _forms(ref) -> tuple[str, ...]:
+    import json
+
+    norm = json.loads(ref.to_str()).get("normalizer") or {}
+    kinds = [norm.get("type")] + [n.get("type") for n in norm.get("normalizers", [])]
+    return tuple(k for k in kinds if k in ("NFC", "NFKC", "NFD", "NFKD"))
+
+
+def same_normalization(ref, text: str) -> bool:
+    """False when Python's unicodedata (Unicode 14 here) and tokenizers' tables normalize
+    `text` differently — the one known source of difference (see normalizers/__init__.py)."""
+    from tokenizers import normalizers as hn
+
+    return all(unicodedata.normalize(k, text) == getattr(hn, k)().normalize_str(text) for k in _forms(ref))
+
+
+def diff(a, b) -> str | None:
+    """The first field where two encodings differ (and where), or None."""
+    for f in FIELDS:
+        x, y = getattr(a, f), getattr(b, f)
+        if x != y:
+            i = next((k for k, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
+            return f"{f} differ at {i}: tokenizers {x[max(0, i - 2):i + 3]} ours {y[max(0, i - 2):i + 3]} (lengths {len(x)}, {len(y)})"
+    if len(a.overflowing) != len(b.overflowing):
+        return f"overflowing: tokenizers {len(a.overflowing)} ours {len(b.overflowing)}"
+    for k, (p, q) in enumerate(zip(a.overflowing, b.overflowing)):
+        d = diff(p, q)
+        if d:
+            return f"overflowing[{k}]: {d}"
+    return None
