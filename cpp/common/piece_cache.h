@@ -96,8 +96,7 @@ class PieceCache {
   size_t mask_;
   size_t used_ = 0;
   // The keys' bytes and the ids, appended by a test and a memcpy (std::string::append and
-  // vector::insert were out-of-line calls: callgrind, cold cl100k multi, 1 MB, 0.9 M
-  // instructions fewer, of ~80 M).
+  // vector::insert were out-of-line calls on every insert; figures: benchmarks/README.md).
   GrowBuffer<uint8_t> keys_;
   GrowBuffer<uint32_t> ids_;
 };

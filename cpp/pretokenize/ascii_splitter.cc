@@ -212,8 +212,8 @@ TF_ALWAYS_INLINE AsciiSplit split_windows(const uint8_t* p, const uint8_t* end, 
     // A window with a non-ASCII byte among its first three decides nothing (decided_limit),
     // and one among its first 16 little: on text of other scripts most windows have one,
     // and the scalar scanner splits on past the window's last such byte without the cost
-    // of classifying it (o200k, 1 MB of the multilingual corpus, warm: 40.2M -> 37.2M
-    // instructions; windows that decided only a few ASCII pieces went scalar).
+    // of classifying it (windows that decided only a few ASCII pieces went scalar, so it
+    // runs fewer instructions; figures: benchmarks/README.md).
     if (FirstHard16(src) != 0) {
       const uint64_t hard = HardMask(src);
       const uint8_t* resume = p + 64 - __builtin_clzll(hard);

@@ -26,8 +26,9 @@
 // two-byte letters U+00C0..U+00FF (accented Latin letters) as letters, so that text in
 // French, German or Spanish stays in the splitter; for the SSE path they are hard, as
 // every byte >= 0x80 is (both exact, see latin1_letters in the .cc); set_ascii_split_level() forces either or
-// turns the splitter off, so tests cover every path on one machine.  Per 4 MB of English
-// on cl100k: 2.7 ms with AVX-512, 4.3 ms with SSE2, 6.7 ms for the scalar scanner alone.
+// turns the splitter off, so tests cover every path on one machine.  On English the
+// AVX-512 path is the fastest, then SSE2, then the scalar scanner alone (figures:
+// benchmarks/README.md).
 #pragma once
 
 #include <cstddef>

@@ -19,10 +19,9 @@ __attribute__((noinline)) const uint8_t* next_piece_cl100k_general(const uint8_t
   // Latin) or three (kana, ideographs, Hangul), or with an ASCII lead (a space) before
   // one: their run of such letters is taken by run2 or run3 without classifying the lead
   // or decoding the first letter.  A contraction starts there only as `'` before U+017F
-  // (lead byte 0xC5), left to the general path below.  Callgrind, cold cl100k encode of
-  // the Russian lines of the first 4 MB of multi: 76.96 -> 72.61 M instructions with the
-  // two-byte entry and run2 two letters per load (Russian words went through class_at
-  // twice before reaching run2).
+  // (lead byte 0xC5), left to the general path below.  The two-byte entry and run2's two
+  // letters per load spare Russian words two passes through class_at before run2 (figures:
+  // benchmarks/README.md).
   const uint8_t b0 = *p;
   if (b0 >= 0xE0) {
     const uint8_t* r = run3(p, end, unicode_detail::kLetters3);

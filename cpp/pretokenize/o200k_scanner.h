@@ -27,9 +27,8 @@ inline const uint8_t* with_contraction(const uint8_t* q, const uint8_t* end) {
 
 // `U*W+` from q, or nullptr.  After run3 the character where it stopped is classified
 // directly (it is no letter or mark of the bitmap: offering it to run3 again would test
-// it for nothing).  Callgrind, cold o200k encode of the per-script lines of the first
-// 4 MB of multi: ja 138.87 -> 138.48 M instructions, zh 127.81 -> 127.51 M, ru 72.86 ->
-// 72.19 M, the rest (man pages) 144.89 -> 144.63 M.
+// it for nothing), which spares a test per run in every script (figures:
+// benchmarks/README.md).
 inline const uint8_t* upper_star_lower_plus(const uint8_t* q, const uint8_t* end) {
   const uint8_t* after_last_lower = nullptr;
   while (q < end) {

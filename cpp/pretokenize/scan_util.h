@@ -89,8 +89,8 @@ TF_ALWAYS_INLINE const uint8_t* skip_ascii(const uint8_t* p, const uint8_t* end,
 // kLettersMarks3 ({Lm, Lo, M}); surrogates and overlong forms have no bit, so invalid
 // UTF-8 stops the run and is left to the general path.  Stops 4 bytes short of `end` (the
 // load's width): the last character there takes the general path too.  Two characters
-// per step while 8 bytes can be read (one load and one pattern test for both: callgrind,
-// cold cl100k multi, ~21 -> ~15 instructions per character).
+// per step while 8 bytes can be read (one load and one pattern test for both, so fewer
+// instructions per character; figures: benchmarks/README.md).
 TF_ALWAYS_INLINE const uint8_t* run3(const uint8_t* p, const uint8_t* end, const uint64_t* bits) {
   // The bit of the character in the low three bytes of w (little-endian: lead byte lowest).
   auto letter = [bits](uint64_t w) {

@@ -4,17 +4,17 @@
 // only a piece met again is looked up and stored.
 //
 // Why: a piece met once never pays back its cache line.  On a megabyte of random
-// mixed-case letters (o200k: ~150k first-time pieces of ~4 bytes) the cache's probe misses
+// mixed-case letters (o200k: first-time pieces of a few bytes) the cache's probe misses
 // on every new piece, its inserts grow it to 8 MB, and that table pushes the short token
-// index out of the caches; merging those pieces without the cache was 40 % faster.  On
-// text most such pieces recur (English: 70 % of the short ASCII pieces that are not tokens
+// index out of the caches; merging those pieces without the cache was much faster.  On
+// text most such pieces recur (on English most short ASCII pieces that are not tokens
 // are found in the cache), so there it stays off and costs a counter update per lookup:
 // off, every piece is cached on first sight as before.
 //
 // The policy follows how many pieces recur: off, a cache hit counts as recurring; on, a
 // piece the bits have seen does (the cache may miss it, its first sighting not stored).
 // A score rises by 2 on a piece not recurring and falls by 3 on one recurring, so it
-// climbs while fewer than 40 % recur; past kOn the filter is on, below kOff off again.  The filter is a bit per hash (2^20 bits, 128 KB, allocated
+// climbs while fewer than 2 in 5 recur; past kOn the filter is on, below kOff off again.  The filter is a bit per hash (2^20 bits, 128 KB, allocated
 // when first on), set on first sight and cleared when an eighth are set, so a piece is
 // taken as new falsely at most ~1 time in 8 (then it is merely looked up and cached).
 // A piece cached before the filter came on, or before a clear, is merged once more on its
@@ -22,15 +22,14 @@
 //
 // Two instances: one for whole short ASCII pieces (ByteLevelBpe::encode_short_nontoken),
 // and one for pieces of 16..512 bytes (PieceCache::kMaxPiece) led by a three-byte character (ByteLevelBpe::
-// encode_merged): runs of Chinese or Japanese without spaces, of which ~91 % are new in a
-// cold megabyte of multi (3085 of 3370).  That one starts just below kOn, so it comes on
-// after a few dozen new pieces (such pieces are few, ~3400 per MB: the short filter's
+// encode_merged): runs of Chinese or Japanese without spaces, most of them new in a
+// cold megabyte of multi.  That one starts just below kOn, so it comes on
+// after a few dozen new pieces (such pieces are few per megabyte: the short filter's
 // start would keep it off for most of a megabyte), and has 2^16 bits (8 KB: cleared every
-// 8192 new pieces), small enough not to push other tables out of the caches.  Callgrind,
-// cold 1 MB of multi: cl100k 97.65 -> 96.40 M instructions (each skipped insert and
-// missed lookup, the chunks still merged from the short merge cache); o200k 126.57 ->
-// 126.85 M (a piece's second sighting is merged again, whole, which costs o200k more),
-// neutral in thread-CPU runs against fastokens (within the machine's +-5 % noise).
+// 8192 new pieces), small enough not to push other tables out of the caches.  It spares
+// cl100k each skipped insert and missed lookup (the chunks still merged from the short
+// merge cache); o200k pays a little more, as a piece's second sighting is merged again,
+// whole; neutral in time overall (figures: benchmarks/README.md).
 #pragma once
 
 #include <algorithm>

@@ -14,14 +14,14 @@
 // answered by the short index before this cache is asked.
 // Open addressing (linear probing), at most half full: it starts at 256 KB and doubles up
 // to 8 MB (128k strings: the short pieces and chunks of 4 MB of multilingual text take
-// half of that; capped at 2 MB, encoding that text again was 20 % slower).  Then it is
+// half of that; capped lower, encoding that text again was slower).  Then it is
 // full(): an insertion replaces the entry at its home slot (the probe chains stay intact,
 // since no entry is ever emptied; it is all cleared in the rare case that home slots fill
 // it to three quarters), so recent strings stay here, and the caller keeps every string
 // in PieceCache's general table as well, whose capacity is larger (and which clears this
 // one when it clears itself).  O(1) per find / insert.  Not thread-safe (one per thread
-// and vocabulary, inside PieceCache).  32-byte entries rather than 64 with 11 ids: -2.6 %
-// thread CPU on cold English (cl100k), -1 % on o200k code, multi no slower.
+// and vocabulary, inside PieceCache).  32-byte entries rather than 64 with 11 ids: half
+// the lines per probe, a little faster on cold text (figures: benchmarks/README.md).
 #pragma once
 
 #include <cstdint>
@@ -49,8 +49,8 @@ class ShortMergeCache {
       if (e.lo == k.lo && (e.hi & kKeyBits) == k.hi) {
         const size_t inline_count = e.hi >> kCountShift;
         if (inline_count != 0) {
-          // push_back each (at most kInlineIds): a range insert is an out-of-line call of
-          // ~60 instructions, for one to four ids.
+          // push_back each (at most kInlineIds): a range insert is an out-of-line call,
+          // long for one to four ids.
           for (size_t j = 0; j < inline_count; ++j) out->push_back(e.ids[j]);
         } else {
           out->insert(out->end(), spill_.data() + e.ids[0], spill_.data() + e.ids[0] + e.ids[1]);

@@ -43,8 +43,8 @@ class SafeCuts {
   // before it go to one(c), without a return per chunk, and *c moves past them (if one(c)
   // refuses, c + 3 is returned).  In cl100k, most chunks of CJK text are one character
   // (CharMerges) and most others a few: one test per character, from one load, and no
-  // pair scan per chunk (callgrind, cold cl100k multi 1 MB: 77.2 -> 73.2 M instructions;
-  // stepping such runs a character at a time inside next() as well measured no better).
+  // pair scan per chunk (stepping such runs a character at a time inside next() as well
+  // was no better; figures: benchmarks/README.md).
   // Only any subset of safe cuts is needed for exactness (reference/bpe.py, safe_cuts).
   static constexpr size_t kRunChars = 5;
   template <class One>
@@ -130,12 +130,9 @@ class SafeCuts {
   // clear (each string holds it), so the kNowhere shortcut needs no test of its own.  The
   // six varying bits of each continuation byte and the four of the lead byte make the
   // index, the fixed bits being checked first.  Exact where the hashed set's collisions
-  // forwent cuts: on the first MB of multi (cl100k), of 44.6k boundaries between two such
-  // characters in pieces of up to 256 bytes, 25448 are safe cuts, the hashed set found
-  // 24312.  More chunks run more instructions (callgrind, cold cl100k multi 1 MB: 96.5 ->
-  // 99.5 M; testing both bits without a branch was 100.9 M) but take less time: thread
-  // CPU, fresh instances, alternating runs, Japanese 13.4-13.7 -> 12.8-12.9 ns/byte
-  // (1.00 -> 1.05x fastokens), Chinese 1.16-1.20 -> 1.27-1.29x fastokens.
+  // forwent cuts: on CJK text the exact bits find a few more safe cuts than the hashed set
+  // did.  More chunks run more instructions (testing both bits without a branch ran more
+  // still) but take less time on Japanese and Chinese (figures: benchmarks/README.md).
   TF_ALWAYS_INLINE bool boundary_cut(const uint8_t* p, size_t n, size_t b, uint32_t w) const {
     if ((w & 0xF0C0C000u) == 0xE0808000u) {  // a1, a2 continuation bytes, b0 a lead byte
       if (bit(left_, left_index(w))) return false;

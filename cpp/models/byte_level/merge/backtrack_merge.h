@@ -22,10 +22,10 @@
 // (see reference/bpe.py, which holds the same algorithm in Python).
 //
 // Trade-off: built on first use (each token's split found in rank order, and the joins of
-// two tokens into one whose right part is over kWalkMax bytes: with the TokenTrie, ~90 ms
-// and +16 MB for cl100k, ~240 ms and +27 MB for o200k, measured on a busy 2-core machine).  On runs of one byte (no safe cuts) it is ~5-10x faster than the bucket
-// queue, but on text that does not repeat a pair check costs more than a merge step of the
-// trie scan (~35 vs ~22 ns/byte on random letters), so chunks of at most kMaxTrieChunk
+// two tokens into one whose right part is over kWalkMax bytes; its time and memory grow
+// with the vocabulary, figures: benchmarks/README.md).  On runs of one byte (no safe cuts)
+// it is several times faster than the bucket queue, but on text that does not repeat a
+// pair check costs more than a merge step of the trie scan, so chunks of at most kMaxTrieChunk
 // bytes keep that scan.  Vocabularies with tokens over kMaxTokenLen bytes (the build is
 // O(L^2) per token), or orphan or tangled ones over kMaxOddLen, keep the bucket queue, and
 // so does a chunk where the search gives up (see encode()), after wasting at most about
@@ -54,8 +54,9 @@ class BacktrackMerge {
   // Appends the BPE ids of [p, p + n) to *out (every byte must be a token).  False, with
   // *out unchanged, if it gives up: when the longest candidates add up to over
   // kWalkPerByte bytes per byte taken (plus kWalkSlack), e.g. Llama 3's b".:.:" run, where
-  // each step walks the trie along a 32-byte candidate to take a 2-byte token (~13x
-  // English's time per byte; the bucket queue takes ~6x).  The search itself never fails.
+  // each step walks the trie along a 32-byte candidate to take a 2-byte token (slower per
+  // byte than the bucket queue there; figures: benchmarks/README.md).  The search itself
+  // never fails.
   static constexpr size_t kWalkPerByte = 6, kWalkSlack = 4096;
   // `memo_owner` names the caller's per-thread memo (see Memo): a process-unique number
   // of the model asking, so models sharing this object (SharedVocab) keep their own.

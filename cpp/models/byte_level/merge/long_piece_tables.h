@@ -1,8 +1,8 @@
 // LongPieceTables: the tables only long pieces need (TokenTrie for the chunks' merges, and
 // BacktrackMerge for chunks longer than kMaxTrieChunk and for shorter runs of one byte,
 // see backtrack_for_run), each built once, from whichever thread asks first.  Building
-// both takes ~0.05-0.25 s for cl100k / o200k / Llama 3, as long as the plain merges take
-// for a few megabytes of long pieces, so the tables are wanted only once the long pieces
+// both takes about as long as the plain merges take for a few megabytes of long pieces
+// (figures: benchmarks/README.md), so the tables are wanted only once the long pieces
 // seen add up to kBuildAfter bytes (a piece that long at once): a program that meets a few
 // long pieces never waits for them.  They depend on the vocabulary alone, so one set
 // serves every model over an equal vocabulary (SharedVocab).
@@ -55,9 +55,9 @@ class LongPieceTables {
   }
 
   // The backtracking merge for a chunk of n <= 256 bytes that repeats one byte (where it
-  // takes ~5-7 ns/byte less than the trie merge), or nullptr.  Unless a long piece built
+  // is faster than the trie merge), or nullptr.  Unless a long piece built
   // it already, such chunks build it only once they add up to kRunsBeforeBacktrack bytes:
-  // about what the build (0.1-0.25 s) costs in the time they would save, so a program
+  // about what the build costs in the time they would save, so a program
   // pays at most about twice the better choice made in hindsight (ski rental).
   static constexpr size_t kRunsBeforeBacktrack = size_t{24} << 20;
   const BacktrackMerge* backtrack_for_run(const TokenTable& vocab, size_t n) const {

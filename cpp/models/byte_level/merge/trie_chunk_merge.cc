@@ -1,9 +1,8 @@
 // trie_chunk_merge.h's merge, built twice: for the baseline target, and with GCC on x86-64
 // for CPUs with AVX2, BMI1/2 and LZCNT, picked once at load by the CPU's features.  The
 // second build scans eight keys a vector (two_smallest8) and finds part starts with
-// tzcnt/lzcnt/blsr and shifts that take no flags: random letters, native merge
-// (benchmarks/native/bench_trie_chunk_merge.cc, level 0 against 1), o200k ~13.7 -> ~13.2
-// ns/byte, cl100k ~12.6 -> ~12.3.  Only this file is built for the newer target, not the
+// tzcnt/lzcnt/blsr and shifts that take no flags, a little faster on both vocabularies
+// (figures: benchmarks/README.md).  Only this file is built for the newer target, not the
 // whole core, so a baseline wheel runs anywhere.
 //
 // The body (trie_chunk_merge_body.inc) is included once per target, each time in a

@@ -10,20 +10,19 @@
 // at most 16 positions (runs and periods merge whole rounds of one rank without a scan
 // each; where a rank repeats far apart, as on random spaces and tabs, the look stays short).  The walk of a
 // join is kept (token or not) and goes on along the added bytes when its right part grows,
-// so the left part is not walked again (runs of whitespace ~10% faster); the walks of two
+// so the left part is not walked again (runs of whitespace gain most); the walks of two
 // single bytes come with their token from the trie's pair table, so a merge never walks
-// the part it makes (random letters 2-5% faster: the walk was on every merge's chain).
+// the part it makes (the walk was on every merge's chain).
 // A scan also takes the second smallest key, the next merge without a scan when the merge
-// of the smallest wrote only larger keys and left it in place (random letters: ~40% of
-// the merges, cl100k 15.6 -> 13.9, o200k 17.6 -> 15.2 ns/byte).  The keys a merge writes
+// of the smallest wrote only larger keys and left it in place (on random letters a large
+// share of the merges).  The keys a merge writes
 // reach the key array only after the next scan, which takes them from registers: the
 // scan of the other keys does not wait for the merge's trie walks, and it can be one
 // vectorized pass (both smallest keys) without loads meeting stores still in flight
-// (random letters ~3-5% faster).  A walk is kept with its node's base (TokenTrie::Walk),
-// so each step is one load, and a step has no branch: 86% of the walks on random letters
+// (figures: benchmarks/README.md).  A walk is kept with its node's base (TokenTrie::Walk),
+// so each step is one load, and a step has no branch: most walks on random letters
 // end in no token, at the first or the second byte, which the walk loop mispredicted
-// (random letters, native merge: cl100k 13.8 -> 13.4, o200k 14.8 -> 14.4 ns/byte; the
-// same steps with branches were no faster than the two-load walk before).
+// (the same steps with branches were no faster than the two-load walk before).
 // Chunks of at most 63 bytes keep their part starts in one 64-bit word instead (a
 // neighbour is a bit scan, not a load each merge waits for), and chunks of at most 64
 // bytes take their minimum with four scalar running minimums (see scalar_min); longer ones
@@ -35,10 +34,10 @@
 // On x86-64 CPUs with AVX2 and BMI2 a second build of the same code runs (see
 // trie_chunk_merge.cc): eight keys a vector, and bit scans without flags.
 //
-// Trade-off: on a megabyte of random letters (chunks of 15-30 bytes, each new) the walks
-// stay in cache where the hash lookups missed, about 35 -> 22 ns/byte, and runs cut into
-// chunks of 64-256 bytes take ~22 instead of ~50; but it needs the trie, built on first
-// use, so only the chunks of long pieces take it.
+// Trade-off: on random letters (chunks of 15-30 bytes, each new) the walks stay in cache
+// where the hash lookups missed, and runs cut into chunks of 64-256 bytes merge faster
+// than with them; but it needs the trie, built on first use, so only the chunks of long
+// pieces take it.
 #pragma once
 
 #include <cstddef>

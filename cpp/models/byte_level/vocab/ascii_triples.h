@@ -6,9 +6,9 @@
 // triples of letters and digits take about 100 KB of it, so it stays in the L2 cache
 // while the short index (4-8 MB) does not.  Exact: an ASCII string of 3 bytes that is a
 // token has its first bit; one of 4..15 bytes that is a token has its first three bytes'
-// second bit; a clear bit proves that the string is no token.  On random letters
-// (o200k), a new piece's merge asks ~2 lookups of 3 bytes (12 % tokens) and ~0.8 of 4
-// (1 %), and each probe of the index was a cache miss; with this filter ~1 in 8 probes.
+// second bit; a clear bit proves that the string is no token.  On random letters a new
+// piece's merge asks a few lookups of 3 and 4 bytes, most of them no tokens, and each
+// probe of the index was a cache miss; the filter answers most of them without a probe.
 // O(1) per test; built in one pass over the tokens.
 #pragma once
 

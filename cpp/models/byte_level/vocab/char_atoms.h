@@ -20,12 +20,12 @@
 // 1 and 3 are checked per character when built (atom_, 256 KB by code point below 0x10000;
 // four-byte characters stay bytes); 2 per occurrence with a hashed bit set of the few
 // hundred (edge bytes, neighbour byte) keys that tokens hold (8 KB): a collision only
-// forgoes an atom.  On the multi corpus about 90% (o200k) and 80% (cl100k) of the
-// non-ASCII characters of pieces that are not tokens become atoms.  O(1) per character.
+// forgoes an atom.  On the multi corpus most of the non-ASCII characters of pieces that
+// are not tokens become atoms.  O(1) per character.
 // (Tried: the one-edge-byte keys from two exact 16 KB tables indexed by the two bytes, and
-// the two-byte keys only for characters flagged in atom_: 7 % fewer instructions on a cold
-// o200k multi encode under callgrind, but no faster in alternating runs, and English
-// measured 1-3 % slower in some (code layout: no English instruction changed); dropped.)
+// the two-byte keys only for characters flagged in atom_: fewer instructions, but no
+// faster, and English slower in some runs from code layout alone; dropped.  Figures:
+// benchmarks/README.md.)
 #pragma once
 
 #include <cstdint>

@@ -14,7 +14,7 @@
 // One 64-bit word per code point (512 KB; a run of text touches the lines of the
 // characters it uses): up to three ids of 20 bits and their count; 0 where the answer is
 // not kept (a byte that is not a token, an id >= 2^20, overlong code points < 0x800), and
-// then the caller merges as before.  Built once per vocabulary (SharedVocab) in ~1 ms.
+// then the caller merges as before.  Built once per vocabulary (SharedVocab).
 // O(1) per lookup.
 #pragma once
 
@@ -40,7 +40,7 @@ class CharMerges {
     const uint32_t cp = ((w & 0x0Fu) << 12) | ((w >> 2) & 0xFC0u) | ((w >> 16) & 0x3Fu);
     const uint64_t e = table_[cp];
     if (e == 0) return false;
-    // push_back each: a range insert is an out-of-line call of ~60 instructions.
+    // push_back each: a range insert is an out-of-line call, long for a few ids.
     const size_t count = static_cast<size_t>(e >> kCountShift);
     out->push_back(static_cast<uint32_t>(e & kIdMask));
     if (count > 1) out->push_back(static_cast<uint32_t>((e >> kIdBits) & kIdMask));

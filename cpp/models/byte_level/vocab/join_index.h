@@ -14,7 +14,7 @@
 // parts: a lookup hashes two ids (no key built from the bytes, no table per length).
 //
 // Built once per vocabulary (SharedVocab) from each token's own merge (71k tokens for
-// o200k, ~30 ms); 12-byte entries, five to a 64-byte bucket at a load of about 3/4 (1.1 MB
+// o200k); 12-byte entries, five to a 64-byte bucket at a load of about 3/4 (1.1 MB
 // for o200k, 80 KB for cl100k), behind a blocked Bloom filter (maybe()).  O(1) per lookup.
 // The bucket of a future join is not known before its parts are, so only the joins of
 // the first parts can be prefetched; the filter spares most later ones the wait.
@@ -51,8 +51,8 @@ class JoinIndex {
   // False if no entry has these ids (h = hash(left, right); a few per cent of the pairs
   // that have none answer true): three bits of one word of a filter of ~15 bits per entry
   // (128 KB for o200k), which stays in the L2 cache where the table does not.  Most joins
-  // asked for are no tokens (on o200k's multi corpus, 70 % of the first parts' and 90 %
-  // of those after a merge), and those after a merge wait for their lookup.
+  // asked for are no tokens (most of the first parts', more still of those after a merge),
+  // and those after a merge wait for their lookup.
   TF_ALWAYS_INLINE bool maybe(uint64_t h) const {
     const uint64_t bits = filter_bits(h);
     return (filter_[h >> filter_shift_] & bits) == bits;
