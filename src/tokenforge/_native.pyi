@@ -232,3 +232,13 @@ class UbpeUniversalEncoder:
     def encode(self, word: object, top_n: int = 1) -> list: ...
 
     def encode_many(self, words: object, top_n: int = 1, n_threads: int = 0) -> list: ...
+
+def encode_flat(encoding: Encoding, texts: list, eot: int, threads: int, allowed: SpecialSet | None = None) -> object:
+    """
+    (tokens, counts): the texts encoded into one uint32 array, `eot` after each text when >= 0, and each text's token count (without the eot), on `threads` native threads; specials in `allowed` (a SpecialSet) are encoded as such, none if it is None.
+    """
+
+def count_batch(encoding: Encoding, texts: list, allowed: SpecialSet, threads: int) -> int:
+    """
+    The total token count of the texts (specials in `allowed` as such), on `threads` native threads.
+    """

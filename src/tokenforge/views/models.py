@@ -2,12 +2,12 @@
 
 A spec is a tiktoken encoding name (``cl100k_base``), a ``.tiktoken`` rank file (named after
 an encoding, it gets that encoding's pattern and specials; else cl100k's pattern), a ``.model``
-file (SentencePiece's protobuf or minbpe's text ``minbpe v1``), or a ``tokenizer.json`` of a
-byte-level BPE (GPT-2 style: ByteLevel pre-tokenizer, no normalizer).  The views need ids,
-the bytes of each token, and for BPE the two parents each token was merged from.
+file (SentencePiece's protobuf or minbpe's text ``minbpe v1``), or an HF ``tokenizer.json``
+(a byte-level BPE one as an Encoding, with its merge tree; any other through
+:class:`tokenforge.Tokenizer`).  The views need ids, the bytes of each token, and for
+byte-level BPE the two parents each token was merged from.
 
-It leaves out encoding itself (the loaded object does it) and other ``tokenizer.json``
-models (WordPiece, Unigram, normalizers): those raise a ValueError saying so.
+It leaves out encoding itself (the loaded object does it).
 
 Example:
     >>> m = load_model("nosuch")
@@ -126,8 +126,7 @@ def _hf_json(path: str) -> Model:
     model, pre = data.get("model") or {}, data.get("pre_tokenizer") or {}
     steps = pre.get("pretokenizers", [pre]) if pre.get("type") == "Sequence" else [pre]
     if model.get("type") != "BPE" or data.get("normalizer") or not any(s.get("type") == "ByteLevel" for s in steps):
-        raise ValueError(f"{path}: only byte-level BPE tokenizer.json files load here (this one is "
-                         f"{model.get('type')}, normalizer {(data.get('normalizer') or {}).get('type')})")
+        return _hf_tokenizer(path, data)
     pattern = patterns.GPT2
     for s in steps:
         if s.get("type") == "Split" and "Regex" in (s.get("pattern") or {}):
@@ -140,6 +139,29 @@ def _hf_json(path: str) -> Model:
         raise ValueError(f"{path}: a token is not in GPT-2's byte alphabet (not byte-level BPE)") from None
     enc = Encoding(os.path.basename(path), pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
     return _from_encoding(enc, "tokenizer.json", os.path.basename(path))
+
+
+def _hf_tokenizer(path: str, data: dict) -> Model:
+    """Any other tokenizer.json, through tokenforge.Tokenizer (WordPiece, Unigram, SentencePiece-
+    style BPE, normalizers); a token's bytes are its text, with "▁" as a space, "##" dropped
+    and "<0xNN>" as the byte."""
+    from tokenforge.tokenizer import Tokenizer
+
+    tok = Tokenizer.from_file(path)
+
+    def token_bytes(i: int) -> bytes:
+        t = tok.id_to_token(i) or ""
+        if len(t) == 6 and t.startswith("<0x") and t.endswith(">"):
+            return bytes([int(t[3:5], 16)])
+        return t.removeprefix("##").replace("\u2581", " ").encode("utf-8")
+
+    specials = {t.content: i for i, t in tok.get_added_tokens_decoder().items() if t.special}
+    kinds = [f"{(data.get('model') or {}).get('type')} model"]
+    for part in ("normalizer", "pre_tokenizer"):
+        kinds.append(f"{part} {(data.get(part) or {}).get('type')}")
+    return Model(os.path.basename(path), "tokenizer.json", lambda t: tok.encode(t, add_special_tokens=False).ids,
+                 lambda ids: tok.decode(ids, skip_special_tokens=False), token_bytes, tok.get_vocab_size(), specials,
+                 "; ".join(kinds))
 
 
 def load_model(spec: str) -> Model:
