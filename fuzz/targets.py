@@ -231,7 +231,13 @@ def fuzz_bpe_trainer(data: bytes) -> None:
     except ValueError:
         return
     for text in corpus:
-        assert enc.encode_ordinary(text) == ref.encode_ordinary(text)
+        try:
+            want = ref.encode_ordinary(text)
+        except BaseException as e:  # tiktoken panics (pyo3's PanicException) on empty matches
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            continue
+        assert enc.encode_ordinary(text) == want
 
 
 TARGETS = {name[len("fuzz_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("fuzz_")}

@@ -45,7 +45,9 @@ REGRESSIONS = sorted((FUZZ / "regressions").glob("*"))
 def test_inputs_the_fuzzer_found(path):
     """Inputs that once failed a target (fuzz/regressions/TARGET-what): encode-lone-surrogates
     is "\\udada\\udada", which tiktoken's encode_to_numpy and encode_with_unstable refuse
-    (UnicodeEncodeError) and ours encode as encode does."""
+    (UnicodeEncodeError) and ours encode as encode does; bpe_trainer-tiktoken-panics-on-empty-match
+    trains on a random pattern whose empty matches make tiktoken's reference panic (the target
+    then skips the comparison: the fault is the reference's)."""
     need_shared()
     pytest.importorskip("atheris", reason="atheris is not installed (pip install tokenforge[fuzz])")
     target = path.name.split("-")[0]
@@ -62,7 +64,7 @@ def test_short_atheris_run(target, tmp_path):
     for i, seed in enumerate(load_targets().seeds(target)):
         (corpus / f"seed-{i}").write_bytes(seed)
     done = subprocess.run(
-        [sys.executable, str(FUZZ / "run.py"), target, f"-max_total_time={SECONDS}", "-rss_limit_mb=4096",
+        [sys.executable, str(FUZZ / "run.py"), target, f"-max_total_time={SECONDS}", "-seed=1", "-rss_limit_mb=4096",
          "-timeout=60", f"-artifact_prefix={tmp_path}/", str(corpus)],
         capture_output=True, text=True, timeout=300, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
     out = done.stdout + done.stderr
