@@ -8,7 +8,13 @@ class, holding every encoding that had encoded with special tokens, alive until 
 itself was freed late in interpreter shutdown, after nanobind's check (and, while the
 program ran, keeping dropped encodings alive).  The caches are per encoding now.  Its
 hypothesis round trip on offsets showed it: run on its own below, and the same round trips
-of ours in a plain script."""
+of ours in a plain script.
+
+The report also counts objects that other modules' globals still hold when nanobind tears
+down (with a newer pytest and Hypothesis, installed non-editable, tiktoken's test module
+kept one encoding past that point): the module turns the report off unless
+TOKENFORGE_LEAK_WARNINGS=1.  So the plain-script round trips run with the report on, and
+must end clean: there the binding's own reference counting is what is checked."""
 
 from __future__ import annotations
 
@@ -24,8 +30,9 @@ SHIMS = Path(__file__).resolve().parent / "shims"
 SUITE = SHARED / "peer-tests" / "tiktoken" / "tests"
 
 
-def run_python(args: list[str], cwd: Path, shim: bool) -> subprocess.CompletedProcess:
+def run_python(args: list[str], cwd: Path, shim: bool, leak_warnings: bool = False) -> subprocess.CompletedProcess:
     env = dict(os.environ, TOKENFORGE_MODELS_DIR=str(MODELS / "tiktoken"), PYTHONDONTWRITEBYTECODE="1")
+    env["TOKENFORGE_LEAK_WARNINGS"] = "1" if leak_warnings else "0"
     if shim:
         env["PYTHONPATH"] = os.pathsep.join([str(SHIMS)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
     env.pop("PYTEST_ADDOPTS", None)
@@ -83,6 +90,6 @@ def test_hypothesis_round_trips_exit_without_leak_report(tmp_path):
         round_trip()
         print("done")
     """)
-    done = run_python(["-c", script], tmp_path, shim=False)
+    done = run_python(["-c", script], tmp_path, shim=False, leak_warnings=True)
     assert done.returncode == 0 and "done" in done.stdout, done.stderr[-3000:]
     assert_no_leak_report(done.stderr)

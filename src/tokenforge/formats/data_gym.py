@@ -50,8 +50,11 @@ def data_gym_to_mergeable_bpe_ranks(
             n += 1
     try:
         encoder = json.loads(read_checked(encoder_json_path, encoder_json_hash))
-    except json.JSONDecodeError as e:
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"{os.fspath(encoder_json_path)}: not JSON ({e})") from None
+    if not isinstance(encoder, dict):
+        raise ValueError(f"{os.fspath(encoder_json_path)}: expected a JSON object of token -> id, "
+                         f"got {type(encoder).__name__}")
     from_json = {}
     for k, v in encoder.items():
         if k in ("<|endoftext|>", "<|startoftext|>"):
