@@ -202,6 +202,9 @@ def tokenize_files(
     except BaseException:
         blocks.stop()
         writer.abort()
+        # An interrupt may land between a temporary file's creation and the cleanup that
+        # guards it (write_atomic's mkstemp, a shard's): nothing half-written is left behind.
+        shards.remove_temporaries(out)
         bar.close()
         raise
     bar.close()
