@@ -1,4 +1,4 @@
-// The trie merge of SafeCuts' chunks (cpp/models/trie_chunk_merge.h) alone, on a megabyte
+// The trie merge of SafeCuts' chunks (cpp/models/byte_level/merge/trie_chunk_merge.h) alone, on a megabyte
 // of random letters: thread CPU time per byte, best of N, and a hash of the ids (so two
 // builds can be compared for both speed and output).  No Python in the loop, so perf
 // annotate and A/B comparisons of the merge see only it; ~2% run to run on a busy machine

@@ -1,5 +1,5 @@
 """The merge of whole short ASCII pieces with lookups filtered by their first three bytes
-(cpp/models/ascii_triples.h, ByteLevelBpe::merge_ascii; oracles.ascii_triples and
+(cpp/models/byte_level/vocab/ascii_triples.h, ByteLevelBpe::merge_ascii; oracles.ascii_triples and
 bpe_merge_ascii) gives tiktoken's ids on random vocabularies over a few letters, whose
 tokens of 2..15 bytes sit at random ranks, split in several ways or are unreachable by
 their own merge, some with a leading space; pieces of 1..15 bytes (a word and its space,

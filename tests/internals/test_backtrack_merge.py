@@ -1,6 +1,6 @@
 """The merges of long pieces give tiktoken's ids: the trie merge of their chunks
-(cpp/models/trie_chunk_merge.h) and the linear backtracking merge of chunks over 256 bytes
-(cpp/models/backtrack_merge.h), on long adversarial pieces with the real vocabularies and on
+(cpp/models/byte_level/merge/trie_chunk_merge.h) and the linear backtracking merge of chunks over 256 bytes
+(cpp/models/byte_level/merge/backtrack_merge.h), on long adversarial pieces with the real vocabularies and on
 random small vocabularies, merge-closed or not (orphan tokens, which their own bytes do not
 merge into, are left out of the search; pairs with "tangled" tokens, whose merge trees are
 not in rank order, are checked by merging their bytes; Llama 3 has both).

@@ -1,4 +1,4 @@
-"""Starting characters as their token (cpp/models/char_atoms.h, oracles.bpe_merge_atoms)
+"""Starting characters as their token (cpp/models/byte_level/vocab/char_atoms.h, oracles.bpe_merge_atoms)
 gives tiktoken's ids on random vocabularies over a few two- and three-byte characters,
 whose tokens may be partial characters, hold characters at any rank, or be unreachable."""
 

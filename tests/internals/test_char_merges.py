@@ -1,5 +1,5 @@
 """CharMerges (a chunk that is one three-byte character takes its merge alone from a table,
-cpp/models/char_merges.h, oracles.char_merges) against tiktoken:
+cpp/models/byte_level/vocab/char_merges.h, oracles.char_merges) against tiktoken:
 
 - every three-byte character of the BMP, in pieces of characters that are not tokens (cut
   into one-character chunks) and between characters whose pairs are tokens (no cut), in

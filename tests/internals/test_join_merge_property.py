@@ -1,4 +1,4 @@
-"""Joining parts by their ids (cpp/models/join_index.h, oracles.own_joins and
+"""Joining parts by their ids (cpp/models/byte_level/vocab/join_index.h, oracles.own_joins and
 merge_by_joins) gives tiktoken's ids on random vocabularies over a few two-, three- and
 four-byte characters and ASCII letters, whose tokens may be partial characters, hold
 characters at any rank, split in several ways, or be unreachable by their own merge."""

@@ -1,4 +1,4 @@
-"""The merge of a piece cut where no token can straddle (cpp/models/safe_cuts.h) gives
+"""The merge of a piece cut where no token can straddle (cpp/models/byte_level/chunking/safe_cuts.h) gives
 tiktoken's ids: on cut-prone text with the real vocabularies, and on random small
 vocabularies whose tokens need not be reachable by merges."""
 

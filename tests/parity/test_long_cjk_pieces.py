@@ -1,7 +1,7 @@
 """Long pieces of three-byte characters (CJK runs without spaces) against tiktoken.
 
 Pieces of 16..512 bytes led by a three-byte character pass the piece cache's second
-FirstSightFilter (cpp/models/piece_cache.h): while most are new, one seen for the first
+FirstSightFilter (cpp/models/byte_level/cache/byte_level_cache.h): while most are new, one seen for the first
 time is merged without being looked up or stored, and only one met again is cached.  The
 texts here drive that filter on (thousands of distinct runs), off (a few runs repeated
 many times) and on again, each through one fresh instance, so every state and switch is
