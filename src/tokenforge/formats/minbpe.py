@@ -75,7 +75,8 @@ def read(path: str | os.PathLike[str]) -> tuple[str, dict[str, int], dict[tuple[
     """Reads a minbpe ``.model`` file: (pattern, special text -> id, (left, right) -> new id).
 
     Raises:
-        ValueError: the file is not a minbpe v1 model (the message names the line).
+        ValueError: the file is not a minbpe v1 model, or repeats a merge (the message names
+            the line).
         OSError: it cannot be read.
     """
     where = os.fspath(path)
@@ -97,8 +98,12 @@ def read(path: str | os.PathLike[str]) -> tuple[str, dict[str, int], dict[tuple[
                 a, b = map(int, line.split())
                 if not (0 <= a < 256 + len(merges) and 0 <= b < 256 + len(merges)):
                     raise ValueError
+                if (a, b) in merges:  # minbpe would leave a hole in its ids and fail on it
+                    raise ValueError(f"{where}: line {k} repeats the merge {a} {b}")
                 merges[(a, b)] = 256 + len(merges)
-    except ValueError:
+    except ValueError as e:
+        if str(e).startswith(where):
+            raise
         raise ValueError(f"{where}: line {k} is not a minbpe v1 line") from None
     return pattern, specials, merges
 
