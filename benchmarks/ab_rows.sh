@@ -14,6 +14,6 @@ for name in en code multi; do
 done
 for enc in cl100k_base o200k_base; do
   for file in "$corpus"/{en,code,multi}.txt "$unseen"/{unseen_code,unseen_multi,unseen_words,rand_letters}.txt; do
-    (cd "$here" && taskset -c "${5:-0}" python ab_builds.py "$1" "$2" "$file" --encoding $enc --mode "${3:-cold}" --rounds "${4:-15}")
+    (cd "$here" && taskset -c "${5:-0}" python ab_builds.py "$1" "$2" "$file" --encoding $enc --mode "${3:-cold}" --rounds "${4:-9}")
   done
 done
