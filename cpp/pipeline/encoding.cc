@@ -148,6 +148,10 @@ std::string unencodable(const uint8_t* p, size_t n) {
 
 bool Encoding::build(std::vector<std::pair<std::string, uint32_t>> ranks,
                      std::vector<std::pair<std::string, uint32_t>> specials, int pattern, std::string* error) {
+  if (pattern > kLastSplitPattern) {
+    *error = "unknown split pattern " + std::to_string(pattern);
+    return false;
+  }
   if (!model_.build(std::move(ranks), error)) return false;
   if (!specials_.build(specials, error)) {
     *error = "special tokens: " + *error;

@@ -283,5 +283,6 @@ def _make_engine(scanner: int, ranks: dict[bytes, int], specials: dict[str, int]
     from tokenforge import patterns
 
     pat = {int(Scanner.GPT2): patterns.GPT2, int(Scanner.CL100K): patterns.CL100K,
-           int(Scanner.LLAMA3): patterns.LLAMA3, int(Scanner.O200K): patterns.O200K}[scanner]
+           int(Scanner.LLAMA3): patterns.LLAMA3, int(Scanner.O200K): patterns.O200K,
+           int(Scanner.QWEN2): patterns.QWEN2}[scanner]
     return ByteEncoding("tokenizer.json", pat_str=pat, mergeable_ranks=ranks, special_tokens=specials)
