@@ -111,6 +111,34 @@ nb::list scored_list(const Proc& p, const std::vector<std::vector<SpmPiece>>& re
   return out;
 }
 
+// [(id, piece, begin, end, partial)]: each piece with the byte span of the input it covers;
+// a partial byte piece (all but the last of a character's) has begin == end.
+nb::list offsets_list(const Proc& p, const std::vector<SpmPiece>& pieces, std::string_view normalized,
+                      const std::vector<uint32_t>& n2o) {
+  nb::list out;
+  for (const SpmPiece& piece : pieces) {
+    uint32_t b = n2o[piece.begin], en = piece.partial ? b : n2o[piece.end];
+    out.append(nb::make_tuple(piece.id, to_str(piece_text(p, piece, normalized)), b, en, piece.partial));
+  }
+  return out;
+}
+
+nb::list scored_offsets(const Proc& p, const std::vector<std::vector<SpmPiece>>& results,
+                        const std::vector<float>& scores, std::string_view normalized,
+                        const std::vector<uint32_t>& n2o) {
+  nb::list out;
+  for (size_t i = 0; i < results.size(); ++i) out.append(nb::make_tuple(offsets_list(p, results[i], normalized, n2o),
+                                                                        scores[i]));
+  return out;
+}
+
+// The normalized-to-input byte map of `text` (the segmentations of nbest and sampling are
+// over the same normalized text).
+void norm_to_orig(const Proc& p, std::string_view text, std::vector<uint32_t>* n2o) {
+  std::string normalized;
+  p.normalize(text, &normalized, n2o);
+}
+
 // One item of a batch gets its own seed, so results do not depend on the thread count.
 uint64_t item_seed(uint64_t seed, size_t i) { return mix64(seed + 0x9E3779B97F4A7C15ull * (i + 1)); }
 
@@ -406,8 +434,6 @@ void bind_sentencepiece(nb::module_& m) {
            "samples with a seed derived from (seed, i).  piece_strs (None or one str per piece) saves making "
            "piece strs.")
       .def("encode_with_offsets", [](const Proc& p, nb::handle text, bool enable, int nbest, float alpha, uint64_t seed) {
-        // -> [(id, piece, begin, end)] with byte offsets into the input; a partial byte
-        // piece has begin == end.
         std::string_view v = text_view(text);
         Encoded e;
         std::vector<uint32_t> n2o;
@@ -415,45 +441,48 @@ void bind_sentencepiece(nb::module_& m) {
           nb::gil_scoped_release release;
           p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, &n2o);
         }
-        nb::list out;
-        for (const SpmPiece& piece : e.pieces) {
-          uint32_t b = n2o[piece.begin], en = piece.partial ? b : n2o[piece.end];
-          out.append(nb::make_tuple(piece.id, to_str(piece_text(p, piece, e.normalized)), b, en));
-        }
-        return out;
+        return offsets_list(p, e.pieces, e.normalized, n2o);
       }, nb::arg("text"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
-           "[(id, piece, begin, end)] with byte offsets into the input.")
-      .def("nbest", [](const Proc& p, nb::handle text, int nbest_size, bool as_pieces) {
+           "[(id, piece, begin, end, partial)] with byte offsets into the input.")
+      .def("nbest", [](const Proc& p, nb::handle text, int nbest_size, bool as_pieces, bool offsets) {
         std::string_view v = text_view(text);
         std::vector<std::vector<SpmPiece>> results;
         std::vector<float> scores;
         std::string normalized, error;
+        std::vector<uint32_t> n2o;
         bool ok;
         {
           nb::gil_scoped_release release;
           ok = p.nbest(v, nbest_size, &results, &scores, &normalized, &error);
+          if (ok && offsets) norm_to_orig(p, v, &n2o);
         }
         check(ok, error);
-        return scored_list(p, results, scores, normalized, as_pieces);
-      }, nb::arg("text"), nb::arg("nbest_size"), nb::arg("as_pieces"),
-           "[(ids or pieces, score)] for the n best segmentations (Unigram).")
+        return offsets ? scored_offsets(p, results, scores, normalized, n2o)
+                       : scored_list(p, results, scores, normalized, as_pieces);
+      }, nb::arg("text"), nb::arg("nbest_size"), nb::arg("as_pieces"), nb::arg("offsets") = false,
+           "[(ids or pieces, score)] for the n best segmentations (Unigram); with offsets, each segmentation "
+           "as encode_with_offsets gives it.")
       .def("sample_encode_and_score", [](const Proc& p, nb::handle text, int num_samples, float alpha, bool wor,
-                                         bool include_best, bool as_pieces, uint64_t seed) {
+                                         bool include_best, bool as_pieces, uint64_t seed, bool offsets) {
         std::string_view v = text_view(text);
         std::vector<std::vector<SpmPiece>> results;
         std::vector<float> scores;
         std::string normalized, error;
+        std::vector<uint32_t> n2o;
         bool ok;
         {
           nb::gil_scoped_release release;
           ok = p.sample_encode_and_score(v, num_samples, alpha, wor, include_best, seed, &results, &scores,
                                          &normalized, &error);
+          if (ok && offsets) norm_to_orig(p, v, &n2o);
         }
         check(ok, error);
-        return scored_list(p, results, scores, normalized, as_pieces);
+        return offsets ? scored_offsets(p, results, scores, normalized, n2o)
+                       : scored_list(p, results, scores, normalized, as_pieces);
       }, nb::arg("text"), nb::arg("num_samples"), nb::arg("alpha"), nb::arg("wor"), nb::arg("include_best"),
-           nb::arg("as_pieces"), nb::arg("seed"),
-           "[(ids or pieces, log probability or log inclusion probability)] (Unigram).")
+           nb::arg("as_pieces"), nb::arg("seed"), nb::arg("offsets") = false,
+           "[(ids or pieces, log probability or log inclusion probability)] (Unigram); with offsets, each "
+           "segmentation as encode_with_offsets gives it.")
       .def("entropy", [](const Proc& p, nb::handle text, float alpha) {
         std::string_view v = text_view(text);
         float h = 0;
@@ -529,7 +558,32 @@ void bind_sentencepiece(nb::module_& m) {
         check(ok, error);
         return to_bytes(out);
       }, nb::arg("pieces"),
-           "UTF-8 bytes of the decoded pieces.");
+           "UTF-8 bytes of the decoded pieces.")
+      .def("decode_with_spans", [](const Proc& p, nb::list items, bool are_pieces) {
+        const nb::tuple snap = snapshot(items);
+        std::vector<std::string_view> views;
+        std::vector<int32_t> ids;
+        if (are_pieces) {
+          views.reserve(snap.size());
+          for (nb::handle h : snap) views.push_back(text_view(h));
+        } else {
+          std::vector<uint32_t> raw = ids_from(items);
+          ids.assign(raw.begin(), raw.end());
+        }
+        std::string out, error;
+        SpmDecodeSpans spans;
+        bool ok;
+        {
+          nb::gil_scoped_release release;
+          ok = are_pieces ? p.decode_pieces(views, &out, &error, &spans)
+                          : p.decode_ids(ids.data(), ids.size(), &out, &error, &spans);
+        }
+        if (!ok && !are_pieces) throw nb::index_error(error.c_str());
+        check(ok, error);
+        return nb::make_tuple(to_bytes(out), to_bytes(spans.raw), spans.bounds);
+      }, nb::arg("items"), nb::arg("are_pieces"),
+           "(text, text before the denormalizer, [begin0, end0, begin1, ...]): the decoded UTF-8 bytes and the "
+           "byte span of the pre-denormalizer text each piece became; IndexError for an id out of range.");
 }
 
 }  // namespace tf::py

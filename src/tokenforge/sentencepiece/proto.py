@@ -1,0 +1,242 @@
+"""Encodings with alignment as objects: sentencepiece's ``ImmutableSentencePieceText``.
+
+``encode(..., out_type="immutable_proto")`` (sentencepiece 0.2.0/0.2.1's name) and
+``out_type="proto"`` (0.2.3's, where it is a protobuf message) return a
+:class:`ImmutableSentencePieceText`; n-best and scored samples return a
+:class:`ImmutableNBestSentencePieceText`.  They read like both: ``text``, ``pieces``,
+``score``, and per piece ``piece``, ``id``, ``surface``, ``begin``, ``end`` (plus the
+``*_as_bytes`` forms); ``SerializeAsString()`` / ``SerializeToString()`` give the wire
+bytes of :mod:`tokenforge.formats.sentencepiece_text`, and equality and hashing go by them.
+
+Spans: ``begin``/``end`` are byte offsets into ``text_as_bytes``, as sentencepiece's protos
+hold them; :func:`to_unicode_spans` turns them into character offsets into ``text``, which
+is what 0.2.0/0.2.1's immutable protos hold (the processor applies it for
+``"immutable_proto"``).
+
+What it leaves out: building these from a model (:mod:`.processor`); protobuf's reflection
+API (``ListFields``, ``HasField``, ...).
+
+Example:
+    >>> t = ImmutableSentencePieceText(b"ab", [ImmutableSentencePiece(b"\\xe2\\x96\\x81ab", 7, b"ab", 0, 2)])
+    >>> t.text, [(p.piece, p.id, p.surface, p.begin, p.end) for p in t.pieces]
+    ('ab', [('▁ab', 7, 'ab', 0, 2)])
+    >>> ImmutableSentencePieceText.FromString(t.SerializeAsString()) == t
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from tokenforge.formats.sentencepiece_text import read_nbest, read_text, write_nbest, write_piece, write_text
+
+__all__ = ["ImmutableNBestSentencePieceText", "ImmutableSentencePiece", "ImmutableSentencePieceText", "finish",
+           "from_offsets", "to_unicode_spans"]
+
+
+def _str(b: bytes) -> str:
+    return b.decode("utf-8", "surrogateescape")
+
+
+class _Serialized:
+    """Equality, hashing and the protobuf-style serializers, by the wire bytes (made once)."""
+
+    __slots__ = ()
+
+    def _wire(self) -> bytes:
+        raise NotImplementedError  # each message class writes its own fields
+
+    def SerializeAsString(self) -> bytes:  # noqa: N802 (sentencepiece's name)
+        """The message in protobuf's wire format."""
+        wire = self._cache
+        if wire is None:
+            wire = self._cache = self._wire()
+        return wire
+
+    SerializeToString = SerializeAsString
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Serialized):
+            return NotImplemented
+        return type(self) is type(other) and self.SerializeAsString() == other.SerializeAsString()
+
+    def __hash__(self) -> int:
+        return hash(self.SerializeAsString())
+
+    def __repr__(self) -> str:
+        return self.__str__()
+
+
+class ImmutableSentencePiece(_Serialized):
+    """One piece: its text, id, the text it stands for (``surface``) and that text's span."""
+
+    __slots__ = ("_piece", "_id", "_surface", "_begin", "_end", "_cache")
+
+    def __init__(self, piece: bytes, id: int, surface: bytes | None, begin: int, end: int) -> None:
+        self._piece, self._id, self._surface = piece, id & 0xFFFFFFFF, surface
+        self._begin, self._end, self._cache = begin, end, None
+
+    piece = property(lambda self: _str(self._piece), doc="The piece (str).")
+    piece_as_bytes = property(lambda self: self._piece, doc="The piece as UTF-8 bytes.")
+    id = property(lambda self: self._id, doc="The piece's id.")
+    surface = property(lambda self: _str(self._surface or b""), doc="The text the piece stands for ('' if unset).")
+    surface_as_bytes = property(lambda self: self._surface or b"", doc="``surface`` as UTF-8 bytes.")
+    begin = property(lambda self: self._begin, doc="Where ``surface`` starts in the text.")
+    end = property(lambda self: self._end, doc="Where ``surface`` ends in the text.")
+
+    def _wire(self) -> bytes:
+        return write_piece(self._piece, self._id, self._surface, self._begin, self._end)
+
+    def __str__(self) -> str:
+        return (f'piece: "{self.piece}"\nid: {self.id}\nsurface: "{self.surface}"\n'
+                f"begin: {self.begin}\nend: {self.end}\n")
+
+
+class _Items(Sequence):
+    """A read-only list of messages: indexing, slicing (to a list), len, iteration, ==."""
+
+    __slots__ = ("_items", "_label")
+
+    def __init__(self, items: list, label: str) -> None:
+        self._items, self._label = items, label
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return self._items[index]
+        try:
+            return self._items[index]
+        except IndexError:
+            raise IndexError(f"{self._label} index is out of range") from None
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (_Items, list, tuple)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # a view, like a list
+
+    def __str__(self) -> str:
+        return "\n".join(f"{self._label} {{\n{x}}}" for x in self._items)
+
+    __repr__ = __str__
+
+
+class ImmutableSentencePieceText(_Serialized):
+    """An encoding (or decoding) with alignment: ``text``, ``pieces`` and ``score``."""
+
+    __slots__ = ("_text", "_pieces", "_score", "_cache")
+
+    def __init__(self, text: bytes, pieces: Iterable[ImmutableSentencePiece] = (), score: float | None = None) -> None:
+        self._text, self._pieces, self._score, self._cache = text, list(pieces), score, None
+
+    @classmethod
+    def FromString(cls, data: bytes) -> ImmutableSentencePieceText:  # noqa: N802 (protobuf's name)
+        """Parses serialized bytes (``encode(..., out_type="serialized_proto")``).
+
+        Raises:
+            ValueError: the bytes are not a SentencePieceText.
+        """
+        text, pieces, score = read_text(data)
+        return cls(text, [ImmutableSentencePiece(*p) for p in pieces], score)
+
+    text = property(lambda self: _str(self._text), doc="The text (str).")
+    text_as_bytes = property(lambda self: self._text, doc="The text as UTF-8 bytes.")
+    score = property(lambda self: self._score or 0.0, doc="The score (n-best and scored samples; else 0).")
+    pieces = property(lambda self: _Items(self._pieces, "pieces"), doc="The pieces, a read-only list.")
+
+    def __len__(self) -> int:
+        return len(self._pieces)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.pieces[index]
+
+    def _wire(self) -> bytes:
+        return write_text(self._text, [p.SerializeAsString() for p in self._pieces], self._score)
+
+    def __str__(self) -> str:
+        body = "".join(f"pieces {{\n{p}}}\n" for p in self._pieces)
+        score = f"score: {self._score}\n" if self._score is not None else ""
+        return f'text: "{self.text}"\n{body}{score}'
+
+
+class ImmutableNBestSentencePieceText(_Serialized):
+    """Several encodings of one text, each with its score: ``nbests``."""
+
+    __slots__ = ("_nbests", "_cache")
+
+    def __init__(self, nbests: Iterable[ImmutableSentencePieceText] = ()) -> None:
+        self._nbests, self._cache = list(nbests), None
+
+    @classmethod
+    def FromString(cls, data: bytes) -> ImmutableNBestSentencePieceText:  # noqa: N802 (protobuf's name)
+        """Parses serialized bytes (``nbest_encode(..., out_type="serialized_proto")``)."""
+        return cls(ImmutableSentencePieceText.FromString(t) for t in read_nbest(data))
+
+    nbests = property(lambda self: _Items(self._nbests, "nbests"), doc="The encodings, a read-only list.")
+
+    def __len__(self) -> int:
+        return len(self._nbests)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.nbests[index]
+
+    def _wire(self) -> bytes:
+        return write_nbest(t.SerializeAsString() for t in self._nbests)
+
+    def __str__(self) -> str:
+        return "".join(f"nbests {{\n{t}}}\n" for t in self._nbests)
+
+
+def _lead_len(b: int) -> int:
+    """sentencepiece's OneCharLen: a UTF-8 sequence's length from its first byte (1 for a stray byte)."""
+    return (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4)[b >> 4]
+
+
+def to_unicode_spans(t: Any) -> Any:
+    """The same text(s) with each piece's byte span turned into a character span of ``text``
+    (sentencepiece's ConvertToUnicodeSpans); offsets past the end are clipped to it.
+
+    >>> t = ImmutableSentencePieceText("é!".encode(), [ImmutableSentencePiece(b"x", 1, "!".encode(), 2, 3)])
+    >>> [(p.begin, p.end) for p in to_unicode_spans(t).pieces]
+    [(1, 2)]
+    """
+    if isinstance(t, ImmutableNBestSentencePieceText):
+        return ImmutableNBestSentencePieceText(to_unicode_spans(x) for x in t._nbests)
+    data = t._text
+    if not data:
+        return t
+    char_at = [0] * (len(data) + 1)
+    pos = chars = 0
+    while pos < len(data):
+        n = _lead_len(data[pos])
+        for i in range(pos, min(pos + n, len(data))):
+            char_at[i] = chars
+        chars += 1
+        pos += n
+    char_at[min(pos, len(data))] = chars
+    last = len(data)
+    pieces = [ImmutableSentencePiece(p._piece, p._id, p._surface, char_at[min(max(p._begin, 0), last)],
+                                     char_at[min(max(p._end, 0), last)]) for p in t._pieces]
+    return ImmutableSentencePieceText(data, pieces, t._score)
+
+
+def from_offsets(raw: list, data: bytes, score: float | None = None) -> ImmutableSentencePieceText:
+    """The encoding of ``data`` from the native core's ``[(id, piece, begin, end, partial)]``
+    (byte spans; a partial byte piece, not the last of its character, has no surface)."""
+    pieces = [ImmutableSentencePiece(p.encode("utf-8", "surrogateescape"), i, None if partial else data[b:e], b, e)
+              for i, p, b, e, partial in raw]
+    return ImmutableSentencePieceText(data, pieces, score)
+
+
+def finish(t: Any, kind: str) -> Any:
+    """An encoding in the form ``out_type`` asks: ``"serialized_proto"`` (bytes),
+    ``"immutable_proto"`` (character spans, as 0.2.0/0.2.1) or ``"proto"`` (byte spans, as 0.2.3)."""
+    if kind == "serialized_proto":
+        return t.SerializeAsString()
+    if kind == "immutable_proto":
+        return to_unicode_spans(t)
+    return t
