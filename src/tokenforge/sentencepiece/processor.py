@@ -24,6 +24,7 @@ from typing import Any
 
 from tokenforge import _native
 from tokenforge.formats.sentencepiece_model import ModelProto, ModelType, PieceType
+from tokenforge.sentencepiece._aliases import add_aliases
 from tokenforge.sentencepiece.proto import (
     ImmutableNBestSentencePieceText,
     ImmutableSentencePiece,
@@ -331,58 +332,6 @@ class SentencePieceProcessor:
             return {"ids": [r[0] for r in raw], "pieces": [r[1] for r in raw], "offsets": offsets}
         return finish(from_offsets(raw, data), kind)
 
-    def encode_as_ids(self, input: Any, **kwargs: Any) -> Any:
-        """``encode(input, out_type=int)``."""
-        return self.encode(input, out_type=int, **kwargs)
-
-    def encode_as_pieces(self, input: Any, **kwargs: Any) -> Any:
-        """``encode(input, out_type=str)``."""
-        return self.encode(input, out_type=str, **kwargs)
-
-    def encode_as_proto(self, input: Any, **kwargs: Any) -> Any:
-        """``encode(input, out_type="proto")``: pieces with surface and byte spans."""
-        return self.encode(input, out_type="proto", **kwargs)
-
-    def encode_as_immutable_proto(self, input: Any, **kwargs: Any) -> Any:
-        """``encode(input, out_type="immutable_proto")``: pieces with surface and character spans."""
-        return self.encode(input, out_type="immutable_proto", **kwargs)
-
-    def encode_as_serialized_proto(self, input: Any, **kwargs: Any) -> Any:
-        """``encode(input, out_type="serialized_proto")``: a SentencePieceText as bytes."""
-        return self.encode(input, out_type="serialized_proto", **kwargs)
-
-    def encode_as_offset_mapping(self, input: Any, **kwargs: Any) -> Any:
-        """``encode(input, out_type="offset_mapping")``."""
-        return self.encode(input, out_type="offset_mapping", **kwargs)
-
-    def sample_encode_as_ids(self, input: Any, nbest_size: int | None = None, alpha: float | None = None,
-                             **kwargs: Any) -> Any:
-        """A sampled encoding as ids."""
-        return self.encode(input, out_type=int, enable_sampling=True, nbest_size=nbest_size, alpha=alpha, **kwargs)
-
-    def sample_encode_as_pieces(self, input: Any, nbest_size: int | None = None, alpha: float | None = None,
-                                **kwargs: Any) -> Any:
-        """A sampled encoding as pieces."""
-        return self.encode(input, out_type=str, enable_sampling=True, nbest_size=nbest_size, alpha=alpha, **kwargs)
-
-    def sample_encode_as_proto(self, input: Any, nbest_size: int | None = None, alpha: float | None = None,
-                               **kwargs: Any) -> Any:
-        """A sampled encoding as ``out_type="proto"``."""
-        return self.encode(input, out_type="proto", enable_sampling=True, nbest_size=nbest_size, alpha=alpha,
-                           **kwargs)
-
-    def sample_encode_as_immutable_proto(self, input: Any, nbest_size: int | None = None,
-                                         alpha: float | None = None, **kwargs: Any) -> Any:
-        """A sampled encoding as ``out_type="immutable_proto"``."""
-        return self.encode(input, out_type="immutable_proto", enable_sampling=True, nbest_size=nbest_size,
-                           alpha=alpha, **kwargs)
-
-    def sample_encode_as_serialized_proto(self, input: Any, nbest_size: int | None = None,
-                                          alpha: float | None = None, **kwargs: Any) -> Any:
-        """A sampled encoding as ``out_type="serialized_proto"``."""
-        return self.encode(input, out_type="serialized_proto", enable_sampling=True, nbest_size=nbest_size,
-                           alpha=alpha, **kwargs)
-
     def nbest_encode(self, input: Any, out_type: Any = None, add_bos: bool | None = None, add_eos: bool | None = None,
                      reverse: bool | None = None, emit_unk_piece: bool | None = None,
                      nbest_size: int | None = None, return_type: Any = None) -> Any:
@@ -416,26 +365,6 @@ class SentencePieceProcessor:
             return [self._rewrite(seg, kind, o) for seg, _score in results]
 
         return [one(x) for x in input] if isinstance(input, list) else one(input)
-
-    def nbest_encode_as_ids(self, input: Any, nbest_size: int | None = None, **kwargs: Any) -> Any:
-        """``nbest_encode(input, out_type=int)``."""
-        return self.nbest_encode(input, out_type=int, nbest_size=nbest_size, **kwargs)
-
-    def nbest_encode_as_pieces(self, input: Any, nbest_size: int | None = None, **kwargs: Any) -> Any:
-        """``nbest_encode(input, out_type=str)``."""
-        return self.nbest_encode(input, out_type=str, nbest_size=nbest_size, **kwargs)
-
-    def nbest_encode_as_proto(self, input: Any, nbest_size: int | None = None, **kwargs: Any) -> Any:
-        """``nbest_encode(input, out_type="proto")``."""
-        return self.nbest_encode(input, out_type="proto", nbest_size=nbest_size, **kwargs)
-
-    def nbest_encode_as_immutable_proto(self, input: Any, nbest_size: int | None = None, **kwargs: Any) -> Any:
-        """``nbest_encode(input, out_type="immutable_proto")``."""
-        return self.nbest_encode(input, out_type="immutable_proto", nbest_size=nbest_size, **kwargs)
-
-    def nbest_encode_as_serialized_proto(self, input: Any, nbest_size: int | None = None, **kwargs: Any) -> Any:
-        """``nbest_encode(input, out_type="serialized_proto")``."""
-        return self.nbest_encode(input, out_type="serialized_proto", nbest_size=nbest_size, **kwargs)
 
     @staticmethod
     def _nbest_proto(results: list, text: str | bytes, kind: str) -> Any:
@@ -494,28 +423,6 @@ class SentencePieceProcessor:
             return [(self._rewrite(seg, kind, o), score) for seg, score in results]
 
         return [one(x) for x in input] if isinstance(input, list) else one(input)
-
-    def sample_encode_and_score_as_ids(self, input: Any, num_samples: int | None = None, alpha: float | None = None,
-                                       **kwargs: Any) -> Any:
-        """``sample_encode_and_score(input, out_type=int)``."""
-        return self.sample_encode_and_score(input, out_type=int, num_samples=num_samples, alpha=alpha, **kwargs)
-
-    def sample_encode_and_score_as_pieces(self, input: Any, num_samples: int | None = None,
-                                          alpha: float | None = None, **kwargs: Any) -> Any:
-        """``sample_encode_and_score(input, out_type=str)``."""
-        return self.sample_encode_and_score(input, out_type=str, num_samples=num_samples, alpha=alpha, **kwargs)
-
-    def sample_encode_and_score_as_immutable_proto(self, input: Any, num_samples: int | None = None,
-                                                   alpha: float | None = None, **kwargs: Any) -> Any:
-        """``sample_encode_and_score(input, out_type="immutable_proto")``."""
-        return self.sample_encode_and_score(input, out_type="immutable_proto", num_samples=num_samples, alpha=alpha,
-                                            **kwargs)
-
-    def sample_encode_and_score_as_serialized_proto(self, input: Any, num_samples: int | None = None,
-                                                    alpha: float | None = None, **kwargs: Any) -> Any:
-        """``sample_encode_and_score(input, out_type="serialized_proto")``."""
-        return self.sample_encode_and_score(input, out_type="serialized_proto", num_samples=num_samples, alpha=alpha,
-                                            **kwargs)
 
     def calculate_entropy(self, input: Any, alpha: float, num_threads: int | None = None) -> Any:
         """Entropy of the Unigram segmentation distribution p(x) ∝ exp(alpha * score(x)).
@@ -610,30 +517,6 @@ class SentencePieceProcessor:
     def decode_pieces(self, input: Any, out_type: Any = str, **kwargs: Any) -> Any:
         """``decode`` for pieces."""
         return self.decode(input, out_type=out_type, **kwargs)
-
-    def decode_ids_as_serialized_proto(self, input: Any, **kwargs: Any) -> Any:
-        """``decode(ids, out_type="serialized_proto")``."""
-        return self.decode(input, out_type="serialized_proto", **kwargs)
-
-    def decode_pieces_as_serialized_proto(self, input: Any, **kwargs: Any) -> Any:
-        """``decode(pieces, out_type="serialized_proto")``."""
-        return self.decode(input, out_type="serialized_proto", **kwargs)
-
-    def decode_ids_as_immutable_proto(self, input: Any, **kwargs: Any) -> Any:
-        """``decode(ids, out_type="immutable_proto")``."""
-        return self.decode(input, out_type="immutable_proto", **kwargs)
-
-    def decode_pieces_as_immutable_proto(self, input: Any, **kwargs: Any) -> Any:
-        """``decode(pieces, out_type="immutable_proto")``."""
-        return self.decode(input, out_type="immutable_proto", **kwargs)
-
-    def decode_ids_as_proto(self, input: Any, **kwargs: Any) -> Any:
-        """``decode(ids, out_type="proto")``."""
-        return self.decode(input, out_type="proto", **kwargs)
-
-    def decode_pieces_as_proto(self, input: Any, **kwargs: Any) -> Any:
-        """``decode(pieces, out_type="proto")``."""
-        return self.decode(input, out_type="proto", **kwargs)
 
     # ---- vocabulary ----
 
@@ -766,25 +649,7 @@ def _char_index_of_bytes(data: bytes) -> list[int]:
     return out
 
 
-def _camel(snake: str) -> str:
-    """sentencepiece's CamelCase name of a method (``nbest_encode_as_ids`` -> ``NBestEncodeAsIds``)."""
-    return "".join("NBest" if w == "nbest" else w.capitalize() for w in snake.split("_"))
-
-
-def _add_camel_case_aliases(cls: type) -> None:
-    """Adds sentencepiece's CamelCase names (``EncodeAsIds``, ``IdToPiece``, ...)."""
-    stems = ["encode", "sample_encode", "nbest_encode", "decode", "decode_ids", "decode_pieces"]
-    kinds = ["", "_as_ids", "_as_pieces", "_as_proto", "_as_immutable_proto", "_as_serialized_proto"]
-    names = [a + b for a in stems for b in kinds if hasattr(cls, a + b)]
-    names += ["sample_encode_and_score" + k for k in ["", "_as_ids", "_as_pieces", "_as_immutable_proto",
-                                                       "_as_serialized_proto"]]
-    names += ["normalize", "get_piece_size", "piece_to_id", "id_to_piece", "get_score", "is_unknown", "is_control",
-              "is_unused", "is_byte", "load", "load_from_file", "load_from_serialized_proto", "calculate_entropy",
-              "override_normalizer_spec"]
-    for snake in names:
-        setattr(cls, _camel(snake), getattr(cls, snake))
-    cls.tokenize = cls.Tokenize = cls.encode  # type: ignore[attr-defined]
-    cls.detokenize = cls.Detokenize = cls.decode  # type: ignore[attr-defined]
-
-
-_add_camel_case_aliases(SentencePieceProcessor)
+add_aliases(SentencePieceProcessor, [
+    "encode", "nbest_encode", "sample_encode_and_score", "decode", "decode_ids", "decode_pieces", "normalize",
+    "get_piece_size", "piece_to_id", "id_to_piece", "get_score", "is_unknown", "is_control", "is_unused", "is_byte",
+    "load", "load_from_file", "load_from_serialized_proto", "calculate_entropy", "override_normalizer_spec"])

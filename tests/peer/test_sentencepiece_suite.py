@@ -1,12 +1,12 @@
 """sentencepiece's own Python test suite (../shared/peer-tests/sentencepiece, 23 tests) run
-against tokenforge through the `sentencepiece` shim in tests/peer_shims, in a subprocess, from a
+against tokenforge through the `sentencepiece` shim in tests/peer/shims, in a subprocess, from a
 copy of the suite (its tests write m.model into the working folder).
 
 The suite targets sentencepiece 0.2.0/0.2.1.  Every test passes except those listed in
 EXPECTED_FAIL, each with the reason; a listed test that starts passing fails this check too,
 so the list stays true.  The two listed are where 0.2.3 changed behaviour on purpose and
 tokenforge follows 0.2.3: sentencepiece 0.2.3 itself fails them with the same assertion.
-The run: ``cd ../shared/peer-tests/sentencepiece && PYTHONPATH=<repo>/tests/peer_shims python -m
+The run: ``cd ../shared/peer-tests/sentencepiece && PYTHONPATH=<repo>/tests/peer/shims python -m
 pytest test/sentencepiece_test.py`` (from a writable copy).
 """
 
@@ -24,7 +24,7 @@ import pytest
 from _shared import SHARED, need_shared
 
 SUITE = SHARED / "peer-tests" / "sentencepiece"
-SHIMS = Path(__file__).resolve().parent.parent / "peer_shims"
+SHIMS = Path(__file__).resolve().parent / "shims"
 ALL_TESTS = 23
 # 0.2.3's SentencePieceNormalizer takes add_dummy_prefix/escape_whitespaces/
 # remove_extra_whitespaces from the spec unless given (sentencepiece#1334); 0.2.0/0.2.1 set
