@@ -8,6 +8,7 @@
 #include "bindings/common.h"
 #include "bindings/batch.h"
 #include "pipeline/sentencepiece_processor.h"
+#include "pipeline/spm_text_wire.h"
 #include "models/sentencepiece/spm_vocab_wire.h"
 #include "common/byte_hash.h"
 #include "common/parallel.h"
@@ -137,6 +138,34 @@ nb::list scored_offsets(const Proc& p, const std::vector<std::vector<SpmPiece>>&
 void norm_to_orig(const Proc& p, std::string_view text, std::vector<uint32_t>* n2o) {
   std::string normalized;
   p.normalize(text, &normalized, n2o);
+}
+
+// Appends the SentencePieceText of `text` segmented into `pieces` (over `normalized`, mapped
+// back by `n2o`) to *out, as sentencepiece's PopulateSentencePieceText fills it.
+void write_encoded(const Proc& p, std::string_view text, const std::vector<SpmPiece>& pieces,
+                   std::string_view normalized, const std::vector<uint32_t>& n2o, const float* score,
+                   std::string* out) {
+  std::vector<SpmTextPiece> items;
+  items.reserve(pieces.size());
+  for (const SpmPiece& piece : pieces) {
+    uint32_t b = n2o[piece.begin], e = piece.partial ? b : n2o[piece.end];
+    items.push_back({piece_text(p, piece, normalized), static_cast<uint32_t>(piece.id), text.substr(b, e - b),
+                     !piece.partial, b, e});
+  }
+  write_spm_text(text, items, score, out);
+}
+
+// The NBestSentencePieceText of scored segmentations of `text`.
+std::string write_scored(const Proc& p, std::string_view text, const std::vector<std::vector<SpmPiece>>& results,
+                         const std::vector<float>& scores, std::string_view normalized,
+                         const std::vector<uint32_t>& n2o) {
+  std::string out, one;
+  for (size_t i = 0; i < results.size(); ++i) {
+    one.clear();
+    write_encoded(p, text, results[i], normalized, n2o, &scores[i], &one);
+    write_spm_nbest_item(one, &out);
+  }
+  return out;
 }
 
 // One item of a batch gets its own seed, so results do not depend on the thread count.
@@ -444,6 +473,82 @@ void bind_sentencepiece(nb::module_& m) {
         return offsets_list(p, e.pieces, e.normalized, n2o);
       }, nb::arg("text"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
            "[(id, piece, begin, end, partial)] with byte offsets into the input.")
+      .def("encode_serialized", [](const Proc& p, nb::handle text, bool enable, int nbest, float alpha,
+                                   uint64_t seed) {
+        std::string_view v = text_view(text);
+        std::string out;
+        {
+          nb::gil_scoped_release release;
+          Encoded e;
+          std::vector<uint32_t> n2o;
+          p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, &n2o);
+          write_encoded(p, v, e.pieces, e.normalized, n2o, nullptr, &out);
+        }
+        return to_bytes(out);
+      }, nb::arg("text"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
+           "The encoding as a serialized SentencePieceText (sentencepiece's serialized_proto).")
+      .def("encode_serialized_batch", [](const Proc& p, nb::list texts, int threads, bool enable, int nbest,
+                                         float alpha, uint64_t seed) {
+        const nb::tuple items = snapshot(texts);
+        std::vector<std::string_view> views;
+        views.reserve(items.size());
+        for (nb::handle t : items) views.push_back(text_view(t));
+        std::vector<std::string> outs(views.size());
+        {
+          nb::gil_scoped_release release;
+          parallel_for(views.size(), threads, [&](size_t i) {
+            Encoded e;
+            std::vector<uint32_t> n2o;
+            p.encode(views[i], sampling_of(enable, nbest, alpha, item_seed(seed, i)), &e.pieces, &e.normalized,
+                     &n2o);
+            write_encoded(p, views[i], e.pieces, e.normalized, n2o, nullptr, &outs[i]);
+          });
+        }
+        nb::list out;
+        for (const std::string& o : outs) out.append(to_bytes(o));
+        return out;
+      }, nb::arg("texts"), nb::arg("threads"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"),
+           nb::arg("seed"), "encode_serialized for each text, on threads; item i samples with a seed from (seed, i).")
+      .def("nbest_serialized", [](const Proc& p, nb::handle text, int nbest_size) {
+        std::string_view v = text_view(text);
+        std::vector<std::vector<SpmPiece>> results;
+        std::vector<float> scores;
+        std::string normalized, error, out;
+        bool ok;
+        {
+          nb::gil_scoped_release release;
+          ok = p.nbest(v, nbest_size, &results, &scores, &normalized, &error);
+          if (ok) {
+            std::vector<uint32_t> n2o;
+            norm_to_orig(p, v, &n2o);
+            out = write_scored(p, v, results, scores, normalized, n2o);
+          }
+        }
+        check(ok, error);
+        return to_bytes(out);
+      }, nb::arg("text"), nb::arg("nbest_size"),
+           "The n best segmentations as a serialized NBestSentencePieceText (Unigram).")
+      .def("sample_encode_and_score_serialized", [](const Proc& p, nb::handle text, int num_samples, float alpha,
+                                                    bool wor, bool include_best, uint64_t seed) {
+        std::string_view v = text_view(text);
+        std::vector<std::vector<SpmPiece>> results;
+        std::vector<float> scores;
+        std::string normalized, error, out;
+        bool ok;
+        {
+          nb::gil_scoped_release release;
+          ok = p.sample_encode_and_score(v, num_samples, alpha, wor, include_best, seed, &results, &scores,
+                                         &normalized, &error);
+          if (ok) {
+            std::vector<uint32_t> n2o;
+            norm_to_orig(p, v, &n2o);
+            out = write_scored(p, v, results, scores, normalized, n2o);
+          }
+        }
+        check(ok, error);
+        return to_bytes(out);
+      }, nb::arg("text"), nb::arg("num_samples"), nb::arg("alpha"), nb::arg("wor"), nb::arg("include_best"),
+           nb::arg("seed"), "sample_encode_and_score as a serialized NBestSentencePieceText (Unigram).")
       .def("nbest", [](const Proc& p, nb::handle text, int nbest_size, bool as_pieces, bool offsets) {
         std::string_view v = text_view(text);
         std::vector<std::vector<SpmPiece>> results;
@@ -559,6 +664,42 @@ void bind_sentencepiece(nb::module_& m) {
         return to_bytes(out);
       }, nb::arg("pieces"),
            "UTF-8 bytes of the decoded pieces.")
+      .def("decode_serialized", [](const Proc& p, nb::list items, bool are_pieces) {
+        const nb::tuple snap = snapshot(items);
+        std::vector<std::string_view> views;
+        std::vector<int32_t> ids;
+        if (are_pieces) {
+          views.reserve(snap.size());
+          for (nb::handle h : snap) views.push_back(text_view(h));
+        } else {
+          std::vector<uint32_t> raw = ids_from(items);
+          ids.assign(raw.begin(), raw.end());
+        }
+        std::string text, error, out;
+        SpmDecodeSpans spans;
+        bool ok;
+        {
+          nb::gil_scoped_release release;
+          ok = are_pieces ? p.decode_pieces(views, &text, &error, &spans)
+                          : p.decode_ids(ids.data(), ids.size(), &text, &error, &spans);
+          if (ok) {
+            // Each piece with its id looked up again from its text, as sentencepiece's Decode does.
+            std::vector<SpmTextPiece> pieces(are_pieces ? views.size() : ids.size());
+            for (size_t i = 0; i < pieces.size(); ++i) {
+              std::string_view piece = are_pieces ? views[i] : std::string_view(p.vocab().piece(ids[i]));
+              uint32_t b = spans.bounds[2 * i], e = spans.bounds[2 * i + 1];
+              pieces[i] = {piece, static_cast<uint32_t>(p.vocab().piece_to_id(piece)),
+                           std::string_view(spans.raw).substr(b, e - b), true, b, e};
+            }
+            write_spm_text(text, pieces, nullptr, &out);
+          }
+        }
+        if (!ok && !are_pieces) throw nb::index_error(error.c_str());
+        check(ok, error);
+        return to_bytes(out);
+      }, nb::arg("items"), nb::arg("are_pieces"),
+           "The decoding as a serialized SentencePieceText (sentencepiece's serialized_proto); IndexError for an "
+           "id out of range.")
       .def("decode_with_spans", [](const Proc& p, nb::list items, bool are_pieces) {
         const nb::tuple snap = snapshot(items);
         std::vector<std::string_view> views;

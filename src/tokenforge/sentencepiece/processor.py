@@ -280,6 +280,8 @@ class SentencePieceProcessor:
         rewrite = o["add_bos"] or o["add_eos"] or o["reverse"] or o["emit_unk_piece"]
         if isinstance(input, list):
             threads = _default_threads(o["num_threads"])
+            if kind == "serialized_proto":  # written natively, on threads
+                return core.encode_serialized_batch(input, threads, *args, _seed_source.getrandbits(64))
             if kind == "offset_mapping" or kind in _PROTOS:
                 return [self._encode_one(core, x, kind, o, args) for x in input]
             if kind is int and not sampling and not rewrite:
@@ -296,6 +298,8 @@ class SentencePieceProcessor:
 
     def _encode_one(self, core: Any, text: str | bytes, kind: Any, o: dict, args: tuple) -> Any:
         seed = _seed_source.getrandbits(64) if args[0] else 0
+        if kind == "serialized_proto":
+            return core.encode_serialized(text, *args, seed)
         if kind == "offset_mapping" or kind in _PROTOS:
             _check_no_rewrite(o)
             return self._with_offsets(core.encode_with_offsets(text, *args, seed), text, kind)
@@ -357,6 +361,8 @@ class SentencePieceProcessor:
 
         def one(text: Any) -> Any:
             try:
+                if kind == "serialized_proto":
+                    return core.nbest_serialized(text, n)
                 results = core.nbest(text, n, kind is not int, kind in _PROTOS)
             except ValueError as e:
                 raise RuntimeError(str(e)) from None
@@ -416,6 +422,8 @@ class SentencePieceProcessor:
 
         def one(text: Any) -> Any:
             seed = _seed_source.getrandbits(64)
+            if kind == "serialized_proto":
+                return core.sample_encode_and_score_serialized(text, n, theta, bool(wor), bool(include_best), seed)
             results = core.sample_encode_and_score(text, n, theta, bool(wor), bool(include_best), kind is not int,
                                                    seed, kind in _PROTOS)
             if kind in _PROTOS:
@@ -502,6 +510,8 @@ class SentencePieceProcessor:
         """sentencepiece's decoded SentencePieceText: each piece (id looked up again from its
         text, as sentencepiece does) with its surface and span in the decoded text."""
         are_pieces = bool(seq) and isinstance(seq[0], (str, bytes))
+        if kind == "serialized_proto":
+            return core.decode_serialized(seq, are_pieces)
         text, raw, bounds = core.decode_with_spans(seq, are_pieces)
         strs = [p.decode("utf-8", "surrogateescape") if isinstance(p, bytes) else p for p in seq] if are_pieces \
             else self.id_to_piece(seq)
