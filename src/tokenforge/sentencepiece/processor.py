@@ -334,7 +334,7 @@ class SentencePieceProcessor:
             else:
                 offsets = [(r[2], r[3]) for r in raw]
             return {"ids": [r[0] for r in raw], "pieces": [r[1] for r in raw], "offsets": offsets}
-        return finish(from_offsets(raw, data), kind)
+        return from_offsets(raw, data, unicode=kind == "immutable_proto")
 
     def nbest_encode(self, input: Any, out_type: Any = None, add_bos: bool | None = None, add_eos: bool | None = None,
                      reverse: bool | None = None, emit_unk_piece: bool | None = None,

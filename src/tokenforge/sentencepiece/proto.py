@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -191,9 +192,25 @@ class ImmutableNBestSentencePieceText(_Serialized):
         return "".join(f"nbests {{\n{t}}}\n" for t in self._nbests)
 
 
-def _lead_len(b: int) -> int:
-    """sentencepiece's OneCharLen: a UTF-8 sequence's length from its first byte (1 for a stray byte)."""
-    return (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4)[b >> 4]
+# 1 for a byte that starts a character (ASCII or a lead byte), 0 for a continuation byte.
+_STARTS = bytes(0 if 0x80 <= b < 0xC0 else 1 for b in range(256))
+
+
+def _char_index(data: bytes) -> list[int]:
+    """For each byte offset of `data` and its end, the index of the character it is in (the
+    character count at the end), as sentencepiece's ConvertToUnicodeSpans maps them."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:  # sentencepiece's OneCharLen steps: a lead byte claims its length
+        starts = bytearray(len(data))
+        pos = 0
+        while pos < len(data):
+            starts[pos] = 1
+            pos += (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4)[data[pos] >> 4]
+    else:
+        starts = data.translate(_STARTS)
+    counts = list(itertools.accumulate(starts))  # counts[i]: characters started in data[:i + 1]
+    return [c - 1 for c in counts] + [counts[-1] if counts else 0]
 
 
 def to_unicode_spans(t: Any) -> Any:
@@ -206,29 +223,26 @@ def to_unicode_spans(t: Any) -> Any:
     """
     if isinstance(t, ImmutableNBestSentencePieceText):
         return ImmutableNBestSentencePieceText(to_unicode_spans(x) for x in t._nbests)
-    data = t._text
-    if not data:
+    if not t._text:
         return t
-    char_at = [0] * (len(data) + 1)
-    pos = chars = 0
-    while pos < len(data):
-        n = _lead_len(data[pos])
-        for i in range(pos, min(pos + n, len(data))):
-            char_at[i] = chars
-        chars += 1
-        pos += n
-    char_at[min(pos, len(data))] = chars
-    last = len(data)
+    char_at = _char_index(t._text)
+    last = len(t._text)
     pieces = [ImmutableSentencePiece(p._piece, p._id, p._surface, char_at[min(max(p._begin, 0), last)],
                                      char_at[min(max(p._end, 0), last)]) for p in t._pieces]
-    return ImmutableSentencePieceText(data, pieces, t._score)
+    return ImmutableSentencePieceText(t._text, pieces, t._score)
 
 
-def from_offsets(raw: list, data: bytes, score: float | None = None) -> ImmutableSentencePieceText:
+def from_offsets(raw: list, data: bytes, score: float | None = None, unicode: bool = False) -> ImmutableSentencePieceText:
     """The encoding of ``data`` from the native core's ``[(id, piece, begin, end, partial)]``
-    (byte spans; a partial byte piece, not the last of its character, has no surface)."""
-    pieces = [ImmutableSentencePiece(p.encode("utf-8", "surrogateescape"), i, None if partial else data[b:e], b, e)
-              for i, p, b, e, partial in raw]
+    (byte spans; a partial byte piece, not the last of its character, has no surface); with
+    ``unicode``, the spans become character spans as :func:`to_unicode_spans` makes them."""
+    if unicode and data:
+        at = _char_index(data)  # the native spans lie within the text
+        pieces = [ImmutableSentencePiece(p.encode("utf-8", "surrogateescape"), i, None if partial else data[b:e],
+                                         at[b], at[e]) for i, p, b, e, partial in raw]
+    else:
+        pieces = [ImmutableSentencePiece(p.encode("utf-8", "surrogateescape"), i, None if partial else data[b:e],
+                                         b, e) for i, p, b, e, partial in raw]
     return ImmutableSentencePieceText(data, pieces, score)
 
 
