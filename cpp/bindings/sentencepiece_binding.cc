@@ -140,6 +140,36 @@ void norm_to_orig(const Proc& p, std::string_view text, std::vector<uint32_t>* n
   p.normalize(text, &normalized, n2o);
 }
 
+// [(piece, id, surface or None, begin, end)] (bytes for the texts): the fields of
+// sentencepiece's SentencePieceText pieces, with byte spans of `text`, or with `unicode`
+// character spans as 0.2.1's ConvertToUnicodeSpans makes them (each lead byte starts a
+// character and claims its UTF-8 length).
+nb::list proto_pieces(const Proc& p, std::string_view text, const std::vector<SpmPiece>& pieces,
+                      std::string_view normalized, const std::vector<uint32_t>& n2o, bool unicode) {
+  std::vector<uint32_t> at;
+  if (unicode) {
+    static constexpr uint8_t kLen[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4};
+    at.assign(text.size() + 1, 0);
+    size_t pos = 0;
+    uint32_t chars = 0;
+    while (pos < text.size()) {
+      size_t len = kLen[static_cast<uint8_t>(text[pos]) >> 4];
+      for (size_t i = pos; i < pos + len && i < text.size(); ++i) at[i] = chars;
+      ++chars;
+      pos += len;
+    }
+    at[text.size()] = chars;
+  }
+  nb::list out;
+  for (const SpmPiece& piece : pieces) {
+    uint32_t b = n2o[piece.begin], e = piece.partial ? b : n2o[piece.end];
+    nb::object surface = piece.partial ? nb::none() : nb::object(to_bytes(text.substr(b, e - b)));
+    out.append(nb::make_tuple(to_bytes(piece_text(p, piece, normalized)), piece.id, surface,
+                              unicode ? at[b] : b, unicode ? at[e] : e));
+  }
+  return out;
+}
+
 // Appends the SentencePieceText of `text` segmented into `pieces` (over `normalized`, mapped
 // back by `n2o`) to *out, as sentencepiece's PopulateSentencePieceText fills it.
 void write_encoded(const Proc& p, std::string_view text, const std::vector<SpmPiece>& pieces,
@@ -473,6 +503,20 @@ void bind_sentencepiece(nb::module_& m) {
         return offsets_list(p, e.pieces, e.normalized, n2o);
       }, nb::arg("text"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
            "[(id, piece, begin, end, partial)] with byte offsets into the input.")
+      .def("encode_proto_pieces", [](const Proc& p, nb::handle text, bool enable, int nbest, float alpha,
+                                     uint64_t seed, bool unicode) {
+        std::string_view v = text_view(text);
+        Encoded e;
+        std::vector<uint32_t> n2o;
+        {
+          nb::gil_scoped_release release;
+          p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, &n2o);
+        }
+        return proto_pieces(p, v, e.pieces, e.normalized, n2o, unicode);
+      }, nb::arg("text"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
+           nb::arg("unicode"),
+           "[(piece, id, surface or None, begin, end)]: the pieces of the encoding's SentencePieceText (bytes), "
+           "with byte spans or, with unicode, character spans.")
       .def("encode_serialized", [](const Proc& p, nb::handle text, bool enable, int nbest, float alpha,
                                    uint64_t seed) {
         std::string_view v = text_view(text);

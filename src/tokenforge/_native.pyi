@@ -92,6 +92,11 @@ class SentencePieceProcessor:
     def encode_with_offsets(self, text: object, enable_sampling: bool, nbest_size: int, alpha: float, seed: int) -> list:
         """[(id, piece, begin, end, partial)] with byte offsets into the input."""
 
+    def encode_proto_pieces(self, text: object, enable_sampling: bool, nbest_size: int, alpha: float, seed: int, unicode: bool) -> list:
+        """
+        [(piece, id, surface or None, begin, end)]: the pieces of the encoding's SentencePieceText (bytes), with byte spans or, with unicode, character spans.
+        """
+
     def encode_serialized(self, text: object, enable_sampling: bool, nbest_size: int, alpha: float, seed: int) -> bytes:
         """
         The encoding as a serialized SentencePieceText (sentencepiece's serialized_proto).

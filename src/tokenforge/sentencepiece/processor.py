@@ -302,7 +302,11 @@ class SentencePieceProcessor:
             return core.encode_serialized(text, *args, seed)
         if kind == "offset_mapping" or kind in _PROTOS:
             _check_no_rewrite(o)
-            return self._with_offsets(core.encode_with_offsets(text, *args, seed), text, kind)
+            if kind != "offset_mapping":  # the pieces come made, with the spans the kind asks for
+                data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+                raw = core.encode_proto_pieces(text, *args, seed, kind == "immutable_proto")
+                return ImmutableSentencePieceText(data, [ImmutableSentencePiece(*t) for t in raw])
+            return self._offset_mapping(core.encode_with_offsets(text, *args, seed), text)
         if kind is int and not args[0] and not (o["add_bos"] or o["add_eos"] or o["reverse"]):
             return core.encode_ids(text)
         return self._rewrite(core.encode(text, kind is not int, *args, seed), kind, o)
@@ -324,17 +328,14 @@ class SentencePieceProcessor:
         return result
 
     @staticmethod
-    def _with_offsets(raw: list, text: str | bytes, kind: Any) -> Any:
-        data = text.encode("utf-8") if isinstance(text, str) else text
-        if kind == "offset_mapping":
-            # Byte offsets -> character offsets, as sentencepiece does for str input.
-            if isinstance(text, str):
-                char_at = _char_index_of_bytes(data)
-                offsets = [(char_at[r[2]], char_at[r[3]]) for r in raw]
-            else:
-                offsets = [(r[2], r[3]) for r in raw]
-            return {"ids": [r[0] for r in raw], "pieces": [r[1] for r in raw], "offsets": offsets}
-        return from_offsets(raw, data, unicode=kind == "immutable_proto")
+    def _offset_mapping(raw: list, text: str | bytes) -> dict:
+        # Byte offsets -> character offsets, as sentencepiece does for str input.
+        if isinstance(text, str):
+            char_at = _char_index_of_bytes(text.encode("utf-8"))
+            offsets = [(char_at[r[2]], char_at[r[3]]) for r in raw]
+        else:
+            offsets = [(r[2], r[3]) for r in raw]
+        return {"ids": [r[0] for r in raw], "pieces": [r[1] for r in raw], "offsets": offsets}
 
     def nbest_encode(self, input: Any, out_type: Any = None, add_bos: bool | None = None, add_eos: bool | None = None,
                      reverse: bool | None = None, emit_unk_piece: bool | None = None,
