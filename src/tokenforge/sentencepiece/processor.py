@@ -31,6 +31,7 @@ from tokenforge.sentencepiece.proto import (
     ImmutableSentencePieceText,
     finish,
     from_offsets,
+    pieces_of,
 )
 
 __all__ = ["EncodedPiece", "EncodedText", "SentencePieceProcessor", "set_random_generator_seed"]
@@ -305,7 +306,7 @@ class SentencePieceProcessor:
             if kind != "offset_mapping":  # the pieces come made, with the spans the kind asks for
                 data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
                 raw = core.encode_proto_pieces(text, *args, seed, kind == "immutable_proto")
-                return ImmutableSentencePieceText(data, [ImmutableSentencePiece(*t) for t in raw])
+                return ImmutableSentencePieceText(data, pieces_of(raw))
             return self._offset_mapping(core.encode_with_offsets(text, *args, seed), text)
         if kind is int and not args[0] and not (o["add_bos"] or o["add_eos"] or o["reverse"]):
             return core.encode_ids(text)

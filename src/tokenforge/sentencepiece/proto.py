@@ -26,14 +26,16 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import itertools
+import operator
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tokenforge.formats.sentencepiece_text import read_nbest, read_text, write_nbest, write_piece, write_text
 
 __all__ = ["ImmutableNBestSentencePieceText", "ImmutableSentencePiece", "ImmutableSentencePieceText", "finish",
-           "from_offsets", "to_unicode_spans"]
+           "from_offsets", "pieces_of", "to_unicode_spans"]
 
 
 def _str(b: bytes) -> str:
@@ -69,29 +71,49 @@ class _Serialized:
         return self.__str__()
 
 
-class ImmutableSentencePiece(_Serialized):
-    """One piece: its text, id, the text it stands for (``surface``) and that text's span."""
+class ImmutableSentencePiece(tuple):
+    """One piece: its text, id, the text it stands for (``surface``) and that text's span.
 
-    __slots__ = ("_piece", "_id", "_surface", "_begin", "_end", "_cache")
+    A tuple ``(piece, id, surface or None, begin, end)`` underneath (texts as UTF-8 bytes),
+    so a piece costs one object; equal pieces are equal fields, as their wire bytes are.
+    """
 
-    def __init__(self, piece: bytes, id: int, surface: bytes | None, begin: int, end: int) -> None:
-        self._piece, self._id, self._surface = piece, id & 0xFFFFFFFF, surface
-        self._begin, self._end, self._cache = begin, end, None
+    __slots__ = ()
 
-    piece = property(lambda self: _str(self._piece), doc="The piece (str).")
-    piece_as_bytes = property(lambda self: self._piece, doc="The piece as UTF-8 bytes.")
-    id = property(lambda self: self._id, doc="The piece's id.")
-    surface = property(lambda self: _str(self._surface or b""), doc="The text the piece stands for ('' if unset).")
-    surface_as_bytes = property(lambda self: self._surface or b"", doc="``surface`` as UTF-8 bytes.")
-    begin = property(lambda self: self._begin, doc="Where ``surface`` starts in the text.")
-    end = property(lambda self: self._end, doc="Where ``surface`` ends in the text.")
+    def __new__(cls, piece: bytes, id: int, surface: bytes | None, begin: int, end: int) -> ImmutableSentencePiece:
+        return tuple.__new__(cls, (piece, id & 0xFFFFFFFF, surface, begin, end))
 
-    def _wire(self) -> bytes:
-        return write_piece(self._piece, self._id, self._surface, self._begin, self._end)
+    piece = property(lambda self: _str(self[0]), doc="The piece (str).")
+    piece_as_bytes = property(operator.itemgetter(0), doc="The piece as UTF-8 bytes.")
+    id = property(operator.itemgetter(1), doc="The piece's id.")
+    surface = property(lambda self: _str(self[2] or b""), doc="The text the piece stands for ('' if unset).")
+    surface_as_bytes = property(lambda self: self[2] or b"", doc="``surface`` as UTF-8 bytes.")
+    begin = property(operator.itemgetter(3), doc="Where ``surface`` starts in the text.")
+    end = property(operator.itemgetter(4), doc="Where ``surface`` ends in the text.")
+
+    def SerializeAsString(self) -> bytes:  # noqa: N802 (sentencepiece's name)
+        """The piece message in protobuf's wire format."""
+        return write_piece(*self)
+
+    SerializeToString = SerializeAsString
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and tuple.__eq__(self, other)  # type: ignore[arg-type]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = tuple.__hash__
 
     def __str__(self) -> str:
         return (f'piece: "{self.piece}"\nid: {self.id}\nsurface: "{self.surface}"\n'
                 f"begin: {self.begin}\nend: {self.end}\n")
+
+    __repr__ = __str__
+
+
+# Makes a piece from a native (piece, id, surface, begin, end) tuple, whose id is already a uint32.
+_piece_of = functools.partial(tuple.__new__, ImmutableSentencePiece)
 
 
 class _Items(Sequence):
@@ -142,7 +164,7 @@ class ImmutableSentencePieceText(_Serialized):
             ValueError: the bytes are not a SentencePieceText.
         """
         text, pieces, score = read_text(data)
-        return cls(text, [ImmutableSentencePiece(*p) for p in pieces], score)
+        return cls(text, [_piece_of(p) for p in pieces], score)
 
     text = property(lambda self: _str(self._text), doc="The text (str).")
     text_as_bytes = property(lambda self: self._text, doc="The text as UTF-8 bytes.")
@@ -156,7 +178,7 @@ class ImmutableSentencePieceText(_Serialized):
         return self.pieces[index]
 
     def _wire(self) -> bytes:
-        return write_text(self._text, [p.SerializeAsString() for p in self._pieces], self._score)
+        return write_text(self._text, self._pieces, self._score)
 
     def __str__(self) -> str:
         body = "".join(f"pieces {{\n{p}}}\n" for p in self._pieces)
@@ -227,8 +249,8 @@ def to_unicode_spans(t: Any) -> Any:
         return t
     char_at = _char_index(t._text)
     last = len(t._text)
-    pieces = [ImmutableSentencePiece(p._piece, p._id, p._surface, char_at[min(max(p._begin, 0), last)],
-                                     char_at[min(max(p._end, 0), last)]) for p in t._pieces]
+    pieces = [_piece_of((p[0], p[1], p[2], char_at[min(max(p[3], 0), last)], char_at[min(max(p[4], 0), last)]))
+              for p in t._pieces]
     return ImmutableSentencePieceText(t._text, pieces, t._score)
 
 
@@ -244,6 +266,11 @@ def from_offsets(raw: list, data: bytes, score: float | None = None, unicode: bo
         pieces = [ImmutableSentencePiece(p.encode("utf-8", "surrogateescape"), i, None if partial else data[b:e],
                                          b, e) for i, p, b, e, partial in raw]
     return ImmutableSentencePieceText(data, pieces, score)
+
+
+def pieces_of(raw: list) -> list:
+    """Pieces from the native core's ``[(piece, id, surface or None, begin, end)]``."""
+    return list(map(_piece_of, raw))
 
 
 def finish(t: Any, kind: str) -> Any:
