@@ -326,6 +326,59 @@ void check(bool ok, const std::string& error) {
   if (!ok) value_error(error);
 }
 
+// The items of a decode call (pieces, whose strs `snap` keeps alive, or ids), decoded with
+// each piece's span; IndexError for an id out of range, ValueError for a bad byte piece.
+struct SpanDecode {
+  nb::tuple snap;
+  std::vector<std::string_view> views;
+  std::vector<int32_t> ids;
+  bool are_pieces;
+  std::string text, error;
+  SpmDecodeSpans spans;
+
+  SpanDecode(nb::list items, bool pieces) : snap(snapshot(items)), are_pieces(pieces) {
+    if (are_pieces) {
+      views.reserve(snap.size());
+      for (nb::handle h : snap) views.push_back(text_view(h));
+    } else {
+      std::vector<uint32_t> raw = ids_from(items);
+      ids.assign(raw.begin(), raw.end());
+    }
+  }
+  // Runs with the GIL released; check() afterwards, with it held.
+  bool run(const Proc& p) {
+    return are_pieces ? p.decode_pieces(views, &text, &error, &spans)
+                      : p.decode_ids(ids.data(), ids.size(), &text, &error, &spans);
+  }
+  void check_ok(bool ok) const {
+    if (!ok && !are_pieces) throw nb::index_error(error.c_str());
+    check(ok, error);
+  }
+  size_t size() const { return are_pieces ? views.size() : ids.size(); }
+};
+
+// The scored segmentations `run` finds for `text` (n-best or sampled), as a serialized
+// NBestSentencePieceText; run(text, &results, &scores, &normalized, &error) -> ok.
+template <typename Run>
+nb::bytes scored_serialized(const Proc& p, nb::handle text, Run run) {
+  std::string_view v = text_view(text);
+  std::vector<std::vector<SpmPiece>> results;
+  std::vector<float> scores;
+  std::string normalized, error, out;
+  bool ok;
+  {
+    nb::gil_scoped_release release;
+    ok = run(v, &results, &scores, &normalized, &error);
+    if (ok) {
+      std::vector<uint32_t> n2o;
+      norm_to_orig(p, v, &n2o);
+      out = write_scored(p, v, results, scores, normalized, n2o);
+    }
+  }
+  check(ok, error);
+  return to_bytes(out);
+}
+
 }  // namespace
 
 void bind_sentencepiece(nb::module_& m) {
@@ -554,43 +607,19 @@ void bind_sentencepiece(nb::module_& m) {
       }, nb::arg("texts"), nb::arg("threads"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"),
            nb::arg("seed"), "encode_serialized for each text, on threads; item i samples with a seed from (seed, i).")
       .def("nbest_serialized", [](const Proc& p, nb::handle text, int nbest_size) {
-        std::string_view v = text_view(text);
-        std::vector<std::vector<SpmPiece>> results;
-        std::vector<float> scores;
-        std::string normalized, error, out;
-        bool ok;
-        {
-          nb::gil_scoped_release release;
-          ok = p.nbest(v, nbest_size, &results, &scores, &normalized, &error);
-          if (ok) {
-            std::vector<uint32_t> n2o;
-            norm_to_orig(p, v, &n2o);
-            out = write_scored(p, v, results, scores, normalized, n2o);
-          }
-        }
-        check(ok, error);
-        return to_bytes(out);
+        return scored_serialized(p, text, [&](std::string_view v, auto* results, auto* scores, auto* normalized,
+                                              auto* error) {
+          return p.nbest(v, nbest_size, results, scores, normalized, error);
+        });
       }, nb::arg("text"), nb::arg("nbest_size"),
            "The n best segmentations as a serialized NBestSentencePieceText (Unigram).")
       .def("sample_encode_and_score_serialized", [](const Proc& p, nb::handle text, int num_samples, float alpha,
                                                     bool wor, bool include_best, uint64_t seed) {
-        std::string_view v = text_view(text);
-        std::vector<std::vector<SpmPiece>> results;
-        std::vector<float> scores;
-        std::string normalized, error, out;
-        bool ok;
-        {
-          nb::gil_scoped_release release;
-          ok = p.sample_encode_and_score(v, num_samples, alpha, wor, include_best, seed, &results, &scores,
-                                         &normalized, &error);
-          if (ok) {
-            std::vector<uint32_t> n2o;
-            norm_to_orig(p, v, &n2o);
-            out = write_scored(p, v, results, scores, normalized, n2o);
-          }
-        }
-        check(ok, error);
-        return to_bytes(out);
+        return scored_serialized(p, text, [&](std::string_view v, auto* results, auto* scores, auto* normalized,
+                                              auto* error) {
+          return p.sample_encode_and_score(v, num_samples, alpha, wor, include_best, seed, results, scores,
+                                           normalized, error);
+        });
       }, nb::arg("text"), nb::arg("num_samples"), nb::arg("alpha"), nb::arg("wor"), nb::arg("include_best"),
            nb::arg("seed"), "sample_encode_and_score as a serialized NBestSentencePieceText (Unigram).")
       .def("nbest", [](const Proc& p, nb::handle text, int nbest_size, bool as_pieces, bool offsets) {
@@ -709,63 +738,38 @@ void bind_sentencepiece(nb::module_& m) {
       }, nb::arg("pieces"),
            "UTF-8 bytes of the decoded pieces.")
       .def("decode_serialized", [](const Proc& p, nb::list items, bool are_pieces) {
-        const nb::tuple snap = snapshot(items);
-        std::vector<std::string_view> views;
-        std::vector<int32_t> ids;
-        if (are_pieces) {
-          views.reserve(snap.size());
-          for (nb::handle h : snap) views.push_back(text_view(h));
-        } else {
-          std::vector<uint32_t> raw = ids_from(items);
-          ids.assign(raw.begin(), raw.end());
-        }
-        std::string text, error, out;
-        SpmDecodeSpans spans;
+        SpanDecode d(items, are_pieces);
+        std::string out;
         bool ok;
         {
           nb::gil_scoped_release release;
-          ok = are_pieces ? p.decode_pieces(views, &text, &error, &spans)
-                          : p.decode_ids(ids.data(), ids.size(), &text, &error, &spans);
+          ok = d.run(p);
           if (ok) {
             // Each piece with its id looked up again from its text, as sentencepiece's Decode does.
-            std::vector<SpmTextPiece> pieces(are_pieces ? views.size() : ids.size());
+            std::vector<SpmTextPiece> pieces(d.size());
             for (size_t i = 0; i < pieces.size(); ++i) {
-              std::string_view piece = are_pieces ? views[i] : std::string_view(p.vocab().piece(ids[i]));
-              uint32_t b = spans.bounds[2 * i], e = spans.bounds[2 * i + 1];
+              std::string_view piece = are_pieces ? d.views[i] : std::string_view(p.vocab().piece(d.ids[i]));
+              uint32_t b = d.spans.bounds[2 * i], e = d.spans.bounds[2 * i + 1];
               pieces[i] = {piece, static_cast<uint32_t>(p.vocab().piece_to_id(piece)),
-                           std::string_view(spans.raw).substr(b, e - b), true, b, e};
+                           std::string_view(d.spans.raw).substr(b, e - b), true, b, e};
             }
-            write_spm_text(text, pieces, nullptr, &out);
+            write_spm_text(d.text, pieces, nullptr, &out);
           }
         }
-        if (!ok && !are_pieces) throw nb::index_error(error.c_str());
-        check(ok, error);
+        d.check_ok(ok);
         return to_bytes(out);
       }, nb::arg("items"), nb::arg("are_pieces"),
            "The decoding as a serialized SentencePieceText (sentencepiece's serialized_proto); IndexError for an "
            "id out of range.")
       .def("decode_with_spans", [](const Proc& p, nb::list items, bool are_pieces) {
-        const nb::tuple snap = snapshot(items);
-        std::vector<std::string_view> views;
-        std::vector<int32_t> ids;
-        if (are_pieces) {
-          views.reserve(snap.size());
-          for (nb::handle h : snap) views.push_back(text_view(h));
-        } else {
-          std::vector<uint32_t> raw = ids_from(items);
-          ids.assign(raw.begin(), raw.end());
-        }
-        std::string out, error;
-        SpmDecodeSpans spans;
+        SpanDecode d(items, are_pieces);
         bool ok;
         {
           nb::gil_scoped_release release;
-          ok = are_pieces ? p.decode_pieces(views, &out, &error, &spans)
-                          : p.decode_ids(ids.data(), ids.size(), &out, &error, &spans);
+          ok = d.run(p);
         }
-        if (!ok && !are_pieces) throw nb::index_error(error.c_str());
-        check(ok, error);
-        return nb::make_tuple(to_bytes(out), to_bytes(spans.raw), spans.bounds);
+        d.check_ok(ok);
+        return nb::make_tuple(to_bytes(d.text), to_bytes(d.spans.raw), d.spans.bounds);
       }, nb::arg("items"), nb::arg("are_pieces"),
            "(text, text before the denormalizer, [begin0, end0, begin1, ...]): the decoded UTF-8 bytes and the "
            "byte span of the pre-denormalizer text each piece became; IndexError for an id out of range.");
