@@ -13,8 +13,12 @@ sentencepiece's encoding, stage by stage, in `tokenizers`' components:
   ``byte_fallback``, spelled as ``<0xXX>`` pieces;
 * added tokens — CONTROL and UNKNOWN pieces are special tokens (``<s>`` in the text becomes its
   id, as in every converted SentencePiece tokenizer.json; sentencepiece itself spells it out);
-  USER_DEFINED pieces are ordinary tokens matched in the normalized text, so the dummy prefix
-  is added once, as sentencepiece does;
+* USER_DEFINED pieces — in a Unigram model, vocab entries scored as sentencepiece scores them in
+  its lattice (UTF-8 length x the highest NORMAL score - 0.1, so that they always win); in a BPE
+  model (HF BPE has no multi-character starting symbols) ordinary added tokens, matched in the
+  raw text as HF's converters write them: the text after one gets a dummy prefix of its own,
+  one that starts the text gets none, and with ``remove_extra_whitespaces`` the spaces around
+  one go, none of which sentencepiece does;
 * decoder — ``▁`` back to spaces, byte pieces back to bytes, the dummy prefix's space dropped.
 
 Conventions: ``plain`` keeps the model's ids and adds no tokens around the text (sentencepiece's
@@ -28,8 +32,9 @@ sentencepiece, and from this, on tabs and other whitespace the charsmap keeps, a
 model.
 
 Left out: ``treat_whitespace_as_suffix`` and WORD/CHAR models (a ``ValueError``), UNUSED pieces
-(kept in the vocab, not resegmented), and sentencepiece's protection of user-defined pieces from
-the charsmap.
+(kept in the vocab, not resegmented), sentencepiece's protection of user-defined pieces from
+the charsmap, and its tie-breaking between Unigram segmentations of equal score (it sums in
+float, `tokenizers` in double).
 
 Example:
     >>> from tokenforge.sentencepiece import ModelProto, PieceType
@@ -57,6 +62,7 @@ from tokenforge.processors import TemplateProcessing
 
 CONVENTIONS = ("plain", "fairseq")
 SPACE = "\u2581"
+_FLT_MIN = 1.1754943508222875e-38  # sentencepiece's starting value of the highest NORMAL score
 _FAIRSEQ_HEAD = ("<s>", "<pad>", "</s>", "<unk>")
 # sentencepiece's remove_extra_whitespaces: U+0020 only.  `(?<![\s\S])`/`(?![\s\S])` are the
 # text's two ends in Oniguruma and `regex` alike (`^`/`$` are line anchors in Oniguruma).
@@ -153,7 +159,11 @@ def tokenizer_from_model(model: ModelProto | str | os.PathLike[str], convention:
         raise ValueError("treat_whitespace_as_suffix has no tokenizer.json equivalent")
     pieces, types, unk = _layout(m, convention)
     byte_fallback = bool(ts.byte_fallback)
-    if ts.model_type == ModelType.UNIGRAM:
+    unigram = ts.model_type == ModelType.UNIGRAM
+    if unigram:
+        top = max([_FLT_MIN] + [s for (_, s), t in zip(pieces, types) if t == PieceType.NORMAL])
+        pieces = [(p, len(p.encode("utf-8")) * top - 0.1 if t == PieceType.USER_DEFINED else s)
+                  for (p, s), t in zip(pieces, types)]
         tok = Tokenizer(Unigram(pieces, unk, byte_fallback))
     elif ts.model_type == ModelType.BPE:
         vocab = {}
@@ -170,8 +180,8 @@ def tokenizer_from_model(model: ModelProto | str | os.PathLike[str], convention:
     for (p, _), t in zip(pieces, types):
         if t in (PieceType.CONTROL, PieceType.UNKNOWN):
             added.append(AddedToken(p, normalized=False, special=True))
-        elif t == PieceType.USER_DEFINED:
-            added.append(AddedToken(p, normalized=True, special=False))
+        elif t == PieceType.USER_DEFINED and not unigram:
+            added.append(AddedToken(p, normalized=False, special=False))
     tok.add_tokens(added)
     if convention == "fairseq":
         tok.post_processor = TemplateProcessing(
