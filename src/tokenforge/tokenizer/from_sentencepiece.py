@@ -19,7 +19,9 @@ sentencepiece's encoding, stage by stage, in `tokenizers`' components:
   raw text as HF's converters write them: the text after one gets a dummy prefix of its own,
   one that starts the text gets none, and with ``remove_extra_whitespaces`` the spaces around
   one go, none of which sentencepiece does;
-* decoder — ``▁`` back to spaces, byte pieces back to bytes, the dummy prefix's space dropped.
+* decoder — ``▁`` back to spaces, byte pieces back to bytes, the dummy prefix's space dropped;
+  control and unknown pieces are special tokens, so ``skip_special_tokens`` drops them
+  (sentencepiece drops control pieces and writes an unknown one as `` ⁇ ``).
 
 Conventions: ``plain`` keeps the model's ids and adds no tokens around the text (sentencepiece's
 ``encode``).  ``fairseq`` is XLM-R's layout, as `transformers`' ``XLMRobertaTokenizer`` lays it
@@ -28,13 +30,14 @@ out: ``<s>``=0, ``<pad>``=1, ``</s>``=2, ``<unk>``=3 in place of the model's fir
 ``<s> A </s>`` / ``<s> A </s></s> B </s>`` around the text.  The segmentation stays
 sentencepiece's in both.  `transformers` 5 builds its XLM-R tokenizer differently (it always
 takes a Unigram model and splits on all Unicode whitespace first), so it differs from
-sentencepiece, and from this, on tabs and other whitespace the charsmap keeps, and on every BPE
-model.
+sentencepiece, and from this, on tabs and other whitespace the charsmap keeps, and on BPE
+models (it reads their pieces and scores as a Unigram vocabulary).
 
 Left out: ``treat_whitespace_as_suffix`` and WORD/CHAR models (a ``ValueError``), UNUSED pieces
 (kept in the vocab, not resegmented), sentencepiece's protection of user-defined pieces from
-the charsmap, and its tie-breaking between Unigram segmentations of equal score (it sums in
-float, `tokenizers` in double).
+the charsmap, and its choice between Unigram segmentations of equal score (`tokenizers`, and
+this, may pick another).  These tokenizers encode on the readable Python pipeline: no native path
+yet.
 
 Example:
     >>> from tokenforge.sentencepiece import ModelProto, PieceType
