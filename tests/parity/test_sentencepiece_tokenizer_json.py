@@ -171,3 +171,21 @@ def test_fairseq_is_sentencepiece_moved(name):
     assert tok.encode(a, b).ids == [0] + _fairseq(sp, sp.encode(a)) + [2, 2] + _fairseq(sp, sp.encode(b)) + [2]
     assert tok.id_to_token(tok.get_vocab_size() - 1) == "<mask>"
     assert tok.get_vocab_size() == sp.get_piece_size() + 2
+
+
+# Charsmap replacements that grow (… -> ...), shrink (e + U+0301 -> é) or vanish (U+00AD, ZWSP),
+# at the start, middle and end: their offsets follow tokenizers' alignment rules.
+CHARSMAP_EDGES = ["…", "a…", "a…b", "…b", "x……", "a… b", "ﬁ", "aﬁb", "Ⅻ", "㍿x", "\u00adx", "x\u00ad",
+                  "\u200b", "a\u200bb", "e\u0301", "ｶﾞ"]
+
+
+@pytest.mark.parametrize("name", ["botchan_en_unigram_1000.model", "botchan_en_bpe_1000.model"])
+def test_encodings_are_tokenizers(name):
+    """Every field (offsets too) equals tokenizers' on the written file, charsmap edges included."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from _hf_json import diff
+
+    _, tok = _load(name)
+    ref = tokenizers.Tokenizer.from_str(tok.to_str())
+    for text in CHARSMAP_EDGES + [ln for c in CORPORA for ln in lines(c, N_LINES)]:
+        assert diff(ref.encode(text), tok.encode(text)) is None, text
