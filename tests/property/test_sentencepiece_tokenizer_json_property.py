@@ -2,7 +2,9 @@
 and == sentencepiece's ids, on generated Unicode and on space/tab/charsmap-heavy text.
 
 Left out of the sentencepiece comparison: text holding a control piece's text (it becomes the
-control id, by design) and, for Unigram, segmentations of equal score (either may be chosen).
+control id, by design), text that tokenizers' grapheme-wise charsmap normalizes otherwise
+(U+3000 U+0300 is one grapheme that becomes one space) and, for Unigram, segmentations of equal
+score (either may be chosen).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ def test_same_as_tokenizers_and_sentencepiece(name, text):
     assert diff(ref.encode(text), got) is None
     if any(t.content in text for t in tok.added.tokens.values()):
         return
+    if sp.normalize(text) != tok.normalizer.normalize_str(text):
+        return  # the charsmap per grapheme, as tokenizers applies it (from_sentencepiece's docstring)
     want = sp.encode(text)
     if got.ids != want:  # only a Unigram tie: the same text at the same total score
         assert "unigram" in name
