@@ -8,8 +8,8 @@ import pytest
 from _shared import MODELS, need_shared
 
 GGUF_DIR = MODELS / "gguf"
-# llama.cpp's test vocabularies tokenforge encodes (bert-bge, WordPiece, is not yet supported).
-VOCABS = ["llama-spm", "phi-3", "gpt-2", "llama-bpe", "qwen2", "deepseek-coder", "starcoder"]
+# llama.cpp's test vocabularies (SentencePiece BPE, byte-level BPE with five pre, WordPiece).
+VOCABS = ["llama-spm", "phi-3", "gpt-2", "llama-bpe", "qwen2", "deepseek-coder", "starcoder", "bert-bge"]
 SEPARATOR = "\n__ggml_vocab_test__\n"
 
 
