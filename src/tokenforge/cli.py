@@ -14,6 +14,7 @@
                      [--format {npy,bin}] [--dtype {uint16,uint32}] [--eot ID|TOKEN|none]
                      [--shard-size N] [--errors {strict,skip,replace}] [--resume] [--threads N] [-q]
     tokenforge count [FILES...] [--encoding NAME|FILE] [--field KEY] [--errors ...] [--threads N]
+    tokenforge convert IN OUT [--pre NAME]  (.gguf, tokenizer.json, .model, .tiktoken; see cli_convert.py)
 
 M is a tiktoken encoding name, a .tiktoken file, a .model file (SentencePiece or minbpe) or a
 byte-level BPE tokenizer.json (see tokenforge.views.models).  Commands read standard input
@@ -101,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tokenforge.spm_train import cli as spm_cli
 
     spm_cli.add_parser(sub)
+    from tokenforge import cli_convert
+
+    cli_convert.add_parser(sub)
     tok = sub.add_parser("tokenize", help="encode text / JSONL / Parquet files into token shards",
                          description="Encode documents into .npy or .bin token shards with a document index.")
     tok.add_argument("inputs", nargs="+", metavar="INPUTS", help="text files, .jsonl files or .parquet files")
@@ -263,6 +267,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return spm_cli.run(args)
         if args.command == "tokenize":
             return tokenize(args)
+        if args.command == "convert":
+            from tokenforge import cli_convert
+
+            return cli_convert.run(args)
         if args.command == "count":
             return count(args)
         return run_view(args)
