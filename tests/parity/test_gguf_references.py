@@ -19,7 +19,7 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
-from _gguf import need_gguf, tokenizer
+from _gguf import bert_reference, need_gguf, tokenizer
 from _shared import CORPUS_FILES, MODELS, corpus_sample
 
 LINES_PER_FILE = 400
@@ -132,10 +132,7 @@ def _bert_rules_differ(line: str, hf) -> bool:
 
 
 def test_bert_vs_tokenizers(lines):
-    tokenizers = pytest.importorskip("tokenizers")
-    ref = tokenizers.Tokenizer.from_file(str(MODELS / "hf" / "minilm_bert_uncased_tokenizer.json"))
-    ref.no_padding()
-    ref.no_truncation()
+    ref = bert_reference()
     tok = tokenizer("bert-bge")
     same_rules = [s for s in lines if not _bert_rules_differ(s, ref)]
     assert len(same_rules) > 0.8 * len(lines)

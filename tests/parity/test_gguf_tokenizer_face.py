@@ -10,7 +10,7 @@ file read back by the `gguf` package.
 from __future__ import annotations
 
 import pytest
-from _gguf import VOCABS, need_gguf, read, vectors, vocab_path
+from _gguf import VOCABS, bert_reference, need_gguf, read, vectors, vocab_path
 from _shared import MODELS, corpus_sample
 
 import tokenforge
@@ -50,10 +50,7 @@ def test_llama_spm_matches_sentencepiece_with_bos_and_decode():
 
 def test_bert_matches_tokenizers_with_cls_sep_and_pairs():
     need_gguf()
-    tokenizers = pytest.importorskip("tokenizers")
-    ref = tokenizers.Tokenizer.from_file(str(MODELS / "hf" / "minilm_bert_uncased_tokenizer.json"))
-    ref.no_padding()
-    ref.no_truncation()
+    ref = bert_reference()
     tok = tokenforge.Tokenizer.from_gguf(vocab_path("bert-bge"))
     lines = _lines("en")
     for a, b in zip(lines, lines[1:]):
@@ -79,6 +76,21 @@ def test_gguf_round_trip_keeps_every_value(name, tmp_path):
 
     _face(name).to_gguf(tmp_path / "out.gguf")
     assert read_vocab(tmp_path / "out.gguf") == read(name)
+
+
+def test_tokens_added_after_loading_are_written(tmp_path):
+    need_gguf()
+    from tokenforge.gguf import load
+
+    tok = _face("bert-bge")
+    tok.add_special_tokens(["[NEW]"])
+    tok.add_tokens(["hello world"])
+    tok.to_gguf(tmp_path / "b.gguf")
+    back = load(tmp_path / "b.gguf")
+    assert back.vocab.tokens[-2:] == ["[NEW]", "hello world"] and back.vocab.token_types[-2:] == [3, 4]
+    # USER_DEFINED tokens are cut out even without special parsing, CONTROL ones only with it (llama.cpp)
+    assert back.encode("[NEW] hello world", add_special=False) == [1031, 2047, 1033, 30523]
+    assert back.encode("[NEW] hello world", add_special=False, parse_special=True) == [30522, 30523]
 
 
 def test_wordpiece_tokenizer_json_to_gguf_is_llama_cpps_layout(tmp_path):

@@ -6,8 +6,7 @@ do not: combining marks, multi-code-point decompositions, words over 100 charact
 from __future__ import annotations
 
 import pytest
-from _gguf import need_gguf, tokenizer
-from _shared import MODELS
+from _gguf import bert_reference, need_gguf, tokenizer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,10 +18,7 @@ texts = st.lists(st.sampled_from(ALPHABET), max_size=30).map("".join)
 @pytest.fixture(scope="module")
 def pair():
     need_gguf()
-    tokenizers = pytest.importorskip("tokenizers")
-    ref = tokenizers.Tokenizer.from_file(str(MODELS / "hf" / "minilm_bert_uncased_tokenizer.json"))
-    ref.no_padding()
-    ref.no_truncation()
+    ref = bert_reference()
     return tokenizer("bert-bge"), ref
 
 

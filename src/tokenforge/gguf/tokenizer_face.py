@@ -158,7 +158,7 @@ def tokenizer_to_gguf(tok, path: str | os.PathLike[str], *, pre: str | None = No
     from tokenforge.gguf.writer import write_vocab
 
     if isinstance(tok.model, GGUFModel):
-        write_vocab(tok.model.engine.vocab, path)
+        write_vocab(_with_added_tokens(tok), path)
         return
     d = tok.to_dict()
     kind = d["model"].get("type")
@@ -174,3 +174,24 @@ def tokenizer_to_gguf(tok, path: str | os.PathLike[str], *, pre: str | None = No
         raise ValueError(f"a {kind} tokenizer.json has no llama.cpp equivalent tokenforge writes "
                          "(byte-level BPE -> gpt2 and WordPiece -> bert; a SentencePiece .model -> llama or t5)")
     write_vocab(vocab, path)
+
+
+def _with_added_tokens(tok) -> GGUFVocab:
+    """A GGUF-made tokenizer's metadata, with the tokens added since (``add_tokens``,
+    ``add_special_tokens``) appended as USER_DEFINED / CONTROL."""
+    import dataclasses
+
+    vocab = tok.model.engine.vocab
+    n = vocab.n_tokens
+    new = sorted((i, t) for i, t in tok.added.tokens.items() if i >= n or vocab.tokens[i] != t.content)
+    if not new:
+        return vocab
+    if [i for i, _ in new] != list(range(n, n + len(new))):
+        raise ValueError(f"added tokens {[t.content for _, t in new][:5]} do not follow the GGUF's {n} ids")
+    types = list(vocab.token_types) if vocab.token_types is not None else [int(TokenType.NORMAL)] * n
+    out = dataclasses.replace(vocab, tokens=vocab.tokens + [t.content for _, t in new],
+                              token_types=types + [int(TokenType.CONTROL if t.special else TokenType.USER_DEFINED)
+                                                   for _, t in new])
+    if vocab.scores is not None:
+        out.scores = list(vocab.scores) + [0.0] * len(new)
+    return out
