@@ -132,6 +132,18 @@ class Tokenizer:
             OSError: the file cannot be read.
             ValueError: not a GGUF file, no tokenizer in it, an unsupported model or pre.
             ImportError: the `gguf` package is missing.
+
+        Example:
+            >>> import os, tempfile
+            >>> from tokenforge.models import WordPiece
+            >>> from tokenforge.normalizers import BertNormalizer
+            >>> from tokenforge.pre_tokenizers import BertPreTokenizer
+            >>> bert = Tokenizer(WordPiece({"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "un": 3, "##able": 4}))
+            >>> bert.normalizer, bert.pre_tokenizer = BertNormalizer(), BertPreTokenizer()
+            >>> path = os.path.join(tempfile.mkdtemp(), "bert.gguf")
+            >>> bert.to_gguf(path)
+            >>> Tokenizer.from_gguf(path).encode("Unable").tokens
+            ['[CLS]', '▁un', 'able', '[SEP]']
         """
         from tokenforge.gguf.tokenizer_face import tokenizer_from_gguf
 
