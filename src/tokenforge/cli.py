@@ -16,8 +16,8 @@
     tokenforge count [FILES...] [--encoding NAME|FILE] [--field KEY] [--errors ...] [--threads N]
     tokenforge convert IN OUT [--pre NAME]  (.gguf, tokenizer.json, .model, .tiktoken; see cli_convert.py)
 
-M is a tiktoken encoding name, a .tiktoken file, a .model file (SentencePiece or minbpe) or a
-byte-level BPE tokenizer.json (see tokenforge.views.models).  Commands read standard input
+M is a tiktoken encoding name, a .tiktoken file, a .model file (SentencePiece or minbpe), a
+byte-level BPE tokenizer.json or a .gguf (see tokenforge.views.models).  Commands read standard input
 when given no TEXT/FILE/IDS.  The work of each command is in tokenforge.views.
 `tokenize` writes token shards (see tokenforge.data.tokenize_files); `count` prints the
 tokens of each file and the total (stdin when no FILES).  With no FILES, `train` learns from the Python standard library's own source files, a corpus
@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--threads", type=int, default=None, help="counting threads (default: all cores)")
     train.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
 
-    model_help = "a tiktoken name, .tiktoken, .model (SentencePiece or minbpe) or tokenizer.json"
+    model_help = "a tiktoken name, .tiktoken, .model (SentencePiece or minbpe), tokenizer.json or .gguf"
     enc = sub.add_parser("encode", help="text or files to token ids, one line per input")
     enc.add_argument("texts", nargs="*", metavar="TEXT", help="texts to encode (default: standard input)")
     enc.add_argument("-f", "--file", action="append", default=[], help="encode a UTF-8 file (repeatable)")

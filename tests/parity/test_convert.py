@@ -114,3 +114,15 @@ def test_cli_refuses_what_would_lose_information(src, dst, message, tmp_path, ca
     err = capsys.readouterr().err
     assert err.startswith("tokenforge convert: error:") and re.search(message, err), err
     assert not (tmp_path / dst).exists()
+
+
+def test_cli_views_read_gguf(capsys):
+    """`tokenforge encode --model X.gguf` gives llama.cpp's ids (no [CLS]/[SEP]), here checked
+    against HF tokenizers' BERT with add_special_tokens=False."""
+    need_gguf()
+    from _gguf import bert_reference
+
+    text = "Hello, World! unaffable"
+    assert main(["encode", text, "--model", str(vocab_path("bert-bge"))]) == 0
+    out = [int(x) for x in capsys.readouterr().out.split()]
+    assert out == bert_reference().encode(text, add_special_tokens=False).ids
