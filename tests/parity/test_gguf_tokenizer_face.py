@@ -127,3 +127,24 @@ def test_no_tokenizer_json_form_and_unsupported_models(tmp_path):
     with pytest.raises(ValueError, match="a WordLevel tokenizer.json has no llama.cpp equivalent"):
         uni.to_gguf(tmp_path / "w.gguf")
     assert not (tmp_path / "w.gguf").exists()
+
+
+def test_encoding_and_sentencepiece_faces_write_gguf(tmp_path):
+    """`Encoding.to_gguf` and `SentencePieceProcessor.to_gguf`: the written GGUFs encode as
+    tiktoken and sentencepiece do on the original files."""
+    need_gguf()
+    tiktoken = pytest.importorskip("tiktoken")
+    spm = pytest.importorskip("sentencepiece")
+    from tokenforge.gguf import load
+
+    enc = tokenforge.get_encoding("o200k_base")
+    enc.to_gguf(tmp_path / "o200k.gguf")
+    ref = tiktoken.Encoding("o200k", pat_str=enc._pat_str, mergeable_ranks=enc._mergeable_ranks, special_tokens={})
+    model = MODELS / "sentencepiece" / "llama2_tokenizer.model"
+    tokenforge.SentencePieceProcessor(model_file=str(model)).to_gguf(tmp_path / "llama2.gguf")
+    sp = spm.SentencePieceProcessor(model_file=str(model))
+    o200k, llama2 = load(tmp_path / "o200k.gguf"), load(tmp_path / "llama2.gguf")
+    assert o200k.vocab.pre == "gpt-4o"
+    for line in _lines("en", 100) + _lines("multi", 100):
+        assert o200k.encode(line, add_special=False) == ref.encode_ordinary(line), line
+        assert llama2.encode(line) == sp.encode(line, add_bos=True), line
