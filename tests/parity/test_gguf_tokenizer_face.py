@@ -131,20 +131,20 @@ def test_no_tokenizer_json_form_and_unsupported_models(tmp_path):
 
 def test_encoding_and_sentencepiece_faces_write_gguf(tmp_path):
     """`Encoding.to_gguf` and `SentencePieceProcessor.to_gguf`: the written GGUFs encode as
-    tiktoken and sentencepiece do on the original files."""
+    tiktoken (r50k_base, the smallest rank file) and sentencepiece do on the original files."""
     need_gguf()
     tiktoken = pytest.importorskip("tiktoken")
     spm = pytest.importorskip("sentencepiece")
     from tokenforge.gguf import load
 
-    enc = tokenforge.get_encoding("o200k_base")
-    enc.to_gguf(tmp_path / "o200k.gguf")
-    ref = tiktoken.Encoding("o200k", pat_str=enc._pat_str, mergeable_ranks=enc._mergeable_ranks, special_tokens={})
+    enc = tokenforge.get_encoding("r50k_base")
+    enc.to_gguf(tmp_path / "r50k.gguf")
+    ref = tiktoken.Encoding("r50k", pat_str=enc._pat_str, mergeable_ranks=enc._mergeable_ranks, special_tokens={})
     model = MODELS / "sentencepiece" / "llama2_tokenizer.model"
     tokenforge.SentencePieceProcessor(model_file=str(model)).to_gguf(tmp_path / "llama2.gguf")
     sp = spm.SentencePieceProcessor(model_file=str(model))
-    o200k, llama2 = load(tmp_path / "o200k.gguf"), load(tmp_path / "llama2.gguf")
-    assert o200k.vocab.pre == "gpt-4o"
+    r50k, llama2 = load(tmp_path / "r50k.gguf"), load(tmp_path / "llama2.gguf")
+    assert r50k.vocab.pre == "gpt-2"
     for line in _lines("en", 100) + _lines("multi", 100):
-        assert o200k.encode(line, add_special=False) == ref.encode_ordinary(line), line
+        assert r50k.encode(line, add_special=False) == ref.encode_ordinary(line), line
         assert llama2.encode(line) == sp.encode(line, add_bos=True), line
