@@ -8,8 +8,8 @@ import pytest
 from _shared import MODELS, need_shared
 
 GGUF_DIR = MODELS / "gguf"
-# llama.cpp's test vocabularies tokenforge encodes (bert-bge, WordPiece, is not yet supported).
-VOCABS = ["llama-spm", "phi-3", "gpt-2", "llama-bpe", "qwen2", "deepseek-coder", "starcoder"]
+# llama.cpp's test vocabularies (SentencePiece BPE, byte-level BPE with five pre, WordPiece).
+VOCABS = ["llama-spm", "phi-3", "gpt-2", "llama-bpe", "qwen2", "deepseek-coder", "starcoder", "bert-bge"]
 SEPARATOR = "\n__ggml_vocab_test__\n"
 
 
@@ -46,3 +46,13 @@ def vectors(name: str) -> list[tuple[str, list[int]]]:
     assert len(out) >= len(inp)
     return [(text, [int(x) for x in ids.split()]) for text, ids in zip(inp, out)]
 
+
+
+def bert_reference():
+    """HF `tokenizers` on all-MiniLM-L6-v2's tokenizer.json (bert-base-uncased's vocabulary,
+    the one of the bert-bge test vocabulary), padding and truncation off; or a skip."""
+    tokenizers = pytest.importorskip("tokenizers")
+    ref = tokenizers.Tokenizer.from_file(str(MODELS / "hf" / "minilm_bert_uncased_tokenizer.json"))
+    ref.no_padding()
+    ref.no_truncation()
+    return ref

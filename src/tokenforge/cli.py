@@ -14,9 +14,10 @@
                      [--format {npy,bin}] [--dtype {uint16,uint32}] [--eot ID|TOKEN|none]
                      [--shard-size N] [--errors {strict,skip,replace}] [--resume] [--threads N] [-q]
     tokenforge count [FILES...] [--encoding NAME|FILE] [--field KEY] [--errors ...] [--threads N]
+    tokenforge convert IN OUT [--pre NAME]  (.gguf, tokenizer.json, .model, .tiktoken; see cli_convert.py)
 
-M is a tiktoken encoding name, a .tiktoken file, a .model file (SentencePiece or minbpe) or a
-byte-level BPE tokenizer.json (see tokenforge.views.models).  Commands read standard input
+M is a tiktoken encoding name, a .tiktoken file, a .model file (SentencePiece or minbpe), a
+byte-level BPE tokenizer.json or a .gguf (see tokenforge.views.models).  Commands read standard input
 when given no TEXT/FILE/IDS.  The work of each command is in tokenforge.views.
 `tokenize` writes token shards (see tokenforge.data.tokenize_files); `count` prints the
 tokens of each file and the total (stdin when no FILES).  With no FILES, `train` learns from the Python standard library's own source files, a corpus
@@ -76,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--threads", type=int, default=None, help="counting threads (default: all cores)")
     train.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
 
-    model_help = "a tiktoken name, .tiktoken, .model (SentencePiece or minbpe) or tokenizer.json"
+    model_help = "a tiktoken name, .tiktoken, .model (SentencePiece or minbpe), tokenizer.json or .gguf"
     enc = sub.add_parser("encode", help="text or files to token ids, one line per input")
     enc.add_argument("texts", nargs="*", metavar="TEXT", help="texts to encode (default: standard input)")
     enc.add_argument("-f", "--file", action="append", default=[], help="encode a UTF-8 file (repeatable)")
@@ -101,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tokenforge.spm_train import cli as spm_cli
 
     spm_cli.add_parser(sub)
+    from tokenforge import cli_convert
+
+    cli_convert.add_parser(sub)
     tok = sub.add_parser("tokenize", help="encode text / JSONL / Parquet files into token shards",
                          description="Encode documents into .npy or .bin token shards with a document index.")
     tok.add_argument("inputs", nargs="+", metavar="INPUTS", help="text files, .jsonl files or .parquet files")
@@ -263,6 +267,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return spm_cli.run(args)
         if args.command == "tokenize":
             return tokenize(args)
+        if args.command == "convert":
+            from tokenforge import cli_convert
+
+            return cli_convert.run(args)
         if args.command == "count":
             return count(args)
         return run_view(args)

@@ -96,6 +96,20 @@ class Encoding:
     def __repr__(self) -> str:
         return f"<Encoding {self.name!r}>"
 
+    def to_gguf(self, path: str | os.PathLike[str], *, pre: str | None = None) -> None:
+        """Writes the encoding as a tokenizer-only GGUF file (``gpt2``: byte-level BPE, the
+        llama.cpp ``pre`` that splits like the pattern, or `pre`), atomically.  See
+        :func:`tokenforge.gguf.vocab_from_encoding`.
+
+        Raises:
+            ValueError: no llama.cpp pre-tokenizer splits exactly like the pattern (pass `pre`).
+            OSError: the file cannot be written.
+            ImportError: the `gguf` package is missing (pip install 'tokenforge[gguf]').
+        """
+        from tokenforge.gguf import vocab_from_encoding, write_vocab
+
+        write_vocab(vocab_from_encoding(self, pre=pre), path)
+
     # ====================
     # Encoding
     # ====================

@@ -7,7 +7,10 @@ vocabulary is Llama 2's plus added tokens), tiktoken r50k_base for gpt-2, HF `to
 for Llama 3 (llama-bpe), Qwen (qwen2 against the Qwen3 tokenizer.json, which has the same
 vocabulary and merges; on NFC lines, as that file normalizes to NFC) and DeepSeek V3 (a GGUF
 made from its tokenizer.json, whose three Split regexes are llama.cpp's ``deepseek-v3``), and
-sentencepiece for a Unigram ``t5`` GGUF made from ruT5's ``.model``.  HF `tokenizers`
+sentencepiece for a Unigram ``t5`` GGUF made from ruT5's ``.model``, and HF `tokenizers`
+for BERT (bert-bge, whose vocabulary is bert-base-uncased's, against all-MiniLM-L6-v2's
+tokenizer.json, the same vocabulary) on the lines where llama.cpp's WPM rules and HF's BERT
+pipeline do not differ by design (see tokenforge.gguf.wordpiece).  HF `tokenizers`
 recognises added tokens in the text, so those comparisons parse special tokens.
 """
 
@@ -16,7 +19,7 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
-from _gguf import need_gguf, tokenizer
+from _gguf import bert_reference, need_gguf, tokenizer
 from _shared import CORPUS_FILES, MODELS, corpus_sample
 
 LINES_PER_FILE = 400
@@ -110,3 +113,44 @@ def test_t5_unigram_vs_sentencepiece(lines, tmp_path):
     ref = spm.SentencePieceProcessor(model_file=str(model))
     bad = _mismatches(lambda s: tok.encode(s, add_special=False), ref.encode, lines)
     assert not bad, f"{len(bad)} of {len(lines)} lines differ; first: {bad[0]}"
+
+
+def _bert_rules_differ(line: str, hf) -> bool:
+    """Lines where llama.cpp's WPM differs from HF's BERT pipeline by design: combining marks
+    (HF drops them), characters whose NFD holds more than one non-mark code point (llama.cpp
+    keeps the first) or whose lowercase is longer, category-C code points HF's normalizer
+    keeps (llama.cpp drops every \\p{C}), and words over HF's 100 characters."""
+    for c in set(line):
+        cat = unicodedata.category(c)
+        d = unicodedata.normalize("NFD", c)
+        if cat == "Mn" or any(unicodedata.category(x) != "Mn" for x in d[1:]) or len(d[0].lower()) > 1:
+            return True
+        if cat[0] == "C" and c not in "\t\n\r" and hf.normalizer.normalize_str(c) != "":
+            return True
+    words = hf.pre_tokenizer.pre_tokenize_str(hf.normalizer.normalize_str(line))
+    return any(len(w) > 100 for w, _ in words)
+
+
+def test_bert_vs_tokenizers(lines):
+    ref = bert_reference()
+    tok = tokenizer("bert-bge")
+    same_rules = [s for s in lines if not _bert_rules_differ(s, ref)]
+    assert len(same_rules) > 0.8 * len(lines)
+    bad = _mismatches(lambda s: tok.encode(s, add_special=False, parse_special=True),
+                      lambda s: ref.encode(s, add_special_tokens=False).ids,
+                      same_rules)
+    assert not bad, f"{len(bad)} of {len(same_rules)} lines differ; first: {bad[0]}"
+    text = "Hello, World!"  # [CLS] ... [SEP] as BERT's post-processor adds them
+    assert tok.encode(text) == ref.encode(text).ids
+
+
+def test_bert_tokenizer_json_converts_as_llama_cpp_does():
+    """Our WordPiece -> GGUF conversion gives the tokens, types and ids of llama.cpp's own
+    converter (the test vocabulary was made from the same bert-base-uncased vocabulary)."""
+    from _gguf import read
+    from tokenforge.gguf import vocab_from_wordpiece
+
+    ours = vocab_from_wordpiece(MODELS / "hf" / "minilm_bert_uncased_tokenizer.json")
+    theirs = read("bert-bge")
+    assert ours.tokens == theirs.tokens and ours.token_types == theirs.token_types
+    assert {k: ours.special_ids[k] for k in theirs.special_ids} == theirs.special_ids

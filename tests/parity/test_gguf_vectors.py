@@ -17,11 +17,3 @@ def test_llama_cpp_vectors(name):
              if tok.encode(text, add_special=False) != ids]
     assert not wrong, f"{len(wrong)} of the {len(vectors(name))} strings differ; first: {wrong[0]}"
 
-
-def test_bert_is_not_yet_supported():
-    need_gguf()
-    from tokenforge.gguf import load
-    from _gguf import vocab_path
-
-    with pytest.raises(ValueError, match="'bert'.*not yet supported"):
-        load(vocab_path("bert-bge"))

@@ -8,12 +8,14 @@ extra: ``pip install 'tokenforge[gguf]'``.  The layout follows the pipeline:
 - :mod:`.reader` / :mod:`.writer` -- GGUF file <-> GGUFVocab (written atomically);
 - :mod:`.pretokenizers` -- every ``tokenizer.ggml.pre`` llama.cpp knows and its regexes;
   :mod:`.split` runs a sequence of them;
-- :mod:`.bytelevel` (``gpt2``) and :mod:`.spm` (``llama``, ``t5``) -- the engines;
+- :mod:`.bytelevel` (``gpt2``), :mod:`.spm` (``llama``, ``t5``) and :mod:`.wordpiece`
+  (``bert``) -- the engines;
 - :mod:`.engine` -- :class:`GGUFTokenizer`: special tokens, space prefix, BOS/EOS as llama.cpp;
 - :mod:`.convert` -- GGUFVocab from a tiktoken-style :class:`tokenforge.Encoding`, a
-  SentencePiece ``.model`` or a byte-level BPE ``tokenizer.json``.
+  SentencePiece ``.model`` or a byte-level BPE ``tokenizer.json``; :mod:`.convert_bert` from
+  a WordPiece (BERT) ``tokenizer.json``.
 
-What it leaves out: ``bert`` (WordPiece; not yet supported), llama.cpp's rarer models
+What it leaves out: llama.cpp's rarer models
 (``rwkv``, ``plamo2``, ``gemma4``-style BPE) and tensors.
 
 Example:
@@ -32,6 +34,7 @@ from __future__ import annotations
 import os
 
 from tokenforge.gguf.convert import vocab_from_encoding, vocab_from_sentencepiece, vocab_from_tokenizer_json
+from tokenforge.gguf.convert_bert import vocab_from_wordpiece
 from tokenforge.gguf.engine import GGUFTokenizer
 from tokenforge.gguf.pretokenizers import PRE_NAMES, pre_tokenizer
 from tokenforge.gguf.reader import read_vocab
@@ -39,7 +42,8 @@ from tokenforge.gguf.vocab import GGUFVocab, TokenType
 from tokenforge.gguf.writer import write_vocab
 
 __all__ = ["GGUFTokenizer", "GGUFVocab", "PRE_NAMES", "TokenType", "load", "pre_tokenizer", "read_vocab",
-           "vocab_from_encoding", "vocab_from_sentencepiece", "vocab_from_tokenizer_json", "write_vocab"]
+           "vocab_from_encoding", "vocab_from_sentencepiece", "vocab_from_tokenizer_json", "vocab_from_wordpiece",
+           "write_vocab"]
 
 
 def load(path: str | os.PathLike[str]) -> GGUFTokenizer:

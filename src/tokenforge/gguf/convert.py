@@ -75,7 +75,8 @@ def pre_for_pattern(pat_str: str | tuple[str, ...] | list[str]) -> str:
         if p.supported and regexes in (tuple(_spelled(p.regexes)), tuple(_spelled(p.llama_cpp_regexes))):
             return name
     raise ValueError(f"no llama.cpp pre-tokenizer splits exactly like the pattern {regexes[0][:60]!r}...;"
-                     " pass pre= (e.g. 'llama-bpe' for cl100k, which splits whitespace after a final newline differently)")
+                     " pass pre= (tokenforge convert: --pre), e.g. 'llama-bpe' for cl100k, which splits whitespace after"
+                     " a final newline differently")
 
 
 def _spelled(regexes) -> list[str]:
@@ -231,9 +232,9 @@ def _split_regexes(pre_tokenizer: dict | None) -> list[str]:
             if step.get("use_regex", True):
                 regexes.append(patterns.GPT2)
         else:
-            raise ValueError(f"pre-tokenizer step {step.get('type')!r} has no llama.cpp equivalent: pass pre=")
+            raise ValueError(f"pre-tokenizer step {step.get('type')!r} has no llama.cpp equivalent: pass pre= (tokenforge convert: --pre)")
     if not regexes:
-        raise ValueError("the tokenizer.json has no split regex: pass pre=")
+        raise ValueError("the tokenizer.json has no split regex: pass pre= (tokenforge convert: --pre)")
     return regexes
 
 

@@ -10,9 +10,11 @@ The pipeline is llama.cpp's ``llama_tokenize(text, add_special, parse_special)``
 3. with ``add_special=True``, BOS and/or EOS are added as the file's ``add_bos_token`` /
    ``add_eos_token`` say, or llama.cpp's default for the model and ``pre`` when it is silent.
 
-What this module leaves out: the engines themselves (:mod:`.spm`, :mod:`.bytelevel`),
-``bert`` (WordPiece; it needs the WordPiece model of the ``tokenizer.json`` pipeline and is
-not yet supported), llama.cpp's other models (``rwkv``, ``plamo2``, ...), and llama.cpp's
+``bert`` (WordPiece) is llama.cpp's WPM (:mod:`.wordpiece`): ``add_special`` puts the bos
+id ([CLS]) before and the sep id ([SEP]) after, whatever the file's add-flags say.
+
+What this module leaves out: the engines themselves (:mod:`.spm`, :mod:`.bytelevel`,
+:mod:`.wordpiece`), llama.cpp's other models (``rwkv``, ``plamo2``, ...), and llama.cpp's
 detokenizer options (``decode`` returns the plain text of the ids).
 
 Example:
@@ -55,14 +57,13 @@ class GGUFTokenizer:
         vocab.check()
         self.vocab = vocab
         model = vocab.model
-        if model == "bert":
-            raise ValueError("tokenizer.ggml.model 'bert' (WordPiece) is not yet supported: it needs the WordPiece model"
-                             " of tokenforge's tokenizer.json pipeline")
-        if model not in ("llama", "gpt2", "t5"):
-            raise ValueError(f"unknown tokenizer.ggml.model {model!r} (tokenforge reads llama, gpt2 and t5)")
+        if model not in ("llama", "gpt2", "t5", "bert"):
+            raise ValueError(f"unknown tokenizer.ggml.model {model!r} (tokenforge reads llama, gpt2, t5 and bert)")
         n = vocab.n_tokens
         self.special_ids = {k: i for k, i in _DEFAULT_IDS[model].items() if i < n}
         self.special_ids.update({k: i for k, i in vocab.special_ids.items() if 0 <= i < n})
+        if model == "bert" and "bos" not in vocab.special_ids and 0 <= vocab.special_ids.get("cls", -1) < n:
+            self.special_ids["bos"] = vocab.special_ids["cls"]  # older converters name [CLS] only as cls
         types = [vocab.token_type(i) for i in range(n)] if vocab.token_types is not None else None
         specials = [] if types is None else [i for i, t in enumerate(types) if t in _SPECIAL_TYPES]
         self._specials = sorted(specials, key=lambda i: -len(vocab.tokens[i].encode("utf-8")))  # longest first
@@ -81,6 +82,13 @@ class GGUFTokenizer:
             self._bpe = ByteLevelBpe(vocab.tokens, vocab.merges, pre, skip=frozenset(specials))
             default_bos, default_eos = pre.add_bos, False
             self._encode_fragment = lambda text, first: self._bpe.encode(text)
+        elif model == "bert":
+            from tokenforge.gguf.wordpiece import WordPieceWPM
+
+            self._wpm = WordPieceWPM(vocab.tokens, self.special_ids.get("unk"))
+            # llama.cpp's WPM adds [CLS] (its bos) and [SEP] whenever add_special is on.
+            default_bos, default_eos = True, False
+            self._encode_fragment = lambda text, first: self._wpm.encode(text)
         else:
             from tokenforge.gguf.spm import spm_processor
 
@@ -99,7 +107,9 @@ class GGUFTokenizer:
                 self._encode_fragment = lambda text, after_special: self._sp.encode(text)
         self.add_bos = default_bos if vocab.add_bos is None else vocab.add_bos
         self.add_eos = default_eos if vocab.add_eos is None else vocab.add_eos
-        for flag, short in (("add_bos", "bos"), ("add_eos", "eos")):
+        if model == "bert":  # llama.cpp ignores the file's flags here: [CLS] text [SEP]
+            self.add_bos, self.add_eos = True, False
+        for flag, short in (("add_bos", "bos"), ("add_eos", "eos")) + ((("add_bos", "sep"),) if model == "bert" else ()):
             if getattr(self, flag) and short not in self.special_ids:
                 raise ValueError(f"{flag}_token is true but the vocabulary has no {short} id")
 
@@ -146,6 +156,8 @@ class GGUFTokenizer:
                 after_special = False
         if add_special and self.add_eos:
             out.append(self.special_ids["eos"])
+        if add_special and self.vocab.model == "bert":
+            out.append(self.special_ids["sep"])
         return out
 
     def _fragments(self, text: str, parse_special: bool) -> list[str | int]:
@@ -189,7 +201,16 @@ class GGUFTokenizer:
             tokens = self.vocab.tokens
             raw = b"".join(tokens[i].encode("utf-8") if i in special else (token_bytes(tokens[i]) or b"") for i in ids)
             return raw.decode("utf-8", "replace")
+        if self.vocab.model == "bert":
+            return self._decode_wordpiece(ids)
         text = self._sp.decode(list(ids))
         if self.vocab.model == "llama" and self.add_space_prefix and text.startswith(" "):
             text = text[1:]  # the prefix encode added, dropped as sentencepiece drops its dummy prefix
         return text
+
+    def _decode_wordpiece(self, ids: list[int]) -> str:
+        """bert: each token's text with ``▁`` as a space, CONTROL/UNKNOWN tokens dropped,
+        the first word's space removed (llama.cpp's ``token_to_piece`` and detokenizer)."""
+        tokens, skip = self.vocab.tokens, set(self._specials) - set(self._user_defined)
+        text = "".join(tokens[i].replace("\u2581", " ") for i in ids if i not in skip)
+        return text[1:] if text.startswith(" ") else text

@@ -22,6 +22,9 @@ class WordPiece(VocabModel):
         super().__init__(vocab)
         self.unk_token, self.continuing_subword_prefix = unk_token, continuing_subword_prefix
         self.max_input_chars_per_word = max_input_chars_per_word
+        # No piece longer than the longest token can match: the inner loop starts there, so a
+        # long word costs O(len(word) * longest) instead of O(len(word) ** 2).
+        self._longest = max((len(t) for t in self.vocab), default=0)
 
     def _unk(self, word: str) -> list:
         if self.unk_token not in self.vocab:
@@ -37,7 +40,7 @@ class WordPiece(VocabModel):
             return self._unk(word)
         out, start, n = [], 0, len(word)
         while start < n:
-            end, found = n, None
+            end, found = min(n, start + self._longest), None
             while start < end:
                 sub = word[start:end]
                 if start > 0:

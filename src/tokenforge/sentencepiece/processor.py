@@ -613,6 +613,20 @@ class SentencePieceProcessor:
         self._require()
         return self._special_ids["pad"]
 
+    def to_gguf(self, path: Any, *, name: str | None = None) -> None:
+        """Writes the model as a tokenizer-only GGUF file (BPE -> ``llama``, Unigram -> ``t5``;
+        see :func:`tokenforge.gguf.vocab_from_sentencepiece`), atomically.
+
+        Raises:
+            ValueError: a model llama.cpp would encode differently (a normalizer on BPE, ...).
+            OSError: the file cannot be written.
+            ImportError: the `gguf` package is missing (pip install 'tokenforge[gguf]').
+        """
+        from tokenforge.gguf import vocab_from_sentencepiece, write_vocab
+
+        self._require()
+        write_vocab(vocab_from_sentencepiece(self._model, name=name), path)
+
     def __getstate__(self) -> dict:
         return {"model_proto": self.serialized_model_proto(), "defaults": self._defaults}
 

@@ -151,6 +151,47 @@ class Tokenizer:
         tok._padding = Padding.from_dict(d.get("padding"))
         return tok
 
+    @classmethod
+    def from_gguf(cls, path: str | os.PathLike[str]) -> "Tokenizer":
+        """The tokenizer of a GGUF file (llama.cpp, Ollama, LM Studio), encoding with llama.cpp's
+        ids; special tokens in the text are recognised, as in `tokenizers`.  See
+        :mod:`tokenforge.gguf.tokenizer_face`; needs ``pip install 'tokenforge[gguf]'``.
+
+        Raises:
+            OSError: the file cannot be read.
+            ValueError: not a GGUF file, no tokenizer in it, an unsupported model or pre.
+            ImportError: the `gguf` package is missing.
+
+        Example:
+            >>> import os, tempfile
+            >>> from tokenforge.models import WordPiece
+            >>> from tokenforge.normalizers import BertNormalizer
+            >>> from tokenforge.pre_tokenizers import BertPreTokenizer
+            >>> bert = Tokenizer(WordPiece({"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "un": 3, "##able": 4}))
+            >>> bert.normalizer, bert.pre_tokenizer = BertNormalizer(), BertPreTokenizer()
+            >>> path = os.path.join(tempfile.mkdtemp(), "bert.gguf")
+            >>> bert.to_gguf(path)
+            >>> Tokenizer.from_gguf(path).encode("Unable").tokens
+            ['[CLS]', '▁un', 'able', '[SEP]']
+        """
+        from tokenforge.gguf.tokenizer_face import tokenizer_from_gguf
+
+        return tokenizer_from_gguf(path)
+
+    def to_gguf(self, path: str | os.PathLike[str], *, pre: str | None = None, name: str | None = None) -> None:
+        """Writes a tokenizer-only GGUF file, atomically: a GGUF-made tokenizer's own metadata,
+        or a byte-level BPE (``gpt2``; `pre` names llama.cpp's split when the file's own regex
+        is not exactly one) or WordPiece (``bert``) pipeline.
+
+        Raises:
+            ValueError: a pipeline llama.cpp has no tokenizer for.
+            OSError: the file cannot be written.
+            ImportError: the `gguf` package is missing.
+        """
+        from tokenforge.gguf.tokenizer_face import tokenizer_to_gguf
+
+        tokenizer_to_gguf(self, path, pre=pre, name=name)
+
     def to_dict(self) -> dict:
         return {
             "version": "1.0",

@@ -2,9 +2,10 @@
 
 A spec is a tiktoken encoding name (``cl100k_base``), a ``.tiktoken`` rank file (named after
 an encoding, it gets that encoding's pattern and specials; else cl100k's pattern), a ``.model``
-file (SentencePiece's protobuf or minbpe's text ``minbpe v1``), or an HF ``tokenizer.json``
+file (SentencePiece's protobuf or minbpe's text ``minbpe v1``), an HF ``tokenizer.json``
 (a byte-level BPE one as an Encoding, with its merge tree; any other through
-:class:`tokenforge.Tokenizer`).  The views need ids, the bytes of each token, and for
+:class:`tokenforge.Tokenizer`), or a ``.gguf`` (llama.cpp's tokenizer, no BOS/EOS, special
+tokens as text).  The views need ids, the bytes of each token, and for
 byte-level BPE the two parents each token was merged from.
 
 It leaves out encoding itself (the loaded object does it).
@@ -32,7 +33,7 @@ class Model:
     """A loaded tokenizer as the views see it."""
 
     name: str
-    kind: str  # "tiktoken", "minbpe", "sentencepiece" or "tokenizer.json"
+    kind: str  # "tiktoken", "minbpe", "sentencepiece", "tokenizer.json" or "gguf"
     encode: Callable[[str], list[int]]  # text -> ids (special tokens as ordinary text)
     decode: Callable[[list[int]], str]
     token_bytes: Callable[[int], bytes]  # the bytes a token stands for (SentencePiece: "▁" as " ")
@@ -117,6 +118,31 @@ def _sentencepiece(path: str) -> Model:
                  token_bytes, n, specials, split)
 
 
+def _gguf(path: str) -> Model:
+    """A GGUF's tokenizer as llama.cpp runs it (no BOS/EOS, special tokens as text)."""
+    from tokenforge.gguf import load
+    from tokenforge.gguf.bytelevel import token_bytes as byte_level_bytes
+    from tokenforge.gguf.vocab import TokenType
+
+    tok = load(path)
+    v = tok.vocab
+
+    def token_bytes(i: int) -> bytes:
+        text = v.tokens[i]
+        if i in specials:
+            return text.encode("utf-8")
+        if v.model == "gpt2":
+            return byte_level_bytes(text) or b""
+        if v.token_types is not None and v.token_type(i) == TokenType.BYTE:
+            return bytes([int(text[3:5], 16)])
+        return text.replace("\u2581", " ").encode("utf-8")
+
+    specials = {v.tokens[i]: i for i in tok._specials}
+    split = f"llama.cpp {v.model} tokenizer, pre {v.pre!r}" if v.model == "gpt2" else f"llama.cpp {v.model} tokenizer"
+    return Model(os.path.basename(path), "gguf", lambda t: tok.encode(t, add_special=False), tok.decode,
+                 token_bytes, v.n_tokens, {t: i for t, i in specials.items()}, split)
+
+
 def _hf_json(path: str) -> Model:
     from tokenforge import patterns
     from tokenforge.formats.byte_map import CHAR_TO_BYTE as to_byte
@@ -188,7 +214,10 @@ def load_model(spec: str) -> Model:
 
                 return _from_encoding(minbpe.load(spec), "minbpe", base)
             return _sentencepiece(spec)
-        raise ValueError(f"cannot tell the kind of {spec!r}: use .tiktoken, .model (SentencePiece or minbpe) or tokenizer.json")
+        if spec.endswith(".gguf"):
+            return _gguf(spec)
+        raise ValueError(f"cannot tell the kind of {spec!r}: use .tiktoken, .model (SentencePiece or minbpe), "
+                         "tokenizer.json or .gguf")
     names = sorted(tokenforge.list_encoding_names())
     if spec in names:
         return _from_encoding(tokenforge.get_encoding(spec), "tiktoken", spec)

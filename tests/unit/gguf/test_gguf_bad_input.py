@@ -120,9 +120,14 @@ def test_custom_pre_tokenizers_are_not_guessed(pre):
         pre_tokenizer(pre)
 
 
-def test_bert_is_refused_clearly():
-    with pytest.raises(ValueError, match="'bert' \\(WordPiece\\) is not yet supported"):
+def test_bert_without_an_unknown_token():
+    with pytest.raises(ValueError, match="bert \\(WordPiece\\) vocabulary needs tokenizer.ggml.unknown_token_id"):
         GGUFTokenizer(_tiny(model="bert"))
+
+
+def test_unknown_model():
+    with pytest.raises(ValueError, match="unknown tokenizer.ggml.model 'rwkv'"):
+        GGUFTokenizer(_tiny(model="rwkv"))
 
 
 def test_add_bos_without_a_bos_id():
