@@ -13,6 +13,23 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import threading
+
+_umask_lock = threading.Lock()
+
+
+def file_mode_for(path: str) -> int:
+    """The permission bits a file written at `path` should get: those of the file it
+    replaces, else what open() would give a new file (0o666 less the umask).  mkstemp makes
+    its files 0o600; without this, every file we write would be private to its owner."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        pass
+    with _umask_lock:  # os.umask can only be read by setting it
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return 0o666 & ~mask
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
@@ -30,6 +47,7 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+            os.fchmod(f.fileno(), file_mode_for(path))
         os.replace(tmp, path)
     except BaseException:
         try:

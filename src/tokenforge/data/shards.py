@@ -28,7 +28,7 @@ import tempfile
 
 import numpy as np
 
-from tokenforge._files import write_atomic
+from tokenforge._files import file_mode_for, write_atomic
 
 # One row per document: its first token's offset in the whole token stream, its token
 # count (without the end-of-text id), its source file (a number into index.json's
@@ -107,6 +107,7 @@ class ShardFile:
                 self.file.write(npy_header(self.dtype, self.count))
             self.file.flush()
             os.fsync(self.file.fileno())
+            os.fchmod(self.file.fileno(), file_mode_for(self.path))
             self.file.close()
             os.replace(self.tmp, self.path)
         except OSError as e:
