@@ -100,26 +100,27 @@ struct BufferSink {
   }
 };
 
-// Counts without keeping the ids.
+// Counts the ids of each piece, encoded into a scratch vector (a count path of its own,
+// answering from the piece cache's stored lengths, did not pay: benchmarks/README.md).
 struct CountSink {
   ByteLevelCache* cache;
   size_t n = 0;
   std::vector<uint32_t> scratch;
-  bool piece(const ByteLevelBpe& m, const uint8_t* p, size_t len) {
-    size_t c = m.count_piece(p, len, &scratch, cache);
-    n += c;
-    return c > 0;
-  }
-  bool short_nontoken(const ByteLevelBpe& m, const uint8_t* p, size_t len, ShortTokenIndex::Key k, uint64_t h) {
+  template <typename Encode>
+  bool counted(Encode encode) {
     scratch.clear();
-    if (!m.encode_short_nontoken_keyed(p, len, k, h, &scratch, cache)) return false;
+    if (!encode()) return false;
     n += scratch.size();
     return true;
   }
+  bool piece(const ByteLevelBpe& m, const uint8_t* p, size_t len) {
+    return counted([&] { return m.encode_piece(p, len, &scratch, cache); });
+  }
+  bool short_nontoken(const ByteLevelBpe& m, const uint8_t* p, size_t len, ShortTokenIndex::Key k, uint64_t h) {
+    return counted([&] { return m.encode_short_nontoken_keyed(p, len, k, h, &scratch, cache); });
+  }
   bool long_piece(const ByteLevelBpe& m, const uint8_t* p, size_t len, uint64_t h) {
-    size_t c = m.count_long(p, len, h, &scratch, cache);
-    n += c;
-    return c > 0;
+    return counted([&] { return m.encode_long(p, len, h, &scratch, cache); });
   }
   void token(uint32_t) { ++n; }
   void special(uint32_t, const uint8_t*) { ++n; }

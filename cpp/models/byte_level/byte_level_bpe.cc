@@ -174,23 +174,6 @@ bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::ve
   return ok;
 }
 
-size_t ByteLevelBpe::count_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch,
-                                 ByteLevelCache* cache) const {
-  if (n == 1) return byte_token_[*p] != kNoToken ? 1 : 0;
-  return count_long(p, n, hash_bytes(p, n), scratch, cache);
-}
-
-size_t ByteLevelBpe::count_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* scratch,
-                                ByteLevelCache* cache) const {
-  if (lookup_hashed(p, n, h) != kNoToken) return 1;
-  if (n > ShortTokenIndex::kMaxLen && !ByteLevelCache::long_filtered(p, n)) {
-    uint32_t count;
-    if (cache->find(p, n, h, &count) != nullptr) return count;
-  }
-  scratch->clear();
-  return encode_merged(p, n, h, scratch, cache) ? scratch->size() : 0;
-}
-
 namespace {
 
 // True if [p + 1, p + n) repeats one byte (n >= 2): a run, maybe after a space as the

@@ -77,7 +77,7 @@ class ByteLevelBpe {
   const ShortTokenIndex& short_index() const { return short_; }
   // Pieces longer than kMaxLen are rarely tokens and usually new: the encoder hashes them
   // a few pieces ahead (h = hash_bytes(p, n)) and prefetch_long() starts loading what
-  // encode_long() / count_long() = encode_piece / count_piece will probe first.
+  // encode_long() = encode_piece will probe first.
   void prefetch_long(uint64_t h, ByteLevelCache* cache) const {
     vocab_->prefetch(h);
     cache->prefetch(h);
@@ -85,7 +85,6 @@ class ByteLevelBpe {
   bool encode_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out, ByteLevelCache* cache) const {
     return encode_piece_slow(p, n, h, out, cache);
   }
-  size_t count_long(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* scratch, ByteLevelCache* cache) const;
   // encode_piece of a piece known not to be a token.
   bool encode_nontoken(const uint8_t* p, size_t n, std::vector<uint32_t>* out, ByteLevelCache* cache) const;
   // encode_nontoken of a piece of 1..ShortTokenIndex::kMaxLen bytes with key k and
@@ -96,9 +95,6 @@ class ByteLevelBpe {
     return cached_short_nontoken(k, h, out, cache) || (n > 1 && encode_short_nontoken(p, n, k.lo, k.hi, h, out, cache));
   }
 
-  // How many ids encode_piece would append, without keeping them (`scratch` is working
-  // memory); 0 if the piece cannot be encoded.
-  size_t count_piece(const uint8_t* p, size_t n, std::vector<uint32_t>* scratch, ByteLevelCache* cache) const;
 
   // This thread's piece cache for this vocabulary.
   ByteLevelCache& cache() const { return thread_cache<ByteLevelCache>(instance_); }

@@ -52,7 +52,6 @@ bool TokenTable::build(std::vector<std::pair<std::string, uint32_t>> tokens, std
   arena_.clear();
   arena_.reserve(total);
   max_len_ = 0;
-  size_t hot = 0;
   for (auto& t : tokens) {
     if (starts_[t.second] != kHole) {
       *error = "duplicate token id " + std::to_string(t.second);
@@ -62,7 +61,6 @@ bool TokenTable::build(std::vector<std::pair<std::string, uint32_t>> tokens, std
     lengths_[t.second] = static_cast<uint32_t>(t.first.size());
     arena_ += t.first;
     max_len_ = std::max(max_len_, t.first.size());
-    hot += t.second < kHotTokens;
   }
   count_ = tokens.size();
   size_t words = 1;
@@ -73,16 +71,10 @@ bool TokenTable::build(std::vector<std::pair<std::string, uint32_t>> tokens, std
     uint64_t h = hash_bytes(reinterpret_cast<const uint8_t*>(t.first.data()), t.first.size());
     filter_[(h >> 6) & filter_mask_] |= uint64_t{1} << (h & 63);
   }
-  hot_.init(hot);
-  cold_.init(count_ - hot);
+  index_.init(count_);
   for (auto& t : tokens) {
-    const uint8_t* p = reinterpret_cast<const uint8_t*>(t.first.data());
     uint32_t other = 0;
-    // A duplicate can sit in either index: look in both before inserting.
-    uint32_t found = find(p, t.first.size());
-    bool ok = found == kNoToken && (t.second < kHotTokens ? hot_ : cold_).insert(*this, p, t.first.size(), t.second, &other);
-    if (!ok) {
-      if (found != kNoToken) other = found;
+    if (!index_.insert(*this, reinterpret_cast<const uint8_t*>(t.first.data()), t.first.size(), t.second, &other)) {
       *error = "duplicate token bytes for ids " + std::to_string(other) + " and " + std::to_string(t.second);
       return false;
     }

@@ -1,14 +1,14 @@
 // TokenTable: the vocabulary of a byte-level model, token bytes <-> id.
 //
-// Token bytes live in one arena.  Lookups by bytes go through two open-addressing hash
-// indexes (linear probing, load <= 3/4): one for the kHotTokens lowest ids and one for
-// the rest.  In a BPE vocabulary low ids are the early, frequent merges, so most lookups
-// in real text end in the small hot index, which stays in the L2 cache, while the full
-// table of a 200k vocabulary is several MB.  Each index probes a byte array of hash
-// fingerprints first (a lookup of bytes that are not a token, the common case while
-// merging, reads only that), then a 16-byte slot holding the id, the length, 24 bits of
-// hash and the first 8 bytes, so a token of up to 8 bytes is confirmed without reading
-// the arena.  O(len) per lookup.
+// Token bytes live in one arena.  Lookups by bytes go through one open-addressing hash
+// index (linear probing, load <= 3/4), behind a bit filter of 16 bits per token.  The
+// index probes a byte array of hash fingerprints first (a lookup of bytes that are not a
+// token, the common case while merging, reads only that), then a 16-byte slot holding the
+// id, the length, 24 bits of hash and the first 8 bytes, so a token of up to 8 bytes is
+// confirmed without reading the arena.  O(len) per lookup.  (Strings of up to 15 bytes,
+// most lookups of real text, are answered by ShortTokenIndex before they get here; a
+// second small index of the low ids, tried for L2 residency, did not pay: see
+// benchmarks/README.md.)
 #pragma once
 
 #include <cstdint>
@@ -26,7 +26,6 @@ constexpr uint32_t kNoToken = 0xFFFFFFFFu;
 
 class TokenTable {
  public:
-  static constexpr uint32_t kHotTokens = 12288;
   // build() refuses ids of kMaxSparseBound and above unless there are at least a quarter
   // as many tokens as the largest id.
   static constexpr uint32_t kMaxSparseBound = uint32_t{1} << 24;
@@ -39,8 +38,7 @@ class TokenTable {
   // find() with h = hash_bytes(p, n) already computed.
   uint32_t find_hashed(const uint8_t* p, size_t n, uint64_t h) const {
     if (n > max_len_ || !maybe(h)) return kNoToken;
-    uint32_t id = hot_.find(*this, p, n, h);
-    return id != kNoToken ? id : cold_.find(*this, p, n, h);
+    return index_.find(*this, p, n, h);
   }
   // False if no token has hash h: one bit of a filter of 16 bits per token (a single
   // cache access; most byte strings tried while merging are not tokens).
@@ -68,7 +66,7 @@ class TokenTable {
  private:
   static constexpr uint32_t kHole = 0xFFFFFFFFu;
 
-  // One open-addressing index over some of the tokens.
+  // The open-addressing index over the tokens.
   class Index {
    public:
     void init(size_t count);
@@ -97,7 +95,7 @@ class TokenTable {
   std::string arena_;
   std::vector<uint32_t> starts_;   // id -> start in arena_, kHole where no token has that id
   std::vector<uint32_t> lengths_;  // id -> byte length
-  Index hot_, cold_;
+  Index index_;
   std::vector<uint64_t> filter_;  // bit (h >> 6 & mask) * 64 + (h & 63) set for every token's hash h
   uint64_t filter_mask_ = 0;
   size_t count_ = 0;
