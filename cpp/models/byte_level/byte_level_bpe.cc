@@ -57,25 +57,18 @@ bool from_cache(const uint8_t* p, size_t n, uint64_t h, const ByteLevelCache& ca
   return true;
 }
 
-// The merge of [p, p + n) (n <= ShortMergeCache::kMaxLen; key k, h its hash) from the
-// short table of `cache`, or from its general table once the short one is full (then
-// strings are kept in both; a chunk's merge under its bytes: no whole piece of up to 15
-// bytes that is looked up there is a token, and for the others merge and encoding
-// agree); else merge() appends it (false: nothing to store, returned as is) and it is
-// stored.
+// The merge of a string of up to ShortMergeCache::kMaxLen bytes (key k, h its hash) from
+// the short table of `cache`; else merge() appends it (false: nothing to store, returned
+// as is) and it is stored there.  (Spilling into the general table once the short one is
+// full did not pay: benchmarks/README.md.)
 template <class Merge>
-bool through_short_cache(const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h, ByteLevelCache& cache,
-                         std::vector<uint32_t>* out, Merge merge) {
+bool through_short_cache(ShortTokenIndex::Key k, uint64_t h, ByteLevelCache& cache, std::vector<uint32_t>* out,
+                         Merge merge) {
   ShortMergeCache& shorts = cache.shorts();
   if (shorts.find(k, h, out)) return true;
-  const uint64_t long_hash = shorts.full() ? hash_bytes(p, n) : 0;
-  if (shorts.full() && from_cache(p, n, long_hash, cache, out)) return true;
   const size_t before = out->size();
   if (!merge()) return false;
   shorts.insert(k, h, out->data() + before, out->size() - before);
-  if (shorts.full()) {
-    cache.insert(p, n, long_hash != 0 ? long_hash : hash_bytes(p, n), out->data() + before, out->size() - before);
-  }
   return true;
 }
 
@@ -109,7 +102,7 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, uint64_t lo
     return true;
   }
   if (r != Route::kShortAscii) {
-    return through_short_cache(p, n, k, h, *cache, out, [&] {
+    return through_short_cache(k, h, *cache, out, [&] {
       if (!bytes_are_tokens(p, n)) return false;
       if (r == Route::kWhole) {
         merge_parts(p, n, out);
@@ -130,7 +123,7 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, uint64_t lo
   }
   const bool filtering = filter.on();
   bool merged = false;
-  const bool ok = through_short_cache(p, n, k, h, *cache, out, [&] {
+  const bool ok = through_short_cache(k, h, *cache, out, [&] {
     merged = true;
     if (!bytes_are_tokens(p, n)) return false;
     if (filtering) {
@@ -145,23 +138,14 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, uint64_t lo
 }
 
 // A piece that is not a token (h its hash): the short path up to 15 bytes; else the piece
-// cache (behind the long first-sight filter for pieces led by a three-byte character),
-// then its route.
+// cache, then its route.
 bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::vector<uint32_t>* out,
                                  ByteLevelCache* cache) const {
   if (n <= ShortTokenIndex::kMaxLen) {
     ShortTokenIndex::Key k = ShortTokenIndex::key_exact(p, n);
     return encode_short_nontoken(p, n, k.lo, k.hi, ShortTokenIndex::hash(k), out, cache);
   }
-  FirstSightFilter* filter = ByteLevelCache::long_filtered(p, n) ? &cache->long_first_sight() : nullptr;
-  bool store = true;
-  if (filter != nullptr && filter->skip(h)) {
-    store = false;  // merged without the table: neither looked up nor stored (chunks still are)
-  } else {
-    const bool hit = from_cache(p, n, h, *cache, out);
-    if (filter != nullptr) filter->looked_up(hit);
-    if (hit) return true;
-  }
+  if (from_cache(p, n, h, *cache, out)) return true;
   if (!bytes_are_tokens(p, n)) return false;
   size_t before = out->size();
   bool ok = true;
@@ -170,7 +154,7 @@ bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::ve
   } else {
     ok = merge_chunks(p, n, out, cache);
   }
-  if (ok && store) cache->insert(p, n, h, out->data() + before, out->size() - before);
+  if (ok) cache->insert(p, n, h, out->data() + before, out->size() - before);
   return ok;
 }
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "models/ubpe/flat_map.h"
+#include "common/u64_map.h"
 
 namespace tf::ubpe {
 namespace {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "models/ubpe/encoding.h"
-#include "models/ubpe/flat_map.h"
+#include "common/u64_map.h"
 
 namespace tf::ubpe {
 

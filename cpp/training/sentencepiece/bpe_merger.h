@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "training/sentencepiece/piece_rules.h"
-#include "training/sentencepiece/key_table.h"
+#include "common/u64_map.h"
 
 namespace tf::spm_train {
 
@@ -68,7 +68,7 @@ class BpeMerger {
   std::vector<Symbol> symbols_;
   std::vector<char32_t> chars_;  // all symbols' code points
   std::unordered_map<char32_t, int32_t> char_ids_;
-  KeyTable pair_ids_;  // left << 32 | right -> symbol (-1: not a valid piece); an inactive one is replaced
+  U64Map<int32_t> pair_ids_;  // left << 32 | right -> symbol (-1: not a valid piece); an inactive one is replaced
   std::vector<std::vector<int32_t>> words_;  // symbol per position, -1 once merged away
   std::vector<int64_t> counts_;
   std::vector<HeapEntry> heap_;

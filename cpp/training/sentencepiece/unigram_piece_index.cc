@@ -5,7 +5,7 @@ namespace tf::spm_train {
 void UnigramPieceIndex::build(const std::vector<const std::vector<char32_t>*>& pieces) {
   size_t total = 1;
   for (const auto* p : pieces) total += p->size();
-  edges_ = KeyTable();
+  edges_ = U64Map<int32_t>();
   edges_.reserve(total);
   piece_of_node_.assign(1, -1);
   for (size_t i = 0; i < pieces.size(); ++i) {

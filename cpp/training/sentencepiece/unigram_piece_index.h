@@ -1,7 +1,7 @@
 // UnigramPieceIndex: the pieces of a Unigram model as a trie over code points, for finding
 // every piece that starts at a position of a word in one walk.
 //
-// Edges live in one KeyTable keyed by (node, code point); each node records the piece
+// Edges live in one U64Map keyed by (node, code point); each node records the piece
 // ending there (or -1).  Built once per EM step: O(total piece
 // length) time and about 24 bytes per trie node.
 #pragma once
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "training/sentencepiece/key_table.h"
+#include "common/u64_map.h"
 
 namespace tf::spm_train {
 
@@ -27,7 +27,7 @@ class UnigramPieceIndex {
   int32_t piece_at(int32_t node) const { return piece_of_node_[static_cast<size_t>(node)]; }
 
  private:
-  KeyTable edges_;  // (node << 21 | code point) -> child
+  U64Map<int32_t> edges_;  // (node << 21 | code point) -> child
   std::vector<int32_t> piece_of_node_;
 };
 

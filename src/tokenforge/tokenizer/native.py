@@ -66,7 +66,7 @@ def _hf_spellings() -> dict[str, Scanner]:
     counted repeat as an atomic group, which splits the same: formats/hf_json.py)."""
     from tokenforge.formats.hf_json import hf_pattern
 
-    return {hf_pattern(p): scanner_for(p) for p in (patterns.GPT2, patterns.CL100K, patterns.LLAMA3, patterns.O200K)}
+    return {hf_pattern(p): scanner_for(p) for p in (patterns.GPT2, patterns.CL100K, patterns.LLAMA3, patterns.O200K, patterns.QWEN2)}
 
 
 def _norm_form(norm) -> str | None | bool:

@@ -14,22 +14,15 @@
 // The policy follows how many pieces recur: off, a cache hit counts as recurring; on, a
 // piece the bits have seen does (the cache may miss it, its first sighting not stored).
 // A score rises by 2 on a piece not recurring and falls by 3 on one recurring, so it
-// climbs while fewer than 2 in 5 recur; past kOn the filter is on, below kOff off again.  The filter is a bit per hash (2^20 bits, 128 KB, allocated
-// when first on), set on first sight and cleared when an eighth are set, so a piece is
+// climbs while fewer than 2 in 5 recur; past kOn the filter is on, below kOff off again.  The filter is a bit per hash
+// (2^20 bits, 128 KB, allocated when first on), set on first sight and cleared when an eighth are set, so a piece is
 // taken as new falsely at most ~1 time in 8 (then it is merely looked up and cached).
 // A piece cached before the filter came on, or before a clear, is merged once more on its
 // next sighting and found after.  O(1) per piece.  Not thread-safe (inside PieceCache).
 //
-// Two instances: one for whole short ASCII pieces (ByteLevelBpe::encode_short_nontoken),
-// and one for pieces of 16..512 bytes (PieceCache::kMaxPiece) led by a three-byte character (ByteLevelBpe::
-// encode_merged): runs of Chinese or Japanese without spaces, most of them new in a
-// cold megabyte of multi.  That one starts just below kOn, so it comes on
-// after a few dozen new pieces (such pieces are few per megabyte: the short filter's
-// start would keep it off for most of a megabyte), and has 2^16 bits (8 KB: cleared every
-// 8192 new pieces), small enough not to push other tables out of the caches.  It spares
-// cl100k each skipped insert and missed lookup (the chunks still merged from the short
-// merge cache); o200k pays a little more, as a piece's second sighting is merged again,
-// whole; neutral in time overall (figures: benchmarks/README.md).
+// Used for whole short ASCII pieces (ByteLevelBpe::encode_short_nontoken).  A second
+// instance for long pieces led by a three-byte character (CJK runs) did not pay and was
+// removed (benchmarks/README.md).
 #pragma once
 
 #include <algorithm>

@@ -3,20 +3,15 @@
 namespace tf::byte_level {
 
 void ShortMergeCache::insert(Key k, uint64_t h, const uint32_t* ids, size_t count) {
-  if (count > kInlineIds && spill_.size() + count > kMaxSpill) {
-    full_ = true;
-    return;
-  }
+  if (count > kInlineIds && spill_.size() + count > kMaxSpill) return;  // not stored
   if (used_ * 2 >= entries_.size() && entries_.size() < kMaxEntries) grow();
   size_t i = h >> shift_;
   if (used_ * 2 < entries_.size()) {
     while (entries_[i].hi != 0) i = (i + 1) & mask_;
     ++used_;
   } else {
-    full_ = true;
     if (entries_[i].hi == 0 && ++used_ * 4 > entries_.size() * 3) {
       clear();  // home slots rarely fill it to three quarters
-      full_ = true;
       used_ = 1;
     }  // else the entry at the home slot gives way
   }
@@ -37,7 +32,6 @@ void ShortMergeCache::clear() {
   std::fill(entries_.begin(), entries_.end(), Entry{});
   spill_.clear();
   used_ = 0;
-  full_ = false;
 }
 
 void ShortMergeCache::grow() {

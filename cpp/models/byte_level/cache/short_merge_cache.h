@@ -14,12 +14,11 @@
 // answered by the short index before this cache is asked.
 // Open addressing (linear probing), at most half full: it starts at 256 KB and doubles up
 // to 8 MB (128k strings: the short pieces and chunks of 4 MB of multilingual text take
-// half of that; capped lower, encoding that text again was slower).  Then it is
-// full(): an insertion replaces the entry at its home slot (the probe chains stay intact,
-// since no entry is ever emptied; it is all cleared in the rare case that home slots fill
-// it to three quarters), so recent strings stay here, and the caller keeps every string
-// in PieceCache's general table as well, whose capacity is larger (and which clears this
-// one when it clears itself).  O(1) per find / insert.  Not thread-safe (one per thread
+// half of that; capped lower, encoding that text again was slower).  Then it is full: an
+// insertion replaces the entry at its home slot (the probe chains stay intact, since no
+// entry is ever emptied; it is all cleared in the rare case that home slots fill it to
+// three quarters), so recent strings stay here.  PieceCache clears it when it clears
+// itself.  O(1) per find / insert.  Not thread-safe (one per thread
 // and vocabulary, inside PieceCache).  32-byte entries rather than 64 with 11 ids: half
 // the lines per probe, a little faster on cold text (figures: benchmarks/README.md).
 #pragma once
@@ -65,8 +64,6 @@ class ShortMergeCache {
 
   // Stores the ids of k (absent: just missed by find), maybe in place of another string.
   void insert(Key k, uint64_t h, const uint32_t* ids, size_t count);
-  // Some string was replaced or not stored since the last clear().
-  bool full() const { return full_; }
   void clear();
 
  private:
@@ -90,7 +87,6 @@ class ShortMergeCache {
   size_t mask_ = kMinEntries - 1;
   int shift_ = 64 - kMinBits;
   size_t used_ = 0;
-  bool full_ = false;  // see full()
   std::vector<uint32_t> spill_;
 };
 

@@ -1,7 +1,9 @@
-// U64Map: an open-addressing hash map from 64-bit keys to small values, for UBPE's pair
-// tables (a pair of 32-bit ids packed in one key).  Linear probing over a power-of-two table
-// kept at most half full; no erase (UBPE's tables only grow during one fit or encoder).
-// Lookups cost one multiply-shift hash and a short probe; the all-ones key is reserved.
+// U64Map: an open-addressing hash map from 64-bit keys to small values, for tables keyed by
+// a pair of 32-bit ids packed into one key (UBPE's pair tables, the SentencePiece trainers'
+// (left, right) -> symbol and (node, code point) -> child).  Linear probing over a
+// power-of-two table kept at most half full, one multiply-shift hash; no erase; the
+// all-ones key is reserved.  A default-constructed map allocates nothing until its first
+// insert.
 #pragma once
 
 #include <cstddef>
@@ -9,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace tf::ubpe {
+namespace tf {
 
 inline uint64_t pack_pair(uint32_t left, uint32_t right) {
   return (static_cast<uint64_t>(left) << 32) | right;
@@ -20,10 +22,12 @@ class U64Map {
  public:
   static constexpr uint64_t kEmpty = ~uint64_t{0};
 
-  explicit U64Map(size_t expected = 16) { rehash(capacity_for(expected)); }
+  U64Map() = default;
+  explicit U64Map(size_t expected) { reserve(expected); }
 
   // The value of `key`, or nullptr.
   const V* find(uint64_t key) const {
+    if (keys_.empty()) return nullptr;
     for (size_t i = slot(key);; i = (i + 1) & mask_) {
       if (keys_[i] == key) return &values_[i];
       if (keys_[i] == kEmpty) return nullptr;
@@ -33,7 +37,7 @@ class U64Map {
 
   // The value of `key`, inserted as `init` when absent.
   V& get_or_insert(uint64_t key, V init = V()) {
-    if ((size_ + 1) * 2 > keys_.size()) rehash(keys_.size() * 2);
+    if ((size_ + 1) * 2 > keys_.size()) rehash(keys_.empty() ? 16 : keys_.size() * 2);
     size_t i = slot(key);
     for (; keys_[i] != kEmpty; i = (i + 1) & mask_) {
       if (keys_[i] == key) return values_[i];
@@ -43,18 +47,18 @@ class U64Map {
     ++size_;
     return values_[i];
   }
+  void set(uint64_t key, V value) { get_or_insert(key) = value; }
 
+  // Room for n keys without growing.
+  void reserve(size_t n) {
+    size_t c = 16;
+    while (c < n * 2) c *= 2;
+    if (c > keys_.size()) rehash(c);
+  }
   size_t size() const { return size_; }
 
  private:
-  static size_t capacity_for(size_t n) {
-    size_t c = 16;
-    while (c < n * 2) c *= 2;
-    return c;
-  }
-  size_t slot(uint64_t key) const {
-    return static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_);
-  }
+  size_t slot(uint64_t key) const { return static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_); }
   void rehash(size_t capacity) {
     std::vector<uint64_t> old_keys(capacity, kEmpty);
     std::vector<V> old_values(capacity);
@@ -76,4 +80,4 @@ class U64Map {
   size_t size_ = 0;
 };
 
-}  // namespace tf::ubpe
+}  // namespace tf
