@@ -388,7 +388,7 @@ bool ByteLevelBpe::merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>
                                bool cached) const {
   if (cached && n <= ShortMergeCache::kMaxLen) {
     ShortTokenIndex::Key k = ShortTokenIndex::key_exact(p, n);
-    return through_short_cache(p, n, k, ShortTokenIndex::hash(k), *cache, out, [&] {
+    return through_short_cache(k, ShortTokenIndex::hash(k), *cache, out, [&] {
       merge_parts(p, n, out);
       return true;
     });
