@@ -46,6 +46,7 @@ bool SentencePieceProcessor::load(SpmModelSpec spec, std::string* error) {
     denormalizer_ = std::make_unique<SpmNormalizer>();
     if (!denormalizer_->init(spec.denormalizer_charsmap, spec.denormalizer, error)) return false;
   }
+  cut_rule_.build(vocab_);
   if (model_type_ == kWord || model_type_ == kChar) return true;  // segmented by the vocabulary alone
   return is_bpe_ ? bpe_.build(&vocab_, error) : unigram_.build(&vocab_, error);
 }
@@ -172,7 +173,11 @@ void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32
   } else {
     segment(normalized, &tokens);
   }
-  // populate() for ids only.
+  append_ids(tokens, normalized, ids);
+}
+
+void SentencePieceProcessor::append_ids(const std::vector<SpmToken>& tokens, std::string_view normalized,
+                                        std::vector<int32_t>* ids) const {
   // Geometric growth: callers append many texts to one vector (an exact reserve per text
   // would copy it every time).
   if (ids->capacity() < ids->size() + tokens.size()) ids->reserve(std::max(2 * ids->capacity(), ids->size() + tokens.size()));

@@ -43,27 +43,27 @@ float bits_float(uint32_t u) {
   return f;
 }
 
+}  // namespace
+
 // The total after `count` <unk> edges from `total`, each preceded by sentencepiece's rebase
 // check: a tight loop of its own, so the sum stays in a register.
-__attribute__((noinline)) float add_unknowns(float total, float unk, uint32_t count) {
+float Unigram::add_unknowns(float total, float unk, uint32_t count) {
   // While 16 more additions cannot carry |total| past the rebase threshold (each moves it by
   // at most |unk| plus a rounding far below the slack here), the check is skipped: the
   // same float sums, with only the addition's latency in the loop.  (NaN or infinite
   // scores fail the test and take the checked loop.)
   constexpr uint32_t kBlock = 16;
   const float reach = static_cast<float>(kBlock) * std::fabs(unk) * 1.01f + 1.0f;
-  while (count >= kBlock && std::fabs(total) + reach < Unigram::kScoreReset) {
+  while (count >= kBlock && std::fabs(total) + reach < kScoreReset) {
     for (uint32_t k = 0; k < kBlock; ++k) total += unk;
     count -= kBlock;
   }
   for (uint32_t k = 0; k < count; ++k) {
-    if (total < -Unigram::kScoreReset || total > Unigram::kScoreReset) total = 0.0f;
+    if (total < -kScoreReset || total > kScoreReset) total = 0.0f;
     total += unk;
   }
   return total;
 }
-
-}  // namespace
 
 void Unigram::word_entry(const uint8_t* s, size_t n, std::vector<uint32_t>* entry) const {
   struct Cell {
@@ -263,6 +263,8 @@ UnigramScratch& scratch() {
 }
 
 }  // namespace
+
+UnigramWordCache& Unigram::thread_word_cache() const { return *scratch().word_cache(cache_owner_); }
 
 void Unigram::cut_segments(const uint8_t* s, size_t n, std::vector<Segment>* out) const {
   std::vector<Segment>& segments = *out;
