@@ -484,18 +484,33 @@ void bind_sentencepiece(nb::module_& m) {
         return h;
       }, nb::arg("text"), nb::arg("alpha"),
            "Entropy of the segmentation distribution (Unigram).")
-      .def("normalize", [](const Proc& p, nb::handle text, bool with_offsets) -> nb::object {
+      .def("normalize", [](const Proc& p, nb::handle text, bool with_offsets, size_t parts, int threads) -> nb::object {
         std::string_view v = text_view(text);
         std::string out;
         std::vector<uint32_t> n2o;
         {
           nb::gil_scoped_release release;
-          p.normalize(v, &out, with_offsets ? &n2o : nullptr);
+          if (parts > 1 && !with_offsets) {
+            p.normalize_in_parts(v, parts, threads, &out);
+          } else {
+            p.normalize(v, &out, with_offsets ? &n2o : nullptr);
+          }
         }
         if (!with_offsets) return to_str(out);
         return nb::make_tuple(to_str(out), n2o);
-      }, nb::arg("text"), nb::arg("with_offsets"),
-           "The normalized text, or (text, byte offsets) with_offsets.")
+      }, nb::arg("text"), nb::arg("with_offsets"), nb::arg("parts") = 1, nb::arg("threads") = 1,
+           "The normalized text, or (text, byte offsets) with_offsets; without offsets and with parts > 1, the "
+           "input cut into up to `parts` parts normalized on `threads` threads (the same text).")
+      .def("input_cut_points", [](const Proc& p, nb::handle text, size_t parts) {
+        std::string_view v = text_view(text);
+        std::vector<size_t> cuts;
+        {
+          nb::gil_scoped_release release;
+          cuts = p.input_cut_points(v, parts);
+        }
+        return cuts;
+      }, nb::arg("text"), nb::arg("parts"),
+           "The byte offsets where normalize in `parts` parts cuts this input.")
       .def("decode_ids", [](const Proc& p, nb::handle ids_obj) {
         std::vector<uint32_t> raw = ids_from(ids_obj);
         std::vector<int32_t> ids(raw.begin(), raw.end());

@@ -1,7 +1,8 @@
-// SentencePieceProcessor on one long text with several threads: normalize the whole text
-// (on the calling thread: what a cut does to spaces, the dummy prefix and the trimming of
-// the ends is then never in question), cut the normalized text where no piece crosses
-// (SpmCutRule), segment the parts on the pool, and join them.  BPE parts join as they are
+// SentencePieceProcessor on one long text with several threads: normalize the text in
+// parts cut where no normalizer match crosses and the state between matches is known
+// (SpmNormalizer::input_cut_points; only the first part gets the leading-space handling
+// and the dummy prefix, only the last the trailing ones), cut the normalized text again
+// where no piece crosses (SpmCutRule), segment those parts on the pool, and join them.  BPE parts join as they are
 // (the model itself cuts its text into words at those points); Unigram parts are settled in
 // order (Unigram::settle_part) so the float total sentencepiece carries along the text is
 // the whole text's.  Output ids and pieces then come from the joined tokens exactly as for
@@ -52,6 +53,28 @@ void SentencePieceProcessor::segment_in_parts(std::string_view normalized, size_
   }
 }
 
+void SentencePieceProcessor::normalize_in_parts(std::string_view text, size_t parts, int threads,
+                                                std::string* normalized) const {
+  const std::vector<size_t> cuts = normalizer_.input_cut_points(text, parts);
+  if (cuts.empty()) {
+    normalizer_.normalize(text, normalized, nullptr);
+    return;
+  }
+  std::vector<size_t> bounds{0};
+  bounds.insert(bounds.end(), cuts.begin(), cuts.end());
+  bounds.push_back(text.size());
+  const size_t count = bounds.size() - 1;
+  std::vector<std::string> done(count);
+  parallel_for(count, threads, [&](size_t k) {
+    normalizer_.normalize_part(text.substr(bounds[k], bounds[k + 1] - bounds[k]), k == 0, k + 1 == count, &done[k]);
+  });
+  size_t size = 0;
+  for (const auto& d : done) size += d.size();
+  normalized->clear();
+  normalized->reserve(size);
+  for (const auto& d : done) normalized->append(d);
+}
+
 void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32_t>* ids, size_t parts,
                                         int threads) const {
   if (parts < 2 || threads < 2 || !encodes_in_parts()) {
@@ -59,7 +82,7 @@ void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32
     return;
   }
   std::string normalized;
-  normalizer_.normalize(text, &normalized, nullptr);
+  normalize_in_parts(text, parts, threads, &normalized);
   std::vector<SpmToken> tokens;
   segment_in_parts(normalized, parts, threads, /*merge_unknown=*/true, &tokens);
   append_ids(tokens, normalized, ids);
@@ -72,7 +95,11 @@ void SentencePieceProcessor::encode(std::string_view text, const SpmSampling& sa
     encode(text, sampling, out, normalized, norm_to_orig);
     return;
   }
-  normalizer_.normalize(text, normalized, norm_to_orig);
+  if (norm_to_orig != nullptr) {
+    normalizer_.normalize(text, normalized, norm_to_orig);  // (offsets: one thread)
+  } else {
+    normalize_in_parts(text, parts, threads, normalized);
+  }
   std::vector<SpmToken> tokens;
   segment_in_parts(*normalized, parts, threads, /*merge_unknown=*/false, &tokens);
   populate(tokens, *normalized, out);

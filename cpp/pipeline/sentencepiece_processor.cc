@@ -41,6 +41,11 @@ bool SentencePieceProcessor::load(SpmModelSpec spec, std::string* error) {
   options_ = spec.normalizer;
   if (!normalizer_.init(spec.precompiled_charsmap, spec.normalizer, error)) return false;
   normalizer_.set_user_defined(&vocab_.user_defined());
+  std::vector<std::string_view> user_pieces;
+  for (int32_t id = 0; id < vocab_.size(); ++id) {
+    if (vocab_.type(id) == SpmType::kUserDefined) user_pieces.emplace_back(vocab_.piece(id));
+  }
+  normalizer_.prepare_cuts(user_pieces);
   denormalizer_.reset();
   if (spec.has_denormalizer && !spec.denormalizer_charsmap.empty()) {
     denormalizer_ = std::make_unique<SpmNormalizer>();

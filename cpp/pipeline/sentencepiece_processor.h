@@ -80,6 +80,12 @@ class SentencePieceProcessor {
   void encode_ids(std::string_view text, std::vector<int32_t>* ids, size_t parts, int threads) const;
   void encode(std::string_view text, const SpmSampling& sampling, std::vector<SpmPiece>* out,
               std::string* normalized, std::vector<uint32_t>* norm_to_orig, size_t parts, int threads) const;
+  // normalize(text) with the input cut (SpmNormalizer::input_cut_points) into up to
+  // `parts` parts normalized on the pool.
+  void normalize_in_parts(std::string_view text, size_t parts, int threads, std::string* normalized) const;
+  std::vector<size_t> input_cut_points(std::string_view text, size_t parts) const {
+    return normalizer_.input_cut_points(text, parts);
+  }
   // Where encode_ids(text, ids, parts, threads) cuts the normalized text (byte offsets).
   std::vector<size_t> cut_points(std::string_view normalized, size_t parts) const {
     return encodes_in_parts() ? cut_rule_.cut_points(normalized, parts) : std::vector<size_t>();

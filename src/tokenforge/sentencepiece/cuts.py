@@ -11,10 +11,19 @@ before every ``▁`` that follows a letter; not inside a run of spaces where pie
 ``▁▁▁▁`` exist (Llama 2); around a newline that no piece contains (byte-fallback models,
 where the newline is a byte piece of its own); and between most pairs of CJK characters.
 
-The cut is made in the *normalized* text, after the whole text was normalized on one
-thread, so what normalization does to whitespace (collapsing runs, mapping U+3000 or tabs to
-spaces), the dummy prefix at the start (or the suffix with treat_whitespace_as_suffix) and
-the trimming of the ends are never in question.
+That cut is made in the *normalized* text, so what normalization does to whitespace
+(collapsing runs, mapping U+3000 or tabs to spaces), the dummy prefix at the start (or the
+suffix with treat_whitespace_as_suffix) and the trimming of the ends are already done.
+
+The normalization itself is cut too, by a stricter rule on the input (`input_cut_points`):
+the normalizer rewrites the input one match at a time (a USER_DEFINED piece, a charsmap key
+or one character) and remembers only whether its last output ended in a space.  So a cut
+before input byte `at` is allowed where the bytes at-1 and at are ASCII and consecutive in
+no charsmap key or USER_DEFINED piece (no match crosses), the bytes at-2 and at-1 are not
+either (the match ending at the cut is the single character at-1), and that character's
+own output is not empty and holds no space.  Then the next part starts in the state "no
+space just put", the left part ends in a non-space, and only the first part gets the
+leading-space handling and the dummy prefix, only the last the trailing ones.
 
 What it leaves out: the model-specific conditions (BPE: no cutting when UNUSED pieces make
 sentencepiece resegment; Unigram: the float total it carries from the start of the text,
@@ -38,7 +47,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable
 
-__all__ = ["can_cut", "char_len", "cut_points", "piece_pairs"]
+__all__ = ["can_cut", "char_len", "charsmap_pairs", "cut_points", "input_cut_points", "piece_pairs"]
 
 
 def char_len(lead: int) -> int:
@@ -126,5 +135,60 @@ def cut_points(text: bytes, parts: int, pairs: set[tuple[bytes, bytes]]) -> list
                 break
             if _allowed(text, starts, j, pairs):
                 cuts.append(starts[j])
+                break
+    return cuts
+
+
+def charsmap_pairs(units: tuple[int, ...] | list[int]) -> set[tuple[int, int]]:
+    """The byte pairs consecutive in some key of a Darts-clone trie (the charsmap's units).
+
+    >>> charsmap_pairs([1 << 10])  # a root with no children
+    set()
+    """
+    offset = lambda u: (u >> 10) << ((u & 0x200) >> 6)  # noqa: E731
+    pairs: set[tuple[int, int]] = set()
+    stack = [(offset(units[0]), -1)] if units else []
+    while stack:
+        node, prev = stack.pop()
+        for b in range(256):
+            pos = node ^ b
+            if pos < len(units) and (units[pos] & 0x800000FF) == b:
+                if prev >= 0:
+                    pairs.add((prev, b))
+                stack.append((pos ^ offset(units[pos]), b))
+    return pairs
+
+
+def input_cut_points(data: bytes, parts: int, key_pairs: set[tuple[int, int]], own_output) -> list[int]:
+    """Up to parts - 1 input cuts (see the module docstring): for k = 1 .. parts - 1, the
+    first allowed byte at or after k * (len // parts) and before the next such target.
+
+    Args:
+        data: the input, UTF-8.
+        parts: how many parts are wanted.
+        key_pairs: byte pairs consecutive in a charsmap key or a USER_DEFINED piece.
+        own_output: byte -> the normalizer's output for that one ASCII character.
+
+    >>> input_cut_points(b"ab cd ef", 3, set(), lambda c: bytes([c]))
+    [2, 4]
+    """
+    def allowed(at: int) -> bool:
+        a, b = data[at - 1], data[at]
+        if a >= 0x80 or b >= 0x80 or a == 0x20 or (a, b) in key_pairs:
+            return False
+        out = own_output(a)
+        if not out or b" " in out:
+            return False
+        return at < 2 or (data[at - 2], a) not in key_pairs
+
+    n = len(data)
+    if parts < 2 or n < 2 or n // parts == 0:
+        return []
+    step = n // parts
+    cuts = []
+    for k in range(1, parts):
+        for at in range(max(1, k * step), min(n, (k + 1) * step)):
+            if allowed(at):
+                cuts.append(at)
                 break
     return cuts
