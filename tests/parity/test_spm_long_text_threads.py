@@ -147,3 +147,50 @@ def test_sampling_stays_on_one_thread(monkeypatch):
         set_random_generator_seed(5)
         results.append(ours.encode(text, enable_sampling=True, alpha=0.1, nbest_size=-1, num_threads=threads))
     assert results[0] == results[1]
+
+
+def test_thread_count_resolution(monkeypatch):
+    """num_threads, then TOKENFORGE_NUM_THREADS, then the usable CPUs; 0 or 1: one thread."""
+    monkeypatch.setattr(processor_module, "PARALLEL_MIN_CHARS", 64)
+    text = "x" * 1000
+    monkeypatch.setenv("TOKENFORGE_NUM_THREADS", "3")
+    assert processor_module._parts(text, None) == (12, 3)
+    assert processor_module._parts(text, -1) == (12, 3)  # sentencepiece's "automatic"
+    assert processor_module._parts(text, 2) == (8, 2)
+    assert processor_module._parts(text, 0) == (1, 1)
+    assert processor_module._parts(text, 1) == (1, 1)
+    assert processor_module._parts("x" * 10, 4) == (1, 1)  # short: not cut
+    monkeypatch.setenv("TOKENFORGE_NUM_THREADS", "1")
+    assert processor_module._parts(text, None) == (1, 1)
+    monkeypatch.setenv("TOKENFORGE_NUM_THREADS", "many")
+    with pytest.raises(ValueError, match="TOKENFORGE_NUM_THREADS"):
+        processor_module._parts(text, None)
+    monkeypatch.delenv("TOKENFORGE_NUM_THREADS")
+    monkeypatch.setattr(processor_module, "resolve_threads", lambda n: n if n is not None else 5)
+    assert processor_module._parts(text, None) == (20, 5)
+
+
+def _child(path, text, queue):
+    ours = SentencePieceProcessor(model_file=path)
+    queue.put(ours.encode(text, num_threads=2))
+
+
+def test_forked_child_does_not_deadlock():
+    """A child forked after the pool ran still encodes one long text in parts."""
+    import multiprocessing
+
+    ours, ref = _pair("llama2_tokenizer")
+    text = corpus_sample("en")[:400_000]
+    expected = ref.encode(text)
+    assert ours.encode(text, num_threads=2) == expected  # the pool now runs
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_child, args=(str(SPM / "llama2_tokenizer.model"), text, queue))
+    child.start()
+    try:
+        got = queue.get(timeout=120)
+    finally:
+        child.join(timeout=30)
+        if child.is_alive():
+            child.kill()
+    assert child.exitcode == 0 and got == expected
