@@ -235,6 +235,14 @@ nb::list encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampl
   return batch.out.done();
 }
 
+// The cut points find(text) gives, found with the GIL released.
+template <typename Find>
+std::vector<size_t> cuts_of(nb::handle text, Find&& find) {
+  std::string_view v = text_view(text);
+  nb::gil_scoped_release release;
+  return find(v);
+}
+
 void check(bool ok, const std::string& error) {
   if (!ok) value_error(error);
 }
@@ -345,13 +353,7 @@ void bind_sentencepiece(nb::module_& m) {
            "Whether a long text can be encoded in parts on several threads (BPE and Unigram models whose pieces "
            "leave cut points).")
       .def("cut_points", [](const Proc& p, nb::handle normalized, size_t parts) {
-        std::string_view v = text_view(normalized);
-        std::vector<size_t> cuts;
-        {
-          nb::gil_scoped_release release;
-          cuts = p.cut_points(v, parts);
-        }
-        return cuts;
+        return cuts_of(normalized, [&](std::string_view v) { return p.cut_points(v, parts); });
       }, nb::arg("normalized"), nb::arg("parts"),
            "The byte offsets where encode in `parts` parts cuts this normalized text.")
       .def("encode_ids_batch", [](const Proc& p, nb::list texts, int threads) {
@@ -502,13 +504,7 @@ void bind_sentencepiece(nb::module_& m) {
            "The normalized text, or (text, byte offsets) with_offsets; without offsets and with parts > 1, the "
            "input cut into up to `parts` parts normalized on `threads` threads (the same text).")
       .def("input_cut_points", [](const Proc& p, nb::handle text, size_t parts) {
-        std::string_view v = text_view(text);
-        std::vector<size_t> cuts;
-        {
-          nb::gil_scoped_release release;
-          cuts = p.input_cut_points(v, parts);
-        }
-        return cuts;
+        return cuts_of(text, [&](std::string_view v) { return p.input_cut_points(v, parts); });
       }, nb::arg("text"), nb::arg("parts"),
            "The byte offsets where normalize in `parts` parts cuts this input.")
       .def("decode_ids", [](const Proc& p, nb::handle ids_obj) {

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from _shared import MODELS, corpus_sample, need_shared
+from _shared import MODELS, corpus_sample, in_forked_child, need_shared
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -88,6 +88,8 @@ def test_tricky_cut_points(name, monkeypatch):
         assert ours.encode(text, num_threads=8) == expected
         assert ours.encode(text, out_type=str, num_threads=8) == ref.encode(text, out_type=str)
         assert ours.encode(text.encode(), num_threads=8) == expected  # bytes input
+        broken = text.encode().replace(b"e", b"e\xff", 7).replace(b"a", b"\xe2\x96a", 5)  # malformed UTF-8
+        assert ours.encode(broken, num_threads=8) == ref.encode(broken)
         one = ours.encode(text, out_type="offset_mapping", num_threads=1)
         assert ours.encode(text, out_type="offset_mapping", num_threads=8) == one
         # A batch of fewer texts than threads runs each text in parts.
@@ -177,20 +179,9 @@ def _child(path, text, queue):
 
 def test_forked_child_does_not_deadlock():
     """A child forked after the pool ran still encodes one long text in parts."""
-    import multiprocessing
-
     ours, ref = _pair("llama2_tokenizer")
     text = corpus_sample("en")[:400_000]
     expected = ref.encode(text)
     assert ours.encode(text, num_threads=2) == expected  # the pool now runs
-    ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
-    child = ctx.Process(target=_child, args=(str(SPM / "llama2_tokenizer.model"), text, queue))
-    child.start()
-    try:
-        got = queue.get(timeout=120)
-    finally:
-        child.join(timeout=30)
-        if child.is_alive():
-            child.kill()
-    assert child.exitcode == 0 and got == expected
+    exitcode, got = in_forked_child(_child, (str(SPM / "llama2_tokenizer.model"), text))
+    assert exitcode == 0 and got == expected

@@ -10,7 +10,6 @@
 // as emit() would, and segments in place (encode_span, from the true total) the rare word
 // whose bound does not hold.  Cost: the settling is a few float additions per piece.
 #include <cmath>
-#include <cstring>
 
 #include "models/sentencepiece/unigram.h"
 #include "models/sentencepiece/unigram_word_cache.h"
@@ -18,12 +17,6 @@
 namespace tf::spm {
 
 namespace {
-
-float float_of_bits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
 
 struct PartScratch {
   std::vector<Unigram::Segment> segments;
@@ -66,12 +59,12 @@ void Unigram::encode_part(std::string_view text, uint32_t base, bool merge_unkno
           word_entry(w, wn, &tmp.entry);
           record = cache.insert(w, wn, seg.hash, tmp.entry[0], tmp.entry.data() + 1, (tmp.entry.size() - 1) / 2);
         }
-        word.bound = float_of_bits(record[1]);
+        word.bound = float_from_bits(record[1]);
         pieces = UnigramWordCache::pieces(record);
         count = UnigramWordCache::pieces_of(record);
       } else {  // too long for the cache: the same entry, kept only here
         word_entry(w, wn, &tmp.entry);
-        word.bound = float_of_bits(tmp.entry[0]);
+        word.bound = float_from_bits(tmp.entry[0]);
         pieces = tmp.entry.data() + 1;
         count = (tmp.entry.size() - 1) / 2;
       }
@@ -79,7 +72,7 @@ void Unigram::encode_part(std::string_view text, uint32_t base, bool merge_unkno
       for (size_t i = 0; i < count; ++i) {
         const uint32_t length = pieces[2 * i] >> 24;
         push_token(&out->tokens, static_cast<int32_t>(pieces[2 * i] & 0xFFFFFF), at, at + length);
-        out->scores.push_back(float_of_bits(pieces[2 * i + 1]));
+        out->scores.push_back(float_from_bits(pieces[2 * i + 1]));
         at += length;
       }
     }

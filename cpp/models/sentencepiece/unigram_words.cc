@@ -37,12 +37,6 @@ uint32_t float_bits(float f) {
   return u;
 }
 
-float bits_float(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
 }  // namespace
 
 // The total after `count` <unk> edges from `total`, each preceded by sentencepiece's rebase
@@ -156,7 +150,7 @@ struct TokenSink {
       const uint32_t length = p[2 * i] >> 24;
       push_token(out, static_cast<int32_t>(p[2 * i] & 0xFFFFFF), at, at + length);
       at += length;
-      total = total + bits_float(p[2 * i + 1]);
+      total = total + float_from_bits(p[2 * i + 1]);
     }
     return total;
   }
@@ -205,7 +199,7 @@ class IdSink {
       const uint32_t id = p[2 * i] & 0xFFFFFF;
       o[i] = static_cast<int32_t>(id);
       any_unknown |= id == unk24_;
-      total = total + bits_float(p[2 * i + 1]);
+      total = total + float_from_bits(p[2 * i + 1]);
     }
     if (any_unknown) {
       // A character no one-character piece covers: <unk> inside the word, which merges
@@ -430,7 +424,7 @@ void Unigram::emit(const uint8_t* s, size_t n, Sink& sink, void* scratch_buffers
       word_entry(w, wn, &entry);
       record = cache->insert(w, wn, seg.hash, entry[0], entry.data() + 1, (entry.size() - 1) / 2);
     }
-    if (!(std::fabs(total) <= bits_float(record[1]))) {
+    if (!(std::fabs(total) <= float_from_bits(record[1]))) {
       total = span(w, wn, total, seg.begin, sink, &tmp);
       continue;
     }
