@@ -143,6 +143,7 @@ bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& opti
   continues_.assign(0x10000 / 64, 0);
   for (bool& b : continues_byte_) b = false;
   ascii_continues_[0] = ascii_continues_[1] = 0;
+  output_utf8_ = true;
   if (blob.empty()) {
     set_run_tables();
     return true;
@@ -166,6 +167,12 @@ bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& opti
   charsmap_hash_ = hash_bytes(reinterpret_cast<const uint8_t*>(blob.data()), blob.size());
   replacements_.assign(blob.substr(4 + trie_size));
   replacements_.push_back('\0');  // a corrupt last string still ends
+  output_utf8_ = true;
+  for (size_t i = 0; i < replacements_.size();) {
+    const size_t len = utf8_char_len(reinterpret_cast<const uint8_t*>(replacements_.data()) + i, replacements_.size() - i);
+    if (len == 0) output_utf8_ = false;
+    i += len == 0 ? 1 : len;
+  }
   for (int b = 0; b < 256; ++b) first_byte_hit_[b] = trie_.has_first_byte(static_cast<uint8_t>(b));
   for (uint8_t c = 0; c < 0x80; ++c) ascii_class_[c] = classify(&c, 1);
   for (uint32_t cp = 0x80; cp < 0x10000; ++cp) {

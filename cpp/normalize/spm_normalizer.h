@@ -63,6 +63,10 @@ class SpmNormalizer {
     out->resize(normalize_to(text, out, nullptr, first, last));
   }
 
+  // Whether every output is well-formed UTF-8 given well-formed USER_DEFINED pieces
+  // (malformed input becomes U+FFFD; only a charsmap replacement could be malformed).
+  bool output_is_utf8() const { return output_utf8_; }
+
   // True when normalization is only space handling (no charsmap, no user pieces).
   bool is_identity() const { return trie_.empty(); }
 
@@ -77,6 +81,7 @@ class SpmNormalizer {
   bool can_cut_input(const uint8_t* s, size_t n, size_t at) const;
   bool in_key_(uint8_t a, uint8_t b) const { return (key_pairs_[(a << 8 | b) >> 6] >> (b & 63)) & 1; }
   void build_key_pairs() const;
+  bool output_utf8_ = true;
   uint64_t charsmap_hash_ = 0;        // hash of the precompiled charsmap (the key of build_key_pairs' cache)
   std::vector<uint64_t> user_pairs_;  // bit a << 8 | b: the bytes a, b are consecutive in a user piece
   // ... or in a charsmap key (built once, on first use, under key_pairs_once_).

@@ -22,7 +22,7 @@ bool SentencePieceProcessor::encodes_in_parts() const {
 
 void SentencePieceProcessor::segment_in_parts(std::string_view normalized, size_t parts, int threads,
                                               bool merge_unknown, std::vector<SpmToken>* tokens) const {
-  const std::vector<size_t> cuts = cut_rule_.cut_points(normalized, parts);
+  const std::vector<size_t> cuts = cut_points(normalized, parts);
   std::vector<size_t> bounds{0};
   bounds.insert(bounds.end(), cuts.begin(), cuts.end());
   bounds.push_back(normalized.size());

@@ -88,7 +88,8 @@ class SentencePieceProcessor {
   }
   // Where encode_ids(text, ids, parts, threads) cuts the normalized text (byte offsets).
   std::vector<size_t> cut_points(std::string_view normalized, size_t parts) const {
-    return encodes_in_parts() ? cut_rule_.cut_points(normalized, parts) : std::vector<size_t>();
+    return encodes_in_parts() ? cut_rule_.cut_points(normalized, parts, normalizer_.output_is_utf8())
+                              : std::vector<size_t>();
   }
 
   // The n best segmentations with their scores (Unigram only; fails for BPE).

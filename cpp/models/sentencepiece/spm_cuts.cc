@@ -41,7 +41,7 @@ void SpmCutRule::build(const SpmVocab& vocab) {
   }
 }
 
-std::vector<size_t> SpmCutRule::cut_points(std::string_view normalized, size_t parts) const {
+std::vector<size_t> SpmCutRule::cut_points(std::string_view normalized, size_t parts, bool utf8) const {
   std::vector<size_t> cuts;
   const uint8_t* s = reinterpret_cast<const uint8_t*>(normalized.data());
   const size_t n = normalized.size();
@@ -56,6 +56,13 @@ std::vector<size_t> SpmCutRule::cut_points(std::string_view normalized, size_t p
   };
   for (size_t k = 1; k < parts && i < n; ++k) {
     const size_t target = k * step, stop = std::min(n, target + step);
+    if (utf8 && i + 8 < target) {
+      // Jump: the character at the target (or after it) and the one before it.
+      i = target;
+      while (i < n && (s[i] & 0xC0) == 0x80) ++i;
+      prev = i - 1;
+      while (prev > 0 && (s[prev] & 0xC0) == 0x80) --prev;
+    }
     while (i < target && i < n) advance();
     for (; i < stop; advance()) {
       if (prev == n) continue;

@@ -35,7 +35,10 @@ class SpmCutRule {
   // Up to parts - 1 increasing byte offsets in (0, normalized.size()) where the text may be
   // cut: for each k the first allowed point at or after k * size / parts and before the
   // next such target (none when the stretch has no allowed point).
-  std::vector<size_t> cut_points(std::string_view normalized, size_t parts) const;
+  // With `utf8` (the text is known to be well-formed UTF-8, where characters start at the
+  // bytes that are not 10xxxxxx) the search starts at each target; else the text is
+  // stepped from its start, as the models step it.
+  std::vector<size_t> cut_points(std::string_view normalized, size_t parts, bool utf8 = false) const;
 
  private:
   // The characters a (before the point) and b (at it), as packed bytes, are consecutive in
