@@ -20,37 +20,35 @@ bool SentencePieceProcessor::encodes_in_parts() const {
   return model_type_ == kUnigram && unigram_.encodes_parts();
 }
 
-void SentencePieceProcessor::segment_in_parts(std::string_view normalized, size_t parts, int threads,
-                                              bool merge_unknown, std::vector<SpmToken>* tokens) const {
+std::vector<std::vector<SpmToken>> SentencePieceProcessor::segment_in_parts(std::string_view normalized, size_t parts,
+                                                                           int threads, bool merge_unknown,
+                                                                           const PartDone& done) const {
   const std::vector<size_t> cuts = cut_points(normalized, parts);
   std::vector<size_t> bounds{0};
   bounds.insert(bounds.end(), cuts.begin(), cuts.end());
   bounds.push_back(normalized.size());
   const size_t count = bounds.size() - 1;
   auto part = [&](size_t k) { return normalized.substr(bounds[k], bounds[k + 1] - bounds[k]); };
+  std::vector<std::vector<SpmToken>> tokens(count);
   if (model_type_ == kBpe) {
-    std::vector<std::vector<SpmToken>> done(count);
     parallel_for(count, threads, [&](size_t k) {
-      bpe_.encode(part(k), static_cast<uint32_t>(bounds[k]), &done[k], 0.0, nullptr, merge_unknown);
+      bpe_.encode(part(k), static_cast<uint32_t>(bounds[k]), &tokens[k], 0.0, nullptr, merge_unknown);
+      if (done) done(k, &tokens[k]);
     });
-    size_t total = tokens->size();
-    for (const auto& d : done) total += d.size();
-    tokens->reserve(total);
-    for (const auto& d : done) tokens->insert(tokens->end(), d.begin(), d.end());
-    return;
+    return tokens;
   }
-  std::vector<UnigramPart> done(count);
+  std::vector<UnigramPart> ahead(count);
   parallel_for(count, threads, [&](size_t k) {
-    unigram_.encode_part(part(k), static_cast<uint32_t>(bounds[k]), merge_unknown, &done[k]);
+    unigram_.encode_part(part(k), static_cast<uint32_t>(bounds[k]), merge_unknown, &ahead[k]);
   });
-  size_t total_tokens = tokens->size();
-  for (const auto& d : done) total_tokens += d.tokens.size();
-  tokens->reserve(total_tokens + total_tokens / 64);
   float total = 0.0f;
   for (size_t k = 0; k < count; ++k) {
-    total = unigram_.settle_part(part(k), static_cast<uint32_t>(bounds[k]), done[k], total, tokens);
-    std::vector<SpmToken>().swap(done[k].tokens);  // settled: free it now
+    tokens[k].reserve(ahead[k].tokens.size() + ahead[k].tokens.size() / 32);
+    total = unigram_.settle_part(part(k), static_cast<uint32_t>(bounds[k]), ahead[k], total, &tokens[k]);
+    std::vector<SpmToken>().swap(ahead[k].tokens);  // settled: free it now
   }
+  if (done) parallel_for(count, threads, [&](size_t k) { done(k, &tokens[k]); });
+  return tokens;
 }
 
 void SentencePieceProcessor::normalize_in_parts(std::string_view text, size_t parts, int threads,
@@ -83,9 +81,22 @@ void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32
   }
   std::string normalized;
   normalize_in_parts(text, parts, threads, &normalized);
-  std::vector<SpmToken> tokens;
-  segment_in_parts(normalized, parts, threads, /*merge_unknown=*/true, &tokens);
-  append_ids(tokens, normalized, ids);
+  // Each part's ids are made on the pool as soon as its tokens are final.
+  std::vector<std::vector<int32_t>> part_ids(parts);  // there are at most `parts` parts
+  segment_in_parts(normalized, parts, threads, /*merge_unknown=*/true, [&](size_t k, std::vector<SpmToken>* t) {
+    append_ids(*t, normalized, &part_ids[k]);
+    std::vector<SpmToken>().swap(*t);
+  });
+  size_t size = ids->size();
+  for (const auto& p : part_ids) size += p.size();
+  ids->reserve(size);
+  const int32_t unk = vocab_.unk_id();
+  for (const auto& p : part_ids) {
+    // A run of unknown text across a cut is one <unk> (without byte fallback, <unk> ids come
+    // only from unknown text).
+    const bool joined = !byte_fallback_ && !ids->empty() && !p.empty() && ids->back() == unk && p.front() == unk;
+    ids->insert(ids->end(), p.begin() + (joined ? 1 : 0), p.end());
+  }
 }
 
 void SentencePieceProcessor::encode(std::string_view text, const SpmSampling& sampling, std::vector<SpmPiece>* out,
@@ -101,7 +112,9 @@ void SentencePieceProcessor::encode(std::string_view text, const SpmSampling& sa
     normalize_in_parts(text, parts, threads, normalized);
   }
   std::vector<SpmToken> tokens;
-  segment_in_parts(*normalized, parts, threads, /*merge_unknown=*/false, &tokens);
+  for (auto& part : segment_in_parts(*normalized, parts, threads, /*merge_unknown=*/false, nullptr)) {
+    tokens.insert(tokens.end(), part.begin(), part.end());
+  }
   populate(tokens, *normalized, out);
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -116,9 +117,11 @@ class SentencePieceProcessor {
   // populate() for ids only, appended to *ids.
   void append_ids(const std::vector<SpmToken>& tokens, std::string_view normalized, std::vector<int32_t>* ids) const;
   // The tokens of segment(normalized) (with merge_unknown as SentencePieceBpe/Unigram take
-  // it), made part by part on the pool.
-  void segment_in_parts(std::string_view normalized, size_t parts, int threads, bool merge_unknown,
-                        std::vector<SpmToken>* tokens) const;
+  // it), made part by part on the pool: part k's final tokens are returned[k], and `done`
+  // (if set) is called with k and them on the pool once they are final.
+  using PartDone = std::function<void(size_t, std::vector<SpmToken>*)>;
+  std::vector<std::vector<SpmToken>> segment_in_parts(std::string_view normalized, size_t parts, int threads,
+                                                      bool merge_unknown, const PartDone& done) const;
   // The best (only, for WORD and CHAR) segmentation into the model's tokens.
   void segment(std::string_view normalized, std::vector<SpmToken>* tokens) const;
   std::string model_name() const {
