@@ -185,3 +185,17 @@ def test_forked_child_does_not_deadlock():
     assert ours.encode(text, num_threads=2) == expected  # the pool now runs
     exitcode, got = in_forked_child(_child, (str(SPM / "llama2_tokenizer.model"), text))
     assert exitcode == 0 and got == expected
+
+
+@pytest.mark.parametrize("name", ["botchan_en_bpe_1000", "botchan_en_unigram_1000", "rut5_spiece"])
+def test_unknown_runs_across_cuts(name, monkeypatch):
+    """Without byte fallback a run of characters in no piece is one <unk>, also when a cut
+    falls inside the run."""
+    ours, ref = _pair(name)
+    monkeypatch.setattr(processor_module, "PARALLEL_MIN_CHARS", 64)
+    text = "".join(f"w{i} " + "\U0001f600\U0001f680\u0d9a" * (i % 7 + 1) for i in range(600))
+    normalized = ours._core.normalize(text, False).encode()
+    unknown_cut = [c for c in _parts_of(ours, text, 8) if normalized[c] >= 0xF0 and normalized[c - 1] >= 0x80]
+    assert unknown_cut  # some cut falls between two unknown characters
+    assert ours.encode(text, num_threads=8) == ref.encode(text)
+    assert ours.encode(text, out_type=str, num_threads=8) == ref.encode(text, out_type=str)
