@@ -35,7 +35,19 @@ void Unigram::encode_part(std::string_view text, uint32_t base, bool merge_unkno
   out->tokens.clear();
   out->scores.clear();
   out->words.clear();
-  for (const Segment& seg : tmp.segments) {
+  out->tokens.reserve(text.size() / 3);
+  out->scores.reserve(text.size() / 3);
+  out->words.reserve(tmp.segments.size());
+  const std::vector<Segment>& segments = tmp.segments;
+  constexpr size_t kAhead = 8;  // as emit(): the cache is fetched a few words ahead
+  for (size_t j = 0; j < segments.size(); ++j) {
+    if (j + kAhead < segments.size() && (segments[j + kAhead].hash & ~uint64_t{1}) != 0) {
+      cache.prefetch_slot(segments[j + kAhead].hash);
+    }
+    if (j + kAhead / 2 < segments.size() && (segments[j + kAhead / 2].hash & ~uint64_t{1}) != 0) {
+      cache.prefetch_record(segments[j + kAhead / 2].hash);
+    }
+    const Segment& seg = segments[j];
     UnigramPart::Word word{0, 0, seg.begin, seg.end, 0.0f, 0};
     if (seg.hash == 0) {  // a run of unknown characters: no total involved but its length
       if (merge_unknown) {
