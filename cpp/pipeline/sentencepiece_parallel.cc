@@ -20,35 +20,58 @@ bool SentencePieceProcessor::encodes_in_parts() const {
   return model_type_ == kUnigram && unigram_.encodes_parts();
 }
 
-std::vector<std::vector<SpmToken>> SentencePieceProcessor::segment_in_parts(std::string_view normalized, size_t parts,
-                                                                           int threads, bool merge_unknown,
-                                                                           const PartDone& done) const {
+namespace {
+
+// The calling thread's buffers for the parts of a long text, kept between calls (with
+// their capacity) so a long encode does not touch megabytes of new memory each time.
+struct PartsScratch {
+  std::vector<std::vector<SpmToken>> tokens;  // final tokens per part
+  std::vector<UnigramPart> ahead;              // Unigram parts before settling
+  std::vector<std::string> normalized_parts;
+  std::string normalized;
+  std::vector<std::vector<int32_t>> ids;  // ids per part
+};
+
+PartsScratch& parts_scratch() {
+  thread_local PartsScratch scratch;
+  return pinned(scratch);
+}
+
+}  // namespace
+
+size_t SentencePieceProcessor::segment_in_parts(std::string_view normalized, size_t parts, int threads,
+                                                bool merge_unknown, const PartDone& done,
+                                                std::vector<std::vector<SpmToken>>* tokens) const {
   const std::vector<size_t> cuts = cut_points(normalized, parts);
   std::vector<size_t> bounds{0};
   bounds.insert(bounds.end(), cuts.begin(), cuts.end());
   bounds.push_back(normalized.size());
   const size_t count = bounds.size() - 1;
   auto part = [&](size_t k) { return normalized.substr(bounds[k], bounds[k + 1] - bounds[k]); };
-  std::vector<std::vector<SpmToken>> tokens(count);
+  if (tokens->size() < count) tokens->resize(count);
+  for (size_t k = 0; k < count; ++k) (*tokens)[k].clear();
   if (model_type_ == kBpe) {
     parallel_for(count, threads, [&](size_t k) {
-      bpe_.encode(part(k), static_cast<uint32_t>(bounds[k]), &tokens[k], 0.0, nullptr, merge_unknown);
-      if (done) done(k, &tokens[k]);
+      // With `done` the tokens are consumed at once: a per-worker buffer holds them.
+      thread_local std::vector<SpmToken> tls;
+      std::vector<SpmToken>& out = done ? pinned(tls) : (*tokens)[k];
+      out.clear();
+      bpe_.encode(part(k), static_cast<uint32_t>(bounds[k]), &out, 0.0, nullptr, merge_unknown);
+      if (done) done(k, &out);
     });
-    return tokens;
+    return count;
   }
-  std::vector<UnigramPart> ahead(count);
+  std::vector<UnigramPart>& ahead = parts_scratch().ahead;
+  if (ahead.size() < count) ahead.resize(count);
   parallel_for(count, threads, [&](size_t k) {
     unigram_.encode_part(part(k), static_cast<uint32_t>(bounds[k]), merge_unknown, &ahead[k]);
   });
   float total = 0.0f;
   for (size_t k = 0; k < count; ++k) {
-    tokens[k].reserve(ahead[k].tokens.size() + ahead[k].tokens.size() / 32);
-    total = unigram_.settle_part(part(k), static_cast<uint32_t>(bounds[k]), ahead[k], total, &tokens[k]);
-    std::vector<SpmToken>().swap(ahead[k].tokens);  // settled: free it now
+    total = unigram_.settle_part(part(k), static_cast<uint32_t>(bounds[k]), ahead[k], total, &(*tokens)[k]);
   }
-  if (done) parallel_for(count, threads, [&](size_t k) { done(k, &tokens[k]); });
-  return tokens;
+  if (done) parallel_for(count, threads, [&](size_t k) { done(k, &(*tokens)[k]); });
+  return count;
 }
 
 void SentencePieceProcessor::normalize_in_parts(std::string_view text, size_t parts, int threads,
@@ -62,15 +85,16 @@ void SentencePieceProcessor::normalize_in_parts(std::string_view text, size_t pa
   bounds.insert(bounds.end(), cuts.begin(), cuts.end());
   bounds.push_back(text.size());
   const size_t count = bounds.size() - 1;
-  std::vector<std::string> done(count);
+  std::vector<std::string>& done = parts_scratch().normalized_parts;
+  if (done.size() < count) done.resize(count);
   parallel_for(count, threads, [&](size_t k) {
     normalizer_.normalize_part(text.substr(bounds[k], bounds[k + 1] - bounds[k]), k == 0, k + 1 == count, &done[k]);
   });
   size_t size = 0;
-  for (const auto& d : done) size += d.size();
+  for (size_t k = 0; k < count; ++k) size += done[k].size();
   normalized->clear();
   normalized->reserve(size);
-  for (const auto& d : done) normalized->append(d);
+  for (size_t k = 0; k < count; ++k) normalized->append(done[k]);
 }
 
 void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32_t>* ids, size_t parts,
@@ -79,19 +103,24 @@ void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32
     encode_ids(text, ids);
     return;
   }
-  std::string normalized;
+  PartsScratch& scratch = parts_scratch();
+  std::string& normalized = scratch.normalized;
   normalize_in_parts(text, parts, threads, &normalized);
   // Each part's ids are made on the pool as soon as its tokens are final.
-  std::vector<std::vector<int32_t>> part_ids(parts);  // there are at most `parts` parts
-  segment_in_parts(normalized, parts, threads, /*merge_unknown=*/true, [&](size_t k, std::vector<SpmToken>* t) {
-    append_ids(*t, normalized, &part_ids[k]);
-    std::vector<SpmToken>().swap(*t);
-  });
+  std::vector<std::vector<int32_t>>& part_ids = scratch.ids;
+  if (part_ids.size() < parts) part_ids.resize(parts);  // there are at most `parts` parts
+  const size_t count = segment_in_parts(normalized, parts, threads, /*merge_unknown=*/true,
+                                        [&](size_t k, std::vector<SpmToken>* t) {
+                                          part_ids[k].clear();
+                                          append_ids(*t, normalized, &part_ids[k]);
+                                        },
+                                        &scratch.tokens);
   size_t size = ids->size();
-  for (const auto& p : part_ids) size += p.size();
+  for (size_t k = 0; k < count; ++k) size += part_ids[k].size();
   ids->reserve(size);
   const int32_t unk = vocab_.unk_id();
-  for (const auto& p : part_ids) {
+  for (size_t k = 0; k < count; ++k) {
+    const std::vector<int32_t>& p = part_ids[k];
     // A run of unknown text across a cut is one <unk> (without byte fallback, <unk> ids come
     // only from unknown text).
     const bool joined = !byte_fallback_ && !ids->empty() && !p.empty() && ids->back() == unk && p.front() == unk;
@@ -111,10 +140,10 @@ void SentencePieceProcessor::encode(std::string_view text, const SpmSampling& sa
   } else {
     normalize_in_parts(text, parts, threads, normalized);
   }
+  std::vector<std::vector<SpmToken>>& parts_tokens = parts_scratch().tokens;
+  const size_t count = segment_in_parts(*normalized, parts, threads, /*merge_unknown=*/false, nullptr, &parts_tokens);
   std::vector<SpmToken> tokens;
-  for (auto& part : segment_in_parts(*normalized, parts, threads, /*merge_unknown=*/false, nullptr)) {
-    tokens.insert(tokens.end(), part.begin(), part.end());
-  }
+  for (size_t k = 0; k < count; ++k) tokens.insert(tokens.end(), parts_tokens[k].begin(), parts_tokens[k].end());
   populate(tokens, *normalized, out);
 }
 

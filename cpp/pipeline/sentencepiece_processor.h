@@ -117,11 +117,12 @@ class SentencePieceProcessor {
   // populate() for ids only, appended to *ids.
   void append_ids(const std::vector<SpmToken>& tokens, std::string_view normalized, std::vector<int32_t>* ids) const;
   // The tokens of segment(normalized) (with merge_unknown as SentencePieceBpe/Unigram take
-  // it), made part by part on the pool: part k's final tokens are returned[k], and `done`
-  // (if set) is called with k and them on the pool once they are final.
+  // it), made part by part on the pool; returns the number of parts.  With `done`, it is
+  // called on the pool with k and part k's tokens once they are final (BPE then leaves
+  // (*tokens)[k] empty); without, part k's tokens are (*tokens)[k] (resized as needed).
   using PartDone = std::function<void(size_t, std::vector<SpmToken>*)>;
-  std::vector<std::vector<SpmToken>> segment_in_parts(std::string_view normalized, size_t parts, int threads,
-                                                      bool merge_unknown, const PartDone& done) const;
+  size_t segment_in_parts(std::string_view normalized, size_t parts, int threads, bool merge_unknown,
+                          const PartDone& done, std::vector<std::vector<SpmToken>>* tokens) const;
   // The best (only, for WORD and CHAR) segmentation into the model's tokens.
   void segment(std::string_view normalized, std::vector<SpmToken>* tokens) const;
   std::string model_name() const {
