@@ -9,6 +9,13 @@ group times single long texts: 1 MB of one letter, 1 MB of digits, and space-fre
 
 Usage:
     python benchmarks/bench_spm.py [--mb 1.0] [--models llama2,rut5] [--corpora en,multi] [--repeat 2]
+    python benchmarks/bench_spm.py --long-text 4 [--models ...] [--corpora en,code,multi] [--repeat 3]
+
+--long-text MB times instead one text of MB megabytes per corpus file (its start), encoded
+whole: tokenforge with num_threads=1 and num_threads=2 (the text cut into parts on the
+native pool) and sentencepiece (one thread for one text), each on a fresh processor per
+repetition (cold caches), best of --repeat, in this process: wall time, process CPU time
+(all threads) and their ratio, and the ratios tf2/tf1 and tf2/spm by wall time.
 
 Thread counts are set per child process (RAYON_NUM_THREADS for the Rust libraries; the
 one-thread child is also pinned to one core), so the script re-runs itself once per thread
@@ -136,11 +143,16 @@ def main() -> None:
     ap.add_argument("--thread-counts", default="1,2")
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--no-adversarial", dest="adversarial", action="store_false")
+    ap.add_argument("--long-text", type=float, default=0.0, metavar="MB",
+                    help="time one long text of MB megabytes per corpus instead (see above)")
     args = ap.parse_args()
     models = sorted(p.name for p in SPM_DIR.glob("*.model"))
     if args.models:
         models = [m for m in models if any(s in m for s in args.models.split(","))]
     args.models, args.corpora = models, args.corpora.split(",")
+    if args.long_text:
+        long_text(args)
+        return
     if args.threads:
         child(args)
         return
@@ -155,6 +167,52 @@ def main() -> None:
         proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, check=True)
         records += [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     report(records)
+
+
+def long_text(args: argparse.Namespace) -> None:
+    """One long text per corpus: tokenforge on 1 and 2 threads vs sentencepiece, wall and CPU time."""
+    import sentencepiece as spm
+
+    import tokenforge
+
+    def timed(make, run, repeat: int) -> tuple[float, float]:
+        best_wall = best_cpu = float("inf")
+        for _ in range(repeat):
+            enc = make()  # fresh instance: its word caches start cold
+            w, c = time.perf_counter(), time.process_time()
+            run(enc)
+            best_wall = min(best_wall, time.perf_counter() - w)
+            best_cpu = min(best_cpu, time.process_time() - c)
+        return best_wall, best_cpu
+
+    budget = int(args.long_text * 1e6)
+    texts = {}
+    for name in args.corpora:
+        with lzma.open(CORPUS_DIR / f"{name}.txt.xz", "rt", encoding="utf-8", newline="") as f:
+            texts[name] = f.read(budget)
+    print(f"one long text per corpus, best of {args.repeat}, fresh processor each time; wall ms / CPU ms (all threads)")
+    print(f"{'model':<28} {'corpus':<6} {'MB':>5} {'tf 1 thr':>15} {'tf 2 thr':>15} {'sentencepiece':>15} "
+          f"{'cpu/wall':>8} {'tf2/tf1':>7} {'tf2/spm':>7}")
+    for model in args.models:
+        path = str(SPM_DIR / model)
+        for name, text in texts.items():
+            expected = None
+            rows = {}
+            for label, make, run in (
+                ("tf1", lambda: tokenforge.SentencePieceProcessor(model_file=path), lambda e: e.encode(text, num_threads=1)),
+                ("tf2", lambda: tokenforge.SentencePieceProcessor(model_file=path), lambda e: e.encode(text, num_threads=2)),
+                ("spm", lambda: spm.SentencePieceProcessor(model_file=path), lambda e: e.encode(text)),
+            ):
+                ids = run(make())
+                if expected is None:
+                    expected = ids
+                elif ids != expected:
+                    print(f"  {model} {name}: {label} ids differ from tf1's", file=sys.stderr)
+                rows[label] = timed(make, run, args.repeat)
+            fmt = lambda wc: f"{wc[0] * 1e3:7.1f}/{wc[1] * 1e3:7.1f}"  # noqa: E731
+            print(f"{model.removesuffix('.model'):<28} {name:<6} {len(text.encode()) / 1e6:5.2f} {fmt(rows['tf1'])} "
+                  f"{fmt(rows['tf2'])} {fmt(rows['spm'])} {rows['tf2'][1] / rows['tf2'][0]:8.2f} "
+                  f"{rows['tf1'][0] / rows['tf2'][0]:7.2f} {rows['spm'][0] / rows['tf2'][0]:7.2f}", flush=True)
 
 
 def report(records: list[dict]) -> None:

@@ -75,3 +75,20 @@ def corpus_sample(name: str, size: int = SAMPLE_BYTES) -> str:
         parts.append(text[start:end if end > 0 else len(text)])
     return "\n".join(parts)
 
+
+
+def in_forked_child(target, args: tuple, timeout: float = 120):
+    """Runs target(*args, queue) in a forked child; returns (its exit code, what it put in the queue)."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=target, args=(*args, queue))
+    child.start()
+    try:
+        got = queue.get(timeout=timeout)
+    finally:
+        child.join(timeout=30)
+        if child.is_alive():
+            child.kill()
+    return child.exitcode, got

@@ -322,6 +322,14 @@ nb::list encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampl
   return batch.out.done();
 }
 
+// The cut points find(text) gives, found with the GIL released.
+template <typename Find>
+std::vector<size_t> cuts_of(nb::handle text, Find&& find) {
+  std::string_view v = text_view(text);
+  nb::gil_scoped_release release;
+  return find(v);
+}
+
 void check(bool ok, const std::string& error) {
   if (!ok) value_error(error);
 }
@@ -470,16 +478,24 @@ void bind_sentencepiece(nb::module_& m) {
         }
         return nb::make_tuple(keep_p, keep_s, keep_t);
       }, "(pieces, scores, types) of the vocabulary, as Python lists.")
-      .def("encode_ids", [](const Proc& p, nb::handle text) {
+      .def("encode_ids", [](const Proc& p, nb::handle text, size_t parts, int threads) {
         std::string_view v = text_view(text);
         std::vector<int32_t> ids;
         {
           nb::gil_scoped_release release;
-          p.encode_ids(v, &ids);
+          p.encode_ids(v, &ids, parts, threads);
         }
         return ids_list(ids);
-      }, nb::arg("text"),
-           "The ids of the best segmentation of text (str or bytes).")
+      }, nb::arg("text"), nb::arg("parts") = 1, nb::arg("threads") = 1,
+           "The ids of the best segmentation of text (str or bytes); with parts and threads > 1, cut into up to "
+           "`parts` parts encoded on up to `threads` threads (same ids).")
+      .def("encodes_in_parts", &Proc::encodes_in_parts,
+           "Whether a long text can be encoded in parts on several threads (BPE and Unigram models whose pieces "
+           "leave cut points).")
+      .def("cut_points", [](const Proc& p, nb::handle normalized, size_t parts) {
+        return cuts_of(normalized, [&](std::string_view v) { return p.cut_points(v, parts); });
+      }, nb::arg("normalized"), nb::arg("parts"),
+           "The byte offsets where encode in `parts` parts cuts this normalized text.")
       .def("encode_ids_batch", [](const Proc& p, nb::list texts, int threads) {
         BatchTexts batch(texts, threads);
         const std::vector<std::string_view>& views = batch.views;
@@ -518,16 +534,17 @@ void bind_sentencepiece(nb::module_& m) {
       }, nb::arg("texts"), nb::arg("threads"),
            "encode_ids for each text, on up to `threads` threads.")
       .def("encode", [](const Proc& p, nb::handle text, bool as_pieces, bool enable, int nbest, float alpha,
-                        uint64_t seed) -> nb::object {
+                        uint64_t seed, size_t parts, int threads) -> nb::object {
         std::string_view v = text_view(text);
         Encoded e;
         {
           nb::gil_scoped_release release;
-          p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, nullptr);
+          p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, nullptr, parts, threads);
         }
         return as_pieces ? nb::object(pieces_list(p, e.pieces, e.normalized)) : ids_list(e.pieces);
       }, nb::arg("text"), nb::arg("as_pieces"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
-           "Ids or pieces, best or sampled.")
+         nb::arg("parts") = 1, nb::arg("threads") = 1,
+           "Ids or pieces, best or sampled (the best in up to `parts` parts on `threads` threads).")
       .def("encode_batch", [](const Proc& p, nb::list texts, int threads, bool as_pieces, bool enable, int nbest,
                               float alpha, uint64_t seed, nb::handle piece_strs, int32_t bos, int32_t eos, bool reverse) {
         const int32_t size = p.vocab().size();
@@ -545,17 +562,20 @@ void bind_sentencepiece(nb::module_& m) {
            "encode for each text, on threads, reversed and between bos and eos (ids; < 0: none) if asked; item i "
            "samples with a seed derived from (seed, i).  piece_strs (None or one str per piece) saves making "
            "piece strs.")
-      .def("encode_with_offsets", [](const Proc& p, nb::handle text, bool enable, int nbest, float alpha, uint64_t seed) {
+      .def("encode_with_offsets", [](const Proc& p, nb::handle text, bool enable, int nbest, float alpha, uint64_t seed,
+                                     size_t parts, int threads) {
         std::string_view v = text_view(text);
         Encoded e;
         std::vector<uint32_t> n2o;
         {
           nb::gil_scoped_release release;
-          p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, &n2o);
+          p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, &n2o, parts, threads);
         }
         return offsets_list(p, e.pieces, e.normalized, n2o);
       }, nb::arg("text"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
-           "[(id, piece, begin, end, partial)] with byte offsets into the input.")
+         nb::arg("parts") = 1, nb::arg("threads") = 1,
+           "[(id, piece, begin, end, partial)] with byte offsets into the input (in up to `parts` parts on "
+           "`threads` threads).")
       .def("encode_proto_pieces", [](const Proc& p, nb::handle text, bool enable, int nbest, float alpha,
                                      uint64_t seed, bool unicode) {
         std::string_view v = text_view(text);
@@ -674,18 +694,27 @@ void bind_sentencepiece(nb::module_& m) {
         return h;
       }, nb::arg("text"), nb::arg("alpha"),
            "Entropy of the segmentation distribution (Unigram).")
-      .def("normalize", [](const Proc& p, nb::handle text, bool with_offsets) -> nb::object {
+      .def("normalize", [](const Proc& p, nb::handle text, bool with_offsets, size_t parts, int threads) -> nb::object {
         std::string_view v = text_view(text);
         std::string out;
         std::vector<uint32_t> n2o;
         {
           nb::gil_scoped_release release;
-          p.normalize(v, &out, with_offsets ? &n2o : nullptr);
+          if (parts > 1 && !with_offsets) {
+            p.normalize_in_parts(v, parts, threads, &out);
+          } else {
+            p.normalize(v, &out, with_offsets ? &n2o : nullptr);
+          }
         }
         if (!with_offsets) return to_str(out);
         return nb::make_tuple(to_str(out), n2o);
-      }, nb::arg("text"), nb::arg("with_offsets"),
-           "The normalized text, or (text, byte offsets) with_offsets.")
+      }, nb::arg("text"), nb::arg("with_offsets"), nb::arg("parts") = 1, nb::arg("threads") = 1,
+           "The normalized text, or (text, byte offsets) with_offsets; without offsets and with parts > 1, the "
+           "input cut into up to `parts` parts normalized on `threads` threads (the same text).")
+      .def("input_cut_points", [](const Proc& p, nb::handle text, size_t parts) {
+        return cuts_of(text, [&](std::string_view v) { return p.input_cut_points(v, parts); });
+      }, nb::arg("text"), nb::arg("parts"),
+           "The byte offsets where normalize in `parts` parts cuts this input.")
       .def("decode_ids", [](const Proc& p, nb::handle ids_obj) {
         std::vector<uint32_t> raw = ids_from(ids_obj);
         std::vector<int32_t> ids(raw.begin(), raw.end());

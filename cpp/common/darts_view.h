@@ -25,6 +25,8 @@ class DartsView {
     if (!units_.empty()) std::memcpy(units_.data(), blob, units_.size() * 4);
   }
   bool empty() const { return units_.empty(); }
+  size_t units() const { return units_.size(); }
+  bool operator==(const DartsView& other) const { return units_ == other.units_; }
 
   // The longest of the first `max_matches` keys that prefix s[0, n) (sentencepiece reads
   // at most 32): sets *value and returns its length, or returns 0 when no key matches.

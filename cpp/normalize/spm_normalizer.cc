@@ -1,6 +1,7 @@
 #include "normalize/spm_normalizer.h"
 
 #include "common/inline.h"
+#include "common/byte_hash.h"
 
 #include <algorithm>
 #include <cstring>
@@ -142,6 +143,7 @@ bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& opti
   continues_.assign(0x10000 / 64, 0);
   for (bool& b : continues_byte_) b = false;
   ascii_continues_[0] = ascii_continues_[1] = 0;
+  output_utf8_ = true;
   if (blob.empty()) {
     set_run_tables();
     return true;
@@ -162,8 +164,15 @@ bool SpmNormalizer::init(std::string_view blob, const SpmNormalizerOptions& opti
     return false;
   }
   trie_.assign(reinterpret_cast<const uint8_t*>(blob.data()) + 4, trie_size);
+  charsmap_hash_ = hash_bytes(reinterpret_cast<const uint8_t*>(blob.data()), blob.size());
   replacements_.assign(blob.substr(4 + trie_size));
   replacements_.push_back('\0');  // a corrupt last string still ends
+  output_utf8_ = true;
+  for (size_t i = 0; i < replacements_.size();) {
+    const size_t len = utf8_char_len(reinterpret_cast<const uint8_t*>(replacements_.data()) + i, replacements_.size() - i);
+    if (len == 0) output_utf8_ = false;
+    i += len == 0 ? 1 : len;
+  }
   for (int b = 0; b < 256; ++b) first_byte_hit_[b] = trie_.has_first_byte(static_cast<uint8_t>(b));
   for (uint8_t c = 0; c < 0x80; ++c) ascii_class_[c] = classify(&c, 1);
   for (uint32_t cp = 0x80; cp < 0x10000; ++cp) {
@@ -331,12 +340,12 @@ std::pair<std::string_view, size_t> SpmNormalizer::normalize_prefix(const uint8_
   return {std::string_view(reinterpret_cast<const char*>(s), len), len};
 }
 
-void SpmNormalizer::normalize_identity(const uint8_t* s, size_t n, std::string* out) const {
+void SpmNormalizer::normalize_identity(const uint8_t* s, size_t n, std::string* out, bool first, bool last) const {
   // No rules and spaces kept: copy runs of well-formed text, escaping spaces and turning
   // each malformed byte into U+FFFD, exactly what the general loop does byte by byte.
   out->reserve(n + n / 4 + 8);
   const std::string_view space = options_.escape_whitespaces ? kSpace : std::string_view(" ");
-  if (!options_.treat_whitespace_as_suffix && options_.add_dummy_prefix) out->append(space);
+  if (first && !options_.treat_whitespace_as_suffix && options_.add_dummy_prefix) out->append(space);
   size_t run = 0;
   for (size_t i = 0; i < n;) {
     const uint8_t c = s[i];
@@ -360,7 +369,7 @@ void SpmNormalizer::normalize_identity(const uint8_t* s, size_t n, std::string* 
     }
   }
   out->append(reinterpret_cast<const char*>(s + run), n - run);
-  if (options_.treat_whitespace_as_suffix && options_.add_dummy_prefix) out->append(space);
+  if (last && options_.treat_whitespace_as_suffix && options_.add_dummy_prefix) out->append(space);
 }
 
 void SpmNormalizer::normalize(std::string_view text, std::string* out, std::vector<uint32_t>* n2o) const {
@@ -371,7 +380,8 @@ std::string_view SpmNormalizer::normalize_view(std::string_view text, std::strin
   return std::string_view(buffer->data(), normalize_to(text, buffer, nullptr));
 }
 
-size_t SpmNormalizer::normalize_to(std::string_view text, std::string* out, std::vector<uint32_t>* n2o) const {
+size_t SpmNormalizer::normalize_to(std::string_view text, std::string* out, std::vector<uint32_t>* n2o, bool first,
+                                   bool last) const {
   if (n2o) n2o->clear();
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
   const size_t n = text.size();
@@ -383,7 +393,7 @@ size_t SpmNormalizer::normalize_to(std::string_view text, std::string* out, std:
   }
   if (trie_.empty() && !options_.remove_extra_whitespaces && n2o == nullptr) {
     out->clear();
-    normalize_identity(s, n, out);
+    normalize_identity(s, n, out, first, last);
     return out->size();
   }
   const bool runs = user_defined_ == nullptr || user_defined_->empty();
@@ -410,7 +420,7 @@ size_t SpmNormalizer::normalize_to(std::string_view text, std::string* out, std:
     while (at < n && s[at] == ' ') ++at;
     return at;
   };
-  if (options_.remove_extra_whitespaces) {
+  if (first && options_.remove_extra_whitespaces) {
     if (space_plain) pos = skip_spaces(pos);
     while (pos < n) {
       if (plain_ascii(pos)) {  // indentation, then most first characters: no trie walk
@@ -439,9 +449,10 @@ size_t SpmNormalizer::normalize_to(std::string_view text, std::string* out, std:
       if (n2o) n2o->push_back(consumed);
     }
   };
-  if (!options_.treat_whitespace_as_suffix && options_.add_dummy_prefix) add_space();
+  if (first && !options_.treat_whitespace_as_suffix && options_.add_dummy_prefix) add_space();
 
-  bool prev_space = options_.remove_extra_whitespaces;
+  // (A part after the first starts after a character whose output has no space.)
+  bool prev_space = first && options_.remove_extra_whitespaces;
   while (pos < n) {
     if (runs) {
       // Characters no rule touches are copied as a run.
@@ -505,7 +516,7 @@ size_t SpmNormalizer::normalize_to(std::string_view text, std::string* out, std:
     if (!options_.remove_extra_whitespaces) prev_space = false;
   }
 
-  if (options_.remove_extra_whitespaces) {
+  if (last && options_.remove_extra_whitespaces) {
     std::string_view space = options_.escape_whitespaces ? kSpace : std::string_view(" ");
     while (w.ends_with(space)) {
       size_t len = w.size() - space.size();
@@ -516,7 +527,7 @@ size_t SpmNormalizer::normalize_to(std::string_view text, std::string* out, std:
       w.truncate(len);
     }
   }
-  if (options_.treat_whitespace_as_suffix && options_.add_dummy_prefix) add_space();
+  if (last && options_.treat_whitespace_as_suffix && options_.add_dummy_prefix) add_space();
   if (n2o) n2o->push_back(consumed);
   return w.size();
 }

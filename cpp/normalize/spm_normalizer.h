@@ -16,6 +16,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -48,14 +50,44 @@ class SpmNormalizer {
   // which is only ever grown (no zero-filling it again for every short text).
   std::string_view normalize_view(std::string_view text, std::string* buffer) const;
 
+  // Input cuts (spm_normalizer_cuts.cc): where the input may be cut so that its parts,
+  // normalized by normalize_part, concatenate to normalize() of the whole.  prepare_cuts
+  // (after set_user_defined, given the USER_DEFINED pieces) builds the table of byte pairs
+  // that occur in a charsmap key or a USER_DEFINED piece.
+  void prepare_cuts(const std::vector<std::string_view>& user_defined_pieces);
+  // Up to parts - 1 increasing input offsets (see spm_normalizer_cuts.cc for the rule).
+  std::vector<size_t> input_cut_points(std::string_view text, size_t parts) const;
+  // normalize() of one part of an input cut at input_cut_points: only the first part gets
+  // the leading-space handling and the dummy prefix, only the last the trailing ones.
+  void normalize_part(std::string_view text, bool first, bool last, std::string* out) const {
+    out->resize(normalize_to(text, out, nullptr, first, last));
+  }
+
+  // Whether every output is well-formed UTF-8 given well-formed USER_DEFINED pieces
+  // (malformed input becomes U+FFFD; only a charsmap replacement could be malformed).
+  bool output_is_utf8() const { return output_utf8_; }
+
   // True when normalization is only space handling (no charsmap, no user pieces).
   bool is_identity() const { return trie_.empty(); }
 
  private:
   // normalize() into *out from its start; returns the length (out may be longer).
-  size_t normalize_to(std::string_view text, std::string* out, std::vector<uint32_t>* norm_to_orig) const;
+  // (first / last: whether the text starts / ends the whole input, see normalize_part.)
+  size_t normalize_to(std::string_view text, std::string* out, std::vector<uint32_t>* norm_to_orig, bool first = true,
+                      bool last = true) const;
   // normalize() for a model without rules that keeps spaces, without alignment.
-  void normalize_identity(const uint8_t* s, size_t n, std::string* out) const;
+  void normalize_identity(const uint8_t* s, size_t n, std::string* out, bool first, bool last) const;
+  // Whether the input may be cut before s[at] (spm_normalizer_cuts.cc).
+  bool can_cut_input(const uint8_t* s, size_t n, size_t at) const;
+  bool in_key_(uint8_t a, uint8_t b) const { return (key_pairs_[(a << 8 | b) >> 6] >> (b & 63)) & 1; }
+  void build_key_pairs() const;
+  bool output_utf8_ = true;
+  uint64_t charsmap_hash_ = 0;        // hash of the precompiled charsmap (the key of build_key_pairs' cache)
+  std::vector<uint64_t> user_pairs_;  // bit a << 8 | b: the bytes a, b are consecutive in a user piece
+  // ... or in a charsmap key (built once, on first use, under key_pairs_once_).
+  mutable std::vector<uint64_t> key_pairs_;
+  std::shared_ptr<std::once_flag> key_pairs_once_ = std::make_shared<std::once_flag>();
+  bool ascii_cut_after_[128] = {};    // the character's own output is not empty and holds no space
   // How the charsmap treats a character (ASCII or BMP): kPlain, no key starts with it;
   // kPlainUnlessContinued, no key ends inside it but longer ones start with it (NFKC's
   // base letter + combining mark), so it stays as it is unless the next character is one

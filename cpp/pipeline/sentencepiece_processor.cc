@@ -41,11 +41,17 @@ bool SentencePieceProcessor::load(SpmModelSpec spec, std::string* error) {
   options_ = spec.normalizer;
   if (!normalizer_.init(spec.precompiled_charsmap, spec.normalizer, error)) return false;
   normalizer_.set_user_defined(&vocab_.user_defined());
+  std::vector<std::string_view> user_pieces;
+  for (int32_t id = 0; id < vocab_.size(); ++id) {
+    if (vocab_.type(id) == SpmType::kUserDefined) user_pieces.emplace_back(vocab_.piece(id));
+  }
+  normalizer_.prepare_cuts(user_pieces);
   denormalizer_.reset();
   if (spec.has_denormalizer && !spec.denormalizer_charsmap.empty()) {
     denormalizer_ = std::make_unique<SpmNormalizer>();
     if (!denormalizer_->init(spec.denormalizer_charsmap, spec.denormalizer, error)) return false;
   }
+  cut_rule_.build(vocab_);
   if (model_type_ == kWord || model_type_ == kChar) return true;  // segmented by the vocabulary alone
   return is_bpe_ ? bpe_.build(&vocab_, error) : unigram_.build(&vocab_, error);
 }
@@ -172,7 +178,11 @@ void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32
   } else {
     segment(normalized, &tokens);
   }
-  // populate() for ids only.
+  append_ids(tokens, normalized, ids);
+}
+
+void SentencePieceProcessor::append_ids(const std::vector<SpmToken>& tokens, std::string_view normalized,
+                                        std::vector<int32_t>* ids) const {
   // Geometric growth: callers append many texts to one vector (an exact reserve per text
   // would copy it every time).
   if (ids->capacity() < ids->size() + tokens.size()) ids->reserve(std::max(2 * ids->capacity(), ids->size() + tokens.size()));

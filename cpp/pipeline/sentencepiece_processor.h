@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "models/sentencepiece/sentencepiece_bpe.h"
+#include "models/sentencepiece/spm_cuts.h"
 #include "models/sentencepiece/spm_vocab.h"
 #include "models/sentencepiece/unigram.h"
 #include "normalize/spm_normalizer.h"
@@ -80,6 +82,26 @@ class SentencePieceProcessor {
   // Ids only, the fast path.
   void encode_ids(std::string_view text, std::vector<int32_t>* ids) const;
 
+  // One long text on up to `threads` threads (sentencepiece_parallel.cc): the whole text is
+  // normalized, cut into up to `parts` parts where no piece crosses (SpmCutRule), and the
+  // parts are segmented on the pool; the result is the one-thread encode's.  Sampling,
+  // WORD/CHAR models and models that cannot be cut take the one-thread path.
+  bool encodes_in_parts() const;
+  void encode_ids(std::string_view text, std::vector<int32_t>* ids, size_t parts, int threads) const;
+  void encode(std::string_view text, const SpmSampling& sampling, std::vector<SpmPiece>* out,
+              std::string* normalized, std::vector<uint32_t>* norm_to_orig, size_t parts, int threads) const;
+  // normalize(text) with the input cut (SpmNormalizer::input_cut_points) into up to
+  // `parts` parts normalized on the pool.
+  void normalize_in_parts(std::string_view text, size_t parts, int threads, std::string* normalized) const;
+  std::vector<size_t> input_cut_points(std::string_view text, size_t parts) const {
+    return normalizer_.input_cut_points(text, parts);
+  }
+  // Where encode_ids(text, ids, parts, threads) cuts the normalized text (byte offsets).
+  std::vector<size_t> cut_points(std::string_view normalized, size_t parts) const {
+    return encodes_in_parts() ? cut_rule_.cut_points(normalized, parts, normalizer_.output_is_utf8())
+                              : std::vector<size_t>();
+  }
+
   // The n best segmentations with their scores (Unigram only; fails for BPE).
   bool nbest(std::string_view text, int nbest_size, std::vector<std::vector<SpmPiece>>* out,
              std::vector<float>* scores, std::string* normalized, std::string* error) const;
@@ -103,6 +125,15 @@ class SentencePieceProcessor {
 
  private:
   void populate(const std::vector<SpmToken>& tokens, std::string_view normalized, std::vector<SpmPiece>* out) const;
+  // populate() for ids only, appended to *ids.
+  void append_ids(const std::vector<SpmToken>& tokens, std::string_view normalized, std::vector<int32_t>* ids) const;
+  // The tokens of segment(normalized) (with merge_unknown as SentencePieceBpe/Unigram take
+  // it), made part by part on the pool; returns the number of parts.  With `done`, it is
+  // called on the pool with k and part k's tokens once they are final (BPE then leaves
+  // (*tokens)[k] empty); without, part k's tokens are (*tokens)[k] (resized as needed).
+  using PartDone = std::function<void(size_t, std::vector<SpmToken>*)>;
+  size_t segment_in_parts(std::string_view normalized, size_t parts, int threads, bool merge_unknown,
+                          const PartDone& done, std::vector<std::vector<SpmToken>>* tokens) const;
   // The best (only, for WORD and CHAR) segmentation into the model's tokens.
   void segment(std::string_view normalized, std::vector<SpmToken>* tokens) const;
   std::string model_name() const {
@@ -116,6 +147,7 @@ class SentencePieceProcessor {
   SpmVocab vocab_;
   SpmNormalizer normalizer_;
   std::unique_ptr<SpmNormalizer> denormalizer_;
+  SpmCutRule cut_rule_;
   SentencePieceBpe bpe_;
   Unigram unigram_;
   bool is_bpe_ = false;

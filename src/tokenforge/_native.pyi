@@ -75,63 +75,55 @@ class SentencePieceProcessor:
     def vocab_lists(self) -> tuple:
         """(pieces, scores, types) of the vocabulary, as Python lists."""
 
-    def encode_ids(self, text: object) -> object:
-        """The ids of the best segmentation of text (str or bytes)."""
+    def encode_ids(self, text: object, parts: int = 1, threads: int = 1) -> object:
+        """
+        The ids of the best segmentation of text (str or bytes); with parts and threads > 1, cut into up to `parts` parts encoded on up to `threads` threads (same ids).
+        """
+
+    def encodes_in_parts(self) -> bool:
+        """
+        Whether a long text can be encoded in parts on several threads (BPE and Unigram models whose pieces leave cut points).
+        """
+
+    def cut_points(self, normalized: object, parts: int) -> list[int]:
+        """
+        The byte offsets where encode in `parts` parts cuts this normalized text.
+        """
 
     def encode_ids_batch(self, texts: list, threads: int) -> list:
         """encode_ids for each text, on up to `threads` threads."""
 
-    def encode(self, text: object, as_pieces: bool, enable_sampling: bool, nbest_size: int, alpha: float, seed: int) -> object:
-        """Ids or pieces, best or sampled."""
+    def encode(self, text: object, as_pieces: bool, enable_sampling: bool, nbest_size: int, alpha: float, seed: int, parts: int = 1, threads: int = 1) -> object:
+        """
+        Ids or pieces, best or sampled (the best in up to `parts` parts on `threads` threads).
+        """
 
     def encode_batch(self, texts: list, threads: int, as_pieces: bool, enable_sampling: bool, nbest_size: int, alpha: float, seed: int, piece_strs: object | None, bos: int, eos: int, reverse: bool) -> list:
         """
         encode for each text, on threads, reversed and between bos and eos (ids; < 0: none) if asked; item i samples with a seed derived from (seed, i).  piece_strs (None or one str per piece) saves making piece strs.
         """
 
-    def encode_with_offsets(self, text: object, enable_sampling: bool, nbest_size: int, alpha: float, seed: int) -> list:
-        """[(id, piece, begin, end, partial)] with byte offsets into the input."""
+    def encode_with_offsets(self, text: object, enable_sampling: bool, nbest_size: int, alpha: float, seed: int, parts: int = 1, threads: int = 1) -> list:
+        """[(id, piece, begin, end)] with byte offsets into the input."""
 
-    def encode_proto_pieces(self, text: object, enable_sampling: bool, nbest_size: int, alpha: float, seed: int, unicode: bool) -> list:
-        """
-        [(piece, id, surface or None, begin, end)]: the pieces of the encoding's SentencePieceText (bytes), with byte spans or, with unicode, character spans.
-        """
+    def nbest(self, text: object, nbest_size: int, as_pieces: bool) -> list:
+        """[(ids or pieces, score)] for the n best segmentations (Unigram)."""
 
-    def encode_serialized(self, text: object, enable_sampling: bool, nbest_size: int, alpha: float, seed: int) -> bytes:
+    def sample_encode_and_score(self, text: object, num_samples: int, alpha: float, wor: bool, include_best: bool, as_pieces: bool, seed: int) -> list:
         """
-        The encoding as a serialized SentencePieceText (sentencepiece's serialized_proto).
-        """
-
-    def encode_serialized_batch(self, texts: list, threads: int, enable_sampling: bool, nbest_size: int, alpha: float, seed: int) -> list:
-        """
-        encode_serialized for each text, on threads; item i samples with a seed from (seed, i).
-        """
-
-    def nbest_serialized(self, text: object, nbest_size: int) -> bytes:
-        """
-        The n best segmentations as a serialized NBestSentencePieceText (Unigram).
-        """
-
-    def sample_encode_and_score_serialized(self, text: object, num_samples: int, alpha: float, wor: bool, include_best: bool, seed: int) -> bytes:
-        """
-        sample_encode_and_score as a serialized NBestSentencePieceText (Unigram).
-        """
-
-    def nbest(self, text: object, nbest_size: int, as_pieces: bool, offsets: bool = False) -> list:
-        """
-        [(ids or pieces, score)] for the n best segmentations (Unigram); with offsets, each segmentation as encode_with_offsets gives it.
-        """
-
-    def sample_encode_and_score(self, text: object, num_samples: int, alpha: float, wor: bool, include_best: bool, as_pieces: bool, seed: int, offsets: bool = False) -> list:
-        """
-        [(ids or pieces, log probability or log inclusion probability)] (Unigram); with offsets, each segmentation as encode_with_offsets gives it.
+        [(ids or pieces, log probability or log inclusion probability)] (Unigram).
         """
 
     def entropy(self, text: object, alpha: float) -> float:
         """Entropy of the segmentation distribution (Unigram)."""
 
-    def normalize(self, text: object, with_offsets: bool) -> object:
-        """The normalized text, or (text, byte offsets) with_offsets."""
+    def normalize(self, text: object, with_offsets: bool, parts: int = 1, threads: int = 1) -> object:
+        """
+        The normalized text, or (text, byte offsets) with_offsets; without offsets and with parts > 1, the input cut into up to `parts` parts normalized on `threads` threads (the same text).
+        """
+
+    def input_cut_points(self, text: object, parts: int) -> list[int]:
+        """The byte offsets where normalize in `parts` parts cuts this input."""
 
     def decode_ids(self, ids: object) -> bytes:
         """UTF-8 bytes of the decoded ids; IndexError for an id out of range."""
@@ -141,16 +133,6 @@ class SentencePieceProcessor:
 
     def decode_pieces(self, pieces: list) -> bytes:
         """UTF-8 bytes of the decoded pieces."""
-
-    def decode_serialized(self, items: list, are_pieces: bool) -> bytes:
-        """
-        The decoding as a serialized SentencePieceText (sentencepiece's serialized_proto); IndexError for an id out of range.
-        """
-
-    def decode_with_spans(self, items: list, are_pieces: bool) -> tuple:
-        """
-        (text, text before the denormalizer, [begin0, end0, begin1, ...]): the decoded UTF-8 bytes and the byte span of the pre-denormalizer text each piece became; IndexError for an id out of range.
-        """
 
 class PieceCounter:
     def __init__(self, pattern: int, threads: int, block_bytes: int = 4194304) -> None: ...

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 
 import pytest
-from _shared import corpus_sample, need_shared
+from _shared import corpus_sample, in_forked_child, need_shared
 from _tiktoken_refs import pair
 
 from tokenforge._threads import ENV, resolve_threads
@@ -52,14 +51,5 @@ def test_forked_child_does_not_deadlock():
     text = corpus_sample("en")[:600_000]
     expected = ref.encode_ordinary(text)
     assert ours.encode_ordinary(text, num_threads=2) == expected  # the pool now runs
-    ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
-    child = ctx.Process(target=_child, args=(text, queue))
-    child.start()
-    try:
-        got = queue.get(timeout=120)
-    finally:
-        child.join(timeout=30)
-        if child.is_alive():
-            child.kill()
-    assert child.exitcode == 0 and got == expected
+    exitcode, got = in_forked_child(_child, (text,))
+    assert exitcode == 0 and got == expected

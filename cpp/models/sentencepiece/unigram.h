@@ -16,6 +16,13 @@
 // in place exactly as the whole text would be.  Same result, one hash lookup per word.
 // A character in no piece is cut out the same way, as one <unk>.
 //
+// A long text is encoded on several threads in two steps (unigram_parts.cc): each part,
+// cut where no edge crosses (spm_cuts.h), is cut into words and segmented ahead of time
+// (encode_part: the cached or computed word segmentations with the bound on the starting
+// total each holds for); then, in order, the true float total is carried through every
+// word's scores (settle_part), and a word whose bound does not hold for it is segmented
+// again in place.  The result is encode()'s on the whole text.
+//
 // The full lattice (n-best, sampling, entropy) is in unigram_lattice.h.
 #pragma once
 
@@ -29,6 +36,22 @@
 #include "common/ascii_stops.h"
 
 namespace tf::spm {
+
+class UnigramWordCache;
+
+// One part of a long text as Unigram::encode_part leaves it for settle_part.
+struct UnigramPart {
+  struct Word {
+    uint32_t tokens_end;     // its tokens are tokens[previous word's tokens_end, tokens_end)
+    uint32_t scores_end;     // ... and their scores scores[previous scores_end, scores_end)
+    uint32_t begin, end;     // its bytes in the part
+    float bound;             // the tokens hold for a starting total of at most this magnitude
+    uint32_t unknown_chars;  // > 0: a run of characters in no piece (no scores, no bound)
+  };
+  std::vector<SpmToken> tokens;  // offsets in the whole text
+  std::vector<float> scores;
+  std::vector<Word> words;
+};
 
 class Unigram {
  public:
@@ -45,6 +68,17 @@ class Unigram {
   // reports them: a run of unknown text as one <unk>, or as its bytes with byte_fallback.
   // The same segmentation as encode(), without the tokens in between.
   void encode_ids(std::string_view normalized, bool byte_fallback, std::vector<int32_t>* ids) const;
+
+  // Whether a long text may be encoded in parts (the text is cut into words, and their
+  // segmentations can be recorded as the word cache records them).
+  bool encodes_parts() const { return (splits_words_ || cuts_at_unknown_) && cache_words_ && max_edge_bytes_ < 256; }
+  // Segments the part `text` (at byte `base` of the whole) word by word ahead of its
+  // starting total (see the class comment); merge_unknown as in encode().
+  void encode_part(std::string_view text, uint32_t base, bool merge_unknown, UnigramPart* out) const;
+  // Appends the part's final tokens, starting from `total`, the float total the whole
+  // text's Viterbi reaches at the part's start; returns the total at its end.
+  float settle_part(std::string_view text, uint32_t base, const UnigramPart& part, float total,
+                    std::vector<SpmToken>* out) const;
 
   const SpmVocab& vocab() const { return *vocab_; }
   const PieceTrie& trie() const { return trie_; }
@@ -63,6 +97,12 @@ class Unigram {
   // The float Viterbi over s[0, n) starting from the total `initial`, exactly as over a
   // whole text: appends the tokens (offsets plus `base`), returns the total at the end.
   float encode_span(const uint8_t* s, size_t n, float initial, uint32_t base, std::vector<SpmToken>* out) const;
+  // This thread's word cache for this model, through the memo emit() uses (so a cache
+  // this call makes the thread drop is never left in that memo).
+  UnigramWordCache& thread_word_cache() const;
+  // The total after `count` <unk> edges from `total`, each preceded by sentencepiece's
+  // rebase check (unigram_words.cc).
+  __attribute__((noinline)) static float add_unknowns(float total, float unk, uint32_t count);
   // A word (hash != 0) or a run of unknown characters (hash 0) of the text encode() splits.
  public:
   struct Segment {

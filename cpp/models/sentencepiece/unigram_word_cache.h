@@ -15,6 +15,14 @@
 
 namespace tf::spm {
 
+// A float stored in the cache's uint32_t words (bounds, scores).
+inline float float_from_bits(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+
 class UnigramWordCache {
  public:
   static constexpr size_t kMaxWord = 128;  // longer words are segmented in place

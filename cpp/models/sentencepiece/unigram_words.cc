@@ -37,33 +37,27 @@ uint32_t float_bits(float f) {
   return u;
 }
 
-float bits_float(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+}  // namespace
 
 // The total after `count` <unk> edges from `total`, each preceded by sentencepiece's rebase
 // check: a tight loop of its own, so the sum stays in a register.
-__attribute__((noinline)) float add_unknowns(float total, float unk, uint32_t count) {
+float Unigram::add_unknowns(float total, float unk, uint32_t count) {
   // While 16 more additions cannot carry |total| past the rebase threshold (each moves it by
   // at most |unk| plus a rounding far below the slack here), the check is skipped: the
   // same float sums, with only the addition's latency in the loop.  (NaN or infinite
   // scores fail the test and take the checked loop.)
   constexpr uint32_t kBlock = 16;
   const float reach = static_cast<float>(kBlock) * std::fabs(unk) * 1.01f + 1.0f;
-  while (count >= kBlock && std::fabs(total) + reach < Unigram::kScoreReset) {
+  while (count >= kBlock && std::fabs(total) + reach < kScoreReset) {
     for (uint32_t k = 0; k < kBlock; ++k) total += unk;
     count -= kBlock;
   }
   for (uint32_t k = 0; k < count; ++k) {
-    if (total < -Unigram::kScoreReset || total > Unigram::kScoreReset) total = 0.0f;
+    if (total < -kScoreReset || total > kScoreReset) total = 0.0f;
     total += unk;
   }
   return total;
 }
-
-}  // namespace
 
 void Unigram::word_entry(const uint8_t* s, size_t n, std::vector<uint32_t>* entry) const {
   struct Cell {
@@ -156,7 +150,7 @@ struct TokenSink {
       const uint32_t length = p[2 * i] >> 24;
       push_token(out, static_cast<int32_t>(p[2 * i] & 0xFFFFFF), at, at + length);
       at += length;
-      total = total + bits_float(p[2 * i + 1]);
+      total = total + float_from_bits(p[2 * i + 1]);
     }
     return total;
   }
@@ -205,7 +199,7 @@ class IdSink {
       const uint32_t id = p[2 * i] & 0xFFFFFF;
       o[i] = static_cast<int32_t>(id);
       any_unknown |= id == unk24_;
-      total = total + bits_float(p[2 * i + 1]);
+      total = total + float_from_bits(p[2 * i + 1]);
     }
     if (any_unknown) {
       // A character no one-character piece covers: <unk> inside the word, which merges
@@ -263,6 +257,8 @@ UnigramScratch& scratch() {
 }
 
 }  // namespace
+
+UnigramWordCache& Unigram::thread_word_cache() const { return *scratch().word_cache(cache_owner_); }
 
 void Unigram::cut_segments(const uint8_t* s, size_t n, std::vector<Segment>* out) const {
   std::vector<Segment>& segments = *out;
@@ -428,7 +424,7 @@ void Unigram::emit(const uint8_t* s, size_t n, Sink& sink, void* scratch_buffers
       word_entry(w, wn, &entry);
       record = cache->insert(w, wn, seg.hash, entry[0], entry.data() + 1, (entry.size() - 1) / 2);
     }
-    if (!(std::fabs(total) <= bits_float(record[1]))) {
+    if (!(std::fabs(total) <= float_from_bits(record[1]))) {
       total = span(w, wn, total, seg.begin, sink, &tmp);
       continue;
     }

@@ -8,7 +8,9 @@ The pieces, one concept per module:
   format is :mod:`tokenforge.formats.sentencepiece_text`;
 * :mod:`.normalizer` — :class:`SentencePieceNormalizer`, the normalizer on its own;
 * :mod:`.reference` — a slow pure-Python normalizer and BPE/Unigram encoder, the oracle of
-  the property tests.
+  the property tests;
+* :mod:`.cuts` — where one long text may be cut to be normalized and segmented in parts on
+  several threads (the reference of the native rules).
 
 The per-byte work (normalization, BPE merging, the Viterbi lattice, decoding) runs in the
 C++ core, ``tokenforge._native.SentencePieceProcessor``.

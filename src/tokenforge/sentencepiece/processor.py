@@ -23,6 +23,7 @@ import random
 from typing import Any
 
 from tokenforge import _native
+from tokenforge._threads import resolve_threads
 from tokenforge.formats.sentencepiece_model import ModelProto, ModelType, PieceType
 from tokenforge.sentencepiece._aliases import add_aliases
 from tokenforge.sentencepiece.proto import (
@@ -56,8 +57,28 @@ EncodedPiece = ImmutableSentencePiece
 EncodedText = ImmutableSentencePieceText
 
 
-def _default_threads(num_threads: int) -> int:
-    return os.cpu_count() or 1 if num_threads is None or num_threads < 0 else max(1, num_threads)
+# A text this long (characters or bytes) or longer is encoded in parts on the native pool
+# (cut where no piece crosses, see tokenforge.sentencepiece.cuts); shorter ones are not
+# worth the hand-off.
+PARALLEL_MIN_CHARS = 1 << 18
+
+
+def _default_threads(num_threads: int | None) -> int:
+    """sentencepiece's num_threads (< 0 or None: automatic, 0: one) resolved as tokenforge
+    does: the argument, else TOKENFORGE_NUM_THREADS, else the CPUs this process may use."""
+    if num_threads is None or (isinstance(num_threads, int) and not isinstance(num_threads, bool) and num_threads < 0):
+        return resolve_threads(None)
+    return resolve_threads(max(1, num_threads) if isinstance(num_threads, int) else num_threads)
+
+
+def _parts(text: str | bytes, num_threads: int | None) -> tuple[int, int]:
+    """(parts, threads) for one text: (1, 1) below PARALLEL_MIN_CHARS or with one thread."""
+    if len(text) < PARALLEL_MIN_CHARS:
+        return 1, 1
+    threads = _default_threads(num_threads)
+    if threads < 2:
+        return 1, 1
+    return min(4 * threads, max(2, len(text) // max(1, PARALLEL_MIN_CHARS // 4))), threads
 
 
 class SentencePieceProcessor:
@@ -231,7 +252,11 @@ class SentencePieceProcessor:
             emit_unk_piece: show unknown text as the ``<unk>`` piece (pieces output).
             enable_sampling: sample a segmentation (BPE-dropout with probability
                 ``alpha``; Unigram over the ``nbest_size`` best or, with -1, all).
-            num_threads: threads for a list input (default: all cores).
+            num_threads: threads for a list input, and for one text of at least
+                ``PARALLEL_MIN_CHARS`` characters, which is cut where no piece crosses and
+                encoded in parts (same result; sampling stays on one thread).  None or
+                < 0: ``TOKENFORGE_NUM_THREADS``, else the CPUs this process may use
+                (``os.sched_getaffinity``); 0 or 1: one thread.
 
         Returns:
             The encoding, or a list of them for a list input.
@@ -244,14 +269,19 @@ class SentencePieceProcessor:
                 and emit_unk_piece is None and enable_sampling is None and return_type is None):
             # Fast path: the best segmentation as ids or pieces.
             kind = self._defaults["out_type"] if out_type is None else out_type
+            threads_arg = self._defaults["num_threads"] if num_threads is None else num_threads
             if kind is int:
                 if isinstance(input, str):
-                    return core.encode_ids(input)
+                    if len(input) < PARALLEL_MIN_CHARS:
+                        return core.encode_ids(input)
+                    return core.encode_ids(input, *_parts(input, threads_arg))
                 if isinstance(input, list):
-                    return core.encode_ids_batch(input, _default_threads(
-                        self._defaults["num_threads"] if num_threads is None else num_threads))
+                    threads = _default_threads(threads_arg)
+                    if len(input) < threads and _has_long(input):
+                        return [core.encode_ids(x, *_parts(x, threads)) for x in input]
+                    return core.encode_ids_batch(input, threads)
             elif kind is str and isinstance(input, str):
-                return core.encode(input, True, False, -1, 0.0, 0)
+                return core.encode(input, True, False, -1, 0.0, 0, *_parts(input, threads_arg))
         core = self._require()
         opts = {k: v for k, v in dict(out_type=return_type if out_type is None else out_type, add_bos=add_bos,
                                       add_eos=add_eos, reverse=reverse, emit_unk_piece=emit_unk_piece,
@@ -285,6 +315,9 @@ class SentencePieceProcessor:
                 return core.encode_serialized_batch(input, threads, *args, _seed_source.getrandbits(64))
             if kind == "offset_mapping" or kind in _PROTOS:
                 return [self._encode_one(core, x, kind, o, args) for x in input]
+            if not sampling and len(input) < threads and _has_long(input):
+                # Fewer texts than threads, some long: each text on all the threads.
+                return [self._encode_one(core, x, kind, o, args) for x in input]
             if kind is int and not sampling and not rewrite:
                 return core.encode_ids_batch(input, threads)
             seed = _seed_source.getrandbits(64) if sampling else 0
@@ -299,6 +332,9 @@ class SentencePieceProcessor:
 
     def _encode_one(self, core: Any, text: str | bytes, kind: Any, o: dict, args: tuple) -> Any:
         seed = _seed_source.getrandbits(64) if args[0] else 0
+        # A long text in parts on the pool; a sampled one stays on one thread (its draws
+        # follow the text from the start), and so do the proto kinds.
+        split = (1, 1) if args[0] else _parts(text, o["num_threads"])
         if kind == "serialized_proto":
             return core.encode_serialized(text, *args, seed)
         if kind == "offset_mapping" or kind in _PROTOS:
@@ -307,10 +343,10 @@ class SentencePieceProcessor:
                 data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
                 raw = core.encode_proto_pieces(text, *args, seed, kind == "immutable_proto")
                 return ImmutableSentencePieceText(data, pieces_of(raw))
-            return self._offset_mapping(core.encode_with_offsets(text, *args, seed), text)
+            return self._offset_mapping(core.encode_with_offsets(text, *args, seed, *split), text)
         if kind is int and not args[0] and not (o["add_bos"] or o["add_eos"] or o["reverse"]):
-            return core.encode_ids(text)
-        return self._rewrite(core.encode(text, kind is not int, *args, seed), kind, o)
+            return core.encode_ids(text, *split)
+        return self._rewrite(core.encode(text, kind is not int, *args, seed, *split), kind, o)
 
     def _rewrite(self, result: list, kind: Any, o: dict) -> list:
         """Applies emit_unk_piece, reverse, BOS and EOS, in sentencepiece's order."""
@@ -661,6 +697,10 @@ def _check_no_rewrite(o: dict) -> None:
     """sentencepiece's proto results cannot be rewritten: BOS, EOS, reverse and unknown pieces fail."""
     if o["add_bos"] or o["add_eos"] or o["reverse"] or o["emit_unk_piece"]:
         raise RuntimeError(_NO_REWRITE)
+
+
+def _has_long(texts: list) -> bool:
+    return any(isinstance(t, (str, bytes)) and len(t) >= PARALLEL_MIN_CHARS for t in texts)
 
 
 def _char_index_of_bytes(data: bytes) -> list[int]:
