@@ -166,6 +166,16 @@ PyObject* item_list(const Proc& p, const SpmPiece* pieces, size_t n, std::string
   return list;
 }
 
+void check(bool ok, const std::string& error) {
+  if (!ok) value_error(error);
+}
+
+// The error of the first chunk that failed, if any (a text too long: see kMaxTextBytes).
+template <typename Chunks>
+void check_chunks(const Chunks& chunks) {
+  for (const auto& ch : chunks) check(ch.error.empty(), ch.error);
+}
+
 // encode() of every text as ids or piece strs, in byte-balanced chunks on the pool while
 // the calling thread builds finished chunks' lists (see batch.h).  Item i samples
 // with item_seed(seed, i), so results do not depend on the thread count.
@@ -180,6 +190,7 @@ nb::list encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampl
     std::vector<size_t> ends;       // item k of the chunk is pieces[ends[k - 1], ends[k])
     std::string normalized;         // as_pieces: the items' normalized texts, concatenated
     std::vector<size_t> norm_ends;  // item k's is normalized[norm_ends[k - 1], norm_ends[k])
+    std::string error;              // set when an item failed (its lists are not made)
   };
   std::vector<Chunk> chunks(batch.chunks());
   PyObject* out = batch.out.ptr();
@@ -196,7 +207,7 @@ nb::list encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampl
           std::vector<int32_t>& ids = pinned(ids_scratch);
           for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
             ids.clear();
-            p.encode_ids(views[i], &ids);
+            if (!p.encode_ids(views[i], &ids, &ch.error)) return;
             for (int32_t id : ids) ch.pieces.push_back(SpmPiece{id, 0, 0, false});
             ch.ends.push_back(ch.pieces.size());
           }
@@ -206,7 +217,7 @@ nb::list encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampl
           SpmSampling s = sampling;
           s.seed = item_seed(sampling.seed, i);
           e.pieces.clear();
-          p.encode(views[i], s, &e.pieces, &e.normalized, nullptr);
+          if (!p.encode(views[i], s, &e.pieces, &e.normalized, nullptr, &ch.error)) return;
           ch.pieces.insert(ch.pieces.end(), e.pieces.begin(), e.pieces.end());
           ch.ends.push_back(ch.pieces.size());
           if (as_pieces) {
@@ -217,6 +228,7 @@ nb::list encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampl
       },
       [&](size_t c) {
         Chunk& ch = chunks[c];
+        if (!ch.error.empty()) return true;  // raised below
         size_t begin = 0, norm_begin = 0;
         for (size_t k = 0; k < ch.ends.size(); ++k) {
           const size_t norm_end = as_pieces ? ch.norm_ends[k] : 0;
@@ -232,11 +244,8 @@ nb::list encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampl
         return true;
       });
   if (!ok) throw nb::python_error();
+  check_chunks(chunks);
   return batch.out.done();
-}
-
-void check(bool ok, const std::string& error) {
-  if (!ok) value_error(error);
 }
 
 }  // namespace
@@ -295,6 +304,7 @@ void bind_sentencepiece(nb::module_& m) {
                spec.denormalizer.escape_whitespaces = std::get<3>(d);
              }
              new (self) Proc();
+             InPlaceGuard<Proc> guard(self);
              std::string error;
              bool ok;
              {
@@ -302,6 +312,7 @@ void bind_sentencepiece(nb::module_& m) {
                ok = self->load(std::move(spec), &error);
              }
              check(ok, error);
+             guard.done();
            },
            nb::arg("pieces"), nb::arg("model_type"), nb::arg("byte_fallback"), nb::arg("unk_surface"),
            nb::arg("precompiled_charsmap"), nb::arg("options"), nb::arg("denormalizer").none())
@@ -333,10 +344,13 @@ void bind_sentencepiece(nb::module_& m) {
       .def("encode_ids", [](const Proc& p, nb::handle text) {
         std::string_view v = text_view(text);
         std::vector<int32_t> ids;
+        std::string error;
+        bool ok;
         {
           nb::gil_scoped_release release;
-          p.encode_ids(v, &ids);
+          ok = p.encode_ids(v, &ids, &error);
         }
+        check(ok, error);
         return ids_list(ids);
       }, nb::arg("text"),
            "The ids of the best segmentation of text (str or bytes).")
@@ -347,6 +361,7 @@ void bind_sentencepiece(nb::module_& m) {
         struct alignas(64) Chunk {  // own cache line: two threads fill neighbouring chunks
           std::vector<int32_t> ids;
           std::vector<size_t> ends;  // item k of the chunk is ids[ends[k - 1], ends[k])
+          std::string error;         // set when an item failed (its lists are not made)
         };
         std::vector<Chunk> chunks(batch.chunks());
         PyObject* out = batch.out.ptr();
@@ -357,12 +372,13 @@ void bind_sentencepiece(nb::module_& m) {
               Chunk& ch = chunks[c];
               ch.ends.reserve(starts[c + 1] - starts[c]);
               for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
-                p.encode_ids(views[i], &ch.ids);
+                if (!p.encode_ids(views[i], &ch.ids, &ch.error)) return;
                 ch.ends.push_back(ch.ids.size());
               }
             },
             [&](size_t c) {
               Chunk& ch = chunks[c];
+              if (!ch.error.empty()) return true;  // raised below
               size_t begin = 0;
               for (size_t k = 0; k < ch.ends.size(); ++k) {
                 PyObject* list = ids_list_raw(ch.ids.data() + begin, ch.ends[k] - begin);
@@ -374,6 +390,7 @@ void bind_sentencepiece(nb::module_& m) {
               return true;
             });
         if (!ok) throw nb::python_error();
+        check_chunks(chunks);
         return batch.out.done();
       }, nb::arg("texts"), nb::arg("threads"),
            "encode_ids for each text, on up to `threads` threads.")
@@ -381,10 +398,13 @@ void bind_sentencepiece(nb::module_& m) {
                         uint64_t seed) -> nb::object {
         std::string_view v = text_view(text);
         Encoded e;
+        std::string error;
+        bool ok;
         {
           nb::gil_scoped_release release;
-          p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, nullptr);
+          ok = p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, nullptr, &error);
         }
+        check(ok, error);
         return as_pieces ? nb::object(pieces_list(p, e.pieces, e.normalized)) : ids_list(e.pieces);
       }, nb::arg("text"), nb::arg("as_pieces"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
            "Ids or pieces, best or sampled.")
@@ -411,10 +431,13 @@ void bind_sentencepiece(nb::module_& m) {
         std::string_view v = text_view(text);
         Encoded e;
         std::vector<uint32_t> n2o;
+        std::string error;
+        bool ok;
         {
           nb::gil_scoped_release release;
-          p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, &n2o);
+          ok = p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, &n2o, &error);
         }
+        check(ok, error);
         nb::list out;
         for (const SpmPiece& piece : e.pieces) {
           uint32_t b = n2o[piece.begin], en = piece.partial ? b : n2o[piece.end];
@@ -471,10 +494,13 @@ void bind_sentencepiece(nb::module_& m) {
         std::string_view v = text_view(text);
         std::string out;
         std::vector<uint32_t> n2o;
+        std::string error;
+        bool ok;
         {
           nb::gil_scoped_release release;
-          p.normalize(v, &out, with_offsets ? &n2o : nullptr);
+          ok = p.normalize(v, &out, with_offsets ? &n2o : nullptr, &error);
         }
+        check(ok, error);
         if (!with_offsets) return to_str(out);
         return nb::make_tuple(to_str(out), n2o);
       }, nb::arg("text"), nb::arg("with_offsets"),

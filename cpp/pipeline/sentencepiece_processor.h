@@ -60,16 +60,22 @@ class SentencePieceProcessor {
   bool is_bpe() const { return is_bpe_; }
   int model_type() const { return model_type_; }
 
-  void normalize(std::string_view text, std::string* out, std::vector<uint32_t>* norm_to_orig) const {
-    normalizer_.normalize(text, out, norm_to_orig);
-  }
-  // Segments already-normalized text into output pieces (appended to *out).
-  void encode_normalized(std::string_view normalized, const SpmSampling& sampling, std::vector<SpmPiece>* out) const;
+  // Offsets into a text and into its normalized form are 32-bit (SpmPiece, the lattice,
+  // norm_to_orig): a text, or a normalized text, longer than this is refused.
+  static constexpr size_t kMaxTextBytes = 0xFFFFFFFFu;
+
+  // Each of these returns false and sets *error on a text over kMaxTextBytes.
+  bool normalize(std::string_view text, std::string* out, std::vector<uint32_t>* norm_to_orig,
+                 std::string* error) const;
+  // Segments already-normalized text into output pieces (appended to *out); false (and
+  // *error set) on a text too long to sample (UnigramLattice::kMaxBytes).
+  bool encode_normalized(std::string_view normalized, const SpmSampling& sampling, std::vector<SpmPiece>* out,
+                         std::string* error) const;
   // Normalizes and segments; fills *normalized (and *norm_to_orig if not null).
-  void encode(std::string_view text, const SpmSampling& sampling, std::vector<SpmPiece>* out,
-              std::string* normalized, std::vector<uint32_t>* norm_to_orig) const;
+  bool encode(std::string_view text, const SpmSampling& sampling, std::vector<SpmPiece>* out,
+              std::string* normalized, std::vector<uint32_t>* norm_to_orig, std::string* error) const;
   // Ids only, the fast path.
-  void encode_ids(std::string_view text, std::vector<int32_t>* ids) const;
+  bool encode_ids(std::string_view text, std::vector<int32_t>* ids, std::string* error) const;
 
   // The n best segmentations with their scores (Unigram only; fails for BPE).
   bool nbest(std::string_view text, int nbest_size, std::vector<std::vector<SpmPiece>>* out,
@@ -99,6 +105,8 @@ class SentencePieceProcessor {
     return kNames[model_type_ >= 1 && model_type_ <= 4 ? model_type_ : 0];
   }
   static constexpr int kUnigram = 1, kBpe = 2, kWord = 3, kChar = 4;
+  // False (and *error set) if `text` or its normalized form is longer than kMaxTextBytes.
+  static bool too_long(size_t bytes, const char* what, std::string* error);
   bool decode_impl(const std::vector<std::pair<std::string_view, int32_t>>& pieces, std::string* out,
                    std::string* error) const;
 

@@ -1,0 +1,60 @@
+"""Inputs past the 32-bit limits encode correctly or raise ValueError (the cases of
+benchmarks/large_inputs.py).  Each case allocates gigabytes: it runs only when /proc/meminfo
+shows enough memory available, else it skips saying so.  The refusals take seconds and run
+in CI; the cases that encode gigabytes take minutes on one core and run only with
+TOKENFORGE_BIG_INPUTS=1 (else they skip; `python benchmarks/large_inputs.py` runs them all).
+
+Left out: SentencePiece encodes of gigabyte texts that fit its limits (memory: tens of bytes
+per byte of text).
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib.util
+import os
+
+import pytest
+from _shared import MODELS, REPO, need_shared
+
+import tokenforge
+
+NEEDED = 12 << 30  # bytes available, for the largest case (a 4 GiB input and its UTF-8 or ids)
+
+
+def _cases():
+    spec = importlib.util.spec_from_file_location("large_inputs", REPO / "benchmarks" / "large_inputs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+CASES = _cases()
+
+
+@pytest.fixture(scope="module")
+def models():
+    need_shared()
+    enc = tokenforge.get_encoding("cl100k_base")
+    sp = tokenforge.SentencePieceProcessor(model_file=str(MODELS / "sentencepiece" / "llama2_tokenizer.model"))
+    return enc, sp
+
+
+def _run(case, models):
+    gc.collect()
+    available = CASES.free_bytes()
+    if available < NEEDED:
+        pytest.skip(f"needs {NEEDED >> 30} GiB of available memory, {available / 2**30:.1f} GiB available")
+    case(*models)
+
+
+@pytest.mark.parametrize("case", CASES.CHEAP, ids=lambda c: c.__name__)
+def test_refused_with_value_error(case, models):
+    _run(case, models)
+
+
+@pytest.mark.skipif(os.environ.get("TOKENFORGE_BIG_INPUTS") != "1",
+                    reason="encodes gigabytes (minutes): set TOKENFORGE_BIG_INPUTS=1, or run benchmarks/large_inputs.py")
+@pytest.mark.parametrize("case", CASES.HEAVY, ids=lambda c: c.__name__)
+def test_encoded_correctly(case, models):
+    _run(case, models)
