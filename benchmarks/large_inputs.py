@@ -84,38 +84,37 @@ def case_spm_normalized_over_4gib(enc, sp) -> str:
 
 # ---- gigabytes encoded --------------------------------------------------------------------
 
+def _check_repeated(enc, text: str, unit: str, k: int) -> int:
+    """encode_to_numpy and count_tokens (one thread) of text = unit * k give the unit's ids
+    k times; returns their number."""
+    import numpy as np
+
+    unit_ids = enc.encode_ordinary(unit)
+    got = enc.encode_to_numpy(text)
+    assert got.shape == (k * len(unit_ids),), got.shape
+    want = np.broadcast_to(np.array(unit_ids, np.uint32), (k, len(unit_ids)))
+    assert np.array_equal(got.reshape(k, len(unit_ids)), want)
+    del got
+    assert enc.count_tokens(text, num_threads=1) == k * len(unit_ids)
+    return k * len(unit_ids)
+
+
 def case_str_2gib_ascii(enc, sp) -> str:
     """A str of over 2^31 ASCII characters: encode_to_numpy and count_tokens give the
     unit's ids repeated (offsets past the int32 range)."""
-    import numpy as np
-
     text, k = repeated(UNIT, 2 * GIB + 1)
-    unit_ids = enc.encode_ordinary(UNIT)
-    got = enc.encode_to_numpy(text)
-    assert got.shape == (k * len(unit_ids),), got.shape
-    assert np.array_equal(got.reshape(k, len(unit_ids)), np.broadcast_to(np.array(unit_ids, np.uint32),
-                                                                        (k, len(unit_ids))))
-    del got
-    assert enc.count_tokens(text, num_threads=1) == k * len(unit_ids)
-    return f"{len(text)} characters, {k * len(unit_ids)} ids"
+    ids = _check_repeated(enc, text, UNIT, k)
+    return f"{len(text)} characters, {ids} ids"
 
 
 def case_str_utf8_over_4gib(enc, sp) -> str:
     """A 1-byte-kind str whose UTF-8 is over 4 GiB (Latin-1 letters): count_tokens on one
     thread and encode_to_numpy (converted in chunks) give the unit's ids repeated."""
-    import numpy as np
-
     unit_bytes = len(LATIN1_UNIT.encode("utf-8"))
     text, k = repeated(LATIN1_UNIT, (4 * GIB + 1) // unit_bytes * len(LATIN1_UNIT) + len(LATIN1_UNIT))
     assert k * unit_bytes > 4 * GIB
-    unit_ids = enc.encode_ordinary(LATIN1_UNIT)
-    got = enc.encode_to_numpy(text)
-    assert got.shape == (k * len(unit_ids),), got.shape
-    assert np.array_equal(got.reshape(k, len(unit_ids)), np.broadcast_to(np.array(unit_ids, np.uint32),
-                                                                        (k, len(unit_ids))))
-    del got
-    assert enc.count_tokens(text, num_threads=1) == k * len(unit_ids)
-    return f"{len(text)} characters, {k * unit_bytes} bytes of UTF-8, {k * len(unit_ids)} ids"
+    ids = _check_repeated(enc, text, LATIN1_UNIT, k)
+    return f"{len(text)} characters, {k * unit_bytes} bytes of UTF-8, {ids} ids"
 
 
 def case_bytes_over_4gib(enc, sp) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import gc
 
 import pytest
-from _shared import MODELS, need_shared
+from _shared import MODELS, need_shared, under_sanitizer
 
 import tokenforge
 from tokenforge import patterns
@@ -22,6 +22,9 @@ from tokenforge.sentencepiece import ModelProto
 
 BYTES = {bytes([b]): b for b in range(256)}
 ROUNDS = 300
+
+
+pytestmark = pytest.mark.skipif(under_sanitizer(), reason="RSS under ASan holds its quarantine and shadow memory")
 
 
 def rss_bytes() -> int:

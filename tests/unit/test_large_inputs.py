@@ -15,11 +15,14 @@ import importlib.util
 import os
 
 import pytest
-from _shared import MODELS, REPO, need_shared
+from _shared import MODELS, REPO, need_shared, under_sanitizer
 
 import tokenforge
 
 NEEDED = 12 << 30  # bytes available, for the largest case (a 4 GiB input and its UTF-8 or ids)
+
+
+pytestmark = pytest.mark.skipif(under_sanitizer(), reason="gigabyte inputs: run on the normal build (ASan adds shadow memory)")
 
 
 def _cases():
