@@ -11,28 +11,19 @@ per byte of text).
 from __future__ import annotations
 
 import gc
-import importlib.util
 import os
 
 import pytest
-from _shared import MODELS, REPO, need_shared, under_sanitizer
+from _shared import MODELS, benchmark_module, need_shared, under_sanitizer
 
 import tokenforge
 
-NEEDED = 12 << 30  # bytes available, for the largest case (a 4 GiB input and its UTF-8 or ids)
-
+NEEDED = 10 << 30  # bytes available, for the largest case (a 4 GiB input, or a 2 GiB str and its ids)
 
 pytestmark = pytest.mark.skipif(under_sanitizer(), reason="gigabyte inputs: run on the normal build (ASan adds shadow memory)")
 
 
-def _cases():
-    spec = importlib.util.spec_from_file_location("large_inputs", REPO / "benchmarks" / "large_inputs.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-CASES = _cases()
+CASES = benchmark_module("large_inputs")
 
 
 @pytest.fixture(scope="module")
@@ -52,12 +43,12 @@ def _run(case, models):
 
 
 @pytest.mark.parametrize("case", CASES.CHEAP, ids=lambda c: c.__name__)
-def test_refused_with_value_error(case, models):
+def test_quick_cases(case, models):
     _run(case, models)
 
 
 @pytest.mark.skipif(os.environ.get("TOKENFORGE_BIG_INPUTS") != "1",
                     reason="encodes gigabytes (minutes): set TOKENFORGE_BIG_INPUTS=1, or run benchmarks/large_inputs.py")
 @pytest.mark.parametrize("case", CASES.HEAVY, ids=lambda c: c.__name__)
-def test_encoded_correctly(case, models):
+def test_slow_cases(case, models):
     _run(case, models)

@@ -10,31 +10,22 @@ Left out: the 10^6-call run (minutes: benchmarks/memory_flat.py) and concurrent 
 from __future__ import annotations
 
 import gc
-import importlib.util
 
 import pytest
-from _shared import MODELS, REPO, corpus_sample, need_shared, under_sanitizer
+from _shared import MODELS, benchmark_module, corpus_sample, need_shared, under_sanitizer
 
 import tokenforge
 
 CALLS = 3000
 SLACK = 4 << 20  # bytes of RSS growth tolerated over CALLS calls (a leak of ~1.4 KB a call)
 
-
 pytestmark = pytest.mark.skipif(under_sanitizer(), reason="RSS under ASan holds its quarantine and shadow memory")
-
-
-def _benchmark():
-    spec = importlib.util.spec_from_file_location("memory_flat", REPO / "benchmarks" / "memory_flat.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def table():
     need_shared()
-    bench = _benchmark()
+    bench = benchmark_module("memory_flat")
     lines = [line for line in corpus_sample("multi").splitlines() if line][:500]
     spm = MODELS / "sentencepiece"
     enc = tokenforge.get_encoding("cl100k_base")
