@@ -1,21 +1,24 @@
-"""A/B of two builds of the native module in one process, alternating call by call.
+"""A/B of two builds of the native module: child processes of each build, in turn.
 
-On a shared machine, thread-CPU time drifts by a third over tens of seconds (other jobs,
-clock changes), so two builds timed in turn by separate processes often disagree by more
-than the change being measured.  This script loads both builds into one process and
-alternates them: each round gives every build a fresh instance (warmed on other text, as
-bench_encode.py does) and times one encode of the same text; the per-round ratio cancels
-the drift and the median of the rounds is printed.
+Each round starts one child process per build (in alternating order) that loads only its
+build, makes `--per-child` fresh instances (each warmed on other text, as bench_encode.py
+does, beside one kept instance whose long-piece tables are built) and reports the thread-CPU time of the median encode; a round's ratio A/B cancels
+the machine's drift over tens of seconds, and the median over the rounds is printed.
 
-Build each tree with its own nanobind domain, so the two modules can be loaded side by
-side (they define the same C++ types):
+Why not both builds in one process, alternating call by call: tried, and there the build
+that ran second encoded a fresh instance up to 2.5 times faster than the first, whichever
+build that was (cold cl100k on multilingual text; something one module leaves warm for
+the other, in the allocator or the kernel), so the in-process ratios split into two modes.
+One build per process keeps every measurement in the same state a user's process is in.
 
-    cmake -S TREE -B TREE/build/ab -G Ninja -DCMAKE_BUILD_TYPE=Release -DTOKENFORGE_NB_DOMAIN=tfa
+Build each tree into its own folder:
+
+    cmake -S TREE -B TREE/build/ab -G Ninja -DCMAKE_BUILD_TYPE=Release
     cmake --build TREE/build/ab
 
 Usage:
-    taskset -c 1 python benchmarks/ab_builds.py A.so B.so FILE [--encoding cl100k_base]
-                                                [--rounds 15] [--mode cold|warm|count]
+    taskset -c 0 python benchmarks/ab_builds.py A.so B.so FILE [--encoding cl100k_base]
+                                                [--rounds 9] [--mode cold|warm|count]
 """
 
 from __future__ import annotations
@@ -23,13 +26,12 @@ from __future__ import annotations
 import argparse
 import importlib.machinery
 import importlib.util
+import json
+import random
 import statistics
+import subprocess
+import sys
 import time
-
-from _common import corpus_text
-
-import tokenforge
-from tokenforge import patterns
 
 
 def load_native(path: str, package: str):
@@ -42,51 +44,85 @@ def load_native(path: str, package: str):
     return module
 
 
+def child(so: str, file: str, encoding: str, mode: str, per_child: int) -> None:
+    """Prints (as JSON) the thread-CPU seconds of the median of `per_child` encodes and a
+    digest of the ids, with only the build at `so` loaded."""
+    from _common import corpus_text
+
+    import tokenforge
+    from tokenforge import patterns
+
+    with open(file, encoding="utf-8") as f:
+        text = f.read()
+    warm = corpus_text("mixed", 400_000)
+    base = tokenforge.get_encoding(encoding)
+    ranks = dict(base._mergeable_ranks)
+    pat = base._pat_str
+    del base  # no instance of tokenforge's own module stays alive beside the build's
+    native = load_native(so, "build")
+    scanner = int(native.scanner_for(pat)) if hasattr(native, "scanner_for") else int(patterns.scanner_for(pat))
+    # An instance kept alive with its long-piece tables built (they are built once per
+    # vocabulary, lazily, after enough long pieces), so that each fresh instance below
+    # starts with cold piece caches but does not time that one-off build.
+    keeper = native.Encoding(ranks, {}, scanner)
+    rng = random.Random(0)
+    keeper.encode_ordinary("".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=1 << 20)))
+    times, digest = [], None
+    for _ in range(per_child):
+        enc = native.Encoding(ranks, {}, scanner)
+        enc.encode_ordinary(warm)
+        if mode == "warm":
+            enc.encode_ordinary(text)
+        t0 = time.thread_time()
+        if mode == "count":
+            out = enc.count(text, native.SpecialSet([]))
+        else:
+            out = enc.encode_ordinary(text)
+        times.append(time.thread_time() - t0)
+        digest = hash(out if isinstance(out, int) else tuple(out))
+        del enc
+    print(json.dumps({"t": statistics.median(times), "digest": digest}))
+
+
+def run_child(so: str, args) -> dict:
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", so, args.file, "--encoding", args.encoding, "--mode", args.mode,
+         "--per-child", str(args.per_child)],
+        capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"child of {so} failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("a")
-    ap.add_argument("b")
+    ap.add_argument("b", nargs="?")
     ap.add_argument("file")
     ap.add_argument("--encoding", default="cl100k_base")
-    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--rounds", type=int, default=9)
+    ap.add_argument("--per-child", type=int, default=3)
     ap.add_argument("--mode", choices=["cold", "warm", "count"], default="cold")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    with open(args.file, encoding="utf-8") as f:
-        text = f.read()
-    warm = corpus_text("mixed", 400_000)
-    base = tokenforge.get_encoding(args.encoding)
-    ranks = base._mergeable_ranks
-    scanner = int(patterns.scanner_for(base._pat_str))
-    natives = [load_native(args.a, "build_a"), load_native(args.b, "build_b")]
-
-    def timed(native):
-        enc = native.Encoding(ranks, {}, scanner)
-        enc.encode_ordinary(warm)
-        if args.mode == "warm":
-            enc.encode_ordinary(text)
-        if args.mode == "count":
-            none = native.SpecialSet([])
-            return _time(lambda: enc.count(text, none))
-        return _time(lambda: enc.encode_ordinary(text))
-
-    ids = [n.Encoding(ranks, {}, scanner).encode_ordinary(text) for n in natives]
-    if ids[0] != ids[1]:
-        raise SystemExit("the two builds disagree on this text")
-    ratios = []
+    if args.child:
+        return child(args.a, args.file, args.encoding, args.mode, args.per_child)
+    builds = [args.a, args.b]
+    ratios, digests = [], set()
     for r in range(args.rounds):
-        order = natives if r % 2 == 0 else natives[::-1]
-        t = {id(n): timed(n) for n in order}
-        ratios.append(t[id(natives[0])] / t[id(natives[1])])
-    mb = len(text.encode()) / 1e6
+        t = {}
+        for so in (builds if r % 2 == 0 else builds[::-1]):
+            got = run_child(so, args)
+            t[so] = got["t"]
+            digests.add(got["digest"])
+        ratios.append(t[args.a] / t[args.b])
+    if len(digests) != 1:
+        raise SystemExit("the two builds disagree on this text")
+    q = statistics.quantiles(ratios, n=4)
+    with open(args.file, encoding="utf-8") as f:
+        mb = len(f.read().encode()) / 1e6
     print(f"{args.encoding} {args.file} {args.mode}: B/A speed median {statistics.median(ratios):.3f} "
-          f"(quartiles {statistics.quantiles(ratios, n=4)[0]:.3f}..{statistics.quantiles(ratios, n=4)[2]:.3f}, "
-          f"{args.rounds} rounds, {mb:.2f} MB)")
-
-
-def _time(fn):
-    t0 = time.thread_time()
-    fn()
-    return time.thread_time() - t0
+          f"(quartiles {q[0]:.3f}..{q[2]:.3f}, {args.rounds} rounds x {args.per_child}, {mb:.2f} MB)")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The four scanners' patterns as `regex` compiles them: the reference for where the native
+"""The scanners' patterns as `regex` compiles them: the reference for where the native
 scanners end each piece."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ PATTERNS = {
     patterns.Scanner.CL100K: patterns.CL100K,
     patterns.Scanner.LLAMA3: patterns.LLAMA3,
     patterns.Scanner.O200K: patterns.O200K,
+    patterns.Scanner.QWEN2: patterns.QWEN2,
 }
 COMPILED = {k: regex.compile(v) for k, v in PATTERNS.items()}
 

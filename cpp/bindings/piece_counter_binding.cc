@@ -25,7 +25,7 @@ void bind_piece_counter(nb::module_& m) {
   nb::class_<PieceCounter>(m, "PieceCounter")
       .def("__init__",
            [](PieceCounter* self, int pattern, int threads, uint64_t block_bytes) {
-             if (pattern < 0 || pattern > 3) value_error("unknown split pattern id " + std::to_string(pattern));
+             if (pattern < 0 || pattern > kLastSplitPattern) value_error("unknown split pattern id " + std::to_string(pattern));
              new (self) PieceCounter(static_cast<SplitPattern>(pattern), threads, block_bytes);
            },
            nb::arg("pattern"), nb::arg("threads"), nb::arg("block_bytes") = uint64_t{4} << 20)

@@ -12,7 +12,7 @@ void bind_pretokenize(nb::module_& m) {
   m.def(
       "_split",
       [](int pattern, nb::bytes text) {
-        if (pattern < 0 || pattern > 3) value_error("unknown split pattern " + std::to_string(pattern));
+        if (pattern < 0 || pattern > kLastSplitPattern) value_error("unknown split pattern " + std::to_string(pattern));
         const uint8_t* s = reinterpret_cast<const uint8_t*>(text.c_str());
         const uint8_t* end = s + text.size();
         std::vector<size_t> ends;

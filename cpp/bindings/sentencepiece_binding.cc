@@ -8,6 +8,7 @@
 #include "bindings/common.h"
 #include "bindings/batch.h"
 #include "pipeline/sentencepiece_processor.h"
+#include "pipeline/spm_text_wire.h"
 #include "models/sentencepiece/spm_vocab_wire.h"
 #include "common/byte_hash.h"
 #include "common/parallel.h"
@@ -107,6 +108,92 @@ nb::list scored_list(const Proc& p, const std::vector<std::vector<SpmPiece>>& re
   for (size_t i = 0; i < results.size(); ++i) {
     nb::object seg = as_pieces ? nb::object(pieces_list(p, results[i], normalized)) : ids_list(results[i]);
     out.append(nb::make_tuple(seg, scores[i]));
+  }
+  return out;
+}
+
+// [(id, piece, begin, end, partial)]: each piece with the byte span of the input it covers;
+// a partial byte piece (all but the last of a character's) has begin == end.
+nb::list offsets_list(const Proc& p, const std::vector<SpmPiece>& pieces, std::string_view normalized,
+                      const std::vector<uint32_t>& n2o) {
+  nb::list out;
+  for (const SpmPiece& piece : pieces) {
+    uint32_t b = n2o[piece.begin], en = piece.partial ? b : n2o[piece.end];
+    out.append(nb::make_tuple(piece.id, to_str(piece_text(p, piece, normalized)), b, en, piece.partial));
+  }
+  return out;
+}
+
+nb::list scored_offsets(const Proc& p, const std::vector<std::vector<SpmPiece>>& results,
+                        const std::vector<float>& scores, std::string_view normalized,
+                        const std::vector<uint32_t>& n2o) {
+  nb::list out;
+  for (size_t i = 0; i < results.size(); ++i) out.append(nb::make_tuple(offsets_list(p, results[i], normalized, n2o),
+                                                                        scores[i]));
+  return out;
+}
+
+// The normalized-to-input byte map of `text` (the segmentations of nbest and sampling are
+// over the same normalized text).
+void norm_to_orig(const Proc& p, std::string_view text, std::vector<uint32_t>* n2o) {
+  std::string normalized, error;
+  p.normalize(text, &normalized, n2o, &error);  // cannot fail: the segmentation of text succeeded
+}
+
+// [(piece, id, surface or None, begin, end)] (bytes for the texts): the fields of
+// sentencepiece's SentencePieceText pieces, with byte spans of `text`, or with `unicode`
+// character spans as 0.2.1's ConvertToUnicodeSpans makes them (each lead byte starts a
+// character and claims its UTF-8 length).
+nb::list proto_pieces(const Proc& p, std::string_view text, const std::vector<SpmPiece>& pieces,
+                      std::string_view normalized, const std::vector<uint32_t>& n2o, bool unicode) {
+  std::vector<uint32_t> at;
+  if (unicode) {
+    static constexpr uint8_t kLen[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4};
+    at.assign(text.size() + 1, 0);
+    size_t pos = 0;
+    uint32_t chars = 0;
+    while (pos < text.size()) {
+      size_t len = kLen[static_cast<uint8_t>(text[pos]) >> 4];
+      for (size_t i = pos; i < pos + len && i < text.size(); ++i) at[i] = chars;
+      ++chars;
+      pos += len;
+    }
+    at[text.size()] = chars;
+  }
+  nb::list out;
+  for (const SpmPiece& piece : pieces) {
+    uint32_t b = n2o[piece.begin], e = piece.partial ? b : n2o[piece.end];
+    nb::object surface = piece.partial ? nb::none() : nb::object(to_bytes(text.substr(b, e - b)));
+    out.append(nb::make_tuple(to_bytes(piece_text(p, piece, normalized)), piece.id, surface,
+                              unicode ? at[b] : b, unicode ? at[e] : e));
+  }
+  return out;
+}
+
+// Appends the SentencePieceText of `text` segmented into `pieces` (over `normalized`, mapped
+// back by `n2o`) to *out, as sentencepiece's PopulateSentencePieceText fills it.
+void write_encoded(const Proc& p, std::string_view text, const std::vector<SpmPiece>& pieces,
+                   std::string_view normalized, const std::vector<uint32_t>& n2o, const float* score,
+                   std::string* out) {
+  std::vector<SpmTextPiece> items;
+  items.reserve(pieces.size());
+  for (const SpmPiece& piece : pieces) {
+    uint32_t b = n2o[piece.begin], e = piece.partial ? b : n2o[piece.end];
+    items.push_back({piece_text(p, piece, normalized), static_cast<uint32_t>(piece.id), text.substr(b, e - b),
+                     !piece.partial, b, e});
+  }
+  write_spm_text(text, items, score, out);
+}
+
+// The NBestSentencePieceText of scored segmentations of `text`.
+std::string write_scored(const Proc& p, std::string_view text, const std::vector<std::vector<SpmPiece>>& results,
+                         const std::vector<float>& scores, std::string_view normalized,
+                         const std::vector<uint32_t>& n2o) {
+  std::string out, one;
+  for (size_t i = 0; i < results.size(); ++i) {
+    one.clear();
+    write_encoded(p, text, results[i], normalized, n2o, &scores[i], &one);
+    write_spm_nbest_item(one, &out);
   }
   return out;
 }
@@ -246,6 +333,59 @@ nb::list encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampl
   if (!ok) throw nb::python_error();
   check_chunks(chunks);
   return batch.out.done();
+}
+
+// The items of a decode call (pieces, whose strs `snap` keeps alive, or ids), decoded with
+// each piece's span; IndexError for an id out of range, ValueError for a bad byte piece.
+struct SpanDecode {
+  nb::tuple snap;
+  std::vector<std::string_view> views;
+  std::vector<int32_t> ids;
+  bool are_pieces;
+  std::string text, error;
+  SpmDecodeSpans spans;
+
+  SpanDecode(nb::list items, bool pieces) : snap(snapshot(items)), are_pieces(pieces) {
+    if (are_pieces) {
+      views.reserve(snap.size());
+      for (nb::handle h : snap) views.push_back(text_view(h));
+    } else {
+      std::vector<uint32_t> raw = ids_from(items);
+      ids.assign(raw.begin(), raw.end());
+    }
+  }
+  // Runs with the GIL released; check() afterwards, with it held.
+  bool run(const Proc& p) {
+    return are_pieces ? p.decode_pieces(views, &text, &error, &spans)
+                      : p.decode_ids(ids.data(), ids.size(), &text, &error, &spans);
+  }
+  void check_ok(bool ok) const {
+    if (!ok && !are_pieces) throw nb::index_error(error.c_str());
+    check(ok, error);
+  }
+  size_t size() const { return are_pieces ? views.size() : ids.size(); }
+};
+
+// The scored segmentations `run` finds for `text` (n-best or sampled), as a serialized
+// NBestSentencePieceText; run(text, &results, &scores, &normalized, &error) -> ok.
+template <typename Run>
+nb::bytes scored_serialized(const Proc& p, nb::handle text, Run run) {
+  std::string_view v = text_view(text);
+  std::vector<std::vector<SpmPiece>> results;
+  std::vector<float> scores;
+  std::string normalized, error, out;
+  bool ok;
+  {
+    nb::gil_scoped_release release;
+    ok = run(v, &results, &scores, &normalized, &error);
+    if (ok) {
+      std::vector<uint32_t> n2o;
+      norm_to_orig(p, v, &n2o);
+      out = write_scored(p, v, results, scores, normalized, n2o);
+    }
+  }
+  check(ok, error);
+  return to_bytes(out);
 }
 
 }  // namespace
@@ -426,8 +566,6 @@ void bind_sentencepiece(nb::module_& m) {
            "samples with a seed derived from (seed, i).  piece_strs (None or one str per piece) saves making "
            "piece strs.")
       .def("encode_with_offsets", [](const Proc& p, nb::handle text, bool enable, int nbest, float alpha, uint64_t seed) {
-        // -> [(id, piece, begin, end)] with byte offsets into the input; a partial byte
-        // piece has begin == end.
         std::string_view v = text_view(text);
         Encoded e;
         std::vector<uint32_t> n2o;
@@ -438,45 +576,121 @@ void bind_sentencepiece(nb::module_& m) {
           ok = p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, &n2o, &error);
         }
         check(ok, error);
-        nb::list out;
-        for (const SpmPiece& piece : e.pieces) {
-          uint32_t b = n2o[piece.begin], en = piece.partial ? b : n2o[piece.end];
-          out.append(nb::make_tuple(piece.id, to_str(piece_text(p, piece, e.normalized)), b, en));
-        }
-        return out;
+        return offsets_list(p, e.pieces, e.normalized, n2o);
       }, nb::arg("text"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
-           "[(id, piece, begin, end)] with byte offsets into the input.")
-      .def("nbest", [](const Proc& p, nb::handle text, int nbest_size, bool as_pieces) {
+           "[(id, piece, begin, end, partial)] with byte offsets into the input.")
+      .def("encode_proto_pieces", [](const Proc& p, nb::handle text, bool enable, int nbest, float alpha,
+                                     uint64_t seed, bool unicode) {
+        std::string_view v = text_view(text);
+        Encoded e;
+        std::vector<uint32_t> n2o;
+        std::string error;
+        bool ok;
+        {
+          nb::gil_scoped_release release;
+          ok = p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, &n2o, &error);
+        }
+        check(ok, error);
+        return proto_pieces(p, v, e.pieces, e.normalized, n2o, unicode);
+      }, nb::arg("text"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
+           nb::arg("unicode"),
+           "[(piece, id, surface or None, begin, end)]: the pieces of the encoding's SentencePieceText (bytes), "
+           "with byte spans or, with unicode, character spans.")
+      .def("encode_serialized", [](const Proc& p, nb::handle text, bool enable, int nbest, float alpha,
+                                   uint64_t seed) {
+        std::string_view v = text_view(text);
+        std::string out, error;
+        bool ok;
+        {
+          nb::gil_scoped_release release;
+          Encoded e;
+          std::vector<uint32_t> n2o;
+          ok = p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, &n2o, &error);
+          if (ok) write_encoded(p, v, e.pieces, e.normalized, n2o, nullptr, &out);
+        }
+        check(ok, error);
+        return to_bytes(out);
+      }, nb::arg("text"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
+           "The encoding as a serialized SentencePieceText (sentencepiece's serialized_proto).")
+      .def("encode_serialized_batch", [](const Proc& p, nb::list texts, int threads, bool enable, int nbest,
+                                         float alpha, uint64_t seed) {
+        const nb::tuple items = snapshot(texts);
+        std::vector<std::string_view> views;
+        views.reserve(items.size());
+        for (nb::handle t : items) views.push_back(text_view(t));
+        std::vector<std::string> outs(views.size()), errors(views.size());
+        {
+          nb::gil_scoped_release release;
+          parallel_for(views.size(), threads, [&](size_t i) {
+            Encoded e;
+            std::vector<uint32_t> n2o;
+            if (p.encode(views[i], sampling_of(enable, nbest, alpha, item_seed(seed, i)), &e.pieces, &e.normalized,
+                         &n2o, &errors[i])) {
+              write_encoded(p, views[i], e.pieces, e.normalized, n2o, nullptr, &outs[i]);
+            }
+          });
+        }
+        for (const std::string& e : errors) check(e.empty(), e);  // the first item that failed
+        nb::list out;
+        for (const std::string& o : outs) out.append(to_bytes(o));
+        return out;
+      }, nb::arg("texts"), nb::arg("threads"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"),
+           nb::arg("seed"), "encode_serialized for each text, on threads; item i samples with a seed from (seed, i).")
+      .def("nbest_serialized", [](const Proc& p, nb::handle text, int nbest_size) {
+        return scored_serialized(p, text, [&](std::string_view v, auto* results, auto* scores, auto* normalized,
+                                              auto* error) {
+          return p.nbest(v, nbest_size, results, scores, normalized, error);
+        });
+      }, nb::arg("text"), nb::arg("nbest_size"),
+           "The n best segmentations as a serialized NBestSentencePieceText (Unigram).")
+      .def("sample_encode_and_score_serialized", [](const Proc& p, nb::handle text, int num_samples, float alpha,
+                                                    bool wor, bool include_best, uint64_t seed) {
+        return scored_serialized(p, text, [&](std::string_view v, auto* results, auto* scores, auto* normalized,
+                                              auto* error) {
+          return p.sample_encode_and_score(v, num_samples, alpha, wor, include_best, seed, results, scores,
+                                           normalized, error);
+        });
+      }, nb::arg("text"), nb::arg("num_samples"), nb::arg("alpha"), nb::arg("wor"), nb::arg("include_best"),
+           nb::arg("seed"), "sample_encode_and_score as a serialized NBestSentencePieceText (Unigram).")
+      .def("nbest", [](const Proc& p, nb::handle text, int nbest_size, bool as_pieces, bool offsets) {
         std::string_view v = text_view(text);
         std::vector<std::vector<SpmPiece>> results;
         std::vector<float> scores;
         std::string normalized, error;
+        std::vector<uint32_t> n2o;
         bool ok;
         {
           nb::gil_scoped_release release;
           ok = p.nbest(v, nbest_size, &results, &scores, &normalized, &error);
+          if (ok && offsets) norm_to_orig(p, v, &n2o);
         }
         check(ok, error);
-        return scored_list(p, results, scores, normalized, as_pieces);
-      }, nb::arg("text"), nb::arg("nbest_size"), nb::arg("as_pieces"),
-           "[(ids or pieces, score)] for the n best segmentations (Unigram).")
+        return offsets ? scored_offsets(p, results, scores, normalized, n2o)
+                       : scored_list(p, results, scores, normalized, as_pieces);
+      }, nb::arg("text"), nb::arg("nbest_size"), nb::arg("as_pieces"), nb::arg("offsets") = false,
+           "[(ids or pieces, score)] for the n best segmentations (Unigram); with offsets, each segmentation "
+           "as encode_with_offsets gives it.")
       .def("sample_encode_and_score", [](const Proc& p, nb::handle text, int num_samples, float alpha, bool wor,
-                                         bool include_best, bool as_pieces, uint64_t seed) {
+                                         bool include_best, bool as_pieces, uint64_t seed, bool offsets) {
         std::string_view v = text_view(text);
         std::vector<std::vector<SpmPiece>> results;
         std::vector<float> scores;
         std::string normalized, error;
+        std::vector<uint32_t> n2o;
         bool ok;
         {
           nb::gil_scoped_release release;
           ok = p.sample_encode_and_score(v, num_samples, alpha, wor, include_best, seed, &results, &scores,
                                          &normalized, &error);
+          if (ok && offsets) norm_to_orig(p, v, &n2o);
         }
         check(ok, error);
-        return scored_list(p, results, scores, normalized, as_pieces);
+        return offsets ? scored_offsets(p, results, scores, normalized, n2o)
+                       : scored_list(p, results, scores, normalized, as_pieces);
       }, nb::arg("text"), nb::arg("num_samples"), nb::arg("alpha"), nb::arg("wor"), nb::arg("include_best"),
-           nb::arg("as_pieces"), nb::arg("seed"),
-           "[(ids or pieces, log probability or log inclusion probability)] (Unigram).")
+           nb::arg("as_pieces"), nb::arg("seed"), nb::arg("offsets") = false,
+           "[(ids or pieces, log probability or log inclusion probability)] (Unigram); with offsets, each "
+           "segmentation as encode_with_offsets gives it.")
       .def("entropy", [](const Proc& p, nb::handle text, float alpha) {
         std::string_view v = text_view(text);
         float h = 0;
@@ -555,7 +769,43 @@ void bind_sentencepiece(nb::module_& m) {
         check(ok, error);
         return to_bytes(out);
       }, nb::arg("pieces"),
-           "UTF-8 bytes of the decoded pieces.");
+           "UTF-8 bytes of the decoded pieces.")
+      .def("decode_serialized", [](const Proc& p, nb::list items, bool are_pieces) {
+        SpanDecode d(items, are_pieces);
+        std::string out;
+        bool ok;
+        {
+          nb::gil_scoped_release release;
+          ok = d.run(p);
+          if (ok) {
+            // Each piece with its id looked up again from its text, as sentencepiece's Decode does.
+            std::vector<SpmTextPiece> pieces(d.size());
+            for (size_t i = 0; i < pieces.size(); ++i) {
+              std::string_view piece = are_pieces ? d.views[i] : std::string_view(p.vocab().piece(d.ids[i]));
+              uint32_t b = d.spans.bounds[2 * i], e = d.spans.bounds[2 * i + 1];
+              pieces[i] = {piece, static_cast<uint32_t>(p.vocab().piece_to_id(piece)),
+                           std::string_view(d.spans.raw).substr(b, e - b), true, b, e};
+            }
+            write_spm_text(d.text, pieces, nullptr, &out);
+          }
+        }
+        d.check_ok(ok);
+        return to_bytes(out);
+      }, nb::arg("items"), nb::arg("are_pieces"),
+           "The decoding as a serialized SentencePieceText (sentencepiece's serialized_proto); IndexError for an "
+           "id out of range.")
+      .def("decode_with_spans", [](const Proc& p, nb::list items, bool are_pieces) {
+        SpanDecode d(items, are_pieces);
+        bool ok;
+        {
+          nb::gil_scoped_release release;
+          ok = d.run(p);
+        }
+        d.check_ok(ok);
+        return nb::make_tuple(to_bytes(d.text), to_bytes(d.spans.raw), d.spans.bounds);
+      }, nb::arg("items"), nb::arg("are_pieces"),
+           "(text, text before the denormalizer, [begin0, end0, begin1, ...]): the decoded UTF-8 bytes and the "
+           "byte span of the pre-denormalizer text each piece became; IndexError for an id out of range.");
 }
 
 }  // namespace tf::py

@@ -153,6 +153,10 @@ std::string unencodable(const uint8_t* p, size_t n) {
 
 bool Encoding::build(std::vector<std::pair<std::string, uint32_t>> ranks,
                      std::vector<std::pair<std::string, uint32_t>> specials, int pattern, std::string* error) {
+  if (pattern > kLastSplitPattern) {
+    *error = "unknown split pattern " + std::to_string(pattern);
+    return false;
+  }
   if (!model_.build(std::move(ranks), error)) return false;
   // Several special strings may share one id (o200k_harmony's <|endofprompt|> and
   // <|reserved_200018|>): the matcher finds each of them, and the id decodes to the first

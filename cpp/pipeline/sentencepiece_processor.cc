@@ -355,7 +355,8 @@ bool SentencePieceProcessor::entropy(std::string_view text, float alpha, float* 
   return true;
 }
 
-bool SentencePieceProcessor::decode_ids(const int32_t* ids, size_t n, std::string* out, std::string* error) const {
+bool SentencePieceProcessor::decode_ids(const int32_t* ids, size_t n, std::string* out, std::string* error,
+                                        SpmDecodeSpans* spans) const {
   std::vector<std::pair<std::string_view, int32_t>> pieces;
   pieces.reserve(n);
   for (size_t i = 0; i < n; ++i) {
@@ -365,30 +366,44 @@ bool SentencePieceProcessor::decode_ids(const int32_t* ids, size_t n, std::strin
     }
     pieces.emplace_back(vocab_.piece(ids[i]), ids[i]);
   }
-  return decode_impl(pieces, out, error);
+  return decode_impl(pieces, out, error, spans);
 }
 
 bool SentencePieceProcessor::decode_pieces(const std::vector<std::string_view>& pieces, std::string* out,
-                                           std::string* error) const {
+                                           std::string* error, SpmDecodeSpans* spans) const {
   std::vector<std::pair<std::string_view, int32_t>> pairs;
   pairs.reserve(pieces.size());
   for (std::string_view p : pieces) pairs.emplace_back(p, vocab_.piece_to_id(p));
-  return decode_impl(pairs, out, error);
+  return decode_impl(pairs, out, error, spans);
 }
 
 bool SentencePieceProcessor::decode_impl(const std::vector<std::pair<std::string_view, int32_t>>& pieces,
-                                         std::string* out, std::string* error) const {
+                                         std::string* out, std::string* error, SpmDecodeSpans* spans) const {
   out->clear();
-  std::string bytes;  // a run of BYTE pieces, decoded together
+  std::vector<uint32_t>* bounds = spans ? &spans->bounds : nullptr;
+  if (bounds) bounds->assign(2 * pieces.size(), 0);
+  // Piece i covers out[from, out->size()) once its text is appended.
+  auto cover = [&](size_t i, size_t from) {
+    if (!bounds) return;
+    (*bounds)[2 * i] = static_cast<uint32_t>(from);
+    (*bounds)[2 * i + 1] = static_cast<uint32_t>(out->size());
+  };
+  std::string bytes;            // a run of BYTE pieces, decoded together
+  size_t bytes_first = 0;       // the index of the run's first piece
   auto flush_bytes = [&]() {
     const uint8_t* s = reinterpret_cast<const uint8_t*>(bytes.data());
     for (size_t i = 0; i < bytes.size();) {
       size_t len = utf8_char_len(s + i, bytes.size() - i);
+      const size_t from = out->size();
       if (len == 0) {
         out->append(kReplacement);
+        cover(bytes_first + i, from);
         i += 1;
       } else {
+        // The last byte piece of a character holds it; the others cover nothing.
+        for (size_t j = 0; j + 1 < len; ++j) cover(bytes_first + i + j, from);
         out->append(bytes, i, len);
+        cover(bytes_first + i + len - 1, from);
         i += len;
       }
     }
@@ -397,40 +412,40 @@ bool SentencePieceProcessor::decode_impl(const std::vector<std::pair<std::string
   const bool strip_first = options_.add_dummy_prefix || options_.remove_extra_whitespaces;
   bool is_bos_ws = true;
   bool bos_ws_seen = false;
-  for (const auto& [piece, id] : pieces) {
-    if (id < 0) {  // a piece that is no piece, in a model without <unk>: kept as written
-      flush_bytes();
-      if (bos_ws_seen || !out->empty()) is_bos_ws = false;
-      bos_ws_seen = false;
-      out->append(piece);
-      continue;
-    }
-    const SpmType t = vocab_.type(id);
-    if (t == SpmType::kByte) {
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const auto& [piece, id] = pieces[i];
+    if (id >= 0 && vocab_.type(id) == SpmType::kByte) {
       int b = vocab_.byte_value(id);
       if (b < 0) {
         *error = "byte piece \"" + std::string(piece) + "\" is not of the form <0xXX>";
         return false;
       }
+      if (bytes.empty()) bytes_first = i;
       bytes.push_back(static_cast<char>(b));
       continue;
     }
     flush_bytes();
     if (bos_ws_seen || !out->empty()) is_bos_ws = false;
     bos_ws_seen = false;
-    if (t == SpmType::kControl) continue;
-    if (t == SpmType::kUnknown) {
+    const size_t from = out->size();
+    if (id < 0) {  // a piece that is no piece, in a model without <unk>: kept as written
+      out->append(piece);
+    } else if (vocab_.type(id) == SpmType::kControl) {
+      // no text
+    } else if (vocab_.type(id) == SpmType::kUnknown) {
       out->append(piece == vocab_.piece(id) ? std::string_view(unk_surface_) : piece);
-      continue;
+    } else {
+      std::string_view p = piece;
+      if (is_bos_ws && strip_first && p.compare(0, 3, kSpace) == 0) {
+        p.remove_prefix(3);
+        bos_ws_seen = !options_.remove_extra_whitespaces;
+      }
+      append_unescaped(p, out);
     }
-    std::string_view p = piece;
-    if (is_bos_ws && strip_first && p.compare(0, 3, kSpace) == 0) {
-      p.remove_prefix(3);
-      bos_ws_seen = !options_.remove_extra_whitespaces;
-    }
-    append_unescaped(p, out);
+    cover(i, from);
   }
   flush_bytes();
+  if (spans) spans->raw = *out;
   if (denormalizer_) {
     std::string text = std::move(*out);
     denormalizer_->normalize(text, out, nullptr);

@@ -44,6 +44,15 @@ struct SpmPiece {
   bool partial;
 };
 
+// Where each piece of a decode went, as sentencepiece's decoded SentencePieceText shows it:
+// piece i covers raw[bounds[2i], bounds[2i + 1]).  `raw` is the text before the
+// denormalizer (the decoded text itself when the model has none); a control piece and
+// all but the last byte piece of a character cover nothing.
+struct SpmDecodeSpans {
+  std::string raw;
+  std::vector<uint32_t> bounds;
+};
+
 // How to segment: the best segmentation, or a sample.
 struct SpmSampling {
   bool enabled = false;
@@ -92,9 +101,11 @@ class SentencePieceProcessor {
   bool entropy(std::string_view text, float alpha, float* out, std::string* error) const;
 
   // Decodes ids (all must be < vocab size) or pieces; text for an id / a piece follows
-  // sentencepiece's Decode.
-  bool decode_ids(const int32_t* ids, size_t n, std::string* out, std::string* error) const;
-  bool decode_pieces(const std::vector<std::string_view>& pieces, std::string* out, std::string* error) const;
+  // sentencepiece's Decode.  With `spans`, also where each piece went.
+  bool decode_ids(const int32_t* ids, size_t n, std::string* out, std::string* error,
+                  SpmDecodeSpans* spans = nullptr) const;
+  bool decode_pieces(const std::vector<std::string_view>& pieces, std::string* out, std::string* error,
+                     SpmDecodeSpans* spans = nullptr) const;
 
  private:
   void populate(const std::vector<SpmToken>& tokens, std::string_view normalized, std::vector<SpmPiece>* out) const;
@@ -108,7 +119,7 @@ class SentencePieceProcessor {
   // False (and *error set) if `text` or its normalized form is longer than kMaxTextBytes.
   static bool too_long(size_t bytes, const char* what, std::string* error);
   bool decode_impl(const std::vector<std::pair<std::string_view, int32_t>>& pieces, std::string* out,
-                   std::string* error) const;
+                   std::string* error, SpmDecodeSpans* spans) const;
 
   SpmVocab vocab_;
   SpmNormalizer normalizer_;

@@ -101,8 +101,10 @@ TF_ALWAYS_INLINE int decided_limit(const AsciiClasses& c) {
 
 }  // namespace rules
 
-// cl100k (both spellings: they differ only at the end of the text, never decided here).
-TF_ALWAYS_INLINE WindowStarts cl100k_starts(const AsciiClasses& c) {
+// cl100k (both spellings: they differ only at the end of the text, never decided here),
+// and with kOneDigit Qwen 2's, where every digit starts a piece (`\p{N}`).
+template <bool kOneDigit>
+TF_ALWAYS_INLINE WindowStarts cl100k_family_starts(const AsciiClasses& c) {
   using namespace rules;
   const uint64_t OQ = c.O | c.Q, OQSP = OQ | c.SP;
   const uint64_t q_start = c.Q & ~(OQSP << 1);
@@ -113,9 +115,12 @@ TF_ALWAYS_INLINE WindowStarts cl100k_starts(const AsciiClasses& c) {
   const uint64_t newline = c.NL & ((c.L | c.N) << 1);
   const uint64_t seeds = c.NL & (OQ << 1);  // at most one per run of newlines: the add carries it
   const uint64_t tail = ((c.NL + seeds) ^ c.NL) & c.NL;
-  const uint64_t starts = letter | digit_starts(c.N) | punct | newline | space_starts(c, tail);
+  const uint64_t digit = kOneDigit ? c.N : digit_starts(c.N);
+  const uint64_t starts = letter | digit | punct | newline | space_starts(c, tail);
   return WindowStarts{starts, decided_limit(c)};
 }
+TF_ALWAYS_INLINE WindowStarts cl100k_starts(const AsciiClasses& c) { return cl100k_family_starts<false>(c); }
+TF_ALWAYS_INLINE WindowStarts qwen2_starts(const AsciiClasses& c) { return cl100k_family_starts<true>(c); }
 
 // o200k.  The contraction suffix of a word depends on whether the letter before its '
 // ends an earlier contraction; chains ("a's's") need a few rounds, more than 4 give up.

@@ -257,6 +257,9 @@ AsciiSplit split_avx512(SplitPattern pattern, const uint8_t* p, const uint8_t* e
   if (pattern == SplitPattern::kGpt2) {
     return split_windows<gpt2_starts, true, first_hard_16_avx512, hard_avx512>(p, end, ends, room, classify_avx512);
   }
+  if (pattern == SplitPattern::kQwen2) {
+    return split_windows<qwen2_starts, true, first_hard_16_avx512, hard_avx512>(p, end, ends, room, classify_avx512);
+  }
   return split_windows<cl100k_starts, true, first_hard_16_avx512, hard_avx512>(p, end, ends, room, classify_avx512);
 }
 
@@ -267,6 +270,9 @@ __attribute__((noinline)) AsciiSplit split_sse(SplitPattern pattern, const uint8
   }
   if (pattern == SplitPattern::kGpt2) {
     return split_windows<gpt2_starts, false, first_hard_16, hard_sse>(p, end, ends, room, classify_sse);
+  }
+  if (pattern == SplitPattern::kQwen2) {
+    return split_windows<qwen2_starts, false, first_hard_16, hard_sse>(p, end, ends, room, classify_sse);
   }
   return split_windows<cl100k_starts, false, first_hard_16, hard_sse>(p, end, ends, room, classify_sse);
 }

@@ -54,8 +54,7 @@ SplitLevel set_ascii_split_level(SplitLevel level);
 
 // Whether `pattern` has a splitter here (all of scanner.h's do).
 inline bool has_ascii_splitter(SplitPattern pattern) {
-  return pattern == SplitPattern::kCl100k || pattern == SplitPattern::kLlama3 || pattern == SplitPattern::kO200k ||
-         pattern == SplitPattern::kGpt2;
+  return static_cast<int>(pattern) <= kLastSplitPattern;
 }
 
 struct AsciiSplit {

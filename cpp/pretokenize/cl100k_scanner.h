@@ -3,7 +3,8 @@
 // and in the older spelling Llama 3 uses
 //   (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
 // They differ only on whitespace that runs to the end of the text: `\s++$` takes all of
-// it, while the older spelling first cuts after its last newline.
+// it, while the older spelling first cuts after its last newline.  Qwen 2 / 2.5 / 3 use the
+// older spelling with `\p{N}` for `\p{N}{1,3}` (one digit a piece).
 #pragma once
 
 #include "pretokenize/scan_util.h"
@@ -13,7 +14,7 @@ namespace tf::scan {
 
 namespace detail {
 
-template <bool kWholeTrailingSpace>
+template <bool kWholeTrailingSpace, int kMaxDigits>
 __attribute__((noinline)) const uint8_t* next_piece_cl100k_general(const uint8_t* p, const uint8_t* end) {
   // Words of other scripts start with a letter of two bytes (Cyrillic, Greek, accented
   // Latin) or three (kana, ideographs, Hangul), or with an ASCII lead (a space) before
@@ -47,7 +48,7 @@ __attribute__((noinline)) const uint8_t* next_piece_cl100k_general(const uint8_t
     int len1;
     if (is_letter(class_at(p + len0, end, &len1))) return run(p + len0, end, kLetters);
   }
-  if (c0 == kNumber) return run_max(p, end, kNumbers, 3);
+  if (c0 == kNumber) return run_max(p, end, kNumbers, kMaxDigits);
   // ` ?[^\s\p{L}\p{N}]+[\r\n]*`
   if (const uint8_t* q = punctuation_run(p, end, c0, false)) return q;
   // Whitespace.
@@ -63,7 +64,7 @@ __attribute__((noinline)) const uint8_t* next_piece_cl100k_general(const uint8_t
 // which may start a contraction), inlined into the encoder's loop; the general path gives
 // the same end whenever the run of letters is followed by an ASCII byte or the end of the
 // text, and takes every other piece.
-template <bool kWholeTrailingSpace>
+template <bool kWholeTrailingSpace, int kMaxDigits = 3>
 TF_ALWAYS_INLINE const uint8_t* next_piece_cl100k_family(const uint8_t* p, const uint8_t* end) {
   const uint8_t b0 = *p;
   if (ascii_is(b0, kAsciiLetter)) {
@@ -71,7 +72,7 @@ TF_ALWAYS_INLINE const uint8_t* next_piece_cl100k_family(const uint8_t* p, const
   } else if (b0 != '\'' && ascii_is(b0, kAsciiLead) && end - p >= 2 && ascii_is(p[1], kAsciiLetter)) {
     if (const uint8_t* q = ascii_run(p + 2, end, kLetters, kAsciiLetter)) return q;
   }
-  return next_piece_cl100k_general<kWholeTrailingSpace>(p, end);
+  return next_piece_cl100k_general<kWholeTrailingSpace, kMaxDigits>(p, end);
 }
 
 }  // namespace detail
@@ -84,9 +85,14 @@ inline const uint8_t* next_piece_llama3(const uint8_t* p, const uint8_t* end) {
   return detail::next_piece_cl100k_family<false>(p, end);
 }
 
+inline const uint8_t* next_piece_qwen2(const uint8_t* p, const uint8_t* end) {
+  return detail::next_piece_cl100k_family<false, 1>(p, end);
+}
+
 }  // namespace tf::scan
 
 namespace tf {
 using scan::next_piece_cl100k;
 using scan::next_piece_llama3;
+using scan::next_piece_qwen2;
 }  // namespace tf

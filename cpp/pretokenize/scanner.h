@@ -20,7 +20,9 @@ enum class SplitPattern : uint8_t {
   kCl100k = 1,  // cl100k_base as tiktoken spells it today (possessive, `\s++$`)
   kLlama3 = 2,  // cl100k's older spelling, used by Llama 3 (no `\s++$`, so it splits differently at the end)
   kO200k = 3,   // o200k_base
+  kQwen2 = 4,   // Llama 3's spelling with one digit a piece (Qwen 2, 2.5, 3)
 };
+constexpr int kLastSplitPattern = 4;
 
 using NextPieceFn = const uint8_t* (*)(const uint8_t* p, const uint8_t* end);
 
@@ -30,6 +32,7 @@ inline NextPieceFn scanner_for(SplitPattern pattern) {
     case SplitPattern::kCl100k: return next_piece_cl100k;
     case SplitPattern::kLlama3: return next_piece_llama3;
     case SplitPattern::kO200k: return next_piece_o200k;
+    case SplitPattern::kQwen2: return next_piece_qwen2;
   }
   return next_piece_gpt2;
 }
@@ -42,6 +45,7 @@ decltype(auto) with_scanner(SplitPattern pattern, F&& f) {
     case SplitPattern::kCl100k: return f([](const uint8_t* p, const uint8_t* e) { return next_piece_cl100k(p, e); });
     case SplitPattern::kLlama3: return f([](const uint8_t* p, const uint8_t* e) { return next_piece_llama3(p, e); });
     case SplitPattern::kO200k: return f([](const uint8_t* p, const uint8_t* e) { return next_piece_o200k(p, e); });
+    case SplitPattern::kQwen2: return f([](const uint8_t* p, const uint8_t* e) { return next_piece_qwen2(p, e); });
     case SplitPattern::kGpt2: break;
   }
   return f([](const uint8_t* p, const uint8_t* e) { return next_piece_gpt2(p, e); });

@@ -15,7 +15,7 @@ from tokenforge.formats.data_gym import data_gym_to_mergeable_bpe_ranks
 from tokenforge.formats.tiktoken_bpe import dump_tiktoken_bpe, load_tiktoken_bpe
 from tokenforge.training import BpeTrainer
 from tokenforge.registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
-from tokenforge.sentencepiece import SentencePieceProcessor
+from tokenforge.sentencepiece import SentencePieceNormalizer, SentencePieceProcessor
 from tokenforge.spm_train import SentencePieceTrainer, train_sentencepiece
 from tokenforge.tokenizer import AddedToken, Tokenizer
 
@@ -31,6 +31,7 @@ __all__ = [
     "list_encoding_names",
     "load_tiktoken_bpe",
     "patterns",
+    "SentencePieceNormalizer",
     "SentencePieceProcessor",
     "SentencePieceTrainer",
     "train_sentencepiece",

@@ -26,6 +26,7 @@ class Scanner(enum.IntEnum):
     CL100K = 1
     LLAMA3 = 2
     O200K = 3
+    QWEN2 = 4
 
 
 # tiktoken's spellings.
@@ -49,6 +50,11 @@ O200K = "|".join(
 # only on whitespace at the very end of the text).
 LLAMA3 = (
     r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+# Qwen 2, 2.5 and 3: Llama 3's with one digit a piece.
+QWEN2 = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
     r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
 
@@ -79,10 +85,11 @@ _KNOWN: dict[str, Scanner] = {
     _MINBPE_GPT4: Scanner.LLAMA3,
     _MINBPE_GPT2: Scanner.GPT2,
     O200K: Scanner.O200K,
+    QWEN2: Scanner.QWEN2,
 }
 
 # Short names accepted wherever a pattern is asked for (e.g. the CLI's --pattern).
-BY_NAME: dict[str, str] = {"gpt2": GPT2, "r50k": GPT2, "cl100k": CL100K, "llama3": LLAMA3, "o200k": O200K}
+BY_NAME: dict[str, str] = {"gpt2": GPT2, "r50k": GPT2, "cl100k": CL100K, "llama3": LLAMA3, "o200k": O200K, "qwen2": QWEN2}
 
 
 def scanner_for(pat_str: str) -> Scanner | None:

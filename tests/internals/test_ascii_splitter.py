@@ -138,6 +138,7 @@ def test_corpus_like_text_against_tiktoken():
 REFERENCE_KINDS = {
     "cl100k": patterns.Scanner.CL100K,
     "llama3": patterns.Scanner.LLAMA3,
+    "qwen2": patterns.Scanner.QWEN2,
     "o200k": patterns.Scanner.O200K,
     "gpt2": patterns.Scanner.GPT2,
 }

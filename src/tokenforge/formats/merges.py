@@ -70,3 +70,22 @@ def merges_from_ranks(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
             raise ValueError(f"token {token!r} (rank {rank}) is not the merge of two lower-ranked tokens")
         merges.append((parts[0], parts[1]))
     return merges
+
+
+def every_merge(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
+    """Every (left, right) pair of tokens whose concatenation is a token, ordered by that
+    token's rank (then by the left and right ranks): the merge list under which rank-ordered
+    BPE (HF's) merges exactly the pairs tiktoken merges, since tiktoken joins any adjacent
+    pair that makes a token, whatever the parts' own ranks.  A token no pair makes (Llama 3
+    has some) is reached only as a whole piece (`ignore_merges`).
+
+    Example:
+        >>> every_merge({b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"ab": 4, b"abc": 5})
+        [(b'b', b'c'), (b'a', b'b'), (b'a', b'bc'), (b'ab', b'c')]
+    """
+    merges = []
+    for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
+        splits = [(token[:k], token[k:]) for k in range(1, len(token)) if token[:k] in ranks and token[k:] in ranks]
+        splits.sort(key=lambda ab: (ranks[ab[0]], ranks[ab[1]]))
+        merges.extend(splits)
+    return merges

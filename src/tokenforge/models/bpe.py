@@ -16,6 +16,8 @@ Example:
 
 from __future__ import annotations
 
+import heapq
+
 from tokenforge.models.vocab_model import VocabModel
 
 
@@ -108,17 +110,42 @@ class BPE(VocabModel):
         return syms
 
     def _merge(self, syms: list[list[int]]) -> list[list[int]]:
+        """Merges the lowest-ranked adjacent pair, leftmost first, until none is left: a heap of
+        candidate pairs over a linked list of symbols, O(n log n) (a word can be a whole text
+        when there is no pre-tokenizer).  An entry is stale once either side has changed: a
+        symbol only grows, so its id then differs from the one the entry recorded."""
+        n = len(syms)
+        if n < 2:
+            return syms
         ranks = self.pair_rank
-        while len(syms) > 1:
-            best, where = None, -1
-            for i in range(len(syms) - 1):
-                r = ranks.get((syms[i][0], syms[i + 1][0]))
-                if r is not None and (best is None or r[0] < best[0]):
-                    best, where = r, i
-            if best is None:
-                break
-            syms[where:where + 2] = [[best[1], syms[where][1] + syms[where + 1][1]]]
-        return syms
+        ids = [s[0] for s in syms]
+        lens = [s[1] for s in syms]
+        nxt = list(range(1, n + 1))
+        prv = list(range(-1, n - 1))
+        heap = []  # (rank, position, left id, right id, merged id)
+        for i in range(n - 1):
+            r = ranks.get((ids[i], ids[i + 1]))
+            if r is not None:
+                heap.append((r[0], i, ids[i], ids[i + 1], r[1]))
+        heapq.heapify(heap)
+        alive = [True] * n
+        while heap:
+            _, i, a, b, new = heapq.heappop(heap)
+            j = nxt[i]
+            if not alive[i] or j >= n or ids[i] != a or ids[j] != b:
+                continue
+            ids[i], lens[i] = new, lens[i] + lens[j]
+            alive[j] = False
+            nxt[i] = nxt[j]
+            if nxt[j] < n:
+                prv[nxt[j]] = i
+            for left in (prv[i], i):
+                right = nxt[left] if left >= 0 else n
+                if left >= 0 and right < n:
+                    r = ranks.get((ids[left], ids[right]))
+                    if r is not None:
+                        heapq.heappush(heap, (r[0], left, ids[left], ids[right], r[1]))
+        return [[ids[i], lens[i]] for i in range(n) if alive[i]]
 
     def tokenize(self, word: str) -> list[tuple[int, str, tuple[int, int]]]:
         """(id, token, (start, end)) per token; offsets are characters of `word`."""

@@ -3,8 +3,10 @@
 `tokenizers` walks the text grapheme by grapheme: a grapheme under 6 bytes found in the
 charsmap is replaced whole; otherwise each character found is replaced.  A lookup returns the
 replacement of the shortest key prefixing the looked-up text (the first match of the trie's
-common-prefix search).  The first character of a replacement carries the change in length
-(new count - old count) and the others 0 — an odd but faithful copy of `tokenizers`.
+common-prefix search).  Alignment follows `tokenizers`: a longer replacement's last extra
+characters are insertions (aligned with the replaced text), a shorter one's last character drops
+the rest, and a character replaced by nothing is charged to the character before it (none at the
+start of the text: the next character then takes its place, as in `tokenizers`).
 
 Example:
     >>> Precompiled("").charsmap is None
@@ -72,7 +74,12 @@ class Precompiled:
 
         def emit(old: str, new: str) -> None:
             delta = len(new) - len(old)
-            changes.extend((c, delta if i == 0 else 0) for i, c in enumerate(new))
+            changes.extend((c, 0) for c in new)
+            if delta > 0:  # the last `delta` new characters are insertions
+                changes[len(changes) - delta:] = [(c, 1) for c, _ in changes[len(changes) - delta:]]
+            elif delta < 0 and changes:  # the last character (maybe an earlier one) drops the rest
+                c, k = changes[-1]
+                changes[-1] = (c, k + delta)
 
         for g in _GRAPHEME.findall(ns.text):
             if len(g.encode("utf-8")) < 6:

@@ -1,4 +1,4 @@
-"""The ASCII splitter of the cl100k / Llama 3, o200k and GPT-2 patterns, in plain Python.
+"""The ASCII splitter of the cl100k / Llama 3 / Qwen 2, o200k and GPT-2 patterns, in plain Python.
 
 This is the teaching text of ``cpp/pretokenize/ascii_split_rules.h`` and
 ``ascii_splitter.cc``: from a piece start, a window of 64 characters is classified into
@@ -30,7 +30,8 @@ from tokenforge import patterns
 WINDOW = 64
 FULL = (1 << WINDOW) - 1
 MOD3 = int("001" * 22, 2) & FULL  # bits 0, 3, 6, ...
-PATTERNS = {"cl100k": patterns.CL100K, "llama3": patterns.LLAMA3, "o200k": patterns.O200K, "gpt2": patterns.GPT2}
+PATTERNS = {"cl100k": patterns.CL100K, "llama3": patterns.LLAMA3, "qwen2": patterns.QWEN2, "o200k": patterns.O200K,
+            "gpt2": patterns.GPT2}
 
 
 def latin1_letter(c: str) -> bool:
@@ -140,7 +141,8 @@ def starts(kind: str, c: dict[str, int]) -> int | None:
         letter = c["L"] & (
             up(c["N"] | c["NL"]) | up(oq & ~(punct | quote)) | up(contraction_end) | (c["U"] & up(lower) & ~up(quote, 2))
         )
-    return (letter | digit_starts(c["N"]) | punct | newline | space_starts(c, tail)) & FULL
+    digit = c["N"] if kind == "qwen2" else digit_starts(c["N"])  # Qwen 2: `\p{N}`, one digit a piece
+    return (letter | digit | punct | newline | space_starts(c, tail)) & FULL
 
 
 def decided_limit(c: dict[str, int]) -> int:
@@ -157,7 +159,7 @@ def decided_limit(c: dict[str, int]) -> int:
 
 
 def split(kind: str, text: str) -> list[str]:
-    """The pieces of `text` under pattern `kind` ("cl100k", "llama3", "o200k" or "gpt2")."""
+    """The pieces of `text` under pattern `kind` ("cl100k", "llama3", "qwen2", "o200k" or "gpt2")."""
     pattern = regex.compile(PATTERNS[kind])
     pieces, p = [], 0
     while p < len(text):

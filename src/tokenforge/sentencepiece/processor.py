@@ -20,16 +20,25 @@ from __future__ import annotations
 import math
 import os
 import random
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from tokenforge import _native
 from tokenforge.formats.sentencepiece_model import ModelProto, ModelType, PieceType
+from tokenforge.sentencepiece._aliases import add_aliases
+from tokenforge.sentencepiece.proto import (
+    ImmutableNBestSentencePieceText,
+    ImmutableSentencePiece,
+    ImmutableSentencePieceText,
+    finish,
+    from_offsets,
+    pieces_of,
+)
 
 __all__ = ["EncodedPiece", "EncodedText", "SentencePieceProcessor", "set_random_generator_seed"]
 
-_RETURN_TYPES = (int, str, bytes, "proto", "immutable_proto", "offset_mapping")
+_PROTOS = ("proto", "immutable_proto", "serialized_proto")
+_RETURN_TYPES = (int, str, bytes, *_PROTOS, "offset_mapping")
+_NO_REWRITE = "add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API"
 _MAX_NBEST = 512  # sentencepiece's limit for n-best search and sampling
 _seed_source = random.Random()
 
@@ -42,24 +51,9 @@ def set_random_generator_seed(seed: int) -> None:
     _seed_source.seed(seed)
 
 
-@dataclass
-class EncodedPiece:
-    """One piece of an encoding: its text, id, the original text it covers and that text's byte span."""
-
-    piece: str
-    id: int
-    surface: str
-    begin: int
-    end: int
-
-
-@dataclass
-class EncodedText:
-    """An encoding with alignment, the plain-object form of sentencepiece's ``SentencePieceText``."""
-
-    text: str
-    pieces: list[EncodedPiece] = field(default_factory=list)
-    score: float = 0.0
+# The names of earlier tokenforge releases.
+EncodedPiece = ImmutableSentencePiece
+EncodedText = ImmutableSentencePieceText
 
 
 def _default_threads(num_threads: int) -> int:
@@ -199,6 +193,25 @@ class SentencePieceProcessor:
         self._require()
         return self._model.to_bytes()
 
+    def override_normalizer_spec(self, **kwargs: Any) -> None:
+        """Changes fields of the model's normalizer spec (``add_dummy_prefix``,
+        ``remove_extra_whitespaces``, ``escape_whitespaces``, ...) and re-initializes, as
+        sentencepiece 0.2.0/0.2.1's method did; values are parsed as spm_train's flags
+        (``True``, ``"false"``, ``1``, ...).  ``serialized_model_proto()`` shows the change.
+
+        Raises:
+            ValueError: a field NormalizerSpec lacks, or a value of the wrong kind.
+        """
+        model = ModelProto.from_bytes(self.serialized_model_proto())
+        spec = model.normalizer_spec
+        for name, value in kwargs.items():
+            spec_of_field = {v[0]: v[1] for v in type(spec).FIELDS.values()}
+            kind = spec_of_field.get(name)
+            if kind is None:
+                raise ValueError(f"unknown field name \"{name}\" in NormalizerSpec")
+            setattr(spec, name, _parse_field(name, kind, value))
+        self._init_from_model(model)
+
     # ---- encoding ----
 
     def encode(self, input: str | bytes | list, out_type: Any = None, add_bos: bool | None = None,
@@ -246,8 +259,9 @@ class SentencePieceProcessor:
                                       num_threads=num_threads).items() if v is not None}
         o = {**self._defaults, **opts}
         kind = o["out_type"]
-        if kind not in _RETURN_TYPES:
-            raise ValueError(f"Invalid return_type: {kind}. Must be one of {_RETURN_TYPES}")
+        _check_kind(kind)
+        if kind in _PROTOS:
+            _check_no_rewrite(o)  # before the BOS/EOS checks, as sentencepiece
         sampling = bool(o["enable_sampling"])
         if sampling and self._model_type in (ModelType.WORD, ModelType.CHAR):
             raise RuntimeError("SampleEncode is not available for the current model (WORD and CHAR models).")
@@ -267,7 +281,9 @@ class SentencePieceProcessor:
         rewrite = o["add_bos"] or o["add_eos"] or o["reverse"] or o["emit_unk_piece"]
         if isinstance(input, list):
             threads = _default_threads(o["num_threads"])
-            if kind in ("offset_mapping", "proto", "immutable_proto"):
+            if kind == "serialized_proto":  # written natively, on threads
+                return core.encode_serialized_batch(input, threads, *args, _seed_source.getrandbits(64))
+            if kind == "offset_mapping" or kind in _PROTOS:
                 return [self._encode_one(core, x, kind, o, args) for x in input]
             if kind is int and not sampling and not rewrite:
                 return core.encode_ids_batch(input, threads)
@@ -283,10 +299,15 @@ class SentencePieceProcessor:
 
     def _encode_one(self, core: Any, text: str | bytes, kind: Any, o: dict, args: tuple) -> Any:
         seed = _seed_source.getrandbits(64) if args[0] else 0
-        if kind in ("offset_mapping", "proto", "immutable_proto"):
-            if o["add_bos"] or o["add_eos"] or o["reverse"] or o["emit_unk_piece"]:
-                raise RuntimeError("add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API")
-            return self._with_offsets(core.encode_with_offsets(text, *args, seed), text, kind)
+        if kind == "serialized_proto":
+            return core.encode_serialized(text, *args, seed)
+        if kind == "offset_mapping" or kind in _PROTOS:
+            _check_no_rewrite(o)
+            if kind != "offset_mapping":  # the pieces come made, with the spans the kind asks for
+                data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+                raw = core.encode_proto_pieces(text, *args, seed, kind == "immutable_proto")
+                return ImmutableSentencePieceText(data, pieces_of(raw))
+            return self._offset_mapping(core.encode_with_offsets(text, *args, seed), text)
         if kind is int and not args[0] and not (o["add_bos"] or o["add_eos"] or o["reverse"]):
             return core.encode_ids(text)
         return self._rewrite(core.encode(text, kind is not int, *args, seed), kind, o)
@@ -308,78 +329,55 @@ class SentencePieceProcessor:
         return result
 
     @staticmethod
-    def _with_offsets(raw: list, text: str | bytes, kind: Any) -> Any:
-        data = text.encode("utf-8") if isinstance(text, str) else text
-        if kind == "offset_mapping":
-            # Byte offsets -> character offsets, as sentencepiece does for str input.
-            if isinstance(text, str):
-                char_at = _char_index_of_bytes(data)
-                offsets = [(char_at[b], char_at[e]) for _, _, b, e in raw]
-            else:
-                offsets = [(b, e) for _, _, b, e in raw]
-            return {"ids": [r[0] for r in raw], "pieces": [r[1] for r in raw], "offsets": offsets}
-        pieces = [EncodedPiece(p, i, data[b:e].decode("utf-8", "surrogateescape"), b, e) for i, p, b, e in raw]
-        return EncodedText(data.decode("utf-8", "surrogateescape"), pieces)
-
-    def encode_as_ids(self, input: Any, **kwargs: Any) -> Any:
-        """``encode(input, out_type=int)``."""
-        return self.encode(input, out_type=int, **kwargs)
-
-    def encode_as_pieces(self, input: Any, **kwargs: Any) -> Any:
-        """``encode(input, out_type=str)``."""
-        return self.encode(input, out_type=str, **kwargs)
-
-    def encode_as_immutable_proto(self, input: Any, **kwargs: Any) -> Any:
-        """``encode(input, out_type="proto")``: pieces with surface and byte offsets."""
-        return self.encode(input, out_type="proto", **kwargs)
-
-    def encode_as_offset_mapping(self, input: Any, **kwargs: Any) -> Any:
-        """``encode(input, out_type="offset_mapping")``."""
-        return self.encode(input, out_type="offset_mapping", **kwargs)
-
-    def sample_encode_as_ids(self, input: Any, nbest_size: int | None = None, alpha: float | None = None,
-                             **kwargs: Any) -> Any:
-        """A sampled encoding as ids."""
-        return self.encode(input, out_type=int, enable_sampling=True, nbest_size=nbest_size, alpha=alpha, **kwargs)
-
-    def sample_encode_as_pieces(self, input: Any, nbest_size: int | None = None, alpha: float | None = None,
-                                **kwargs: Any) -> Any:
-        """A sampled encoding as pieces."""
-        return self.encode(input, out_type=str, enable_sampling=True, nbest_size=nbest_size, alpha=alpha, **kwargs)
+    def _offset_mapping(raw: list, text: str | bytes) -> dict:
+        # Byte offsets -> character offsets, as sentencepiece does for str input.
+        if isinstance(text, str):
+            char_at = _char_index_of_bytes(text.encode("utf-8"))
+            offsets = [(char_at[r[2]], char_at[r[3]]) for r in raw]
+        else:
+            offsets = [(r[2], r[3]) for r in raw]
+        return {"ids": [r[0] for r in raw], "pieces": [r[1] for r in raw], "offsets": offsets}
 
     def nbest_encode(self, input: Any, out_type: Any = None, add_bos: bool | None = None, add_eos: bool | None = None,
                      reverse: bool | None = None, emit_unk_piece: bool | None = None,
-                     nbest_size: int | None = None) -> Any:
+                     nbest_size: int | None = None, return_type: Any = None) -> Any:
         """The ``nbest_size`` best segmentations, best first (Unigram models only).
+
+        With a proto ``out_type`` the result is one :class:`ImmutableNBestSentencePieceText`
+        (or its bytes) whose ``nbests`` carry their scores.
 
         Raises:
             RuntimeError: the model is BPE, which has no n-best search (as in sentencepiece).
         """
         core = self._require()
-        o = {**self._defaults, **{k: v for k, v in dict(out_type=out_type, add_bos=add_bos, add_eos=add_eos,
+        o = {**self._defaults, **{k: v for k, v in dict(out_type=return_type if out_type is None else out_type,
+                                                         add_bos=add_bos, add_eos=add_eos,
                                                          reverse=reverse, emit_unk_piece=emit_unk_piece,
                                                          nbest_size=nbest_size).items() if v is not None}}
         n = max(1, int(o["nbest_size"]))
         if n > _MAX_NBEST:
             raise RuntimeError(f"nbest_size must be nbest_size <= {_MAX_NBEST}")
-        kind = o["out_type"]
+        kind = _check_kind(o["out_type"])
+        if kind in _PROTOS:
+            _check_no_rewrite(o)
 
-        def one(text: Any) -> list:
+        def one(text: Any) -> Any:
             try:
-                results = core.nbest(text, n, kind is not int)
+                if kind == "serialized_proto":
+                    return core.nbest_serialized(text, n)
+                results = core.nbest(text, n, kind is not int, kind in _PROTOS)
             except ValueError as e:
                 raise RuntimeError(str(e)) from None
+            if kind in _PROTOS:
+                return self._nbest_proto(results, text, kind)
             return [self._rewrite(seg, kind, o) for seg, _score in results]
 
         return [one(x) for x in input] if isinstance(input, list) else one(input)
 
-    def nbest_encode_as_ids(self, input: Any, nbest_size: int | None = None, **kwargs: Any) -> Any:
-        """``nbest_encode(input, out_type=int)``."""
-        return self.nbest_encode(input, out_type=int, nbest_size=nbest_size, **kwargs)
-
-    def nbest_encode_as_pieces(self, input: Any, nbest_size: int | None = None, **kwargs: Any) -> Any:
-        """``nbest_encode(input, out_type=str)``."""
-        return self.nbest_encode(input, out_type=str, nbest_size=nbest_size, **kwargs)
+    @staticmethod
+    def _nbest_proto(results: list, text: str | bytes, kind: str) -> Any:
+        data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+        return finish(ImmutableNBestSentencePieceText(from_offsets(raw, data, score) for raw, score in results), kind)
 
     def sample_encode_and_score(self, input: Any, out_type: Any = None, add_bos: bool | None = None,
                                 add_eos: bool | None = None, reverse: bool | None = None,
@@ -397,9 +395,10 @@ class SentencePieceProcessor:
 
         Args:
             input: the text, or a list of texts.
-            out_type: ``int`` (ids) or ``str`` (pieces); ``bytes`` for UTF-8 pieces.
+            out_type: ``int`` (ids) or ``str`` (pieces); ``bytes`` for UTF-8 pieces; a proto
+                type gives one :class:`ImmutableNBestSentencePieceText` (or its bytes) per text.
             num_samples: how many to draw (default 1).
-            alpha: the smoothing exponent (default: the processor's ``alpha``).
+            alpha: the inverse temperature (default 1, as sentencepiece 0.2.1).
             wor: sample without replacement (default False).
             include_best: always include the best segmentation (needs ``wor``).
 
@@ -413,24 +412,34 @@ class SentencePieceProcessor:
         """
         core = self._require()
         o = {**self._defaults, **{k: v for k, v in dict(out_type=out_type, add_bos=add_bos, add_eos=add_eos,
-                                                         reverse=reverse, emit_unk_piece=emit_unk_piece,
-                                                         alpha=alpha).items() if v is not None}}
-        kind = o["out_type"]
-        if kind not in (int, str, bytes):
-            raise ValueError(f"Invalid out_type: {kind}. Must be int, str or bytes")
+                                                         reverse=reverse, emit_unk_piece=emit_unk_piece).items()
+                                  if v is not None}}
+        kind = _check_kind(o["out_type"])
+        if kind == "offset_mapping":
+            raise ValueError("Invalid out_type: offset_mapping. Must be int, str, bytes or a proto type")
+        if kind in _PROTOS:
+            _check_no_rewrite(o)
         n = 1 if num_samples is None else int(num_samples)
-        theta = float(o["alpha"])
+        theta = 1.0 if alpha is None else float(alpha)
 
-        def one(text: Any) -> list:
+        def one(text: Any) -> Any:
             seed = _seed_source.getrandbits(64)
+            if kind == "serialized_proto":
+                return core.sample_encode_and_score_serialized(text, n, theta, bool(wor), bool(include_best), seed)
             results = core.sample_encode_and_score(text, n, theta, bool(wor), bool(include_best), kind is not int,
-                                                   seed)
+                                                   seed, kind in _PROTOS)
+            if kind in _PROTOS:
+                return self._nbest_proto(results, text, kind)
             return [(self._rewrite(seg, kind, o), score) for seg, score in results]
 
         return [one(x) for x in input] if isinstance(input, list) else one(input)
 
-    def calculate_entropy(self, input: Any, alpha: float) -> Any:
-        """Entropy of the Unigram segmentation distribution p(x) ∝ exp(alpha * score(x))."""
+    def calculate_entropy(self, input: Any, alpha: float, num_threads: int | None = None) -> Any:
+        """Entropy of the Unigram segmentation distribution p(x) ∝ exp(alpha * score(x)).
+
+        A list gives one entropy per text; ``num_threads`` is accepted for sentencepiece's
+        signature (the texts are done one after another, with the same results).
+        """
         core = self._require()
         if isinstance(input, list):
             return [core.entropy(x, alpha) for x in input]
@@ -445,7 +454,7 @@ class SentencePieceProcessor:
                 return core.normalize(text, False)
             norm, n2o = core.normalize(text, True)
             if isinstance(text, bytes):
-                return norm.encode("utf-8"), n2o
+                return norm.encode("utf-8"), n2o if norm else []  # sentencepiece: no offsets for no text
             # Byte alignment -> one original character offset per normalized character.
             char_at = _char_index_of_bytes(text.encode("utf-8"))
             nbytes = norm.encode("utf-8")
@@ -456,13 +465,20 @@ class SentencePieceProcessor:
 
     # ---- decoding ----
 
-    def decode(self, input: Any, out_type: Any = str, num_threads: int | None = None) -> Any:
+    def decode(self, input: Any, out_type: Any = str, num_threads: int | None = None, return_type: Any = None) -> Any:
         """Decodes ids or pieces; a list of lists decodes each (ids on native threads).
+
+        ``out_type`` is ``str``, ``bytes`` or a proto type (each piece with the text it
+        became and that text's span, as sentencepiece's decoded ``SentencePieceText``).
 
         Raises:
             IndexError: an id outside the vocabulary.
         """
         core = self._require()
+        if return_type is not None:
+            out_type = return_type
+        if out_type is None:
+            out_type = str
         if hasattr(input, "tolist"):
             input = input.tolist()
         if input is None or isinstance(input, (str, bytes)) and len(input) == 0:
@@ -470,6 +486,13 @@ class SentencePieceProcessor:
         if isinstance(input, (int, str, bytes)):
             input = [input]
         input = list(input)
+        if out_type in _PROTOS:
+            if input and (isinstance(input[0], (list, tuple)) or hasattr(input[0], "tolist")):
+                return [self._decode_proto(core, x.tolist() if hasattr(x, "tolist") else list(x), out_type)
+                        for x in input]
+            return self._decode_proto(core, input, out_type)
+        if out_type not in (str, bytes):
+            raise ValueError(f"Invalid out_type: {out_type}. Must be str, bytes or one of {_PROTOS}")
         finish = (lambda b: b) if out_type is bytes else (lambda b: b.decode("utf-8"))
         try:
             if input and isinstance(input[0], (list, tuple)) or input and hasattr(input[0], "tolist"):
@@ -484,6 +507,20 @@ class SentencePieceProcessor:
             return finish(core.decode_ids(input))
         except KeyError:
             raise IndexError("piece id is out of range.") from None
+
+    def _decode_proto(self, core: Any, seq: list, kind: str) -> Any:
+        """sentencepiece's decoded SentencePieceText: each piece (id looked up again from its
+        text, as sentencepiece does) with its surface and span in the decoded text."""
+        are_pieces = bool(seq) and isinstance(seq[0], (str, bytes))
+        if kind == "serialized_proto":
+            return core.decode_serialized(seq, are_pieces)
+        text, raw, bounds = core.decode_with_spans(seq, are_pieces)
+        strs = [p.decode("utf-8", "surrogateescape") if isinstance(p, bytes) else p for p in seq] if are_pieces \
+            else self.id_to_piece(seq)
+        pieces = [ImmutableSentencePiece(p.encode("utf-8", "surrogateescape"), self.piece_to_id(p),
+                                         raw[bounds[2 * i]:bounds[2 * i + 1]], bounds[2 * i], bounds[2 * i + 1])
+                  for i, p in enumerate(strs)]
+        return finish(ImmutableSentencePieceText(text, pieces), kind)
 
     def decode_ids(self, input: Any, out_type: Any = str, **kwargs: Any) -> Any:
         """``decode`` for ids."""
@@ -584,6 +621,34 @@ class SentencePieceProcessor:
         self.load_from_serialized_proto(state["model_proto"])
 
 
+def _parse_field(name: str, kind: str, value: Any) -> Any:
+    """A NormalizerSpec value from a Python value or spm_train's string spelling."""
+    text = str(value).strip().lower()
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value
+        if text in ("1", "t", "true", "y", "yes", ""):
+            return True
+        if text in ("0", "f", "false", "n", "no"):
+            return False
+        raise ValueError(f"cannot parse \"{value}\" as bool for {name}")
+    if kind == "bytes":
+        return value if isinstance(value, bytes) else str(value).encode("utf-8")
+    return str(value)
+
+
+def _check_kind(kind: Any) -> Any:
+    if kind not in _RETURN_TYPES:
+        raise ValueError(f"Invalid return_type: {kind}. Must be one of {_RETURN_TYPES}")
+    return kind
+
+
+def _check_no_rewrite(o: dict) -> None:
+    """sentencepiece's proto results cannot be rewritten: BOS, EOS, reverse and unknown pieces fail."""
+    if o["add_bos"] or o["add_eos"] or o["reverse"] or o["emit_unk_piece"]:
+        raise RuntimeError(_NO_REWRITE)
+
+
 def _char_index_of_bytes(data: bytes) -> list[int]:
     """For each byte offset of UTF-8 ``data`` (and its end), the index of the character it is in."""
     out = []
@@ -596,22 +661,7 @@ def _char_index_of_bytes(data: bytes) -> list[int]:
     return out
 
 
-def _add_camel_case_aliases(cls: type) -> None:
-    """Adds sentencepiece's CamelCase names (``EncodeAsIds``, ``IdToPiece``, ...)."""
-    names = {"encode": "Encode", "encode_as_ids": "EncodeAsIds", "encode_as_pieces": "EncodeAsPieces",
-             "sample_encode_as_ids": "SampleEncodeAsIds", "sample_encode_as_pieces": "SampleEncodeAsPieces",
-             "nbest_encode": "NBestEncode", "nbest_encode_as_ids": "NBestEncodeAsIds",
-             "nbest_encode_as_pieces": "NBestEncodeAsPieces", "decode": "Decode", "decode_ids": "DecodeIds",
-             "decode_pieces": "DecodePieces", "normalize": "Normalize", "get_piece_size": "GetPieceSize",
-             "piece_to_id": "PieceToId", "id_to_piece": "IdToPiece", "get_score": "GetScore",
-             "is_unknown": "IsUnknown", "is_control": "IsControl", "is_unused": "IsUnused", "is_byte": "IsByte",
-             "load": "Load", "load_from_file": "LoadFromFile", "calculate_entropy": "CalculateEntropy",
-             "sample_encode_and_score": "SampleEncodeAndScore",
-             "load_from_serialized_proto": "LoadFromSerializedProto"}
-    for snake, camel in names.items():
-        setattr(cls, camel, getattr(cls, snake))
-    cls.tokenize = cls.Tokenize = cls.encode  # type: ignore[attr-defined]
-    cls.detokenize = cls.Detokenize = cls.decode  # type: ignore[attr-defined]
-
-
-_add_camel_case_aliases(SentencePieceProcessor)
+add_aliases(SentencePieceProcessor, [
+    "encode", "nbest_encode", "sample_encode_and_score", "decode", "decode_ids", "decode_pieces", "normalize",
+    "get_piece_size", "piece_to_id", "id_to_piece", "get_score", "is_unknown", "is_control", "is_unused", "is_byte",
+    "load", "load_from_file", "load_from_serialized_proto", "calculate_entropy", "override_normalizer_spec"])

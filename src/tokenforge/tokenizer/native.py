@@ -21,11 +21,12 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 import numpy as np
 
-from tokenforge import _native
+from tokenforge import _native, patterns
 from tokenforge.core import Encoding as ByteEncoding
 from tokenforge.models.bpe import BPE
 from tokenforge.normalizers import NFC, NFKC
@@ -55,8 +56,17 @@ def _scanner(pre) -> int | None:
         return None
     if not ((sp.behavior == "Isolated" and not sp.invert) or (sp.behavior == "Removed" and sp.invert)):
         return None
-    s = scanner_for(sp.pattern["Regex"])
+    s = scanner_for(sp.pattern["Regex"]) or _hf_spellings().get(sp.pattern["Regex"])
     return None if s is None else int(s)
+
+
+@functools.lru_cache(maxsize=1)
+def _hf_spellings() -> dict[str, Scanner]:
+    """tiktoken's patterns as tokenforge writes them into tokenizer.json (cl100k's possessive
+    counted repeat as an atomic group, which splits the same: formats/hf_json.py)."""
+    from tokenforge.formats.hf_json import hf_pattern
+
+    return {hf_pattern(p): scanner_for(p) for p in (patterns.GPT2, patterns.CL100K, patterns.LLAMA3, patterns.O200K)}
 
 
 def _norm_form(norm) -> str | None | bool:
@@ -283,5 +293,6 @@ def _make_engine(scanner: int, ranks: dict[bytes, int], specials: dict[str, int]
     from tokenforge import patterns
 
     pat = {int(Scanner.GPT2): patterns.GPT2, int(Scanner.CL100K): patterns.CL100K,
-           int(Scanner.LLAMA3): patterns.LLAMA3, int(Scanner.O200K): patterns.O200K}[scanner]
+           int(Scanner.LLAMA3): patterns.LLAMA3, int(Scanner.O200K): patterns.O200K,
+           int(Scanner.QWEN2): patterns.QWEN2}[scanner]
     return ByteEncoding("tokenizer.json", pat_str=pat, mergeable_ranks=ranks, special_tokens=specials)

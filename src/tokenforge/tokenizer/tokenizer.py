@@ -102,6 +102,35 @@ class Tokenizer:
         return cls.from_dict(to_dict(encoding))
 
     @classmethod
+    def from_sentencepiece(cls, model_file, *, convention: str = "plain") -> "Tokenizer":
+        """A SentencePiece ``.model`` (a path or a ModelProto) as a tokenizer.json pipeline that
+        encodes as sentencepiece does (:mod:`tokenforge.tokenizer.from_sentencepiece`).
+
+        Args:
+            model_file: the ``.model`` path, or a :class:`tokenforge.sentencepiece.ModelProto`.
+            convention: ``"plain"`` keeps the model's ids; ``"fairseq"`` lays them out as XLM-R
+                (``<s>``=0, ``<pad>``=1, ``</s>``=2, ``<unk>``=3, piece i>=3 at i+1, ``<mask>``
+                last) and wraps ``<s> A </s>`` / ``<s> A </s></s> B </s>``.
+
+        Raises:
+            OSError: the file cannot be read.
+            ValueError: not a model, a model type or option tokenizer.json cannot express, or
+                first pieces that do not fit the fairseq layout.
+
+        Example:
+            >>> from tokenforge.sentencepiece import ModelProto
+            >>> from tokenforge.formats.sentencepiece_model import SentencePiece
+            >>> m = ModelProto()
+            >>> for p, t in [("<unk>", 2), ("<s>", 3), ("</s>", 3), ("\u2581hi", 1)]:
+            ...     m.pieces.append(SentencePiece(piece=p, score=-1.0, type=t))
+            >>> Tokenizer.from_sentencepiece(m, convention="fairseq").encode("hi", "hi").ids
+            [0, 4, 2, 2, 4, 2]
+        """
+        from tokenforge.tokenizer.from_sentencepiece import tokenizer_from_model
+
+        return tokenizer_from_model(model_file, convention)
+
+    @classmethod
     def from_dict(cls, d: dict) -> "Tokenizer":
         if not isinstance(d, dict):
             raise ValueError("tokenizer.json must hold a JSON object")

@@ -15,21 +15,17 @@ from _tiktoken_refs import pair
 from tokenforge.data import TokenDataset, tokenize_files
 
 
-def documents(text: str, size: int) -> list[str]:
-    docs, start = [], 0
-    while start < len(text):
-        end = text.find("\n", start + size)
-        end = len(text) if end < 0 else end + 1
-        docs.append(text[start:end])
-        start = end
-    return docs
+def documents(text: str, lines_each: int) -> list[str]:
+    """Documents of `lines_each` lines (their newlines kept)."""
+    lines = text.splitlines(keepends=True)
+    return ["".join(lines[i : i + lines_each]) for i in range(0, len(lines), lines_each)]
 
 
 @pytest.fixture(scope="module")
 def docs() -> list[str]:
     need_shared()
     text = corpus_sample("multi", 400_000) + corpus_sample("code", 200_000)
-    return documents(text, 3000) + ["", "x", "\ud800 lone surrogate"]
+    return documents(text, 40) + ["", "x", "\ud800 lone surrogate"]
 
 
 def write_jsonl(path, docs) -> None:

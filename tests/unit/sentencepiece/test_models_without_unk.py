@@ -56,7 +56,7 @@ def test_same_as_sentencepiece(model):
     for text in batch:
         assert ours.encode(text) == theirs.encode(text)
         assert ours.encode(text, out_type=str) == theirs.encode(text, out_type=str)
-        got = [(p.id, p.piece, p.surface, p.begin, p.end) for p in ours.encode(text, out_type="immutable_proto").pieces]
+        got = [(p.id, p.piece, p.surface, p.begin, p.end) for p in ours.encode(text, out_type="proto").pieces]
         want = [(p.id, p.piece, p.surface, p.begin, p.end) for p in theirs.encode(text, out_type="proto").pieces]
         assert got == want
         if kind == "unigram":

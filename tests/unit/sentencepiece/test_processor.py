@@ -232,3 +232,72 @@ def test_corrupt_charsmap_never_crashes():
         except ValueError:
             continue
         sp.encode(["Ｈｅｌｌｏ ｗｏｒｌｄ ① ﬁ", "plain text", "\x00\x01 é"])
+
+
+# ---- serialized and object protos (sentencepiece 0.2.3 has serialized_proto and proto) ----
+
+PROTO_TEXTS = TEXTS + ["ď", "ďa😀", " a ď b", "😀😀", "[XY]ďď[X]"]
+
+
+@pytest.mark.parametrize("text", PROTO_TEXTS)
+def test_serialized_protos_are_sentencepieces(pair, text):
+    ours, theirs = pair
+    assert ours.encode(text, out_type="serialized_proto") == theirs.encode(text, out_type="serialized_proto")
+    ids = theirs.encode(text)
+    for seq in [ids, [1] + ids + [2], ids[::-1], theirs.id_to_piece(ids) + ["zz", "<0xC4>"]]:
+        assert ours.decode(seq, out_type="serialized_proto") == theirs.decode(seq, out_type="serialized_proto"), seq
+    if ours._model.trainer_spec.model_type == ModelType.UNIGRAM and text:
+        assert ours.nbest_encode(text, nbest_size=4, out_type="serialized_proto") == \
+            theirs.nbest_encode(text, nbest_size=4, out_type="serialized_proto")
+
+
+def test_immutable_proto_api_as_sentencepiece_0_2_1():
+    sp = SentencePieceProcessor(model_proto=MODELS["unigram_bytes"])
+    t = sp.encode("ďa b", out_type="immutable_proto")
+    # Worked by hand: "▁" + bytes C4 8F of ď (the first has no surface) + "a" + "▁" "b";
+    # spans are characters of "ďa b" (0.2.1's ConvertToUnicodeSpans).
+    assert [(p.piece, p.surface, p.begin, p.end) for p in t.pieces] == [
+        ("▁", "", 0, 0), ("<0xC4>", "", 0, 0), ("<0x8F>", "ď", 0, 1), ("a", "a", 1, 2), ("▁", " ", 2, 3),
+        ("b", "b", 3, 4)]
+    assert t.text_as_bytes == "ďa b".encode() and t.pieces[2].surface_as_bytes == "ď".encode()
+    assert t.pieces[::-1] == list(reversed(t.pieces)) and len(t) == len(t.pieces) == 6
+    assert t == sp.encode("ďa b", out_type="immutable_proto") and len({t, sp.encode_as_immutable_proto("ďa b")}) == 1
+    assert t.SerializeAsString() != sp.encode("ďa b", out_type="serialized_proto")  # byte spans there
+    assert sp.EncodeAsImmutableProto("ďa b") == t and sp.DecodeIdsAsImmutableProto([i.id for i in t.pieces]).text == \
+        "ďa b"
+    with pytest.raises(IndexError):
+        t.pieces[6]
+    nbest = sp.nbest_encode("ab", nbest_size=3, out_type="immutable_proto")
+    assert [x.score for x in nbest.nbests] == [s for _, s in sp._core.nbest("ab", 3, False)]
+    assert "nbests {" in str(nbest) and 'piece: "▁"' in str(t)
+
+
+def test_sample_and_score_protos_agree_with_the_lists():
+    from tokenforge.sentencepiece import set_random_generator_seed
+    from tokenforge.sentencepiece.proto import ImmutableNBestSentencePieceText
+
+    sp = SentencePieceProcessor(model_proto=MODELS["unigram"])
+    for wor in (False, True):
+        set_random_generator_seed(3)
+        want = sp.sample_encode_and_score("abc ab", num_samples=5, wor=wor)
+        set_random_generator_seed(3)
+        got = sp.sample_encode_and_score_as_serialized_proto("abc ab", num_samples=5, wor=wor)
+        got = ImmutableNBestSentencePieceText.FromString(got)
+        assert [([p.id for p in t.pieces], t.score) for t in got.nbests] == [(ids, pytest.approx(s, rel=1e-6))
+                                                                            for ids, s in want]
+        assert all(sp.decode([p.id for p in t.pieces]) == "abc ab" for t in got.nbests)
+
+
+def test_override_normalizer_spec():
+    sp = SentencePieceProcessor(model_proto=MODELS["bpe"])
+    sp.override_normalizer_spec(add_dummy_prefix=False, remove_extra_whitespaces="false")
+    ref = ModelProto.from_bytes(MODELS["bpe"])
+    ref.normalizer_spec.add_dummy_prefix = False
+    ref.normalizer_spec.remove_extra_whitespaces = False
+    theirs = spm.SentencePieceProcessor(model_proto=ref.to_bytes())
+    for text in TEXTS:
+        assert sp.encode(text, out_type=str) == theirs.encode(text, out_type=str)
+    with pytest.raises(ValueError, match="no_such_field"):
+        sp.override_normalizer_spec(no_such_field=1)
+    with pytest.raises(ValueError, match="bool"):
+        sp.OverrideNormalizerSpec(add_dummy_prefix="maybe")

@@ -13,6 +13,7 @@ PATTERNS = {
     patterns.Scanner.CL100K: patterns.CL100K,
     patterns.Scanner.LLAMA3: patterns.LLAMA3,
     patterns.Scanner.O200K: patterns.O200K,
+    patterns.Scanner.QWEN2: patterns.QWEN2,
 }
 # Text around every kind of cut: newlines before letters/digits/'/'/spaces, "a b" runs,
 # whitespace that ends a block, CRLF, non-ASCII right after a newline.

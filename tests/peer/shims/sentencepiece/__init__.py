@@ -5,7 +5,14 @@ Only for tests; names tokenforge lacks are simply absent, so the tests that need
 with AttributeError and say which name.
 """
 
-from tokenforge.sentencepiece import SentencePieceProcessor, set_random_generator_seed  # noqa: F401
+from tokenforge.sentencepiece import (  # noqa: F401
+    ImmutableNBestSentencePieceText,
+    ImmutableSentencePiece,
+    ImmutableSentencePieceText,
+    SentencePieceNormalizer,
+    SentencePieceProcessor,
+    set_random_generator_seed,
+)
 from tokenforge.spm_train import SentencePieceTrainer  # noqa: F401
 
 __version__ = "0.2.3"

@@ -1,0 +1,191 @@
+"""`Tokenizer.from_sentencepiece` against sentencepiece, `tokenizers` and `transformers`.
+
+- plain: the ids of sentencepiece's `encode` on sampled corpus lines, for Unigram and BPE
+  models, with and without byte fallback, charsmaps and whitespace removal; the written
+  tokenizer.json reloaded in `tokenizers` and in `transformers.PreTrainedTokenizerFast` gives the
+  same ids.  The one allowed difference, checked as such: a Unigram line with two best
+  segmentations of equal score, where `tokenizers` (and we) pick another than sentencepiece.
+  Lines holding a control piece's text (`<s>`) are left out: they become its id (module
+  docstring of tokenforge.tokenizer.from_sentencepiece).
+- fairseq: sentencepiece's ids moved to XLM-R's layout, and `transformers`'
+  `XLMRobertaTokenizer.from_pretrained(folder)` (the .model copied in as sentencepiece.bpe.model)
+  on single lines and pairs whose only whitespace is U+0020: transformers splits on all Unicode
+  whitespace first, where sentencepiece keeps what the charsmap keeps (tabs under nfkc, U+0085
+  under ruT5's nmt_nfkc).  Every line, tabs too, and BPE models (which transformers reads as
+  Unigram) are checked against sentencepiece's ids moved to the fairseq layout.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+
+import pytest
+from _hf_json import lines
+from _shared import MODELS, need_extra, need_shared
+
+SPM = MODELS / "sentencepiece"
+CORPORA = ["en", "code", "multi", "mixed"]
+N_LINES = 40
+PLAIN = ["botchan_en_unigram_1000.model", "kyoto_ja_unigram_8000.model", "rut5_spiece.model",
+         "botchan_en_bpe_1000.model", "llama2c_tok512.model", "mistral_v3_tokenizer.model"]
+
+
+@functools.lru_cache(maxsize=None)
+def _load(name: str, convention: str = "plain"):
+    need_shared()
+    import sentencepiece as spm
+
+    from tokenforge import Tokenizer
+
+    return spm.SentencePieceProcessor(model_file=str(SPM / name)), Tokenizer.from_sentencepiece(SPM / name, convention=convention)
+
+
+def _texts(tok) -> list[str]:
+    control = [t.content for t in tok.added.tokens.values() if t.special]
+    return [ln for c in CORPORA for ln in lines(c, N_LINES) if not any(s in ln for s in control)]
+
+
+def _same_or_tie(sp, want: list[int], got: list[int]) -> bool:
+    """Equal, or two segmentations of one text with the same total score (a Viterbi tie)."""
+    if want == got:
+        return True
+    score = lambda ids: sum(sp.get_score(i) for i in ids)  # noqa: E731
+    return sp.decode(want) == sp.decode(got) and abs(score(want) - score(got)) < 1e-3 * max(1.0, abs(score(want)))
+
+
+@pytest.mark.parametrize("name", PLAIN)
+def test_plain_ids_are_sentencepiece_and_reload(name, tmp_path):
+    tokenizers = pytest.importorskip("tokenizers")
+    transformers = need_extra("transformers", "test")
+    sp, tok = _load(name)
+    path = tmp_path / "tokenizer.json"
+    tok.to_file(path)
+    ref = tokenizers.Tokenizer.from_file(str(path))
+    fast = transformers.PreTrainedTokenizerFast(tokenizer_file=str(path))
+    texts = _texts(tok)
+    assert len(texts) > 3 * N_LINES
+    for text in texts:
+        want, got = sp.encode(text), tok.encode(text).ids
+        assert _same_or_tie(sp, want, got), (name, text)
+        assert ref.encode(text).ids == got, (name, text)
+        assert fast(text)["input_ids"] == got, (name, text)
+
+
+@pytest.mark.parametrize("name", ["botchan_en_unigram_1000.model", "llama2c_tok512.model"])
+def test_plain_decode_is_sentencepiece(name):
+    sp, tok = _load(name)
+    for text in _texts(tok)[:80]:
+        ids = sp.encode(text)
+        if sp.unk_id() not in ids:  # sentencepiece writes an unknown piece as " ⁇ "
+            assert tok.decode(ids) == sp.decode(ids), text
+
+
+def test_unigram_user_defined_pieces(tmp_path):
+    """A Unigram model with user-defined pieces (botchan's with two of its pieces renamed and
+    made USER_DEFINED, written with tokenforge's ModelProto and loaded by sentencepiece): the
+    pieces win wherever they occur, as in sentencepiece's lattice."""
+    tokenizers = pytest.importorskip("tokenizers")
+    need_shared()
+    import sentencepiece as spm
+
+    from tokenforge import Tokenizer
+    from tokenforge.sentencepiece import ModelProto, PieceType
+
+    m = ModelProto.load(str(SPM / "botchan_en_unigram_1000.model"))
+    for i, name in ((500, "<sep>"), (600, "ing the")):
+        m.pieces[i].piece, m.pieces[i].type = name, PieceType.USER_DEFINED
+    path = tmp_path / "user.model"
+    m.save(str(path))
+    sp = spm.SentencePieceProcessor(model_file=str(path))
+    tok = Tokenizer.from_sentencepiece(path)
+    ref = tokenizers.Tokenizer.from_str(tok.to_str())
+    texts = ["a<sep>b", "x <sep> y", "<sep>", "the<sep><sep>end", "singing the song", "bring them"]
+    texts += [ln[:40] + "<sep>" + ln[40:] for ln in lines("en", 20)]
+    for text in texts:
+        assert tok.encode(text).ids == sp.encode(text) == ref.encode(text).ids, text
+
+
+def test_bpe_user_defined_pieces_as_added_tokens():
+    """Mistral v3's user-defined pieces ([REFERENCE_DOC_19], ...): sentencepiece's ids where the
+    piece ends a text that does not start with it (module docstring of from_sentencepiece), and
+    tokenizers' ids everywhere."""
+    tokenizers = pytest.importorskip("tokenizers")
+    sp, tok = _load("mistral_v3_tokenizer.model")
+    ref = tokenizers.Tokenizer.from_str(tok.to_str())
+    user = [p for p in tok.added.ids if p.startswith("[REFERENCE_DOC")][:3]
+    assert user
+    for u in user:
+        for text in (f"hi{u}", f"a  b {u}"):
+            assert tok.encode(text).ids == sp.encode(text), text
+        for text in (u, f"hi{u}there", f"{u} a  b {u}", f" x {u} "):
+            assert tok.encode(text).ids == ref.encode(text).ids, text
+
+
+def test_control_piece_text_becomes_its_id():
+    """The documented difference: `<s>` in the text is the control id (tokenizers does the same
+    with the written file), where sentencepiece spells it out."""
+    tokenizers = pytest.importorskip("tokenizers")
+    sp, tok = _load("llama2c_tok512.model")
+    ids = tok.encode("a<s>b").ids
+    assert sp.piece_to_id("<s>") in ids
+    assert tokenizers.Tokenizer.from_str(tok.to_str()).encode("a<s>b").ids == ids
+
+
+def _xlmr(name: str, tmp_path_factory):
+    transformers = need_extra("transformers", "test")
+    folder = tmp_path_factory.mktemp("xlmr")
+    shutil.copy(SPM / name, folder / "sentencepiece.bpe.model")
+    return transformers.XLMRobertaTokenizer.from_pretrained(str(folder))
+
+
+def _fairseq(sp, ids: list[int]) -> list[int]:
+    return [3 if i == sp.unk_id() else i + 1 for i in ids]
+
+
+@pytest.mark.parametrize("name", ["rut5_spiece.model", "botchan_en_unigram_1000.model", "kyoto_ja_unigram_8000.model"])
+def test_fairseq_is_xlm_roberta(name, tmp_path_factory):
+    xlmr = _xlmr(name, tmp_path_factory)
+    sp, tok = _load(name, "fairseq")
+    texts = [t for t in _texts(tok) if not any(c.isspace() and c != " " for c in t)]
+    assert len(texts) > 2 * N_LINES
+    for k, text in enumerate(texts):
+        pair = texts[(k + 1) % len(texts)]
+        got = tok.encode(text)
+        assert got.ids == xlmr(text)["input_ids"], text
+        assert tok.encode(text, pair).ids == xlmr(text, pair)["input_ids"], (text, pair)
+        back = [sp.unk_id() if i == 3 else i - 1 for i in got.ids[1:-1]]  # fairseq -> sentencepiece ids
+        assert got.ids[0] == 0 and got.ids[-1] == 2 and _same_or_tie(sp, sp.encode(text), back), text
+
+
+@pytest.mark.parametrize("name", ["botchan_en_bpe_1000.model", "llama2c_tok512.model", "kyoto_ja_unigram_8000.model"])
+def test_fairseq_is_sentencepiece_moved(name):
+    """Every line (tabs too) and BPE models, where transformers' XLM-R tokenizer is not
+    sentencepiece: sentencepiece's ids in the fairseq layout, `</s></s>` between pairs."""
+    sp, tok = _load(name, "fairseq")
+    texts = _texts(tok)
+    for k, text in enumerate(texts):
+        want = [0] + _fairseq(sp, sp.encode(text)) + [2]
+        assert tok.encode(text).ids == want, text
+    a, b = texts[0], texts[1]
+    assert tok.encode(a, b).ids == [0] + _fairseq(sp, sp.encode(a)) + [2, 2] + _fairseq(sp, sp.encode(b)) + [2]
+    assert tok.id_to_token(tok.get_vocab_size() - 1) == "<mask>"
+    assert tok.get_vocab_size() == sp.get_piece_size() + 2
+
+
+# Charsmap replacements that grow (… -> ...), shrink (e + U+0301 -> é) or vanish (U+00AD, ZWSP),
+# at the start, middle and end: their offsets follow tokenizers' alignment rules.
+CHARSMAP_EDGES = ["…", "a…", "a…b", "…b", "x……", "a… b", "ﬁ", "aﬁb", "Ⅻ", "㍿x", "\u00adx", "x\u00ad",
+                  "\u200b", "a\u200bb", "e\u0301", "ｶﾞ"]
+
+
+@pytest.mark.parametrize("name", ["botchan_en_unigram_1000.model", "botchan_en_bpe_1000.model"])
+def test_encodings_are_tokenizers(name):
+    """Every field (offsets too) equals tokenizers' on the written file, charsmap edges included."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from _hf_json import diff
+
+    _, tok = _load(name)
+    ref = tokenizers.Tokenizer.from_str(tok.to_str())
+    for text in CHARSMAP_EDGES + [ln for c in CORPORA for ln in lines(c, N_LINES)]:
+        assert diff(ref.encode(text), tok.encode(text)) is None, text
