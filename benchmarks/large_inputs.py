@@ -9,7 +9,8 @@ surrounds it (tokenforge/_cuts.py), and the ids must be the unit's ids repeated.
 
     python benchmarks/large_inputs.py [CASE_SUBSTRING]
 
-Needs about 10 GB of free memory (each case frees its input before the next).  The CHEAP
+Needs about 16 GB of free memory (the UTF-8 case peaks at 15 GiB; each case frees its input
+before the next).  The CHEAP
 cases (the refusals and the 2^31-character ASCII str, under half a minute of CPU) also run in
 tests/unit/test_large_inputs.py when that much is free; the HEAVY ones take longer and run
 there only with TOKENFORGE_BIG_INPUTS=1.
