@@ -110,6 +110,19 @@ def test_special_strings_sharing_an_id(pat_str):
     assert pickle.loads(pickle.dumps(enc)).decode([300]) == "<|b|>"
 
 
+@pytest.mark.parametrize("pat_str", [r"(a)|b", r"(?:a)|b|(c)", r"(\w)(\w)?|\s+"])
+def test_pattern_with_groups_splits_by_whole_matches_as_tiktoken(pat_str):
+    # The regex path took regex.findall's groups for pieces (found by the minbpe fuzz target).
+    import tiktoken
+
+    text = "abc d abcd"
+    ref = tiktoken.Encoding("g", pat_str=pat_str, mergeable_ranks=BYTES, special_tokens={})
+    enc = tokenforge.Encoding("g", pat_str=pat_str, mergeable_ranks=BYTES, special_tokens={})
+    assert enc.encode_ordinary(text) == ref.encode_ordinary(text)
+    assert enc._encode_only_native_bpe(text) == ref.encode_ordinary(text)  # tiktoken's own takes findall's groups
+    assert enc._encode_bytes(text.encode() + b"\xe4") == ref._encode_bytes(text.encode() + b"\xe4")
+
+
 def test_missing_byte_is_a_clear_error():
     ranks = {bytes([b]): b for b in range(128)}
     enc = tokenforge.Encoding("ascii", pat_str=patterns.GPT2, mergeable_ranks=ranks, special_tokens={})

@@ -56,8 +56,8 @@ def encode_ordinary(text: str, pat_str: str, ranks: dict[bytes, int]) -> list[in
     [256, 32, 256]
     """
     ids: list[int] = []
-    for piece in regex.findall(pat_str, text):
-        ids.extend(bpe_merge(piece.encode("utf-8"), ranks))
+    for match in regex.finditer(pat_str, text):  # whole matches, whatever groups the pattern has
+        ids.extend(bpe_merge(match.group().encode("utf-8"), ranks))
     return ids
 
 
