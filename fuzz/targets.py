@@ -72,7 +72,7 @@ def _check_small_encoding(enc) -> None:
             continue
         # A pattern read from a file may not match all of the text: what it leaves out is
         # dropped (as tiktoken and minbpe drop it), so only the matched text comes back.
-        kept = "".join(regex.findall(enc._pat_str, text)) if enc._pat_str else text
+        kept = "".join(m.group() for m in regex.finditer(enc._pat_str, text)) if enc._pat_str else text
         assert enc.decode_bytes(ids) == kept.encode(), text
 
 

@@ -31,6 +31,22 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 
+def under_sanitizer() -> bool:
+    """True under scripts/sanitize_tests.sh (libasan preloaded): RSS there holds ASan's
+    quarantine and shadow memory, so RSS checks skip (LeakSanitizer checks leaks instead)."""
+    return "libasan" in os.environ.get("LD_PRELOAD", "")
+
+
+def benchmark_module(name: str):
+    """benchmarks/<name>.py as a module: tests that run a benchmark's table with fewer calls."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, REPO / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def need_shared() -> None:
     """Skips the calling test when ../shared is absent; fails it under CI."""
     if not (MODELS.is_dir() and CORPUS.is_dir()):

@@ -219,6 +219,25 @@ std::vector<uint32_t> ids_from(nb::handle seq);
 
 [[noreturn]] inline void value_error(const std::string& msg) { throw nb::value_error(msg.c_str()); }
 
+// For an __init__ that constructs its object in place and may raise afterwards: nanobind
+// runs the destructor only of instances whose __init__ returned, so what the constructor
+// and a failed build allocated would leak.  Destroys *self on the way out unless done()
+// was called.
+template <typename T>
+class InPlaceGuard {
+ public:
+  explicit InPlaceGuard(T* self) : self_(self) {}
+  ~InPlaceGuard() {
+    if (self_ != nullptr) self_->~T();
+  }
+  InPlaceGuard(const InPlaceGuard&) = delete;
+  InPlaceGuard& operator=(const InPlaceGuard&) = delete;
+  void done() { self_ = nullptr; }
+
+ private:
+  T* self_;
+};
+
 // The KeyError that decoding raises for an id that is no token (`token`: the id as text).
 [[noreturn]] inline void invalid_token(const std::string& token) {
   const std::string msg = "Invalid token for decoding: " + token;

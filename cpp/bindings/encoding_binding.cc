@@ -231,6 +231,7 @@ void bind_encoding(nb::module_& m) {
         Pairs r = ranks_from_dict(ranks, false);
         Pairs s = ranks_from_dict(specials, true);
         new (self) Encoding();
+        InPlaceGuard<Encoding> guard(self);
         std::string error;
         bool ok;
         {
@@ -238,6 +239,7 @@ void bind_encoding(nb::module_& m) {
           ok = self->build(std::move(r), std::move(s), pattern, &error);
         }
         check(ok, error);
+        guard.done();
       }, nb::arg("mergeable_ranks"), nb::arg("special_tokens"), nb::arg("pattern"))
       .def_prop_ro("has_scanner", &Encoding::has_scanner)
       .def_prop_ro("max_token_value", &Encoding::max_token_value)
@@ -309,19 +311,22 @@ void bind_encoding(nb::module_& m) {
         // Per token, the index of the character its first byte belongs to: the characters
         // before it, less one if it starts inside a character (a continuation byte), as
         // tiktoken's decode_with_offsets counts them.
+        // Offsets past 2^32 characters (a text of over 4 GiB) are kept in 64 bits.
         const std::vector<uint32_t> ids = ids_from(tokens);
         std::string text;
-        std::vector<uint32_t> offsets(ids.size());
+        std::vector<size_t> offsets(ids.size());
         size_t chars = 0;
         for (size_t i = 0; i < ids.size(); ++i) {
           std::string_view b;
           if (!e.token_bytes(ids[i], &b)) invalid_token(std::to_string(ids[i]));
           const bool inside = !b.empty() && (static_cast<uint8_t>(b[0]) & 0xC0) == 0x80;
-          offsets[i] = static_cast<uint32_t>(chars - (inside && chars > 0));
+          offsets[i] = chars - (inside && chars > 0);
           for (char c : b) chars += (static_cast<uint8_t>(c) & 0xC0) != 0x80;
           text.append(b);
         }
-        return nb::make_tuple(to_bytes(text), to_list(offsets));
+        if (chars > 0xFFFFFFFFu) return nb::make_tuple(to_bytes(text), nb::cast(offsets));
+        const std::vector<uint32_t> narrow(offsets.begin(), offsets.end());
+        return nb::make_tuple(to_bytes(text), to_list(narrow));
       }, nb::arg("tokens"), "(the bytes of the tokens, the character offset of each token).")
       .def("token_bytes", [](const Encoding& e, uint32_t id) -> nb::object {
         std::string_view b;

@@ -136,8 +136,8 @@ nb::list scored_offsets(const Proc& p, const std::vector<std::vector<SpmPiece>>&
 // The normalized-to-input byte map of `text` (the segmentations of nbest and sampling are
 // over the same normalized text).
 void norm_to_orig(const Proc& p, std::string_view text, std::vector<uint32_t>* n2o) {
-  std::string normalized;
-  p.normalize(text, &normalized, n2o);
+  std::string normalized, error;
+  p.normalize(text, &normalized, n2o, &error);  // cannot fail: the segmentation of text succeeded
 }
 
 // [(piece, id, surface or None, begin, end)] (bytes for the texts): the fields of
@@ -253,6 +253,16 @@ PyObject* item_list(const Proc& p, const SpmPiece* pieces, size_t n, std::string
   return list;
 }
 
+void check(bool ok, const std::string& error) {
+  if (!ok) value_error(error);
+}
+
+// The error of the first chunk that failed, if any (a text too long: see kMaxTextBytes).
+template <typename Chunks>
+void check_chunks(const Chunks& chunks) {
+  for (const auto& ch : chunks) check(ch.error.empty(), ch.error);
+}
+
 // encode() of every text as ids or piece strs, in byte-balanced chunks on the pool while
 // the calling thread builds finished chunks' lists (see batch.h).  Item i samples
 // with item_seed(seed, i), so results do not depend on the thread count.
@@ -267,6 +277,7 @@ nb::list encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampl
     std::vector<size_t> ends;       // item k of the chunk is pieces[ends[k - 1], ends[k])
     std::string normalized;         // as_pieces: the items' normalized texts, concatenated
     std::vector<size_t> norm_ends;  // item k's is normalized[norm_ends[k - 1], norm_ends[k])
+    std::string error;              // set when an item failed (its lists are not made)
   };
   std::vector<Chunk> chunks(batch.chunks());
   PyObject* out = batch.out.ptr();
@@ -283,7 +294,7 @@ nb::list encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampl
           std::vector<int32_t>& ids = pinned(ids_scratch);
           for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
             ids.clear();
-            p.encode_ids(views[i], &ids);
+            if (!p.encode_ids(views[i], &ids, &ch.error)) return;
             for (int32_t id : ids) ch.pieces.push_back(SpmPiece{id, 0, 0, false});
             ch.ends.push_back(ch.pieces.size());
           }
@@ -293,7 +304,7 @@ nb::list encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampl
           SpmSampling s = sampling;
           s.seed = item_seed(sampling.seed, i);
           e.pieces.clear();
-          p.encode(views[i], s, &e.pieces, &e.normalized, nullptr);
+          if (!p.encode(views[i], s, &e.pieces, &e.normalized, nullptr, &ch.error)) return;
           ch.pieces.insert(ch.pieces.end(), e.pieces.begin(), e.pieces.end());
           ch.ends.push_back(ch.pieces.size());
           if (as_pieces) {
@@ -304,6 +315,7 @@ nb::list encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampl
       },
       [&](size_t c) {
         Chunk& ch = chunks[c];
+        if (!ch.error.empty()) return true;  // raised below
         size_t begin = 0, norm_begin = 0;
         for (size_t k = 0; k < ch.ends.size(); ++k) {
           const size_t norm_end = as_pieces ? ch.norm_ends[k] : 0;
@@ -319,6 +331,7 @@ nb::list encode_batch(const Proc& p, nb::list texts, int threads, const SpmSampl
         return true;
       });
   if (!ok) throw nb::python_error();
+  check_chunks(chunks);
   return batch.out.done();
 }
 
@@ -328,10 +341,6 @@ std::vector<size_t> cuts_of(nb::handle text, Find&& find) {
   std::string_view v = text_view(text);
   nb::gil_scoped_release release;
   return find(v);
-}
-
-void check(bool ok, const std::string& error) {
-  if (!ok) value_error(error);
 }
 
 // The items of a decode call (pieces, whose strs `snap` keeps alive, or ids), decoded with
@@ -443,6 +452,7 @@ void bind_sentencepiece(nb::module_& m) {
                spec.denormalizer.escape_whitespaces = std::get<3>(d);
              }
              new (self) Proc();
+             InPlaceGuard<Proc> guard(self);
              std::string error;
              bool ok;
              {
@@ -450,6 +460,7 @@ void bind_sentencepiece(nb::module_& m) {
                ok = self->load(std::move(spec), &error);
              }
              check(ok, error);
+             guard.done();
            },
            nb::arg("pieces"), nb::arg("model_type"), nb::arg("byte_fallback"), nb::arg("unk_surface"),
            nb::arg("precompiled_charsmap"), nb::arg("options"), nb::arg("denormalizer").none())
@@ -481,10 +492,13 @@ void bind_sentencepiece(nb::module_& m) {
       .def("encode_ids", [](const Proc& p, nb::handle text, size_t parts, int threads) {
         std::string_view v = text_view(text);
         std::vector<int32_t> ids;
+        std::string error;
+        bool ok;
         {
           nb::gil_scoped_release release;
-          p.encode_ids(v, &ids, parts, threads);
+          ok = p.encode_ids(v, &ids, parts, threads, &error);
         }
+        check(ok, error);
         return ids_list(ids);
       }, nb::arg("text"), nb::arg("parts") = 1, nb::arg("threads") = 1,
            "The ids of the best segmentation of text (str or bytes); with parts and threads > 1, cut into up to "
@@ -503,6 +517,7 @@ void bind_sentencepiece(nb::module_& m) {
         struct alignas(64) Chunk {  // own cache line: two threads fill neighbouring chunks
           std::vector<int32_t> ids;
           std::vector<size_t> ends;  // item k of the chunk is ids[ends[k - 1], ends[k])
+          std::string error;         // set when an item failed (its lists are not made)
         };
         std::vector<Chunk> chunks(batch.chunks());
         PyObject* out = batch.out.ptr();
@@ -513,12 +528,13 @@ void bind_sentencepiece(nb::module_& m) {
               Chunk& ch = chunks[c];
               ch.ends.reserve(starts[c + 1] - starts[c]);
               for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
-                p.encode_ids(views[i], &ch.ids);
+                if (!p.encode_ids(views[i], &ch.ids, &ch.error)) return;
                 ch.ends.push_back(ch.ids.size());
               }
             },
             [&](size_t c) {
               Chunk& ch = chunks[c];
+              if (!ch.error.empty()) return true;  // raised below
               size_t begin = 0;
               for (size_t k = 0; k < ch.ends.size(); ++k) {
                 PyObject* list = ids_list_raw(ch.ids.data() + begin, ch.ends[k] - begin);
@@ -530,6 +546,7 @@ void bind_sentencepiece(nb::module_& m) {
               return true;
             });
         if (!ok) throw nb::python_error();
+        check_chunks(chunks);
         return batch.out.done();
       }, nb::arg("texts"), nb::arg("threads"),
            "encode_ids for each text, on up to `threads` threads.")
@@ -537,10 +554,14 @@ void bind_sentencepiece(nb::module_& m) {
                         uint64_t seed, size_t parts, int threads) -> nb::object {
         std::string_view v = text_view(text);
         Encoded e;
+        std::string error;
+        bool ok;
         {
           nb::gil_scoped_release release;
-          p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, nullptr, parts, threads);
+          ok = p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, nullptr, parts, threads,
+                        &error);
         }
+        check(ok, error);
         return as_pieces ? nb::object(pieces_list(p, e.pieces, e.normalized)) : ids_list(e.pieces);
       }, nb::arg("text"), nb::arg("as_pieces"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
          nb::arg("parts") = 1, nb::arg("threads") = 1,
@@ -567,10 +588,13 @@ void bind_sentencepiece(nb::module_& m) {
         std::string_view v = text_view(text);
         Encoded e;
         std::vector<uint32_t> n2o;
+        std::string error;
+        bool ok;
         {
           nb::gil_scoped_release release;
-          p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, &n2o, parts, threads);
+          ok = p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, &n2o, parts, threads, &error);
         }
+        check(ok, error);
         return offsets_list(p, e.pieces, e.normalized, n2o);
       }, nb::arg("text"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
          nb::arg("parts") = 1, nb::arg("threads") = 1,
@@ -581,10 +605,13 @@ void bind_sentencepiece(nb::module_& m) {
         std::string_view v = text_view(text);
         Encoded e;
         std::vector<uint32_t> n2o;
+        std::string error;
+        bool ok;
         {
           nb::gil_scoped_release release;
-          p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, &n2o);
+          ok = p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, &n2o, &error);
         }
+        check(ok, error);
         return proto_pieces(p, v, e.pieces, e.normalized, n2o, unicode);
       }, nb::arg("text"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
            nb::arg("unicode"),
@@ -593,14 +620,16 @@ void bind_sentencepiece(nb::module_& m) {
       .def("encode_serialized", [](const Proc& p, nb::handle text, bool enable, int nbest, float alpha,
                                    uint64_t seed) {
         std::string_view v = text_view(text);
-        std::string out;
+        std::string out, error;
+        bool ok;
         {
           nb::gil_scoped_release release;
           Encoded e;
           std::vector<uint32_t> n2o;
-          p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, &n2o);
-          write_encoded(p, v, e.pieces, e.normalized, n2o, nullptr, &out);
+          ok = p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, &n2o, &error);
+          if (ok) write_encoded(p, v, e.pieces, e.normalized, n2o, nullptr, &out);
         }
+        check(ok, error);
         return to_bytes(out);
       }, nb::arg("text"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
            "The encoding as a serialized SentencePieceText (sentencepiece's serialized_proto).")
@@ -610,17 +639,19 @@ void bind_sentencepiece(nb::module_& m) {
         std::vector<std::string_view> views;
         views.reserve(items.size());
         for (nb::handle t : items) views.push_back(text_view(t));
-        std::vector<std::string> outs(views.size());
+        std::vector<std::string> outs(views.size()), errors(views.size());
         {
           nb::gil_scoped_release release;
           parallel_for(views.size(), threads, [&](size_t i) {
             Encoded e;
             std::vector<uint32_t> n2o;
-            p.encode(views[i], sampling_of(enable, nbest, alpha, item_seed(seed, i)), &e.pieces, &e.normalized,
-                     &n2o);
-            write_encoded(p, views[i], e.pieces, e.normalized, n2o, nullptr, &outs[i]);
+            if (p.encode(views[i], sampling_of(enable, nbest, alpha, item_seed(seed, i)), &e.pieces, &e.normalized,
+                         &n2o, &errors[i])) {
+              write_encoded(p, views[i], e.pieces, e.normalized, n2o, nullptr, &outs[i]);
+            }
           });
         }
+        for (const std::string& e : errors) check(e.empty(), e);  // the first item that failed
         nb::list out;
         for (const std::string& o : outs) out.append(to_bytes(o));
         return out;
@@ -698,14 +729,14 @@ void bind_sentencepiece(nb::module_& m) {
         std::string_view v = text_view(text);
         std::string out;
         std::vector<uint32_t> n2o;
+        std::string error;
+        bool ok;
         {
           nb::gil_scoped_release release;
-          if (parts > 1 && !with_offsets) {
-            p.normalize_in_parts(v, parts, threads, &out);
-          } else {
-            p.normalize(v, &out, with_offsets ? &n2o : nullptr);
-          }
+          ok = parts > 1 && !with_offsets ? p.normalize_in_parts(v, parts, threads, &out, &error)
+                                          : p.normalize(v, &out, with_offsets ? &n2o : nullptr, &error);
         }
+        check(ok, error);
         if (!with_offsets) return to_str(out);
         return nb::make_tuple(to_str(out), n2o);
       }, nb::arg("text"), nb::arg("with_offsets"), nb::arg("parts") = 1, nb::arg("threads") = 1,

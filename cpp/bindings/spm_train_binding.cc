@@ -65,6 +65,7 @@ void bind_spm_train(nb::module_& m) {
            [](SentenceCounter* self, nb::bytes charsmap, nb::tuple normalizer, int max_sentence_length,
               bool split_by_whitespace, bool allow_whitespace_only_pieces, const std::vector<std::string>& meta) {
              new (self) SentenceCounter();
+             InPlaceGuard<SentenceCounter> guard(self);
              spm_train::FrontEndOptions o;
              o.normalizer.add_dummy_prefix = nb::cast<bool>(normalizer[0]);
              o.normalizer.remove_extra_whitespaces = nb::cast<bool>(normalizer[1]);
@@ -76,6 +77,7 @@ void bind_spm_train(nb::module_& m) {
              o.allow_whitespace_only_pieces = allow_whitespace_only_pieces;
              std::string error;
              if (!self->init(bytes_view(charsmap), o, meta, &error)) value_error("bad precompiled charsmap: " + error);
+             guard.done();
            },
            nb::arg("charsmap"), nb::arg("normalizer"), nb::arg("max_sentence_length"), nb::arg("split_by_whitespace"),
            nb::arg("allow_whitespace_only_pieces"), nb::arg("meta_pieces"))
@@ -137,6 +139,7 @@ void bind_spm_train(nb::module_& m) {
            [](MergerHandle* self, SentenceCounter& counter, const std::vector<uint32_t>& alphabet, nb::tuple rules) {
              const spm_train::PieceRules r = rules_from(rules);
              new (self) MergerHandle();
+             InPlaceGuard<MergerHandle> guard(self);
              self->merger = std::make_unique<BpeMerger>(r);
              std::unordered_set<char32_t> keep(alphabet.begin(), alphabet.end());
              bool too_long = false;
@@ -153,6 +156,7 @@ void bind_spm_train(nb::module_& m) {
                counter.clear_words();
              }
              if (too_long) value_error("a word longer than 65535 characters: lower max_sentence_length");
+             guard.done();
            },
            nb::arg("counter"), nb::arg("alphabet"), nb::arg("rules"),
            "Takes the counter's words (and empties it); rules = (max_sentencepiece_length, split_by_unicode_script, "
@@ -172,6 +176,7 @@ void bind_spm_train(nb::module_& m) {
            [](UnigramHandle* self, SentenceCounter& counter, const std::vector<std::pair<uint32_t, int64_t>>& alphabet,
               nb::tuple rules) {
              new (self) UnigramHandle();
+             InPlaceGuard<UnigramHandle> guard(self);
              self->trainer = std::make_unique<spm_train::UnigramTrainer>(rules_from(rules));
              std::unordered_set<char32_t> keep;
              std::vector<std::pair<char32_t, int64_t>> chars;
@@ -179,10 +184,13 @@ void bind_spm_train(nb::module_& m) {
                keep.insert(c);
                chars.emplace_back(c, n);
              }
-             nb::gil_scoped_release release;
-             self->trainer->set_alphabet(chars);
-             for (const auto& [w, n] : counter.words()) self->trainer->add_word(word_chars(w, keep), n);
-             counter.clear_words();
+             {
+               nb::gil_scoped_release release;
+               self->trainer->set_alphabet(chars);
+               for (const auto& [w, n] : counter.words()) self->trainer->add_word(word_chars(w, keep), n);
+               counter.clear_words();
+             }
+             guard.done();
            },
            nb::arg("counter"), nb::arg("alphabet"), nb::arg("rules"),
            "Takes the counter's words (and empties it); alphabet = [(code point, count)]; rules as SpmBpeMerger's.")

@@ -1,6 +1,7 @@
 #include "pipeline/encoding.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "pretokenize/piece_splitter.h"
 #include "pretokenize/scan_util.h"
@@ -131,6 +132,10 @@ struct CountSink {
 // Merging indexes a piece's bytes with 32-bit positions.
 constexpr uint64_t kMaxPiece = 0xFFFFFFFFull;
 
+std::string too_long(size_t n) {
+  return "a piece of " + std::to_string(n) + " bytes is longer than the 4 GiB a piece may have";
+}
+
 std::string unencodable(const uint8_t* p, size_t n) {
   static const char* hex = "0123456789abcdef";
   std::string s = "cannot encode piece of ";
@@ -154,7 +159,16 @@ bool Encoding::build(std::vector<std::pair<std::string, uint32_t>> ranks,
     return false;
   }
   if (!model_.build(std::move(ranks), error)) return false;
-  if (!specials_.build(specials, error)) {
+  // Several special strings may share one id (o200k_harmony's <|endofprompt|> and
+  // <|reserved_200018|>): the matcher finds each of them, and the id decodes to the first
+  // one given (tiktoken's choice there; elsewhere its choice follows its hash order).
+  std::vector<std::pair<std::string, uint32_t>> decoded;
+  decoded.reserve(specials.size());
+  std::unordered_set<uint32_t> seen;
+  for (const auto& s : specials) {
+    if (seen.insert(s.second).second) decoded.push_back(s);
+  }
+  if (!specials_.build(std::move(decoded), error)) {
     *error = "special tokens: " + *error;
     return false;
   }
@@ -231,7 +245,7 @@ bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, 
 template <typename Sink>
 bool Encoding::encode_one_piece(const uint8_t* p, size_t n, Sink& sink, std::string* error) const {
   if (n >= kMaxPiece) {
-    *error = "a piece of " + std::to_string(n) + " bytes is longer than the 4 GiB a piece may have";
+    *error = too_long(n);
     return false;
   }
   if (!sink.piece(model_, p, n)) {
@@ -325,6 +339,10 @@ bool Encoding::encode_pieces(const std::vector<std::string_view>& pieces, std::v
 bool Encoding::encode_single_piece(std::string_view piece, std::vector<uint32_t>* out, std::string* error) const {
   const uint8_t* p = reinterpret_cast<const uint8_t*>(piece.data());
   if (piece.empty()) return true;
+  if (piece.size() >= kMaxPiece) {
+    *error = too_long(piece.size());
+    return false;
+  }
   if (!model_.encode_piece(p, piece.size(), out, &model_.cache())) {
     *error = unencodable(p, piece.size());
     return false;

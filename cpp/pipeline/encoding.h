@@ -22,7 +22,8 @@ namespace tf {
 
 class Encoding {
  public:
-  // `pattern` < 0 means the split is done by the caller (encode_pieces only).
+  // `pattern` < 0 means the split is done by the caller (encode_pieces only).  Special
+  // strings may share an id: each encodes to it, and it decodes to the first of them.
   bool build(std::vector<std::pair<std::string, uint32_t>> ranks,
              std::vector<std::pair<std::string, uint32_t>> specials, int pattern, std::string* error);
 

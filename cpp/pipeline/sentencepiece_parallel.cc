@@ -74,13 +74,11 @@ size_t SentencePieceProcessor::segment_in_parts(std::string_view normalized, siz
   return count;
 }
 
-void SentencePieceProcessor::normalize_in_parts(std::string_view text, size_t parts, int threads,
-                                                std::string* normalized) const {
+bool SentencePieceProcessor::normalize_in_parts(std::string_view text, size_t parts, int threads,
+                                                std::string* normalized, std::string* error) const {
+  if (too_long(text.size(), "a text", error)) return false;
   const std::vector<size_t> cuts = normalizer_.input_cut_points(text, parts);
-  if (cuts.empty()) {
-    normalizer_.normalize(text, normalized, nullptr);
-    return;
-  }
+  if (cuts.empty()) return normalize(text, normalized, nullptr, error);
   std::vector<size_t> bounds{0};
   bounds.insert(bounds.end(), cuts.begin(), cuts.end());
   bounds.push_back(text.size());
@@ -95,17 +93,15 @@ void SentencePieceProcessor::normalize_in_parts(std::string_view text, size_t pa
   normalized->clear();
   normalized->reserve(size);
   for (size_t k = 0; k < count; ++k) normalized->append(done[k]);
+  return !too_long(normalized->size(), "a normalized text", error);
 }
 
-void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32_t>* ids, size_t parts,
-                                        int threads) const {
-  if (parts < 2 || threads < 2 || !encodes_in_parts()) {
-    encode_ids(text, ids);
-    return;
-  }
+bool SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32_t>* ids, size_t parts,
+                                        int threads, std::string* error) const {
+  if (parts < 2 || threads < 2 || !encodes_in_parts()) return encode_ids(text, ids, error);
   PartsScratch& scratch = parts_scratch();
   std::string& normalized = scratch.normalized;
-  normalize_in_parts(text, parts, threads, &normalized);
+  if (!normalize_in_parts(text, parts, threads, &normalized, error)) return false;
   // Each part's ids are made on the pool as soon as its tokens are final.
   std::vector<std::vector<int32_t>>& part_ids = scratch.ids;
   if (part_ids.size() < parts) part_ids.resize(parts);  // there are at most `parts` parts
@@ -126,25 +122,24 @@ void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32
     const bool joined = !byte_fallback_ && !ids->empty() && !p.empty() && ids->back() == unk && p.front() == unk;
     ids->insert(ids->end(), p.begin() + (joined ? 1 : 0), p.end());
   }
+  return true;
 }
 
-void SentencePieceProcessor::encode(std::string_view text, const SpmSampling& sampling, std::vector<SpmPiece>* out,
+bool SentencePieceProcessor::encode(std::string_view text, const SpmSampling& sampling, std::vector<SpmPiece>* out,
                                     std::string* normalized, std::vector<uint32_t>* norm_to_orig, size_t parts,
-                                    int threads) const {
+                                    int threads, std::string* error) const {
   if (sampling.enabled || parts < 2 || threads < 2 || !encodes_in_parts()) {
-    encode(text, sampling, out, normalized, norm_to_orig);
-    return;
+    return encode(text, sampling, out, normalized, norm_to_orig, error);
   }
-  if (norm_to_orig != nullptr) {
-    normalizer_.normalize(text, normalized, norm_to_orig);  // (offsets: one thread)
-  } else {
-    normalize_in_parts(text, parts, threads, normalized);
-  }
+  const bool ok = norm_to_orig != nullptr ? normalize(text, normalized, norm_to_orig, error)  // (offsets: one thread)
+                                          : normalize_in_parts(text, parts, threads, normalized, error);
+  if (!ok) return false;
   std::vector<std::vector<SpmToken>>& parts_tokens = parts_scratch().tokens;
   const size_t count = segment_in_parts(*normalized, parts, threads, /*merge_unknown=*/false, nullptr, &parts_tokens);
   std::vector<SpmToken> tokens;
   for (size_t k = 0; k < count; ++k) tokens.insert(tokens.end(), parts_tokens[k].begin(), parts_tokens[k].end());
   populate(tokens, *normalized, out);
+  return true;
 }
 
 }  // namespace tf::spm

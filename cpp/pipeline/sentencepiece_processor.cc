@@ -23,6 +23,18 @@ void append_unescaped(std::string_view piece, std::string* out) {
   }
 }
 
+// Per-thread scratch is kept between calls; one that grew past this for a large text is
+// freed when the call ends, so that one huge text does not pin its size in every thread.
+constexpr size_t kKeepScratchBytes = size_t{16} << 20;
+
+template <typename T>
+struct TrimOnExit {
+  T& scratch;
+  ~TrimOnExit() {
+    if (scratch.capacity() * sizeof(typename T::value_type) > kKeepScratchBytes) T().swap(scratch);
+  }
+};
+
 }  // namespace
 
 bool SentencePieceProcessor::load(SpmModelSpec spec, std::string* error) {
@@ -116,12 +128,13 @@ void SentencePieceProcessor::populate(const std::vector<SpmToken>& tokens, std::
   }
 }
 
-void SentencePieceProcessor::encode_normalized(std::string_view normalized, const SpmSampling& sampling,
-                                               std::vector<SpmPiece>* out) const {
+bool SentencePieceProcessor::encode_normalized(std::string_view normalized, const SpmSampling& sampling,
+                                               std::vector<SpmPiece>* out, std::string* error) const {
   thread_local std::vector<SpmToken> tls_tokens;
   std::vector<SpmToken>& tokens = pinned(tls_tokens);
+  TrimOnExit<std::vector<SpmToken>> trim_tokens{tokens};
   tokens.clear();
-  if (normalized.empty()) return;
+  if (normalized.empty()) return true;
   if (!sampling.enabled || model_type_ == kWord || model_type_ == kChar) {
     segment(normalized, &tokens);
   } else {
@@ -132,7 +145,7 @@ void SentencePieceProcessor::encode_normalized(std::string_view normalized, cons
       unigram_.encode(normalized, 0, &tokens);
     } else {
       UnigramLattice lattice;
-      lattice.build(unigram_, normalized);
+      if (!lattice.build(unigram_, normalized, error)) return false;
       UnigramLattice::Path path;
       if (sampling.nbest_size < 0) {
         path = lattice.sample(sampling.alpha, rng);
@@ -153,24 +166,44 @@ void SentencePieceProcessor::encode_normalized(std::string_view normalized, cons
     }
   }
   populate(tokens, normalized, out);
+  return true;
 }
 
-void SentencePieceProcessor::encode(std::string_view text, const SpmSampling& sampling, std::vector<SpmPiece>* out,
-                                    std::string* normalized, std::vector<uint32_t>* norm_to_orig) const {
-  normalizer_.normalize(text, normalized, norm_to_orig);
-  encode_normalized(*normalized, sampling, out);
+bool SentencePieceProcessor::too_long(size_t bytes, const char* what, std::string* error) {
+  if (bytes <= kMaxTextBytes) return false;
+  *error = std::string(what) + " of " + std::to_string(bytes) + " bytes is longer than the " +
+           std::to_string(kMaxTextBytes) + " bytes a SentencePiece text may have (offsets are 32-bit)";
+  return true;
 }
 
-void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32_t>* ids) const {
+bool SentencePieceProcessor::normalize(std::string_view text, std::string* out, std::vector<uint32_t>* norm_to_orig,
+                                       std::string* error) const {
+  if (too_long(text.size(), "a text", error)) return false;
+  normalizer_.normalize(text, out, norm_to_orig);
+  return !too_long(out->size(), "a normalized text", error);
+}
+
+bool SentencePieceProcessor::encode(std::string_view text, const SpmSampling& sampling, std::vector<SpmPiece>* out,
+                                    std::string* normalized, std::vector<uint32_t>* norm_to_orig,
+                                    std::string* error) const {
+  if (!normalize(text, normalized, norm_to_orig, error)) return false;
+  return encode_normalized(*normalized, sampling, out, error);
+}
+
+bool SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32_t>* ids, std::string* error) const {
+  if (too_long(text.size(), "a text", error)) return false;
   thread_local std::string tls_normalized;
+  TrimOnExit<std::string> trim_normalized{pinned(tls_normalized)};
   const std::string_view normalized = normalizer_.normalize_view(text, &pinned(tls_normalized));
-  if (normalized.empty()) return;
+  if (too_long(normalized.size(), "a normalized text", error)) return false;
+  if (normalized.empty()) return true;
   if (model_type_ == kUnigram) {
     unigram_.encode_ids(normalized, byte_fallback_, ids);  // straight to ids (as populate() below)
-    return;
+    return true;
   }
   thread_local std::vector<SpmToken> tls_tokens;
   std::vector<SpmToken>& tokens = pinned(tls_tokens);
+  TrimOnExit<std::vector<SpmToken>> trim_tokens{tokens};
   tokens.clear();
   // Ids need no per-character <unk> tokens.
   if (model_type_ == kBpe) {
@@ -179,6 +212,7 @@ void SentencePieceProcessor::encode_ids(std::string_view text, std::vector<int32
     segment(normalized, &tokens);
   }
   append_ids(tokens, normalized, ids);
+  return true;
 }
 
 void SentencePieceProcessor::append_ids(const std::vector<SpmToken>& tokens, std::string_view normalized,
@@ -205,16 +239,16 @@ bool SentencePieceProcessor::nbest(std::string_view text, int nbest_size, std::v
     *error = "NBestEncode is not available for the current model (" + model_name() + ")";
     return false;
   }
-  normalizer_.normalize(text, normalized, nullptr);
   out->clear();
   scores->clear();
+  if (!normalize(text, normalized, nullptr, error)) return false;
   if (normalized->empty()) {
     out->emplace_back();
     scores->push_back(0.0f);
     return true;
   }
   UnigramLattice lattice;
-  lattice.build(unigram_, *normalized);
+  if (!lattice.build(unigram_, *normalized, error)) return false;
   std::vector<SpmToken> tokens;
   for (auto& nb : lattice.nbest(static_cast<size_t>(std::max(1, std::min(nbest_size, 1024))))) {
     tokens.clear();
@@ -247,11 +281,11 @@ bool SentencePieceProcessor::sample_encode_and_score(std::string_view text, int 
     *error = "include_best is only supported with wor (sampling without replacement)";
     return false;
   }
-  normalizer_.normalize(text, normalized, nullptr);
+  if (!normalize(text, normalized, nullptr, error)) return false;
   std::vector<std::pair<UnigramLattice::Path, float>> results;  // path, score
   UnigramLattice lattice;
   if (!normalized->empty()) {
-    lattice.build(unigram_, *normalized);
+    if (!lattice.build(unigram_, *normalized, error)) return false;
     std::mt19937_64 rng(seed);
     const float marginal = lattice.log_partition(alpha);
     UnigramLattice::Path best;
@@ -324,9 +358,9 @@ bool SentencePieceProcessor::entropy(std::string_view text, float alpha, float* 
     return false;
   }
   std::string normalized;
-  normalizer_.normalize(text, &normalized, nullptr);
+  if (!normalize(text, &normalized, nullptr, error)) return false;
   UnigramLattice lattice;
-  lattice.build(unigram_, normalized);
+  if (!lattice.build(unigram_, normalized, error)) return false;
   *out = normalized.empty() ? 0.0f : lattice.entropy(alpha);
   return true;
 }

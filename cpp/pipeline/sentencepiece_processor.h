@@ -71,28 +71,38 @@ class SentencePieceProcessor {
   bool is_bpe() const { return is_bpe_; }
   int model_type() const { return model_type_; }
 
-  void normalize(std::string_view text, std::string* out, std::vector<uint32_t>* norm_to_orig) const {
-    normalizer_.normalize(text, out, norm_to_orig);
-  }
-  // Segments already-normalized text into output pieces (appended to *out).
-  void encode_normalized(std::string_view normalized, const SpmSampling& sampling, std::vector<SpmPiece>* out) const;
+  // Offsets into a text and into its normalized form are 32-bit (SpmPiece, the lattice,
+  // norm_to_orig): a text, or a normalized text, longer than this is refused.
+  static constexpr size_t kMaxTextBytes = 0xFFFFFFFFu;
+
+  // Each of these returns false and sets *error on a text over kMaxTextBytes.
+  bool normalize(std::string_view text, std::string* out, std::vector<uint32_t>* norm_to_orig,
+                 std::string* error) const;
+  // Segments already-normalized text into output pieces (appended to *out); false (and
+  // *error set) on a text too long to sample (UnigramLattice::kMaxBytes).
+  bool encode_normalized(std::string_view normalized, const SpmSampling& sampling, std::vector<SpmPiece>* out,
+                         std::string* error) const;
   // Normalizes and segments; fills *normalized (and *norm_to_orig if not null).
-  void encode(std::string_view text, const SpmSampling& sampling, std::vector<SpmPiece>* out,
-              std::string* normalized, std::vector<uint32_t>* norm_to_orig) const;
+  bool encode(std::string_view text, const SpmSampling& sampling, std::vector<SpmPiece>* out,
+              std::string* normalized, std::vector<uint32_t>* norm_to_orig, std::string* error) const;
   // Ids only, the fast path.
-  void encode_ids(std::string_view text, std::vector<int32_t>* ids) const;
+  bool encode_ids(std::string_view text, std::vector<int32_t>* ids, std::string* error) const;
 
   // One long text on up to `threads` threads (sentencepiece_parallel.cc): the whole text is
   // normalized, cut into up to `parts` parts where no piece crosses (SpmCutRule), and the
   // parts are segmented on the pool; the result is the one-thread encode's.  Sampling,
-  // WORD/CHAR models and models that cannot be cut take the one-thread path.
+  // WORD/CHAR models and models that cannot be cut take the one-thread path.  The same
+  // limits as the one-thread calls (false and *error on a text over kMaxTextBytes).
   bool encodes_in_parts() const;
-  void encode_ids(std::string_view text, std::vector<int32_t>* ids, size_t parts, int threads) const;
-  void encode(std::string_view text, const SpmSampling& sampling, std::vector<SpmPiece>* out,
-              std::string* normalized, std::vector<uint32_t>* norm_to_orig, size_t parts, int threads) const;
+  bool encode_ids(std::string_view text, std::vector<int32_t>* ids, size_t parts, int threads,
+                  std::string* error) const;
+  bool encode(std::string_view text, const SpmSampling& sampling, std::vector<SpmPiece>* out,
+              std::string* normalized, std::vector<uint32_t>* norm_to_orig, size_t parts, int threads,
+              std::string* error) const;
   // normalize(text) with the input cut (SpmNormalizer::input_cut_points) into up to
   // `parts` parts normalized on the pool.
-  void normalize_in_parts(std::string_view text, size_t parts, int threads, std::string* normalized) const;
+  bool normalize_in_parts(std::string_view text, size_t parts, int threads, std::string* normalized,
+                          std::string* error) const;
   std::vector<size_t> input_cut_points(std::string_view text, size_t parts) const {
     return normalizer_.input_cut_points(text, parts);
   }
@@ -141,6 +151,8 @@ class SentencePieceProcessor {
     return kNames[model_type_ >= 1 && model_type_ <= 4 ? model_type_ : 0];
   }
   static constexpr int kUnigram = 1, kBpe = 2, kWord = 3, kChar = 4;
+  // False (and *error set) if `text` or its normalized form is longer than kMaxTextBytes.
+  static bool too_long(size_t bytes, const char* what, std::string* error);
   bool decode_impl(const std::vector<std::pair<std::string_view, int32_t>>& pieces, std::string* out,
                    std::string* error, SpmDecodeSpans* spans) const;
 

@@ -199,8 +199,8 @@ class Encoding:
         piece: tiktoken's check of its split, kept for code that calls it."""
         import regex
 
-        pieces = regex.findall(self._regex or regex.compile(self._pat_str), text)
-        return self._core.encode_pieces([p.encode("utf-8") for p in pieces])
+        pieces = (self._regex or regex.compile(self._pat_str)).finditer(text)
+        return self._core.encode_pieces([m.group().encode("utf-8") for m in pieces])
 
     def _encode_checked(self, text: str, allowed: "_native.SpecialSet") -> list[int]:
         """encode() once disallowed specials have been looked for."""
@@ -497,7 +497,8 @@ class Encoding:
                 segment = raw[:cut].decode("utf-8")
                 special = found[0]
                 text = raw[cut + len(found[1]):].decode("utf-8")
-            pieces = [m.encode("utf-8") for m in self._regex.findall(segment)]
+            # Whole matches (finditer): findall gives a pattern's groups instead, when it has any.
+            pieces = [m.group().encode("utf-8") for m in self._regex.finditer(segment)]
             ids.extend(self._core.encode_pieces(pieces))
             if special is not None:
                 ids.append(special)

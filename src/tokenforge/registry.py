@@ -44,6 +44,11 @@ _RANK_FILES = {
 
 
 def _harmony_specials() -> dict[str, int]:
+    """o200k_base's specials, then the harmony chat tokens and reserved ids up to 201087.
+
+    ``<|endofprompt|>`` and ``<|reserved_200018|>`` are both 200018, as in tiktoken: either
+    encodes to it, and it decodes to ``<|endofprompt|>``, the first given.
+    """
     named = {
         "<|startoftext|>": 199998,
         ENDOFTEXT: 199999,
@@ -55,11 +60,10 @@ def _harmony_specials() -> dict[str, int]:
         "<|message|>": 200008,
         "<|call|>": 200012,
     }
-    taken = set(named.values())
-    specials = dict(named)
+    by_id = {i: name for name, i in named.items()}
+    specials = {ENDOFTEXT: 199999, ENDOFPROMPT: 200018, "<|startoftext|>": 199998}
     for i in range(200000, 201088):
-        if i not in taken:
-            specials[f"<|reserved_{i}|>"] = i
+        specials[by_id.get(i, f"<|reserved_{i}|>")] = i
     return specials
 
 

@@ -102,7 +102,7 @@ def _last_piece_token_count(enc: Encoding, tokens: list[int], allowed_ids: froze
 def _last_piece(enc: Encoding, segment: bytes) -> bytes:
     scanner = enc._scanner
     if scanner is None:
-        return enc._regex.findall(segment.decode("utf-8"))[-1].encode("utf-8")
+        return [m.group() for m in enc._regex.finditer(segment.decode("utf-8"))][-1].encode("utf-8")
     ends, _ = _native._split(scanner, segment)
     return segment[ends[-2] if len(ends) > 1 else 0:ends[-1]]
 

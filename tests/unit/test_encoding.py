@@ -89,6 +89,40 @@ def test_bad_pattern_and_duplicate_ids():
         tokenforge.Encoding("b", pat_str=patterns.GPT2, mergeable_ranks=BYTES | {b"xy": 5}, special_tokens={})
 
 
+@pytest.mark.parametrize("pat_str", [patterns.GPT2, r"\S+|\s+"])  # the native scanner and the regex path
+def test_special_strings_sharing_an_id(pat_str):
+    # Hand-worked: both strings encode to 300; 300 decodes to the first given (tiktoken's
+    # own pick follows its hash order; in o200k_harmony it is the first too, see
+    # tests/parity/test_registry_definitions.py).
+    from tokenforge.reference.bpe import decode_bytes
+
+    specials = {"<|b|>": 300, "<|a|>": 300, "<|c|>": 301}
+    enc = tokenforge.Encoding("s", pat_str=pat_str, mergeable_ranks=BYTES, special_tokens=specials)
+    assert enc.encode("x<|a|><|b|><|c|>", allowed_special="all") == [120, 300, 300, 301]
+    assert enc.encode("<|a|>", allowed_special={"<|a|>"}) == [300]
+    assert enc.encode("<|b|>", allowed_special={"<|a|>"}, disallowed_special=()) == list(b"<|b|>")
+    with pytest.raises(ValueError, match=r"<\|b\|>"):
+        enc.encode("<|b|>", allowed_special={"<|a|>"})
+    assert enc.decode([300, 301]) == "<|b|><|c|>" == decode_bytes([300, 301], BYTES, specials).decode()
+    assert enc.decode_single_token_bytes(300) == b"<|b|>"
+    assert enc.encode_single_token("<|a|>") == enc.encode_single_token("<|b|>") == 300
+    assert enc.n_vocab == 302 and enc.special_tokens_set == {"<|a|>", "<|b|>", "<|c|>"}
+    assert pickle.loads(pickle.dumps(enc)).decode([300]) == "<|b|>"
+
+
+@pytest.mark.parametrize("pat_str", [r"(a)|b", r"(?:a)|b|(c)", r"(\w)(\w)?|\s+"])
+def test_pattern_with_groups_splits_by_whole_matches_as_tiktoken(pat_str):
+    # The regex path took regex.findall's groups for pieces (found by the minbpe fuzz target).
+    import tiktoken
+
+    text = "abc d abcd"
+    ref = tiktoken.Encoding("g", pat_str=pat_str, mergeable_ranks=BYTES, special_tokens={})
+    enc = tokenforge.Encoding("g", pat_str=pat_str, mergeable_ranks=BYTES, special_tokens={})
+    assert enc.encode_ordinary(text) == ref.encode_ordinary(text)
+    assert enc._encode_only_native_bpe(text) == ref.encode_ordinary(text)  # tiktoken's own takes findall's groups
+    assert enc._encode_bytes(text.encode() + b"\xe4") == ref._encode_bytes(text.encode() + b"\xe4")
+
+
 def test_missing_byte_is_a_clear_error():
     ranks = {bytes([b]): b for b in range(128)}
     enc = tokenforge.Encoding("ascii", pat_str=patterns.GPT2, mergeable_ranks=ranks, special_tokens={})

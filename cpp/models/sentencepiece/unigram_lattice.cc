@@ -54,9 +54,19 @@ int32_t UnigramLattice::insert(uint32_t pos, uint32_t length) {
   return idx;
 }
 
-void UnigramLattice::build(const Unigram& model, std::string_view text) {
+bool UnigramLattice::build(const Unigram& model, std::string_view text, std::string* error) {
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
   const size_t n = text.size();
+  auto refuse = [&](const std::string& what) {
+    *error = "cannot sample or score a text of " + std::to_string(n) + " bytes: " + what;
+    nodes_.clear();
+    begin_nodes_.clear();
+    end_nodes_.clear();
+    return false;
+  };
+  if (n > kMaxBytes) return refuse("a lattice holds at most " + std::to_string(kMaxBytes) + " bytes");
+  constexpr size_t kMaxNodes = INT32_MAX;  // node indices are int32_t
+  const char* too_many = "its lattice would have over 2^31 nodes";
   char_begin_.clear();
   std::vector<int32_t> char_at_byte(n + 1, -1);  // byte offset -> character index
   for (size_t i = 0; i < n;) {
@@ -87,17 +97,20 @@ void UnigramLattice::build(const Unigram& model, std::string_view text) {
       if (id < 0 || char_at_byte[k + 1] < 0) continue;
       if (vocab.type(id) == SpmType::kUnused) continue;
       uint32_t length = static_cast<uint32_t>(char_at_byte[k + 1]) - pos;
+      if (nodes_.size() >= kMaxNodes) return refuse(too_many);
       int32_t node = insert(pos, length);
       nodes_[node].id = id;
       nodes_[node].score = static_cast<float>(model.piece_score(id, length));
       if (length == 1) has_single = true;
     }
     if (!has_single) {
+      if (nodes_.size() >= kMaxNodes) return refuse(too_many);
       int32_t node = insert(pos, 1);
       nodes_[node].id = vocab.unk_id();
       nodes_[node].score = model.unk_score();
     }
   }
+  return true;
 }
 
 UnigramLattice::Path UnigramLattice::viterbi() {

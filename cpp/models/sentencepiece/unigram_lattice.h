@@ -17,7 +17,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdint>
 #include <random>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -40,8 +42,11 @@ class UnigramLattice {
   };
   using Path = std::vector<int32_t>;  // node indices, left to right
 
-  // Builds the lattice of `normalized` (sentencepiece's PopulateNodes).
-  void build(const Unigram& model, std::string_view normalized);
+  // Builds the lattice of `normalized` (sentencepiece's PopulateNodes).  Nodes and
+  // characters are indexed with int32_t: a text over kMaxBytes, or a lattice that would
+  // have over INT32_MAX nodes, is refused (false, *error set).
+  static constexpr size_t kMaxBytes = 0x7FFFFFFF;
+  bool build(const Unigram& model, std::string_view normalized, std::string* error);
 
   const Node& node(int32_t i) const { return nodes_[i]; }
   // The n best paths with their scores, best first (at most n).

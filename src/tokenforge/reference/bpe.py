@@ -56,8 +56,8 @@ def encode_ordinary(text: str, pat_str: str, ranks: dict[bytes, int]) -> list[in
     [256, 32, 256]
     """
     ids: list[int] = []
-    for piece in regex.findall(pat_str, text):
-        ids.extend(bpe_merge(piece.encode("utf-8"), ranks))
+    for match in regex.finditer(pat_str, text):  # whole matches, whatever groups the pattern has
+        ids.extend(bpe_merge(match.group().encode("utf-8"), ranks))
     return ids
 
 
@@ -87,5 +87,7 @@ def decode_bytes(ids: list[int], ranks: dict[bytes, int], special_tokens: dict[s
     >>> decode_bytes([104, 105], {bytes([b]): b for b in range(256)}, {})
     b'hi'
     """
-    by_id = {v: k for k, v in ranks.items()} | {v: k.encode("utf-8") for k, v in special_tokens.items()}
+    # Special strings sharing an id decode to the first of them: reversed, the first is written last.
+    specials = {v: k.encode("utf-8") for k, v in reversed(special_tokens.items())}
+    by_id = {v: k for k, v in ranks.items()} | specials
     return b"".join(by_id[i] for i in ids)
