@@ -104,14 +104,43 @@ class SentencePieceProcessor:
         """
 
     def encode_with_offsets(self, text: object, enable_sampling: bool, nbest_size: int, alpha: float, seed: int, parts: int = 1, threads: int = 1) -> list:
-        """[(id, piece, begin, end)] with byte offsets into the input."""
-
-    def nbest(self, text: object, nbest_size: int, as_pieces: bool) -> list:
-        """[(ids or pieces, score)] for the n best segmentations (Unigram)."""
-
-    def sample_encode_and_score(self, text: object, num_samples: int, alpha: float, wor: bool, include_best: bool, as_pieces: bool, seed: int) -> list:
         """
-        [(ids or pieces, log probability or log inclusion probability)] (Unigram).
+        [(id, piece, begin, end, partial)] with byte offsets into the input (in up to `parts` parts on `threads` threads).
+        """
+
+    def encode_proto_pieces(self, text: object, enable_sampling: bool, nbest_size: int, alpha: float, seed: int, unicode: bool) -> list:
+        """
+        [(piece, id, surface or None, begin, end)]: the pieces of the encoding's SentencePieceText (bytes), with byte spans or, with unicode, character spans.
+        """
+
+    def encode_serialized(self, text: object, enable_sampling: bool, nbest_size: int, alpha: float, seed: int) -> bytes:
+        """
+        The encoding as a serialized SentencePieceText (sentencepiece's serialized_proto).
+        """
+
+    def encode_serialized_batch(self, texts: list, threads: int, enable_sampling: bool, nbest_size: int, alpha: float, seed: int) -> list:
+        """
+        encode_serialized for each text, on threads; item i samples with a seed from (seed, i).
+        """
+
+    def nbest_serialized(self, text: object, nbest_size: int) -> bytes:
+        """
+        The n best segmentations as a serialized NBestSentencePieceText (Unigram).
+        """
+
+    def sample_encode_and_score_serialized(self, text: object, num_samples: int, alpha: float, wor: bool, include_best: bool, seed: int) -> bytes:
+        """
+        sample_encode_and_score as a serialized NBestSentencePieceText (Unigram).
+        """
+
+    def nbest(self, text: object, nbest_size: int, as_pieces: bool, offsets: bool = False) -> list:
+        """
+        [(ids or pieces, score)] for the n best segmentations (Unigram); with offsets, each segmentation as encode_with_offsets gives it.
+        """
+
+    def sample_encode_and_score(self, text: object, num_samples: int, alpha: float, wor: bool, include_best: bool, as_pieces: bool, seed: int, offsets: bool = False) -> list:
+        """
+        [(ids or pieces, log probability or log inclusion probability)] (Unigram); with offsets, each segmentation as encode_with_offsets gives it.
         """
 
     def entropy(self, text: object, alpha: float) -> float:
@@ -133,6 +162,16 @@ class SentencePieceProcessor:
 
     def decode_pieces(self, pieces: list) -> bytes:
         """UTF-8 bytes of the decoded pieces."""
+
+    def decode_serialized(self, items: list, are_pieces: bool) -> bytes:
+        """
+        The decoding as a serialized SentencePieceText (sentencepiece's serialized_proto); IndexError for an id out of range.
+        """
+
+    def decode_with_spans(self, items: list, are_pieces: bool) -> tuple:
+        """
+        (text, text before the denormalizer, [begin0, end0, begin1, ...]): the decoded UTF-8 bytes and the byte span of the pre-denormalizer text each piece became; IndexError for an id out of range.
+        """
 
 class PieceCounter:
     def __init__(self, pattern: int, threads: int, block_bytes: int = 4194304) -> None: ...
