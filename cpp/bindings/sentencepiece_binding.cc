@@ -257,6 +257,22 @@ void check(bool ok, const std::string& error) {
   if (!ok) value_error(error);
 }
 
+// p.encode of text with the GIL released (norm_to_orig filled if not null); ValueError if
+// the text is too long.
+Encoded encode_checked(const Proc& p, nb::handle text, const SpmSampling& sampling, std::vector<uint32_t>* norm_to_orig,
+                       size_t parts = 1, int threads = 1) {
+  std::string_view v = text_view(text);
+  Encoded e;
+  std::string error;
+  bool ok;
+  {
+    nb::gil_scoped_release release;
+    ok = p.encode(v, sampling, &e.pieces, &e.normalized, norm_to_orig, parts, threads, &error);
+  }
+  check(ok, error);
+  return e;
+}
+
 // The error of the first chunk that failed, if any (a text too long: see kMaxTextBytes).
 template <typename Chunks>
 void check_chunks(const Chunks& chunks) {
@@ -552,16 +568,7 @@ void bind_sentencepiece(nb::module_& m) {
            "encode_ids for each text, on up to `threads` threads.")
       .def("encode", [](const Proc& p, nb::handle text, bool as_pieces, bool enable, int nbest, float alpha,
                         uint64_t seed, size_t parts, int threads) -> nb::object {
-        std::string_view v = text_view(text);
-        Encoded e;
-        std::string error;
-        bool ok;
-        {
-          nb::gil_scoped_release release;
-          ok = p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, nullptr, parts, threads,
-                        &error);
-        }
-        check(ok, error);
+        const Encoded e = encode_checked(p, text, sampling_of(enable, nbest, alpha, seed), nullptr, parts, threads);
         return as_pieces ? nb::object(pieces_list(p, e.pieces, e.normalized)) : ids_list(e.pieces);
       }, nb::arg("text"), nb::arg("as_pieces"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
          nb::arg("parts") = 1, nb::arg("threads") = 1,
@@ -585,16 +592,8 @@ void bind_sentencepiece(nb::module_& m) {
            "piece strs.")
       .def("encode_with_offsets", [](const Proc& p, nb::handle text, bool enable, int nbest, float alpha, uint64_t seed,
                                      size_t parts, int threads) {
-        std::string_view v = text_view(text);
-        Encoded e;
         std::vector<uint32_t> n2o;
-        std::string error;
-        bool ok;
-        {
-          nb::gil_scoped_release release;
-          ok = p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, &n2o, parts, threads, &error);
-        }
-        check(ok, error);
+        const Encoded e = encode_checked(p, text, sampling_of(enable, nbest, alpha, seed), &n2o, parts, threads);
         return offsets_list(p, e.pieces, e.normalized, n2o);
       }, nb::arg("text"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
          nb::arg("parts") = 1, nb::arg("threads") = 1,
@@ -602,17 +601,9 @@ void bind_sentencepiece(nb::module_& m) {
            "`threads` threads).")
       .def("encode_proto_pieces", [](const Proc& p, nb::handle text, bool enable, int nbest, float alpha,
                                      uint64_t seed, bool unicode) {
-        std::string_view v = text_view(text);
-        Encoded e;
         std::vector<uint32_t> n2o;
-        std::string error;
-        bool ok;
-        {
-          nb::gil_scoped_release release;
-          ok = p.encode(v, sampling_of(enable, nbest, alpha, seed), &e.pieces, &e.normalized, &n2o, &error);
-        }
-        check(ok, error);
-        return proto_pieces(p, v, e.pieces, e.normalized, n2o, unicode);
+        const Encoded e = encode_checked(p, text, sampling_of(enable, nbest, alpha, seed), &n2o);
+        return proto_pieces(p, text_view(text), e.pieces, e.normalized, n2o, unicode);
       }, nb::arg("text"), nb::arg("enable_sampling"), nb::arg("nbest_size"), nb::arg("alpha"), nb::arg("seed"),
            nb::arg("unicode"),
            "[(piece, id, surface or None, begin, end)]: the pieces of the encoding's SentencePieceText (bytes), "
