@@ -1,0 +1,90 @@
+"""One long text, as a user encodes it: wall time, unpinned, every tool on its defaults.
+
+tokenforge spreads one long `encode_ordinary` over the usable cores (issue 30), and so does
+fastokens; tiktoken stays on one thread.  Each repetition gets a fresh instance warmed on
+other text (400 kB of mixed.txt), best of --repeat; ids are checked against tiktoken's.
+
+    python benchmarks/bench_one_text.py FILE_OR_CORPUS [...] [--encodings cl100k_base o200k_base]
+                                        [--repeat 3] [--mb 4]
+
+FILE_OR_CORPUS: a path, or a corpus name of ../shared/corpus (en, code, multi, mixed);
+`python benchmarks/unseen_text.py DIR` writes held-out text.  Prints MB/s of tokenforge
+(default threads and 1 thread), fastokens and tiktoken, and the ratios the issue asks for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from _common import MODELS, best_of, corpus_text
+
+import tokenforge
+from bench_encode import PATTERN_FOR_FASTOKENS
+
+
+def load(name: str, mb: float) -> str:
+    if os.path.exists(name):
+        with open(name, encoding="utf-8") as f:
+            text = f.read()
+    else:
+        text = corpus_text(name)
+    limit = int(mb * 1_000_000)
+    return text[:limit] if len(text.encode()) > limit else text
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("texts", nargs="+")
+    ap.add_argument("--encodings", nargs="+", default=["cl100k_base", "o200k_base"])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--mb", type=float, default=4.0)
+    args = ap.parse_args()
+    import tiktoken
+
+    warm = corpus_text("mixed", 400_000)
+    print(f"usable cores: {len(os.sched_getaffinity(0))}")
+    for name in args.encodings:
+        ours = tokenforge.get_encoding(name)
+        ranks, pat = ours._mergeable_ranks, ours._pat_str
+        ref = tiktoken.Encoding(name, pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+        tools = {
+            "tokenforge": lambda: tokenforge.Encoding(name, pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+            .encode_ordinary,
+            "tokenforge 1 thread": lambda: (
+                lambda e: (lambda t: e.encode_ordinary(t, num_threads=1)))(
+                tokenforge.Encoding(name, pat_str=pat, mergeable_ranks=ranks, special_tokens={})),
+            "tiktoken": lambda: ref.encode_ordinary,
+        }
+        try:
+            import fastokens
+
+            path = str(MODELS / "tiktoken" / f"{name}.tiktoken")
+            tools["fastokens"] = lambda: (lambda tok: (lambda t: tok.encode_ordinary(t).ids))(
+                fastokens.Tokenizer.from_tiktoken(path, pattern=PATTERN_FOR_FASTOKENS[name], special_tokens={}))
+        except ImportError:
+            pass
+        for label in args.texts:
+            text = load(label, args.mb)
+            mb = len(text.encode()) / 1e6
+            want = ref.encode_ordinary(text)
+            speed = {}
+            for tool, factory in tools.items():
+                def setup(factory=factory):
+                    fn = factory()
+                    fn(warm)
+                    return fn
+
+                got = setup()(text)
+                if list(got) != want:
+                    print(f"  {tool}: ids differ from tiktoken's on {label}")
+                speed[tool] = mb / best_of(args.repeat, lambda fn: fn(text), setup)
+            row = "  ".join(f"{t} {v:.1f}" for t, v in speed.items())
+            ratios = f"vs fastokens {speed['tokenforge'] / speed['fastokens']:.2f}x, " if "fastokens" in speed else ""
+            print(f"{name} {os.path.basename(label)} ({mb:.1f} MB) MB/s: {row}  |  tokenforge {ratios}"
+                  f"vs tiktoken {speed['tokenforge'] / speed['tiktoken']:.2f}x, "
+                  f"vs 1 thread {speed['tokenforge'] / speed['tokenforge 1 thread']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
