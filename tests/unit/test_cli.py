@@ -36,8 +36,10 @@ def saved_ranks(path, suffix) -> dict[bytes, int]:
 
     from tokenforge.formats.byte_map import CHAR_TO_BYTE as to_byte
 
-    vocab = tokenizers.Tokenizer.from_file(str(path)).get_vocab(with_added_tokens=False)
-    return {bytes(to_byte[c] for c in token): i for token, i in vocab.items()}
+    tok = tokenizers.Tokenizer.from_file(str(path))
+    added = set(tok.get_added_tokens_decoder())  # specials stand in the model's vocab too, as in HF's files
+    vocab = tok.get_vocab(with_added_tokens=False)
+    return {bytes(to_byte[c] for c in token): i for token, i in vocab.items() if i not in added}
 
 
 def merged_tokens(ranks: dict[bytes, int]) -> list[bytes]:
