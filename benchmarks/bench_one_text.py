@@ -48,20 +48,25 @@ def main() -> None:
         ours = tokenforge.get_encoding(name)
         ranks, pat = ours._mergeable_ranks, ours._pat_str
         ref = tiktoken.Encoding(name, pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+        def ours_with(threads):
+            enc = tokenforge.Encoding(name, pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+            return lambda t: enc.encode_ordinary(t, num_threads=threads)
+
         tools = {
-            "tokenforge": lambda: tokenforge.Encoding(name, pat_str=pat, mergeable_ranks=ranks, special_tokens={})
-            .encode_ordinary,
-            "tokenforge 1 thread": lambda: (
-                lambda e: (lambda t: e.encode_ordinary(t, num_threads=1)))(
-                tokenforge.Encoding(name, pat_str=pat, mergeable_ranks=ranks, special_tokens={})),
+            "tokenforge": lambda: ours_with(None),
+            "tokenforge 1 thread": lambda: ours_with(1),
             "tiktoken": lambda: ref.encode_ordinary,
         }
         try:
             import fastokens
 
             path = str(MODELS / "tiktoken" / f"{name}.tiktoken")
-            tools["fastokens"] = lambda: (lambda tok: (lambda t: tok.encode_ordinary(t).ids))(
-                fastokens.Tokenizer.from_tiktoken(path, pattern=PATTERN_FOR_FASTOKENS[name], special_tokens={}))
+
+            def fast():
+                tok = fastokens.Tokenizer.from_tiktoken(path, pattern=PATTERN_FOR_FASTOKENS[name], special_tokens={})
+                return lambda t: tok.encode_ordinary(t).ids
+
+            tools["fastokens"] = fast
         except ImportError:
             pass
         for label in args.texts:
