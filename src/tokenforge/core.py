@@ -272,7 +272,7 @@ class Encoding:
         threads = resolve_threads(num_threads)
         if threads < 2:
             return None
-        wanted = min(4 * threads, len(text) // (PARALLEL_MIN_CHARS // 4))
+        wanted = min(8 * threads, len(text) // (PARALLEL_MIN_CHARS // 4))
         specials = self.special_tokens_set if allowed_special == "all" else allowed_special
         parts = _cuts.split(text, wanted, self._scanner != int(patterns.Scanner.GPT2), specials)
         return (parts, threads) if len(parts) > 1 else None

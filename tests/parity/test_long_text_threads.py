@@ -64,3 +64,43 @@ def test_every_cut_is_exact(chunks, name):
     bounds = [0, *cuts, len(text)]
     ids = [i for a, b in zip(bounds, bounds[1:]) for i in ref.encode_ordinary(text[a:b])]
     assert ids == ref.encode_ordinary(text)
+
+
+def _words_of_many_scripts(seed: int, words: int, length: int) -> str:
+    """A long text of `words` distinct short words (1-7 characters) of scripts the vocabularies
+    know little of, repeated in random order: the threads meet the same words, and many merge
+    into more than four ids."""
+    rng = random.Random(seed)
+    blocks = [(0x0400, 0x044F), (0x0531, 0x0556), (0x10D0, 0x10F0), (0x1200, 0x1248), (0x0B85, 0x0BB9),
+              (0x0E01, 0x0E2E), (0xAC00, 0xAD00), (0x0905, 0x0939), (0x13A0, 0x13F4), (0x1780, 0x17B3)]
+    vocab = []
+    for _ in range(words):
+        lo, hi = rng.choice(blocks)
+        vocab.append("".join(chr(rng.randint(lo, hi)) for _ in range(rng.randint(1, 7))))
+    out, size = [], 0
+    while size < length:
+        w = rng.choice(vocab)
+        out.append(w)
+        size += len(w) + 1
+    return " ".join(out)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("share", [True, False])
+def test_threads_sharing_merges_give_one_threads_ids(name, share):
+    """The threads of one long text share the merges of short strings (SharedShortMerges):
+    whichever thread works a merge out, and whether it is shared or not, the ids are
+    tiktoken's, on 2, 3 and 8 threads."""
+    from tokenforge import _native
+
+    ours, ref = pair(name)
+    text = _words_of_many_scripts(7, 3000, 600_000)
+    expected = ref.encode_ordinary(text)
+    before = _native._testing.share_merges(share)
+    try:
+        for threads in (2, 3, 8):
+            fresh = type(ours)(ours.name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks, special_tokens={})
+            assert fresh.encode_ordinary(text, num_threads=threads) == expected
+            assert fresh.encode_ordinary(text, num_threads=threads) == expected  # with the table filled
+    finally:
+        _native._testing.share_merges(before)
