@@ -7,12 +7,10 @@
   segmentations of equal score, where `tokenizers` (and we) pick another than sentencepiece.
   Lines holding a control piece's text (`<s>`) are left out: they become its id (module
   docstring of tokenforge.tokenizer.from_sentencepiece).
-- fairseq: sentencepiece's ids moved to XLM-R's layout, and `transformers`'
-  `XLMRobertaTokenizer.from_pretrained(folder)` (the .model copied in as sentencepiece.bpe.model)
-  on single lines and pairs whose only whitespace is U+0020: transformers splits on all Unicode
-  whitespace first, where sentencepiece keeps what the charsmap keeps (tabs under nfkc, U+0085
-  under ruT5's nmt_nfkc).  Every line, tabs too, and BPE models (which transformers reads as
-  Unigram) are checked against sentencepiece's ids moved to the fairseq layout.
+- fairseq: `transformers`' `XLMRobertaTokenizer.from_pretrained(folder)` (the .model copied in
+  as sentencepiece.bpe.model) on every line, single and pairs, Unigram and BPE models (which
+  transformers reads as Unigram), with its special tokens spliced in.
+- fairseq-spm: sentencepiece's ids moved to XLM-R's layout, on every line, tabs too.
 """
 
 from __future__ import annotations
@@ -143,26 +141,40 @@ def _fairseq(sp, ids: list[int]) -> list[int]:
     return [3 if i == sp.unk_id() else i + 1 for i in ids]
 
 
-@pytest.mark.parametrize("name", ["rut5_spiece.model", "botchan_en_unigram_1000.model", "kyoto_ja_unigram_8000.model"])
+_SPLICED = ["<mask>", "a<mask>b", " <mask> ", "<s>x</s>", "x <pad> y", "<unk>", "\t<mask>\u0085b"]
+
+
+@pytest.mark.parametrize("name", ["rut5_spiece.model", "botchan_en_unigram_1000.model", "kyoto_ja_unigram_8000.model",
+                                  "botchan_en_bpe_1000.model", "llama2c_tok512.model"])
 def test_fairseq_is_xlm_roberta(name, tmp_path_factory):
+    """Every line, tabs and U+0085 too, single and in pairs, and the special tokens in text."""
     xlmr = _xlmr(name, tmp_path_factory)
-    sp, tok = _load(name, "fairseq")
-    texts = [t for t in _texts(tok) if not any(c.isspace() and c != " " for c in t)]
-    assert len(texts) > 2 * N_LINES
+    _, tok = _load(name, "fairseq")
+    texts = [ln for c in CORPORA for ln in lines(c, N_LINES)] + _SPLICED
+    assert any("\t" in t for t in texts)
     for k, text in enumerate(texts):
         pair = texts[(k + 1) % len(texts)]
-        got = tok.encode(text)
-        assert got.ids == xlmr(text)["input_ids"], text
+        assert tok.encode(text).ids == xlmr(text)["input_ids"], text
         assert tok.encode(text, pair).ids == xlmr(text, pair)["input_ids"], (text, pair)
-        back = [sp.unk_id() if i == 3 else i - 1 for i in got.ids[1:-1]]  # fairseq -> sentencepiece ids
-        assert got.ids[0] == 0 and got.ids[-1] == 2 and _same_or_tie(sp, sp.encode(text), back), text
+        assert tok.encode(text, add_special_tokens=False).ids == xlmr(text, add_special_tokens=False)["input_ids"], text
+    assert tok.get_vocab_size() == len(xlmr)
+
+
+@pytest.mark.parametrize("name", ["rut5_spiece.model", "botchan_en_unigram_1000.model"])
+def test_fairseq_decode_is_xlm_roberta(name, tmp_path_factory):
+    xlmr = _xlmr(name, tmp_path_factory)
+    _, tok = _load(name, "fairseq")
+    for text in [ln for c in CORPORA for ln in lines(c, 10)] + _SPLICED:
+        ids = xlmr(text)["input_ids"]
+        assert tok.decode(ids, skip_special_tokens=False) == xlmr.decode(ids), text
+        assert tok.decode(ids) == xlmr.decode(ids, skip_special_tokens=True), text
 
 
 @pytest.mark.parametrize("name", ["botchan_en_bpe_1000.model", "llama2c_tok512.model", "kyoto_ja_unigram_8000.model"])
-def test_fairseq_is_sentencepiece_moved(name):
-    """Every line (tabs too) and BPE models, where transformers' XLM-R tokenizer is not
-    sentencepiece: sentencepiece's ids in the fairseq layout, `</s></s>` between pairs."""
-    sp, tok = _load(name, "fairseq")
+def test_fairseq_spm_is_sentencepiece_moved(name):
+    """Every line (tabs too) and BPE models: sentencepiece's ids in the fairseq layout,
+    `</s></s>` between pairs (what fairseq's own encoder gives)."""
+    sp, tok = _load(name, "fairseq-spm")
     texts = _texts(tok)
     for k, text in enumerate(texts):
         want = [0] + _fairseq(sp, sp.encode(text)) + [2]

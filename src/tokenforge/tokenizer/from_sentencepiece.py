@@ -24,14 +24,19 @@ sentencepiece's encoding, stage by stage, in `tokenizers`' components:
   (sentencepiece drops control pieces and writes an unknown one as `` ⁇ ``).
 
 Conventions: ``plain`` keeps the model's ids and adds no tokens around the text (sentencepiece's
-``encode``).  ``fairseq`` is XLM-R's layout, as `transformers`' ``XLMRobertaTokenizer`` lays it
-out: ``<s>``=0, ``<pad>``=1, ``</s>``=2, ``<unk>``=3 in place of the model's first three pieces
-(which must be its unknown and control pieces), piece i >= 3 at i + 1, ``<mask>`` last, and
-``<s> A </s>`` / ``<s> A </s></s> B </s>`` around the text.  The segmentation stays
-sentencepiece's in both.  `transformers` 5 builds its XLM-R tokenizer differently (it always
-takes a Unigram model and splits on all Unicode whitespace first), so it differs from
-sentencepiece, and from this, on tabs and other whitespace the charsmap keeps, and on BPE
-models (it reads their pieces and scores as a Unigram vocabulary).
+``encode``).  The two others use XLM-R's layout: ``<s>``=0, ``<pad>``=1, ``</s>``=2, ``<unk>``=3
+in place of the model's first three pieces (which must be its unknown and control pieces),
+piece i >= 3 at i + 1, ``<mask>`` last, and ``<s> A </s>`` / ``<s> A </s></s> B </s>`` around
+the text.
+
+* ``fairseq`` is `transformers`' ``XLMRobertaTokenizer.from_pretrained(folder)`` (5.x) exactly,
+  the tokenizer.json it builds from a ``sentencepiece.bpe.model``: the charsmap alone as the
+  normalizer, ``WhitespaceSplit`` then ``Metaspace`` (so every Unicode whitespace character
+  separates words, where sentencepiece keeps what the charsmap keeps: tabs under ``nfkc``,
+  U+0085 under ruT5's ``nmt_nfkc``), and a ``Unigram`` model over the pieces and scores, also
+  for a BPE model (whose segmentation then differs from sentencepiece's).
+* ``fairseq-spm`` keeps sentencepiece's segmentation (the pipeline above, as ``plain``) in that
+  layout: what fairseq itself gives, encoding with sentencepiece and moving the ids.
 
 Left out: ``treat_whitespace_as_suffix`` and WORD/CHAR models (a ``ValueError``), UNUSED pieces
 (kept in the vocab, not resegmented), sentencepiece's protection of user-defined pieces from
@@ -64,7 +69,7 @@ from tokenforge.formats.sentencepiece_model import ModelProto, ModelType, PieceT
 from tokenforge.models import BPE, Unigram
 from tokenforge.processors import TemplateProcessing
 
-CONVENTIONS = ("plain", "fairseq")
+CONVENTIONS = ("plain", "fairseq", "fairseq-spm")
 SPACE = "\u2581"
 _FLT_MIN = 1.1754943508222875e-38  # sentencepiece's starting value of the highest NORMAL score
 _FAIRSEQ_HEAD = ("<s>", "<pad>", "</s>", "<unk>")
@@ -162,6 +167,8 @@ def tokenizer_from_model(model: ModelProto | str | os.PathLike[str], convention:
     if ts.treat_whitespace_as_suffix:
         raise ValueError("treat_whitespace_as_suffix has no tokenizer.json equivalent")
     pieces, types, unk = _layout(m, convention)
+    if convention == "fairseq":
+        return _xlm_roberta(m, pieces)
     byte_fallback = bool(ts.byte_fallback)
     unigram = ts.model_type == ModelType.UNIGRAM
     if unigram:
@@ -187,11 +194,33 @@ def tokenizer_from_model(model: ModelProto | str | os.PathLike[str], convention:
         elif t == PieceType.USER_DEFINED and not unigram:
             added.append(AddedToken(p, normalized=False, special=False))
     tok.add_tokens(added)
-    if convention == "fairseq":
-        tok.post_processor = TemplateProcessing(
-            [_special("<s>"), _seq("A"), _special("</s>")],
-            [_special("<s>"), _seq("A"), _special("</s>"), _special("</s>"), _seq("B"), _special("</s>")],
-            {"<s>": {"id": "<s>", "ids": [0], "tokens": ["<s>"]}, "</s>": {"id": "</s>", "ids": [2], "tokens": ["</s>"]}})
+    if convention == "fairseq-spm":
+        tok.post_processor = _xlm_roberta_template()
+    return tok
+
+
+def _xlm_roberta_template() -> TemplateProcessing:
+    return TemplateProcessing(
+        [_special("<s>"), _seq("A"), _special("</s>")],
+        [_special("<s>"), _seq("A"), _special("</s>"), _special("</s>"), _seq("B"), _special("</s>")],
+        {"<s>": {"id": "<s>", "ids": [0], "tokens": ["<s>"]}, "</s>": {"id": "</s>", "ids": [2], "tokens": ["</s>"]}})
+
+
+def _xlm_roberta(model: ModelProto, pieces: list[tuple[str, float]]):
+    """transformers' XLMRobertaTokenizer over `pieces` (already in the fairseq layout): see the
+    module docstring."""
+    from tokenforge.pre_tokenizers import Metaspace, Sequence, WhitespaceSplit
+    from tokenforge.tokenizer.added_vocabulary import AddedToken
+    from tokenforge.tokenizer.tokenizer import Tokenizer
+
+    tok = Tokenizer(Unigram(pieces, 3, False))
+    charsmap = model.normalizer_spec.precompiled_charsmap
+    if charsmap:
+        tok.normalizer = normalizers.Precompiled(base64.b64encode(bytes(charsmap)).decode("ascii"))
+    tok.pre_tokenizer = Sequence([WhitespaceSplit(), Metaspace(SPACE, "always")])
+    tok.decoder = decoders.Metaspace(SPACE, "always")
+    tok.add_tokens([AddedToken(p, normalized=False, special=True) for p in (*_FAIRSEQ_HEAD, "<mask>")])
+    tok.post_processor = _xlm_roberta_template()
     return tok
 
 

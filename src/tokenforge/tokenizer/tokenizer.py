@@ -110,7 +110,9 @@ class Tokenizer:
             model_file: the ``.model`` path, or a :class:`tokenforge.sentencepiece.ModelProto`.
             convention: ``"plain"`` keeps the model's ids; ``"fairseq"`` lays them out as XLM-R
                 (``<s>``=0, ``<pad>``=1, ``</s>``=2, ``<unk>``=3, piece i>=3 at i+1, ``<mask>``
-                last) and wraps ``<s> A </s>`` / ``<s> A </s></s> B </s>``.
+                last), wraps ``<s> A </s>`` / ``<s> A </s></s> B </s>``, and encodes exactly as
+                `transformers`' ``XLMRobertaTokenizer`` does (whitespace split, Unigram);
+                ``"fairseq-spm"`` is that layout with sentencepiece's own segmentation.
 
         Raises:
             OSError: the file cannot be read.
