@@ -11,6 +11,7 @@
 #include "pipeline/encoding.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 namespace tf::py {
@@ -63,6 +64,28 @@ size_t approx_utf8_size(const StrView& v) {
 // checks them: if some item holds a special of `disallowed` (nullptr: none is), and no
 // earlier item failed, returns (item index, that special's bytes) instead, for the
 // caller to raise its error; on an item that cannot be encoded, raises its ValueError.
+// One list of the items of `lists` (lists this module just made, referenced nowhere else),
+// in order.  The item pointers move over and the old lists are emptied, so no reference
+// count changes: joining in Python (`ids += part`) touched every int twice, once to add a
+// reference and once, freeing the part, to drop it, a serial tail as long as a good share
+// of the parallel encode.
+nb::object join_parts(nb::handle lists) {
+  const Py_ssize_t parts = PyList_GET_SIZE(lists.ptr());
+  Py_ssize_t total = 0;
+  for (Py_ssize_t k = 0; k < parts; ++k) total += PyList_GET_SIZE(PyList_GET_ITEM(lists.ptr(), k));
+  PyObject* flat = PyList_New(total);
+  if (flat == nullptr) throw nb::python_error();
+  Py_ssize_t at = 0;
+  for (Py_ssize_t k = 0; k < parts; ++k) {
+    auto* part = reinterpret_cast<PyListObject*>(PyList_GET_ITEM(lists.ptr(), k));
+    const Py_ssize_t n = Py_SIZE(part);
+    if (n > 0) std::memcpy(reinterpret_cast<PyListObject*>(flat)->ob_item + at, part->ob_item, n * sizeof(PyObject*));
+    Py_SET_SIZE(part, 0);  // its items now belong to flat
+    at += n;
+  }
+  return nb::steal(flat);
+}
+
 nb::object encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher* allowed,
                        const SpecialMatcher* disallowed, int threads) {
   const nb::tuple items = snapshot(texts);
@@ -249,15 +272,18 @@ void bind_encoding(nb::module_& m) {
       .def("encode", [](const Encoding& e, nb::handle text, const SpecialMatcher& allowed) {
         return encode_one(e, text, &allowed);
       })
-      .def("encode_ordinary_batch", [](const Encoding& e, nb::list texts, int threads) {
-        return encode_many(e, texts, nullptr, nullptr, threads);
-      })
+      .def("encode_ordinary_batch", [](const Encoding& e, nb::list texts, int threads, bool joined) {
+        nb::object lists = encode_many(e, texts, nullptr, nullptr, threads);
+        return joined ? join_parts(lists) : lists;
+      }, nb::arg("texts"), nb::arg("threads"), nb::arg("joined") = false,
+           "encode_ordinary() of each text on up to `threads` threads; with `joined`, all their ids in one list.")
       .def("encode_batch", [](const Encoding& e, nb::list texts, const SpecialMatcher& allowed,
-                              const SpecialMatcher* disallowed, int threads) {
-        return encode_many(e, texts, &allowed, disallowed, threads);
-      }, nb::arg("texts"), nb::arg("allowed"), nb::arg("disallowed").none(), nb::arg("threads"),
-           "encode() of each text on up to `threads` threads; if a text holds a special of "
-           "`disallowed`, (index of the first such text, the special's bytes) instead.")
+                              const SpecialMatcher* disallowed, int threads, bool joined) {
+        nb::object result = encode_many(e, texts, &allowed, disallowed, threads);
+        return joined && nb::isinstance<nb::list>(result) ? join_parts(result) : result;
+      }, nb::arg("texts"), nb::arg("allowed"), nb::arg("disallowed").none(), nb::arg("threads"), nb::arg("joined") = false,
+           "encode() of each text on up to `threads` threads (with `joined`, all their ids in one list); if a text "
+           "holds a special of `disallowed`, (index of the first such text, the special's bytes) instead.")
       .def("count", [](const Encoding& e, nb::handle text, const SpecialMatcher& allowed) {
         std::string_view view = utf8(text);
         size_t n = 0;

@@ -29,11 +29,14 @@ class Encoding:
 
     def encode(self, arg0: object, arg1: SpecialSet, /) -> object: ...
 
-    def encode_ordinary_batch(self, arg0: list, arg1: int, /) -> object: ...
-
-    def encode_batch(self, texts: list, allowed: SpecialSet, disallowed: SpecialSet | None, threads: int) -> object:
+    def encode_ordinary_batch(self, texts: list, threads: int, joined: bool = False) -> object:
         """
-        encode() of each text on up to `threads` threads; if a text holds a special of `disallowed`, (index of the first such text, the special's bytes) instead.
+        encode_ordinary() of each text on up to `threads` threads; with `joined`, all their ids in one list.
+        """
+
+    def encode_batch(self, texts: list, allowed: SpecialSet, disallowed: SpecialSet | None, threads: int, joined: bool = False) -> object:
+        """
+        encode() of each text on up to `threads` threads (with `joined`, all their ids in one list); if a text holds a special of `disallowed`, (index of the first such text, the special's bytes) instead.
         """
 
     def count(self, arg0: object, arg1: SpecialSet, /) -> int: ...

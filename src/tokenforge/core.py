@@ -130,7 +130,7 @@ class Encoding:
             return self._encode_by_regex(_clean(text), _NO_SPECIALS)
         split = self._parallel_parts(text, num_threads)
         if split is not None:
-            return _joined(self._core.encode_ordinary_batch(*split))
+            return self._core.encode_ordinary_batch(*split, joined=True)
         return _repairing(self._core.encode_ordinary, text)
 
     def encode(
@@ -162,7 +162,7 @@ class Encoding:
         allowed = self._allowed(allowed_special, disallowed_special, text)
         split = self._parallel_parts(text, num_threads, allowed_special)
         if split is not None:
-            return _joined(self._core.encode_batch(split[0], allowed, None, split[1]))
+            return self._core.encode_batch(split[0], allowed, None, split[1], joined=True)
         return self._encode_checked(text, allowed)
 
     def encode_with_unstable(
@@ -553,13 +553,6 @@ def _clean(text: str) -> str:
     if not _has_surrogate(text):
         return text
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-
-def _joined(lists: list[list[int]]) -> list[int]:
-    ids = lists[0]
-    for more in lists[1:]:
-        ids += more
-    return ids
 
 
 def _raise_disallowed_special_token(token: str) -> NoReturn:
