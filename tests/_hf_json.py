@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import os
 import random
-import unicodedata
 
 from _shared import MODELS, corpus_sample
 
@@ -35,23 +34,6 @@ def load(name: str, configured: bool = False):
 def lines(corpus: str, n: int = LINES, seed: int = 0) -> list[str]:
     all_lines = [ln for ln in corpus_sample(corpus).split("\n") if ln]
     return random.Random(seed).sample(all_lines, min(n, len(all_lines)))
-
-
-@functools.lru_cache(maxsize=None)
-def _forms(ref) -> tuple[str, ...]:
-    import json
-
-    norm = json.loads(ref.to_str()).get("normalizer") or {}
-    kinds = [norm.get("type")] + [n.get("type") for n in norm.get("normalizers", [])]
-    return tuple(k for k in kinds if k in ("NFC", "NFKC", "NFD", "NFKD"))
-
-
-def same_normalization(ref, text: str) -> bool:
-    """False when Python's unicodedata (Unicode 14 here) and tokenizers' tables normalize
-    `text` differently — the one known source of difference (see normalizers/__init__.py)."""
-    from tokenizers import normalizers as hn
-
-    return all(unicodedata.normalize(k, text) == getattr(hn, k)().normalize_str(text) for k in _forms(ref))
 
 
 def diff(a, b) -> str | None:

@@ -9,19 +9,16 @@ from __future__ import annotations
 import random
 
 import pytest
-from _hf_json import HF_FILES, diff, lines, load, same_normalization
+from _hf_json import HF_FILES, diff, lines, load
 from _shared import CORPUS_FILES, need_shared
 
 pytestmark = pytest.mark.skipif(not HF_FILES, reason="needs ../shared/models/hf")
 
 
 def _check(ref, ours, text, pair=None, **kw):
-    if not same_normalization(ref, text) or (pair is not None and not same_normalization(ref, pair)):
-        return 1
     a, b = ref.encode(text, pair, **kw), ours.encode(text, pair, **kw)
     d = diff(a, b)
     assert d is None, f"{text[:60]!r} / {str(pair)[:30]!r} {kw}: {d}"
-    return 0
 
 
 @pytest.mark.parametrize("name", HF_FILES)
@@ -31,9 +28,9 @@ def test_lines(name, corpus):
     if name == "rut5_tokenizer.json" and corpus == "mixed":
         pytest.xfail("Precompiled deleting two characters (ESC): tokenizers' offsets after the second differ from ours")
     ref, ours = load(name)
-    sample = lines(corpus)
-    skipped = sum(_check(ref, ours, ln, add_special_tokens=s) for ln in sample for s in (True, False))
-    assert skipped <= len(sample) // 10, f"{skipped} lines normalize differently in Python's unicodedata"
+    for ln in lines(corpus):
+        for s in (True, False):
+            _check(ref, ours, ln, add_special_tokens=s)
 
 
 @pytest.mark.parametrize("name", HF_FILES)
@@ -45,7 +42,7 @@ def test_pairs_and_batch(name):
     for a, b in pairs:
         for s in (True, False):
             _check(ref, ours, a, b, add_special_tokens=s)
-    batch = [p for p in pairs if same_normalization(ref, p[0] + p[1])]
+    batch = pairs
     for x, y in zip(ref.encode_batch(batch), ours.encode_batch(batch)):
         assert diff(x, y) is None
     texts = [p[0] for p in batch]
@@ -77,7 +74,7 @@ def test_as_configured(name):
     need_shared()
     ref, ours = load(name, configured=True)
     assert ref.truncation == ours.truncation and ref.padding == ours.padding
-    sample = [ln for ln in lines("en", 20, seed=3) + lines("code", 10, seed=3) if same_normalization(ref, ln)]
+    sample = lines("en", 20, seed=3) + lines("code", 10, seed=3)
     long_text = " ".join(sample)
     for text in sample + [long_text]:
         assert diff(ref.encode(text), ours.encode(text)) is None
@@ -118,7 +115,7 @@ def test_pretokenized(name):
     ref, ours = load(name)
     for ln in lines("en", 10, seed=5):
         words = ln.split()
-        if words and same_normalization(ref, ln):
+        if words:
             assert diff(ref.encode(words, is_pretokenized=True), ours.encode(words, is_pretokenized=True)) is None
 
 
@@ -150,7 +147,6 @@ def test_to_str_round_trip(name):
     text = ours.to_str()
     again, mine = tokenizers.Tokenizer.from_str(text), Tokenizer.from_str(text)
     for ln in lines("en", 15, seed=7) + lines("multi", 15, seed=7):
-        if same_normalization(ref, ln):
-            want = ref.encode(ln)
-            assert diff(want, again.encode(ln)) is None
-            assert diff(want, mine.encode(ln)) is None
+        want = ref.encode(ln)
+        assert diff(want, again.encode(ln)) is None
+        assert diff(want, mine.encode(ln)) is None

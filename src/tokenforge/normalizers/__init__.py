@@ -2,9 +2,9 @@
 
 Each has `normalize(NormalizedString)` (edits the text and keeps each character's original
 span) and `to_dict()`; :func:`from_dict` builds one from its JSON object and raises
-`ValueError` naming a type it does not know.  Left out: `NFKC`-style tables of our own (the
-`unicodedata` of this Python is used; `tokenizers` 0.23.3 uses Unicode 15/16 tables, so a
-character assigned since may normalize differently) and `ByteLevel`/`Nmt` normalizers.
+`ValueError` naming a type it does not know.  Unicode facts are `tokenizers`' own where they
+differ from this Python's `unicodedata` (hf_unicode.py: normalization as Unicode 11.0, Rust's
+lowercase, its mark and control tables).  Left out: `ByteLevel`/`Nmt` normalizers.
 
 Example:
     >>> n = from_dict({"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "Lowercase"}]})

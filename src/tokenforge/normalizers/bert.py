@@ -1,6 +1,6 @@
 """BertNormalizer: clean control characters, space out CJK, strip accents, lowercase.
 
-The steps and their order follow `tokenizers`: controls (categories Cc, Cf, Co except tab,
+The steps and their order follow `tokenizers` (with its Unicode tables, hf_unicode.py): controls (categories Cc, Cf, Co except tab,
 newline and CR), NUL and U+FFFD are dropped, whitespace becomes a space; CJK ideographs get a
 space on each side; with `strip_accents` (default: follow `lowercase`) NFD then marks removed;
 then lowercase.
@@ -38,7 +38,11 @@ def is_cjk(c: str) -> bool:
 def _is_control(c: str) -> bool:
     if c in "\t\n\r":
         return False
-    return unicodedata.category(c) in ("Cc", "Cf", "Co")  # tokenizers' Cn table lists no unassigned code point
+    if unicodedata.category(c) not in ("Cc", "Cf", "Co"):
+        return False
+    from tokenforge.normalizers.hf_unicode import is_bert_control  # older than unicodedata's categories
+
+    return is_bert_control(c)
 
 
 def _clean(c: str) -> str:
@@ -70,9 +74,11 @@ class BertNormalizer:
             ns.transform(changes)
         if self.strip_accents if self.strip_accents is not None else self.lowercase:
             normalize_aligned(ns, "NFD")
-            strip_accents(ns)
+            strip_accents(ns, bert=True)
         if self.lowercase:
-            ns.replace_each(str.lower)
+            from tokenforge.normalizers.hf_unicode import lower
+
+            ns.replace_each(str.lower if ns.text.isascii() else lower)
 
     def to_dict(self) -> dict:
         return {"type": "BertNormalizer", "clean_text": self.clean_text,

@@ -6,6 +6,10 @@ of m characters that becomes n keeps the first min(m, n) aligned one to one, ins
 (n > m) on the last of them or folds the extra originals into the last (n < m).  Hangul
 syllables compose across starters, so a run of Hangul jamo stays one group.
 
+The Unicode data is `tokenizers`' (hf_unicode.py): normalization as in Unicode 11.0, where a
+character assigned since is a starter that stays as it is; Lowercase and StripAccents by its
+own tables.
+
 Example:
     >>> from tokenforge.normalizers.normalized_string import NormalizedString
     >>> s = NormalizedString.from_text("ﬁ!")
@@ -27,17 +31,26 @@ def _joins_previous(ch: str) -> bool:
 
 def normalize_aligned(ns: NormalizedString, form: str) -> None:
     """Applies a Unicode normalization form to `ns` group by group (module docstring)."""
+    from tokenforge.normalizers.hf_unicode import has_inert, is_inert
+
     text = ns.text
-    if unicodedata.is_normalized(form, text):
+    if text.isascii():
         return
+    inert = has_inert(text)
+    if not inert and unicodedata.is_normalized(form, text):
+        return
+    joins = (lambda ch: not is_inert(ch) and _joins_previous(ch)) if inert else _joins_previous
     changes: list[tuple[str, int]] = []
     i, n = 0, len(text)
     while i < n:
         j = i + 1
-        while j < n and _joins_previous(text[j]):
+        while j < n and joins(text[j]):
             j += 1
         group = text[i:j]
-        out = unicodedata.normalize(form, group)
+        if inert and is_inert(group[0]):  # a starter of its own; its marks normalize alone
+            out = group[0] + unicodedata.normalize(form, group[1:])
+        else:
+            out = unicodedata.normalize(form, group)
         m, k = len(group), len(out)
         if k == 0:
             if changes:
@@ -90,16 +103,25 @@ class Lowercase:
     """Unicode lowercase, one character to its full lowercase mapping."""
 
     def normalize(self, ns: NormalizedString) -> None:
-        if not ns.text.islower() or not ns.text.isascii():
+        from tokenforge.normalizers.hf_unicode import lower
+
+        if not ns.text.isascii():
+            ns.replace_each(lower)
+        elif not ns.text.islower():
             ns.replace_each(str.lower)
 
     def to_dict(self) -> dict:
         return {"type": "Lowercase"}
 
 
-def strip_accents(ns: NormalizedString) -> None:
-    """Drops nonspacing marks (category Mn), as tokenizers' StripAccents."""
-    ns.replace_each(lambda c: "" if unicodedata.category(c) == "Mn" else c)
+def strip_accents(ns: NormalizedString, bert: bool = False) -> None:
+    """Drops the marks tokenizers' StripAccents drops (about category Mn; hf_unicode.py), or
+    with `bert` those of BertNormalizer's strip_accents (another table)."""
+    from tokenforge.normalizers.hf_unicode import is_bert_mark, is_stripped_mark
+
+    is_mark = is_bert_mark if bert else is_stripped_mark
+    if not ns.text.isascii():
+        ns.replace_each(lambda c: "" if is_mark(c) else c)
 
 
 class StripAccents:

@@ -1,0 +1,58 @@
+"""tokenforge.normalizers against `tokenizers` 0.23.3 on text mixing marks, characters Unicode
+11.0 does not assign (which `tokenizers` leaves alone and a newer `unicodedata` decomposes or
+reorders), case pairs newer than this Python, and controls: the same normalized text, every
+form.  The tables come from scripts/gen_hf_unicode_tables.py; these tests check them in use."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tokenforge import normalizers
+from tokenforge.normalizers.normalized_string import NormalizedString
+
+tokenizers = pytest.importorskip("tokenizers")
+hn = tokenizers.normalizers
+
+# Marks of many combining classes, composites, post-11.0 characters with decompositions or
+# combining classes (Dives Akuru, Latin extensions, Kirat Rai, Garay), post-14.0 case pairs,
+# controls, and ordinary letters.
+_TRICKY = (["a", "e", "A", "\u0301", "\u0316", "\u0345", "\u0334", "\u093c", "\u05b0", "\u0e38", "\u1100", "\u1161",
+            "\u11a8", "\uac00", "\u00e9", "\u212b", "\ufb01", "\u2460", "\u3000", "\u0488", "\u0903", "\u0890",
+            "\u08d4", "\U00011935", "\U00011930", "\U00011938", "\U0001193b", "\U0001193e", "\ua7f2", "\U00010781",
+            "\u32ff", "\U0001f16c", "\u1c89", "\ua7cb", "\U00010d50", "\U00016d63", "\U00016d67", "\U00016d68",
+            "\U000105c9", "\U00011f00", "\u00ad", "\u200b", "\x85", "\t", "\x00", "\ufffd", "\u0130", "\u03a3"])
+_TEXT = st.one_of(
+    st.lists(st.sampled_from(_TRICKY), max_size=12).map("".join),
+    st.text(st.characters(blacklist_categories=("Cs",)), max_size=12),
+)
+_PAIRS = [(hn.NFC(), normalizers.NFC()), (hn.NFD(), normalizers.NFD()), (hn.NFKC(), normalizers.NFKC()),
+          (hn.NFKD(), normalizers.NFKD()), (hn.Lowercase(), normalizers.Lowercase()),
+          (hn.StripAccents(), normalizers.StripAccents()),
+          (hn.BertNormalizer(), normalizers.BertNormalizer()),
+          (hn.BertNormalizer(strip_accents=True, lowercase=False), normalizers.BertNormalizer(strip_accents=True, lowercase=False)),
+          (hn.Sequence([hn.NFD(), hn.StripAccents(), hn.Lowercase()]),
+           normalizers.Sequence([normalizers.NFD(), normalizers.StripAccents(), normalizers.Lowercase()]))]
+
+
+def _ours(n, text: str) -> str:
+    s = NormalizedString.from_text(text)
+    n.normalize(s)
+    return s.text
+
+
+@settings(max_examples=400, deadline=None)
+@given(_TEXT)
+def test_normalized_text_is_tokenizers(text):
+    for ref, ours in _PAIRS:
+        assert _ours(ours, text) == ref.normalize_str(text), (type(ours).__name__, text)
+
+
+def test_characters_newer_than_unicode_11_stay():
+    """Dives Akuru's vowel sign composes in Unicode 13.0 and U+32FF decomposes in 12.1;
+    tokenizers' tables are 11.0's, so neither changes, nor do marks reorder across them."""
+    for text in ["\U00011935\U00011930", "\U00011938", "\u32ff", "a\U0001193e\u0316\u0301"]:
+        for ref, ours in _PAIRS[:4]:
+            assert _ours(ours, text) == ref.normalize_str(text), (type(ours).__name__, text)
+    assert _ours(normalizers.NFKC(), "\u32ff") == "\u32ff"
