@@ -89,11 +89,17 @@ def test_truncation_stride_and_padding_options():
             t.enable_truncation(20, stride=5, strategy="longest_first", direction="right")
             t.enable_padding(pad_to_multiple_of=8, pad_id=0, pad_token="[PAD]")
         assert diff(ref.encode(text), ours.encode(text)) is None
-        for t in (ref, ours):  # pairs: overflowing windows of pairs are not built as tokenizers does
-            t.enable_truncation(20, stride=0)
-        a, b = ref.encode(text, text[:50]), ours.encode(text, text[:50])
-        a_main = [getattr(a, f) for f in ("ids", "offsets", "type_ids", "word_ids")]
-        assert a_main == [getattr(b, f) for f in ("ids", "offsets", "type_ids", "word_ids")]
+        for strategy in ("longest_first", "only_first", "only_second"):  # pairs: every combination of windows
+            for t in (ref, ours):
+                t.enable_truncation(20, stride=2, strategy=strategy)
+            for a_text, b_text in ((text, text[:50]), (text[:50], text), (text[:200], text[:120])):
+                try:
+                    a = ref.encode(a_text, b_text)
+                except Exception:  # the sequence to cut is too short: we raise ValueError
+                    with pytest.raises(ValueError):
+                        ours.encode(a_text, b_text)
+                    continue
+                assert diff(a, ours.encode(a_text, b_text)) is None, (strategy, len(a_text), len(b_text))
         for t in (ref, ours):
             t.enable_truncation(20, stride=5)
         for t in (ref, ours):

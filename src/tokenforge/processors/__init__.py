@@ -119,8 +119,8 @@ class TemplateProcessing:
         return out
 
     def process(self, encodings: list[Encoding], add_special_tokens: bool) -> list[Encoding]:
-        for e in encodings:  # each overflowing window gets the template on its own
-            e.overflowing = [_join(self._apply([o], add_special_tokens)) for o in e.overflowing] if len(encodings) == 1 else e.overflowing
+        # The pieces in order; merging them (Encoding.merge_with) gives each overflowing window
+        # of a sequence the template too, and a pair every combination of windows.
         return self._apply(encodings, add_special_tokens)
 
     def to_dict(self) -> dict:
@@ -161,9 +161,14 @@ class RobertaProcessing(TemplateProcessing):
         super().__init__(t.single, t.pair, t.special_tokens)
 
     def process(self, encodings: list[Encoding], add_special_tokens: bool) -> list[Encoding]:
-        if self.trim_offsets:
-            for e in encodings:
+        for e in encodings:
+            if self.trim_offsets:
                 trim_offsets(e, self.add_prefix_space)
+                for o in e.overflowing:
+                    trim_offsets(o, self.add_prefix_space)
+            if add_special_tokens:
+                for o in e.overflowing:  # tokenizers gives RoBERTa's windows type id 0
+                    o.type_ids = [0] * len(o.ids)
         return super().process(encodings, add_special_tokens)
 
     def to_dict(self) -> dict:
@@ -189,11 +194,12 @@ class Sequence:
         return {"type": "Sequence", "processors": [p.to_dict() for p in self.processors]}
 
 
-def _join(encodings: list[Encoding]) -> Encoding:
-    out = Encoding([], [], [], [])
-    for e in encodings:
-        out.extend(e)
-        out.overflowing.extend(e.overflowing)
+def merge(encodings: list[Encoding]) -> Encoding:
+    """The encodings one after another, as tokenizers' `Encoding::merge` (see
+    `Encoding.merge_with` for the overflowing windows)."""
+    out = encodings[0].copy()
+    for e in encodings[1:]:
+        out.merge_with(e)
     return out
 
 

@@ -59,6 +59,26 @@ class Encoding:
             getattr(self, f).extend(getattr(other, f))
         self._trim = None
 
+    def merge_with(self, pair: "Encoding") -> None:
+        """Appends `pair` in place, as tokenizers' `Encoding::merge_with`: the overflowing
+        windows become every combination — each of ours with `pair` and with each of its
+        windows, then ourselves (windows and all) with each of its windows."""
+        overflowing = []
+        for mine in self.overflowing:
+            both = mine.copy()
+            both.merge_with(pair.copy())
+            overflowing.append(both)
+            for theirs in pair.overflowing:
+                both = mine.copy()
+                both.merge_with(theirs.copy())
+                overflowing.append(both)
+        for theirs in pair.overflowing:
+            both = self.copy()
+            both.merge_with(theirs.copy())
+            overflowing.append(both)
+        self.extend(pair)
+        self.overflowing = overflowing
+
     def slice(self, a: int, b: int) -> "Encoding":
         e = Encoding(self.ids[a:b], self.tokens[a:b], self.offsets[a:b], self.word_ids[a:b], self.type_ids[a:b],
                      self.special_tokens_mask[a:b], self.attention_mask[a:b], self.sequence_ids[a:b])

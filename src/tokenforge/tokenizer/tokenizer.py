@@ -313,14 +313,7 @@ class Tokenizer:
         encs = [a] if b is None else [a, b]
         if self.post_processor is not None:
             encs = self.post_processor.process(encs, add_special_tokens)
-        out = encs[0]
-        if len(encs) > 1:
-            overflowing = [o for e in encs for o in e.overflowing]
-            out = out.copy()
-            for e in encs[1:]:
-                out.extend(e)
-            out.overflowing = overflowing
-        return out
+        return encs[0] if len(encs) == 1 else processors.merge(encs)
 
     def encode(self, sequence, pair=None, is_pretokenized: bool = False, add_special_tokens: bool = True) -> Encoding:
         """Encodes a text (or a list of words with `is_pretokenized`), optionally with a pair.
