@@ -6,7 +6,9 @@
 - Lowercase is Rust's, one character at a time (`lower`);
 - StripAccents removes its own table of marks (`is_stripped_mark`), not exactly category Mn,
   and BertNormalizer's strip_accents another (`is_bert_mark`);
-- BertNormalizer's clean_text drops its own table of controls (`is_bert_control`).
+- BertNormalizer's clean_text drops its own table of controls (`is_bert_control`);
+- the Punctuation/Bert pre-tokenizers' punctuation and the Digits pre-tokenizer's digits are
+  tables of their own (`is_punctuation`, `is_numeric`).
 
 Example:
     >>> is_inert("\\U00011938"), is_inert("é"), lower("A"), is_stripped_mark("\\u0301")
@@ -38,6 +40,8 @@ _UNASSIGNED = _Ranges(_tables.UNASSIGNED_IN_NORMALIZATION)
 _MARKS = frozenset(c for a, b in _tables.STRIP_ACCENTS_MARKS for c in range(a, b + 1))
 _BERT_MARKS = frozenset(c for a, b in _tables.BERT_MARKS for c in range(a, b + 1))
 _DROPPED = _Ranges(_tables.BERT_DROPPED)
+_PUNCTUATION = frozenset(chr(c) for a, b in _tables.PUNCTUATION for c in range(a, b + 1))
+_NUMERIC = frozenset(chr(c) for a, b in _tables.NUMERIC for c in range(a, b + 1))
 _LOWER = _tables.LOWERCASE
 
 
@@ -69,3 +73,13 @@ def is_bert_mark(ch: str) -> bool:
 def is_bert_control(ch: str) -> bool:
     """True if BertNormalizer's clean_text drops `ch` (its controls, NUL and U+FFFD)."""
     return ord(ch) in _DROPPED
+
+
+def is_punctuation(ch: str) -> bool:
+    """True if the Punctuation and Bert pre-tokenizers take `ch` as punctuation."""
+    return ch in _PUNCTUATION
+
+
+def is_numeric(ch: str) -> bool:
+    """True if the Digits pre-tokenizer takes `ch` as a digit."""
+    return ch in _NUMERIC

@@ -1,7 +1,12 @@
-"""The `pattern` field of Split and Replace: `{"String": s}` or `{"Regex": r}`.
+r"""The `pattern` field of Split and Replace: `{"String": s}` or `{"Regex": r}`.
 
 `tokenizers` runs regexes on Oniguruma; they are compiled here with the `regex` module, which
 reads the patterns found in published files the same way (Unicode classes, `(?i:)`, lookahead).
+Oniguruma's Unicode is older than the `regex` module's, and its ``\w`` is not quite the
+module's, so class escapes (``\p{L}``, ``\P{N}``, ``\w``, ``\s``, ``\d`` and their negations,
+in and out of brackets) are written out as Oniguruma's code point ranges (onig_classes.py,
+read off `tokenizers`; its ``\w`` differs in and out of brackets) before compiling: `onig_source`.  A class it has no table for keeps the
+`regex` module's meaning.
 
 Example:
     >>> compile_pattern({"String": "a.b"}).findall("a.b axb")
@@ -15,14 +20,89 @@ import functools
 import regex
 
 
+# \p{Name}, \p{^Name}, \P{Name}, \pL and the Perl classes.
+_CLASS_ESCAPE = regex.compile(r"\\(?:([pP])\{(\^?)([A-Za-z_]+)\}|([pP])([A-Z])|([wWdDsS]))")
+
+
+def ranges_text(ranges) -> str:
+    """Inclusive code point ranges as the body of a `regex` character class."""
+    return "".join(f"\\U{a:08x}" if a == b else f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges)
+
+
+def _complement(ranges) -> list[tuple[int, int]]:
+    out, at = [], 0
+    for a, b in ranges:
+        if a > at:
+            out.append((at, a - 1))
+        at = b + 1
+    if at <= 0x10FFFF:
+        out.append((at, 0x10FFFF))
+    return out
+
+
+def onig_source(source: str) -> str:
+    """`source` with its class escapes written out as Oniguruma's ranges (module docstring).
+
+    >>> bool(regex.fullmatch(onig_source(r"\\p{L}+"), "abc")), bool(regex.match(onig_source(r"\\p{L}"), "\\U000107bb"))
+    (True, False)
+    """
+    from tokenforge.normalizers.onig_classes import ONIG_CLASSES
+
+    out: list[str] = []
+    i, n, depth = 0, len(source), 0
+    while i < n:
+        ch = source[i]
+        if ch == "\\":
+            m = _CLASS_ESCAPE.match(source, i)
+            if m is None:
+                out.append(source[i:i + 2])
+                i += 2
+                continue
+            if m.group(6):
+                name, negated = m.group(6).lower(), m.group(6).isupper()
+            else:
+                p, caret, name = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(4), "", m.group(5))
+                negated = (p == "P") != (caret == "^")
+            ranges = ONIG_CLASSES.get("w_in_class" if name == "w" and depth else name)
+            if ranges is None:
+                out.append(m.group(0))
+            elif depth:
+                out.append(ranges_text(_complement(ranges) if negated else ranges))
+            else:
+                out.append("[" + ("^" if negated else "") + ranges_text(ranges) + "]")
+            i = m.end()
+            continue
+        if ch == "[":
+            depth += 1
+            out.append(ch)
+            i += 1
+            if source.startswith("^", i):
+                out.append("^")
+                i += 1
+            if source.startswith("]", i):  # a literal ] first in a class
+                out.append("]")
+                i += 1
+            continue
+        if ch == "]" and depth:
+            depth -= 1
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
 @functools.lru_cache(maxsize=256)
 def _compile(kind: str, source: str):
     if kind == "String":
         return regex.compile(regex.escape(source))
     try:
-        return regex.compile(source, regex.V0)
+        return regex.compile(onig_source(source), regex.V0)
     except regex.error as e:
         raise ValueError(f"invalid regex {source!r}: {e}") from None
+
+
+def compile_onig(source: str):
+    """A regex of a tokenizer component's own (not from a file), compiled as Oniguruma reads it."""
+    return _compile("Regex", source)
 
 
 def compile_pattern(pattern: dict):

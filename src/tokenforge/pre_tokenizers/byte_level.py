@@ -13,14 +13,13 @@ Example:
 
 from __future__ import annotations
 
-import regex
-
 from tokenforge.normalizers.normalized_string import NormalizedString
+from tokenforge.normalizers.pattern import compile_onig
 from tokenforge.pre_tokenizers.split import split_by
 
 from tokenforge.formats.byte_map import BYTE_TO_CHAR as _TABLE
 
-GPT2_SPLIT = regex.compile(r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+")
+GPT2_SPLIT_SOURCE = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
 BYTE_CHARS = {b: _TABLE[b] for b in range(256)}  # byte -> its printable character
 CHAR_BYTES = {c: b for b, c in BYTE_CHARS.items()}
 
@@ -53,7 +52,8 @@ class ByteLevel:
                 changes = [(" ", 0), (ns.text[0], 1)] + [(c, 0) for c in ns.text[1:]]
                 ns.transform(changes)
         if self.use_regex:
-            pieces = split_by(ns, [m.span() for m in GPT2_SPLIT.finditer(ns.text)], "Isolated")
+            split = compile_onig(GPT2_SPLIT_SOURCE)  # Oniguruma's classes, as tokenizers runs it
+            pieces = split_by(ns, [m.span() for m in split.finditer(ns.text)], "Isolated")
         else:
             pieces = [ns] if ns.text else []
         for p in pieces:

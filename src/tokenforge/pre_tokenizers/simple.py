@@ -1,8 +1,8 @@
 """Character-class pre-tokenizers: Whitespace, WhitespaceSplit, Punctuation, Digits, BertPreTokenizer.
 
-Classes as in `tokenizers` (Rust's char predicates): whitespace is Unicode White_Space,
-punctuation is ASCII punctuation or a P* category, digits are N* categories, and Whitespace's
-`\\w+|[^\\w\\s]+` keeps words and runs of symbols.
+Classes as in `tokenizers`: whitespace is Unicode White_Space, punctuation and digits are its
+own tables (normalizers/hf_unicode.py), and Whitespace's `\\w+|[^\\w\\s]+` keeps words and runs
+of symbols, with the Rust regex crate's classes (tokenizers runs that one on its own regex).
 
 Example:
     >>> from tokenforge.normalizers.normalized_string import NormalizedString
@@ -12,29 +12,30 @@ Example:
 
 from __future__ import annotations
 
-import string
-import unicodedata
+import functools
 
 import regex
 
 from tokenforge.normalizers.bert import WHITE_SPACE
 from tokenforge.normalizers.normalized_string import NormalizedString
-from tokenforge.pre_tokenizers.punctuation_table import EXTRA_PUNCT, NOT_PUNCT, UNICODE_VERSION
+from tokenforge.normalizers.pattern import ranges_text
 from tokenforge.pre_tokenizers.split import char_matches, split_by
 
-_ASCII_PUNCT = frozenset(string.punctuation)
-# tokenizers' punctuation class comes from an older Unicode than unicodedata's: the table
-# (generated against this Python's Unicode version) lists the characters where they differ.
-_NOT_PUNCT = frozenset(chr(c) for a, b in NOT_PUNCT for c in range(a, b + 1)) \
-    if UNICODE_VERSION == unicodedata.unidata_version else frozenset()
-_EXTRA_PUNCT = frozenset(chr(c) for a, b in EXTRA_PUNCT for c in range(a, b + 1))
-_WORDS = regex.compile(r"\w+|[^\w\s]+")
+
+@functools.cache
+def _words():
+    """`\\w+|[^\\w\\s]+` with the Rust regex crate's classes, as tokenizers' Whitespace runs it."""
+    from tokenforge.normalizers.hf_unicode_tables import RUST_SPACE, RUST_WORD
+
+    word, space = ranges_text(RUST_WORD), ranges_text(RUST_SPACE)
+    return regex.compile(f"[{word}]+|[^{word}{space}]+")
 
 
 def is_punctuation(c: str) -> bool:
-    if c in _ASCII_PUNCT or c in _EXTRA_PUNCT:
-        return True
-    return c not in _NOT_PUNCT and unicodedata.category(c).startswith("P")
+    """tokenizers' punctuation (its own Unicode table: normalizers/hf_unicode.py)."""
+    from tokenforge.normalizers.hf_unicode import is_punctuation as punct
+
+    return punct(c)
 
 
 def _ws(c: str) -> bool:
@@ -55,7 +56,7 @@ class Whitespace:
     """Keeps runs of word characters and runs of other non-space characters."""
 
     def split(self, ns: NormalizedString) -> list[NormalizedString]:
-        return split_by(ns, [m.span() for m in _WORDS.finditer(ns.text)], "Removed", invert=True)
+        return split_by(ns, [m.span() for m in _words().finditer(ns.text)], "Removed", invert=True)
 
     def to_dict(self) -> dict:
         return {"type": "Whitespace"}
@@ -81,7 +82,9 @@ class Digits:
         self.individual_digits = individual_digits
 
     def split(self, ns: NormalizedString) -> list[NormalizedString]:
-        m = char_matches(ns.text, lambda c: unicodedata.category(c).startswith("N"))
+        from tokenforge.normalizers.hf_unicode import is_numeric
+
+        m = char_matches(ns.text, is_numeric)
         return split_by(ns, m, "Isolated" if self.individual_digits else "Contiguous")
 
     def to_dict(self) -> dict:
