@@ -145,17 +145,17 @@ void bind_spm_train(nb::module_& m) {
              bool too_long = false;
              {
                nb::gil_scoped_release release;
-               for (const auto& [w, n] : counter.words()) {
-                 std::vector<char32_t> chars = word_chars(w, keep);
-                 if (chars.size() > 0xFFFF) {
-                   too_long = true;
-                   break;
-                 }
-                 self->merger->add_word(chars, n);
-               }
-               counter.clear_words();
+               size_t chars = 0;
+               for (const auto& [w, n] : counter.words()) chars += spm_train::count_chars(w);
+               self->merger->reserve(counter.words().size(), chars);
+               counter.drain_words([&](const std::string& w, int64_t n) {
+                 if (too_long) return;
+                 const std::vector<char32_t> word = word_chars(w, keep);
+                 too_long = !self->merger->add_word(word.data(), word.size(), n);
+               });
              }
-             if (too_long) value_error("a word longer than 65535 characters: lower max_sentence_length");
+             if (too_long) value_error("the distinct words hold 2^32 characters or more: too much text for BPE training; "
+                                       "sample it with input_sentence_size");
              guard.done();
            },
            nb::arg("counter"), nb::arg("alphabet"), nb::arg("rules"),
@@ -187,8 +187,7 @@ void bind_spm_train(nb::module_& m) {
              {
                nb::gil_scoped_release release;
                self->trainer->set_alphabet(chars);
-               for (const auto& [w, n] : counter.words()) self->trainer->add_word(word_chars(w, keep), n);
-               counter.clear_words();
+               counter.drain_words([&](const std::string& w, int64_t n) { self->trainer->add_word(word_chars(w, keep), n); });
              }
              guard.done();
            },

@@ -6,13 +6,6 @@
 
 namespace tf::spm_train {
 
-namespace {
-
-uint64_t encode_pos(uint32_t word, int32_t left, int32_t right) {
-  return (static_cast<uint64_t>(word) << 32) | (static_cast<uint64_t>(left) << 16) | static_cast<uint64_t>(right);
-}
-
-}  // namespace
 
 int32_t BpeMerger::char_symbol(char32_t c) {
   auto it = char_ids_.find(c);
@@ -53,26 +46,30 @@ int32_t BpeMerger::pair_symbol(int32_t left, int32_t right) {
   return id;
 }
 
-void BpeMerger::add_word(const std::vector<char32_t>& chars, int64_t count) {
-  std::vector<int32_t> ids;
-  ids.reserve(chars.size());
-  for (char32_t c : chars) ids.push_back(char_symbol(c));
-  words_.push_back(std::move(ids));
+void BpeMerger::reserve(size_t words, size_t chars) {
+  syms_.reserve(chars);
+  starts_.reserve(words + 1);
+  counts_.reserve(words);
+}
+
+bool BpeMerger::add_word(const char32_t* chars, size_t n, int64_t count) {
+  if (n >= kNone - syms_.size()) return false;
+  for (size_t i = 0; i < n; ++i) syms_.push_back(char_symbol(chars[i]));
+  starts_.push_back(static_cast<uint32_t>(syms_.size()));
   counts_.push_back(count);
+  return true;
 }
 
-int32_t BpeMerger::next_index(uint32_t word, int32_t i) const {
-  const auto& w = words_[word];
-  for (size_t j = static_cast<size_t>(i) + 1; j < w.size(); ++j)
-    if (w[j] >= 0) return static_cast<int32_t>(j);
-  return -1;
+uint32_t BpeMerger::next_index(uint32_t i, uint32_t end) const {
+  for (uint32_t j = i + 1; j < end; ++j)
+    if (syms_[j] >= 0) return j;
+  return kNone;
 }
 
-int32_t BpeMerger::prev_index(uint32_t word, int32_t i) const {
-  const auto& w = words_[word];
-  for (int32_t j = i - 1; j >= 0; --j)
-    if (w[j] >= 0) return j;
-  return -1;
+uint32_t BpeMerger::prev_index(uint32_t i, uint32_t begin) const {
+  for (uint32_t j = i; j > begin; --j)
+    if (syms_[j - 1] >= 0) return j - 1;
+  return kNone;
 }
 
 void BpeMerger::touch(int32_t id) {
@@ -83,19 +80,19 @@ void BpeMerger::touch(int32_t id) {
   }
 }
 
-void BpeMerger::add_pair(uint32_t word, int32_t left, int32_t right) {
-  if (left < 0 || right < 0) return;
-  const int32_t id = pair_symbol(words_[word][left], words_[word][right]);
+void BpeMerger::add_pair(uint32_t word, uint32_t left, uint32_t right) {
+  if (left == kNone || right == kNone) return;
+  const int32_t id = pair_symbol(syms_[left], syms_[right]);
   if (id < 0) return;
   Symbol& s = symbols_[id];
-  s.positions.push_back(encode_pos(word, left, right));
+  s.positions.push_back(left);
   s.freq += counts_[word];
   touch(id);
 }
 
-void BpeMerger::remove_pair(uint32_t word, int32_t left, int32_t right, int32_t best) {
-  if (left < 0 || right < 0) return;
-  const int32_t id = pair_symbol(words_[word][left], words_[word][right]);
+void BpeMerger::remove_pair(uint32_t word, uint32_t left, uint32_t right, int32_t best) {
+  if (left == kNone || right == kNone) return;
+  const int32_t id = pair_symbol(syms_[left], syms_[right]);
   if (id < 0 || id == best) return;
   // The position itself stays in the list and is skipped when it no longer matches.
   symbols_[id].freq -= counts_[word];
@@ -129,24 +126,27 @@ void BpeMerger::push(int32_t symbol) {
 
 void BpeMerger::accept(int32_t best) {
   Symbol& b = symbols_[best];
-  std::vector<uint64_t> positions = std::move(b.positions);
+  std::vector<uint32_t> positions = std::move(b.positions);
   std::sort(positions.begin(), positions.end());
   positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
   const int32_t bl = b.left, br = b.right;
-  for (uint64_t pos : positions) {
-    const uint32_t w = static_cast<uint32_t>(pos >> 32);
-    const auto l = static_cast<int32_t>((pos >> 16) & 0xFFFF);
-    const auto r = static_cast<int32_t>(pos & 0xFFFF);
-    auto& word = words_[w];
-    if (word[l] != bl || word[r] != br) continue;  // overlapped by the previous merge ("aaa")
-    const int32_t next = next_index(w, r);
-    const int32_t prev = prev_index(w, l);
-    remove_pair(w, prev, l, best);
-    remove_pair(w, r, next, best);
-    word[l] = best;
-    word[r] = -1;
-    add_pair(w, prev, l);
-    add_pair(w, l, next);
+  size_t w = 0;  // the word holding l: positions are sorted, so it only moves forward
+  for (uint32_t l : positions) {
+    if (syms_[l] != bl) continue;  // merged since, or overlapped by the previous merge ("aaa")
+    w = static_cast<size_t>(std::upper_bound(starts_.begin() + static_cast<std::ptrdiff_t>(w), starts_.end(), l) -
+                            starts_.begin()) - 1;
+    const uint32_t begin = starts_[w], end = starts_[w + 1];
+    const uint32_t r = next_index(l, end);
+    if (r == kNone || syms_[r] != br) continue;
+    const uint32_t next = next_index(r, end);
+    const uint32_t prev = prev_index(l, begin);
+    const auto word = static_cast<uint32_t>(w);
+    remove_pair(word, prev, l, best);
+    remove_pair(word, r, next, best);
+    syms_[l] = best;
+    syms_[r] = -1;
+    add_pair(word, prev, l);
+    add_pair(word, l, next);
   }
   symbols_[best].active = false;
 }
@@ -158,11 +158,8 @@ std::string BpeMerger::to_utf8(const Symbol& s) const {
 }
 
 void BpeMerger::train(size_t pieces, std::atomic<uint32_t>* done) {
-  size_t positions = 0;
-  for (const auto& w : words_) positions += w.size();
-  pair_ids_.reserve(positions / 4 + 1024);
-  for (uint32_t w = 0; w < words_.size(); ++w)
-    for (size_t i = 1; i < words_[w].size(); ++i) add_pair(w, static_cast<int32_t>(i - 1), static_cast<int32_t>(i));
+  for (uint32_t w = 0; w + 1 < starts_.size(); ++w)
+    for (uint32_t i = starts_[w] + 1; i < starts_[w + 1]; ++i) add_pair(w, i - 1, i);
   auto cmp = [this](const HeapEntry& a, const HeapEntry& b) { return heap_less(a, b); };
   auto flush_pending = [&] {
     for (int32_t id : pending_) {

@@ -8,11 +8,15 @@
 // path, "aa"+"a" vs "a"+"aa") is dropped without merging.  Merging rewrites the word left
 // to right and recounts only the neighbours of the merged positions.
 //
-// Bookkeeping: per candidate its exact frequency, updated as merges make and break its
-// occurrences, and the positions (word, left, right) where it was made, checked lazily (a
-// position whose symbols changed is skipped when merging); a max-heap of (frequency,
+// Bookkeeping: the words' symbols lie back to back in one array (a merged-away position
+// holds -1), so a position is one 32-bit index.  Per candidate: its exact frequency,
+// updated as merges make and break its occurrences, and the positions of the left symbol
+// of each occurrence made, checked lazily (an occurrence whose symbols changed is skipped
+// when merging: a position's symbol only ever changes to a newer one, so a left symbol
+// still in place still has the same right neighbour); a max-heap of (frequency,
 // candidate) with stale entries skipped.
-// O(total positions touched * log heap) over the whole training.
+// O(total positions touched * log heap) over the whole training; memory: 4 bytes per
+// character of the distinct words plus 4 per occurrence made, and the candidates.
 #pragma once
 
 #include <atomic>
@@ -30,13 +34,16 @@ class BpeMerger {
  public:
   explicit BpeMerger(const PieceRules& rules) : rules_(rules) {}
 
-  // Adds a word (code points; kUnknownMark for characters outside the alphabet).
-  void add_word(const std::vector<char32_t>& chars, int64_t count);
+  // Room for `words` words of `chars` code points in total (saves regrowing).
+  void reserve(size_t words, size_t chars);
+  // Adds a word (code points; kUnknownMark for characters outside the alphabet); false
+  // (nothing added) once the words would hold 2^32 - 1 code points or more.
+  bool add_word(const char32_t* chars, size_t n, int64_t count);
   // Learns up to `pieces` pieces (fewer if candidates run out); `done` counts them.
   void train(size_t pieces, std::atomic<uint32_t>* done);
   // The learned pieces in order, as UTF-8.
   const std::vector<std::string>& pieces() const { return learned_; }
-  size_t num_words() const { return words_.size(); }
+  size_t num_words() const { return counts_.size(); }
 
  private:
   struct Symbol {
@@ -44,7 +51,7 @@ class BpeMerger {
     uint32_t chars_begin = 0, chars_size = 0;  // in chars_
     int64_t freq = 0;
     bool unknown = false, active = true, pending = false;
-    std::vector<uint64_t> positions;  // word << 32 | left << 16 | right
+    std::vector<uint32_t> positions;  // in syms_: the left symbol of an occurrence
   };
   struct HeapEntry {
     int64_t freq;
@@ -54,11 +61,11 @@ class BpeMerger {
   int32_t char_symbol(char32_t c);
   int32_t pair_symbol(int32_t left, int32_t right);  // -1 if not a valid piece
   void touch(int32_t id);  // queues a heap entry with its new frequency
-  void add_pair(uint32_t word, int32_t left, int32_t right);
-  void remove_pair(uint32_t word, int32_t left, int32_t right, int32_t best);
+  void add_pair(uint32_t word, uint32_t left, uint32_t right);
+  void remove_pair(uint32_t word, uint32_t left, uint32_t right, int32_t best);
   void accept(int32_t best);
-  int32_t next_index(uint32_t word, int32_t i) const;
-  int32_t prev_index(uint32_t word, int32_t i) const;
+  uint32_t next_index(uint32_t i, uint32_t end) const;    // the next live position before end, or kNone
+  uint32_t prev_index(uint32_t i, uint32_t begin) const;  // the previous live position from begin, or kNone
   bool heap_less(const HeapEntry& a, const HeapEntry& b) const;  // a ranks below b
   void push(int32_t symbol);
   std::string to_utf8(const Symbol& s) const;
@@ -69,7 +76,9 @@ class BpeMerger {
   std::vector<char32_t> chars_;  // all symbols' code points
   std::unordered_map<char32_t, int32_t> char_ids_;
   U64Map<int32_t> pair_ids_;  // left << 32 | right -> symbol (-1: not a valid piece); an inactive one is replaced
-  std::vector<std::vector<int32_t>> words_;  // symbol per position, -1 once merged away
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  std::vector<int32_t> syms_;        // every word's symbols, -1 once merged away
+  std::vector<uint32_t> starts_{0};  // word w is syms_[starts_[w], starts_[w + 1])
   std::vector<int64_t> counts_;
   std::vector<HeapEntry> heap_;
   std::vector<int32_t> pending_;

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "training/sentencepiece/piece_rules.h"
 
@@ -23,6 +26,13 @@ char32_t decode_char(const uint8_t* s, size_t n, int* len) {
   if (l == 2) return ((s[0] & 0x1Fu) << 6) | (s[1] & 0x3Fu);
   if (l == 3) return ((s[0] & 0x0Fu) << 12) | ((s[1] & 0x3Fu) << 6) | (s[2] & 0x3Fu);
   return ((s[0] & 0x07u) << 18) | ((s[1] & 0x3Fu) << 12) | ((s[2] & 0x3Fu) << 6) | (s[3] & 0x3Fu);
+}
+
+size_t count_chars(std::string_view text) {
+  const auto* s = reinterpret_cast<const uint8_t*>(text.data());
+  size_t n = 0;
+  for (size_t i = 0; i < text.size(); ++n) i += std::max<size_t>(1, spm::utf8_char_len(s + i, text.size() - i));
+  return n;
 }
 
 bool SentenceCounter::init(std::string_view charsmap, const FrontEndOptions& options,
@@ -165,6 +175,14 @@ bool SentenceCounter::char_counts(std::unordered_map<char32_t, int64_t>* out, in
     }
   }
   return true;
+}
+
+void SentenceCounter::clear_words() {
+  std::unordered_map<std::string, int64_t>().swap(words_);
+#if defined(__GLIBC__)
+  // The table was many small blocks; without this glibc keeps their pages for later.
+  malloc_trim(0);
+#endif
 }
 
 void SentenceCounter::merge(const SentenceCounter& other) {

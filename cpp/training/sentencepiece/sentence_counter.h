@@ -51,7 +51,15 @@ class SentenceCounter {
 
   const LineStats& stats() const { return stats_; }
   const std::unordered_map<std::string, int64_t>& words() const { return words_; }
-  void clear_words() { std::unordered_map<std::string, int64_t>().swap(words_); }
+  // Empties the word table and hands the freed memory back to the system.
+  void clear_words();
+  // Calls f(word, count) for every counted word, in words()'s order, freeing each one as
+  // it goes; the counter is empty afterwards (clear_words).
+  template <typename F>
+  void drain_words(F&& f) {
+    for (auto it = words_.begin(); it != words_.end(); it = words_.erase(it)) f(it->first, it->second);
+    clear_words();
+  }
   // Code point -> count over the counted words (weighted by their counts); false if a
   // normalized word holds a space (escape_whitespaces off), which no piece may contain.
   bool char_counts(std::unordered_map<char32_t, int64_t>* out, int64_t* total) const;
@@ -74,5 +82,7 @@ class SentenceCounter {
 // Decodes one UTF-8 character at s[0, n) (n >= 1): its code point, *len its length;
 // a malformed byte gives U+FFFD with length 1.
 char32_t decode_char(const uint8_t* s, size_t n, int* len);
+// The number of characters decode_char reads from `text`.
+size_t count_chars(std::string_view text);
 
 }  // namespace tf::spm_train
