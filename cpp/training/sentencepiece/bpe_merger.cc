@@ -10,13 +10,12 @@ namespace tf::spm_train {
 int32_t BpeMerger::char_symbol(char32_t c) {
   auto it = char_ids_.find(c);
   if (it != char_ids_.end()) return it->second;
-  Symbol s;
+  const auto id = static_cast<int32_t>(symbols_.size());
+  Symbol& s = symbols_.add();
   s.chars_begin = static_cast<uint32_t>(chars_.size());
   s.chars_size = 1;
   s.unknown = c == kUnknownMark;
   chars_.push_back(c);
-  symbols_.push_back(std::move(s));
-  const auto id = static_cast<int32_t>(symbols_.size() - 1);
   char_ids_.emplace(c, id);
   return id;
 }
@@ -26,22 +25,21 @@ int32_t BpeMerger::pair_symbol(int32_t left, int32_t right) {
   const uint64_t key = (static_cast<uint64_t>(left) << 32) | static_cast<uint32_t>(right);
   // An accepted or dropped pair made again is a new symbol, as sentencepiece erases it from its cache.
   if (const int32_t* v = pair_ids_.find(key); v != nullptr && (*v < 0 || symbols_[*v].active)) return *v;
-  const Symbol& l = symbols_[left];
-  const Symbol& r = symbols_[right];
+  const Symbol& l = symbols_[static_cast<size_t>(left)];
+  const Symbol& r = symbols_[static_cast<size_t>(right)];
   scratch_.assign(chars_.begin() + l.chars_begin, chars_.begin() + l.chars_begin + l.chars_size);
   scratch_.insert(scratch_.end(), chars_.begin() + r.chars_begin, chars_.begin() + r.chars_begin + r.chars_size);
   if (!rules_.valid(scratch_.data(), scratch_.size())) {
     pair_ids_.set(key, -1);  // validity never changes: remember the answer
     return -1;
   }
-  Symbol s;
+  const auto id = static_cast<int32_t>(symbols_.size());
+  Symbol& s = symbols_.add();
   s.left = left;
   s.right = right;
   s.chars_begin = static_cast<uint32_t>(chars_.size());
-  s.chars_size = static_cast<uint32_t>(scratch_.size());
+  s.chars_size = static_cast<uint16_t>(scratch_.size());
   chars_.insert(chars_.end(), scratch_.begin(), scratch_.end());
-  symbols_.push_back(std::move(s));
-  const auto id = static_cast<int32_t>(symbols_.size() - 1);
   pair_ids_.set(key, id);
   return id;
 }
@@ -72,14 +70,6 @@ uint32_t BpeMerger::prev_index(uint32_t i, uint32_t begin) const {
   return kNone;
 }
 
-void BpeMerger::touch(int32_t id) {
-  Symbol& s = symbols_[id];
-  if (!s.pending) {
-    s.pending = true;
-    pending_.push_back(id);
-  }
-}
-
 void BpeMerger::add_pair(uint32_t word, uint32_t left, uint32_t right) {
   if (left == kNone || right == kNone) return;
   const int32_t id = pair_symbol(syms_[left], syms_[right]);
@@ -87,7 +77,7 @@ void BpeMerger::add_pair(uint32_t word, uint32_t left, uint32_t right) {
   Symbol& s = symbols_[id];
   s.positions.push_back(left);
   s.freq += counts_[word];
-  touch(id);
+  heap_update(id);  // at once: the heap stays valid with one key changed at a time
 }
 
 void BpeMerger::remove_pair(uint32_t word, uint32_t left, uint32_t right, int32_t best) {
@@ -96,7 +86,7 @@ void BpeMerger::remove_pair(uint32_t word, uint32_t left, uint32_t right, int32_
   if (id < 0 || id == best) return;
   // The position itself stays in the list and is skipped when it no longer matches.
   symbols_[id].freq -= counts_[word];
-  touch(id);
+  heap_update(id);  // at once: the heap stays valid with one key changed at a time
 }
 
 int BpeMerger::compare_chars(const Symbol& a, const Symbol& b) const {
@@ -109,24 +99,80 @@ int BpeMerger::compare_chars(const Symbol& a, const Symbol& b) const {
   return a.chars_size == b.chars_size ? 0 : (a.chars_size < b.chars_size ? -1 : 1);
 }
 
-bool BpeMerger::heap_less(const HeapEntry& a, const HeapEntry& b) const {
-  if (a.freq != b.freq) return a.freq < b.freq;
-  const Symbol& sa = symbols_[a.symbol];
-  const Symbol& sb = symbols_[b.symbol];
+// a ranks below b: lower frequency, else more characters, else the larger string, else the
+// larger id (the first one made).
+bool BpeMerger::ranks_below(int32_t a, int32_t b) const {
+  const Symbol& sa = symbols_[static_cast<size_t>(a)];
+  const Symbol& sb = symbols_[static_cast<size_t>(b)];
+  if (sa.freq != sb.freq) return sa.freq < sb.freq;
   if (sa.chars_size != sb.chars_size) return sa.chars_size > sb.chars_size;
   const int c = compare_chars(sa, sb);
   if (c != 0) return c > 0;
-  return a.symbol > b.symbol;
+  return a > b;
 }
 
-void BpeMerger::push(int32_t symbol) {
-  heap_.push_back({symbols_[symbol].freq, symbol});
-  std::push_heap(heap_.begin(), heap_.end(), [this](const HeapEntry& a, const HeapEntry& b) { return heap_less(a, b); });
+void BpeMerger::heap_place(size_t i, int32_t id) {
+  heap_[i] = id;
+  symbols_[static_cast<size_t>(id)].heap_pos = static_cast<int32_t>(i);
+}
+
+void BpeMerger::sift_up(size_t i) {
+  const int32_t id = heap_[i];
+  while (i > 0) {
+    const size_t parent = (i - 1) / 2;
+    if (!ranks_below(heap_[parent], id)) break;
+    heap_place(i, heap_[parent]);
+    i = parent;
+  }
+  heap_place(i, id);
+}
+
+void BpeMerger::sift_down(size_t i) {
+  const int32_t id = heap_[i];
+  const size_t n = heap_.size();
+  while (true) {
+    size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && ranks_below(heap_[child], heap_[child + 1])) ++child;
+    if (!ranks_below(id, heap_[child])) break;
+    heap_place(i, heap_[child]);
+    i = child;
+  }
+  heap_place(i, id);
+}
+
+void BpeMerger::heap_remove(int32_t id) {
+  Symbol& s = symbols_[static_cast<size_t>(id)];
+  if (s.heap_pos < 0) return;
+  const auto i = static_cast<size_t>(s.heap_pos);
+  s.heap_pos = -1;
+  const int32_t last = heap_.back();
+  heap_.pop_back();
+  if (i == heap_.size()) return;
+  heap_place(i, last);
+  sift_up(i);
+  sift_down(static_cast<size_t>(symbols_[static_cast<size_t>(last)].heap_pos));
+}
+
+void BpeMerger::heap_update(int32_t id) {
+  Symbol& s = symbols_[static_cast<size_t>(id)];
+  if (!s.active || s.freq <= 0) {
+    heap_remove(id);
+  } else if (s.heap_pos < 0) {
+    heap_.push_back(id);
+    sift_up(heap_.size() - 1);
+  } else {
+    const auto i = static_cast<size_t>(s.heap_pos);
+    sift_up(i);
+    sift_down(static_cast<size_t>(s.heap_pos));
+  }
 }
 
 void BpeMerger::accept(int32_t best) {
-  Symbol& b = symbols_[best];
-  std::vector<uint32_t> positions = std::move(b.positions);
+  Symbol& b = symbols_[static_cast<size_t>(best)];
+  std::vector<uint32_t>& positions = taken_;
+  positions.assign(b.positions.data(), b.positions.data() + b.positions.size());
+  b.positions.release();
   std::sort(positions.begin(), positions.end());
   positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
   const int32_t bl = b.left, br = b.right;
@@ -148,7 +194,8 @@ void BpeMerger::accept(int32_t best) {
     add_pair(word, prev, l);
     add_pair(word, l, next);
   }
-  symbols_[best].active = false;
+  symbols_[static_cast<size_t>(best)].active = false;
+  if (positions.capacity() > (size_t{1} << 20)) std::vector<uint32_t>().swap(positions);
 }
 
 std::string BpeMerger::to_utf8(const Symbol& s) const {
@@ -158,40 +205,22 @@ std::string BpeMerger::to_utf8(const Symbol& s) const {
 }
 
 void BpeMerger::train(size_t pieces, std::atomic<uint32_t>* done) {
+  pair_ids_.set_max_load(6);  // hundreds of thousands of pairs: memory over probe length
   for (uint32_t w = 0; w + 1 < starts_.size(); ++w)
     for (uint32_t i = starts_[w] + 1; i < starts_[w + 1]; ++i) add_pair(w, i - 1, i);
-  auto cmp = [this](const HeapEntry& a, const HeapEntry& b) { return heap_less(a, b); };
-  auto flush_pending = [&] {
-    for (int32_t id : pending_) {
-      Symbol& s = symbols_[id];
-      s.pending = false;
-      if (s.active && s.freq > 0) push(id);
-    }
-    pending_.clear();
-  };
-  flush_pending();
   std::unordered_set<std::string> learned_set;
   while (learned_.size() < pieces) {
-    int32_t best = -1;
-    while (!heap_.empty()) {
-      const HeapEntry top = heap_.front();
-      std::pop_heap(heap_.begin(), heap_.end(), cmp);
-      heap_.pop_back();
-      Symbol& s = symbols_[top.symbol];
-      if (!s.active || top.freq != s.freq) continue;  // a fresher entry exists
-      best = top.symbol;
-      break;
-    }
-    if (best < 0) break;
-    std::string piece = to_utf8(symbols_[best]);
+    if (heap_.empty()) break;
+    const int32_t best = heap_.front();
+    heap_remove(best);
+    std::string piece = to_utf8(symbols_[static_cast<size_t>(best)]);
     if (!learned_set.insert(piece).second) {
-      symbols_[best].active = false;
+      symbols_[static_cast<size_t>(best)].active = false;
       continue;
     }
     learned_.push_back(std::move(piece));
     if (done != nullptr) done->store(static_cast<uint32_t>(learned_.size()), std::memory_order_relaxed);
     accept(best);
-    flush_pending();
   }
 }
 

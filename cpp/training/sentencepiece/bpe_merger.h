@@ -13,8 +13,9 @@
 // updated as merges make and break its occurrences, and the positions of the left symbol
 // of each occurrence made, checked lazily (an occurrence whose symbols changed is skipped
 // when merging: a position's symbol only ever changes to a newer one, so a left symbol
-// still in place still has the same right neighbour); a max-heap of (frequency,
-// candidate) with stale entries skipped.
+// still in place still has the same right neighbour); an indexed max-heap of the
+// candidates with a frequency, each updated in place when its frequency changes (the
+// ranking is a total order, so the heap's top is the one sentencepiece takes).
 // O(total positions touched * log heap) over the whole training; memory: 4 bytes per
 // character of the distinct words plus 4 per occurrence made, and the candidates.
 #pragma once
@@ -25,6 +26,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "training/sentencepiece/bpe_storage.h"
 #include "training/sentencepiece/piece_rules.h"
 #include "common/u64_map.h"
 
@@ -47,32 +49,33 @@ class BpeMerger {
 
  private:
   struct Symbol {
-    int32_t left = -1, right = -1;  // the pair it was made of (-1, -1 for a character)
-    uint32_t chars_begin = 0, chars_size = 0;  // in chars_
     int64_t freq = 0;
-    bool unknown = false, active = true, pending = false;
-    std::vector<uint32_t> positions;  // in syms_: the left symbol of an occurrence
-  };
-  struct HeapEntry {
-    int64_t freq;
-    int32_t symbol;
+    int32_t left = -1, right = -1;  // the pair it was made of (-1, -1 for a character)
+    uint32_t chars_begin = 0;       // in chars_
+    int32_t heap_pos = -1;          // in heap_, or -1
+    uint16_t chars_size = 0;        // pieces are at most 512 characters
+    bool unknown = false, active = true;
+    BpePositions positions;  // in syms_: the left symbol of an occurrence
   };
 
   int32_t char_symbol(char32_t c);
   int32_t pair_symbol(int32_t left, int32_t right);  // -1 if not a valid piece
-  void touch(int32_t id);  // queues a heap entry with its new frequency
   void add_pair(uint32_t word, uint32_t left, uint32_t right);
   void remove_pair(uint32_t word, uint32_t left, uint32_t right, int32_t best);
   void accept(int32_t best);
   uint32_t next_index(uint32_t i, uint32_t end) const;    // the next live position before end, or kNone
   uint32_t prev_index(uint32_t i, uint32_t begin) const;  // the previous live position from begin, or kNone
-  bool heap_less(const HeapEntry& a, const HeapEntry& b) const;  // a ranks below b
-  void push(int32_t symbol);
+  bool ranks_below(int32_t a, int32_t b) const;
+  void heap_place(size_t i, int32_t id);
+  void sift_up(size_t i);
+  void sift_down(size_t i);
+  void heap_update(int32_t id);  // puts, moves or removes id after its frequency changed
+  void heap_remove(int32_t id);
   std::string to_utf8(const Symbol& s) const;
   int compare_chars(const Symbol& a, const Symbol& b) const;
 
   PieceRules rules_;
-  std::vector<Symbol> symbols_;
+  BpeChunks<Symbol> symbols_;
   std::vector<char32_t> chars_;  // all symbols' code points
   std::unordered_map<char32_t, int32_t> char_ids_;
   U64Map<int32_t> pair_ids_;  // left << 32 | right -> symbol (-1: not a valid piece); an inactive one is replaced
@@ -80,10 +83,10 @@ class BpeMerger {
   std::vector<int32_t> syms_;        // every word's symbols, -1 once merged away
   std::vector<uint32_t> starts_{0};  // word w is syms_[starts_[w], starts_[w + 1])
   std::vector<int64_t> counts_;
-  std::vector<HeapEntry> heap_;
-  std::vector<int32_t> pending_;
+  std::vector<int32_t> heap_;  // symbol ids, the best first
   std::vector<std::string> learned_;
   std::vector<char32_t> scratch_;
+  std::vector<uint32_t> taken_;
 };
 
 }  // namespace tf::spm_train
