@@ -41,6 +41,10 @@ spm_train::PieceRules rules_from(nb::tuple rules) {
 struct MergerHandle {
   std::unique_ptr<BpeMerger> merger;
   std::atomic<uint32_t> done{0};
+  ~MergerHandle() {
+    merger.reset();
+    spm_train::release_free_memory();
+  }
 };
 
 // The code points of a counted word, characters outside `alphabet` as the unknown mark.

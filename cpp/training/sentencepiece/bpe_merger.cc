@@ -70,6 +70,14 @@ uint32_t BpeMerger::prev_index(uint32_t i, uint32_t begin) const {
   return kNone;
 }
 
+void BpeMerger::touch(int32_t id) {
+  Symbol& s = symbols_[static_cast<size_t>(id)];
+  if (!s.pending) {
+    s.pending = true;
+    pending_.push_back(id);
+  }
+}
+
 void BpeMerger::add_pair(uint32_t word, uint32_t left, uint32_t right) {
   if (left == kNone || right == kNone) return;
   const int32_t id = pair_symbol(syms_[left], syms_[right]);
@@ -77,7 +85,7 @@ void BpeMerger::add_pair(uint32_t word, uint32_t left, uint32_t right) {
   Symbol& s = symbols_[id];
   s.positions.push_back(left);
   s.freq += counts_[word];
-  heap_update(id);  // at once: the heap stays valid with one key changed at a time
+  touch(id);
 }
 
 void BpeMerger::remove_pair(uint32_t word, uint32_t left, uint32_t right, int32_t best) {
@@ -86,7 +94,7 @@ void BpeMerger::remove_pair(uint32_t word, uint32_t left, uint32_t right, int32_
   if (id < 0 || id == best) return;
   // The position itself stays in the list and is skipped when it no longer matches.
   symbols_[id].freq -= counts_[word];
-  heap_update(id);  // at once: the heap stays valid with one key changed at a time
+  touch(id);
 }
 
 int BpeMerger::compare_chars(const Symbol& a, const Symbol& b) const {
@@ -101,44 +109,44 @@ int BpeMerger::compare_chars(const Symbol& a, const Symbol& b) const {
 
 // a ranks below b: lower frequency, else more characters, else the larger string, else the
 // larger id (the first one made).
-bool BpeMerger::ranks_below(int32_t a, int32_t b) const {
-  const Symbol& sa = symbols_[static_cast<size_t>(a)];
-  const Symbol& sb = symbols_[static_cast<size_t>(b)];
-  if (sa.freq != sb.freq) return sa.freq < sb.freq;
+bool BpeMerger::ranks_below(const HeapEntry& a, const HeapEntry& b) const {
+  if (a.freq != b.freq) return a.freq < b.freq;
+  const Symbol& sa = symbols_[static_cast<size_t>(a.symbol)];
+  const Symbol& sb = symbols_[static_cast<size_t>(b.symbol)];
   if (sa.chars_size != sb.chars_size) return sa.chars_size > sb.chars_size;
   const int c = compare_chars(sa, sb);
   if (c != 0) return c > 0;
-  return a > b;
+  return a.symbol > b.symbol;
 }
 
-void BpeMerger::heap_place(size_t i, int32_t id) {
-  heap_[i] = id;
-  symbols_[static_cast<size_t>(id)].heap_pos = static_cast<int32_t>(i);
+void BpeMerger::heap_place(size_t i, const HeapEntry& e) {
+  heap_[i] = e;
+  symbols_[static_cast<size_t>(e.symbol)].heap_pos = static_cast<int32_t>(i);
 }
 
 void BpeMerger::sift_up(size_t i) {
-  const int32_t id = heap_[i];
+  const HeapEntry e = heap_[i];
   while (i > 0) {
     const size_t parent = (i - 1) / 2;
-    if (!ranks_below(heap_[parent], id)) break;
+    if (!ranks_below(heap_[parent], e)) break;
     heap_place(i, heap_[parent]);
     i = parent;
   }
-  heap_place(i, id);
+  heap_place(i, e);
 }
 
 void BpeMerger::sift_down(size_t i) {
-  const int32_t id = heap_[i];
+  const HeapEntry e = heap_[i];
   const size_t n = heap_.size();
   while (true) {
     size_t child = 2 * i + 1;
     if (child >= n) break;
     if (child + 1 < n && ranks_below(heap_[child], heap_[child + 1])) ++child;
-    if (!ranks_below(id, heap_[child])) break;
+    if (!ranks_below(e, heap_[child])) break;
     heap_place(i, heap_[child]);
     i = child;
   }
-  heap_place(i, id);
+  heap_place(i, e);
 }
 
 void BpeMerger::heap_remove(int32_t id) {
@@ -146,12 +154,12 @@ void BpeMerger::heap_remove(int32_t id) {
   if (s.heap_pos < 0) return;
   const auto i = static_cast<size_t>(s.heap_pos);
   s.heap_pos = -1;
-  const int32_t last = heap_.back();
+  const HeapEntry last = heap_.back();
   heap_.pop_back();
   if (i == heap_.size()) return;
   heap_place(i, last);
   sift_up(i);
-  sift_down(static_cast<size_t>(symbols_[static_cast<size_t>(last)].heap_pos));
+  sift_down(static_cast<size_t>(symbols_[static_cast<size_t>(last.symbol)].heap_pos));
 }
 
 void BpeMerger::heap_update(int32_t id) {
@@ -159,10 +167,11 @@ void BpeMerger::heap_update(int32_t id) {
   if (!s.active || s.freq <= 0) {
     heap_remove(id);
   } else if (s.heap_pos < 0) {
-    heap_.push_back(id);
+    heap_.push_back({s.freq, id});
     sift_up(heap_.size() - 1);
   } else {
     const auto i = static_cast<size_t>(s.heap_pos);
+    heap_[i].freq = s.freq;
     sift_up(i);
     sift_down(static_cast<size_t>(s.heap_pos));
   }
@@ -208,10 +217,18 @@ void BpeMerger::train(size_t pieces, std::atomic<uint32_t>* done) {
   pair_ids_.set_max_load(6);  // hundreds of thousands of pairs: memory over probe length
   for (uint32_t w = 0; w + 1 < starts_.size(); ++w)
     for (uint32_t i = starts_[w] + 1; i < starts_[w + 1]; ++i) add_pair(w, i - 1, i);
+  auto flush_pending = [&] {
+    for (int32_t id : pending_) {
+      symbols_[static_cast<size_t>(id)].pending = false;
+      heap_update(id);
+    }
+    pending_.clear();
+  };
+  flush_pending();
   std::unordered_set<std::string> learned_set;
   while (learned_.size() < pieces) {
     if (heap_.empty()) break;
-    const int32_t best = heap_.front();
+    const int32_t best = heap_.front().symbol;
     heap_remove(best);
     std::string piece = to_utf8(symbols_[static_cast<size_t>(best)]);
     if (!learned_set.insert(piece).second) {
@@ -221,6 +238,7 @@ void BpeMerger::train(size_t pieces, std::atomic<uint32_t>* done) {
     learned_.push_back(std::move(piece));
     if (done != nullptr) done->store(static_cast<uint32_t>(learned_.size()), std::memory_order_relaxed);
     accept(best);
+    flush_pending();
   }
 }
 

@@ -54,7 +54,7 @@ class BpeMerger {
     uint32_t chars_begin = 0;       // in chars_
     int32_t heap_pos = -1;          // in heap_, or -1
     uint16_t chars_size = 0;        // pieces are at most 512 characters
-    bool unknown = false, active = true;
+    bool unknown = false, active = true, pending = false;
     BpePositions positions;  // in syms_: the left symbol of an occurrence
   };
 
@@ -65,8 +65,13 @@ class BpeMerger {
   void accept(int32_t best);
   uint32_t next_index(uint32_t i, uint32_t end) const;    // the next live position before end, or kNone
   uint32_t prev_index(uint32_t i, uint32_t begin) const;  // the previous live position from begin, or kNone
-  bool ranks_below(int32_t a, int32_t b) const;
-  void heap_place(size_t i, int32_t id);
+  struct HeapEntry {
+    int64_t freq;  // the symbol's frequency when last placed: changes reach the heap one at a time
+    int32_t symbol;
+  };
+  void touch(int32_t id);  // queues the symbol's heap update (after the merge)
+  bool ranks_below(const HeapEntry& a, const HeapEntry& b) const;
+  void heap_place(size_t i, const HeapEntry& e);
   void sift_up(size_t i);
   void sift_down(size_t i);
   void heap_update(int32_t id);  // puts, moves or removes id after its frequency changed
@@ -83,7 +88,8 @@ class BpeMerger {
   std::vector<int32_t> syms_;        // every word's symbols, -1 once merged away
   std::vector<uint32_t> starts_{0};  // word w is syms_[starts_[w], starts_[w + 1])
   std::vector<int64_t> counts_;
-  std::vector<int32_t> heap_;  // symbol ids, the best first
+  std::vector<HeapEntry> heap_;  // the best first
+  std::vector<int32_t> pending_;
   std::vector<std::string> learned_;
   std::vector<char32_t> scratch_;
   std::vector<uint32_t> taken_;

@@ -177,12 +177,15 @@ bool SentenceCounter::char_counts(std::unordered_map<char32_t, int64_t>* out, in
   return true;
 }
 
-void SentenceCounter::clear_words() {
-  std::unordered_map<std::string, int64_t>().swap(words_);
+void release_free_memory() {
 #if defined(__GLIBC__)
-  // The table was many small blocks; without this glibc keeps their pages for later.
   malloc_trim(0);
 #endif
+}
+
+void SentenceCounter::clear_words() {
+  std::unordered_map<std::string, int64_t>().swap(words_);
+  release_free_memory();  // the table was many small blocks
 }
 
 void SentenceCounter::merge(const SentenceCounter& other) {

@@ -82,6 +82,9 @@ class SentenceCounter {
 // Decodes one UTF-8 character at s[0, n) (n >= 1): its code point, *len its length;
 // a malformed byte gives U+FFFD with length 1.
 char32_t decode_char(const uint8_t* s, size_t n, int* len);
+// Hands the process's freed heap pages back to the system (glibc keeps them otherwise);
+// called when a trainer's big tables are gone.
+void release_free_memory();
 // The number of characters decode_char reads from `text`.
 size_t count_chars(std::string_view text);
 
