@@ -1,9 +1,9 @@
 // U64Map: an open-addressing hash map from 64-bit keys to small values, for tables keyed by
 // a pair of 32-bit ids packed into one key (UBPE's pair tables, the SentencePiece trainers'
 // (left, right) -> symbol and (node, code point) -> child).  Linear probing over a
-// power-of-two table kept at most half full (by default: set_max_load), one multiply-shift hash; no erase; the
-// all-ones key is reserved.  A default-constructed map allocates nothing until its first
-// insert.
+// power-of-two table kept at most half full (by default; see set_max_load), one
+// multiply-shift hash; no erase; the all-ones key is reserved.  A default-constructed map
+// allocates nothing until its first insert.
 #pragma once
 
 #include <cstddef>
