@@ -47,18 +47,32 @@ struct MergerHandle {
   }
 };
 
-// The code points of a counted word, characters outside `alphabet` as the unknown mark.
-std::vector<char32_t> word_chars(const std::string& word, const std::unordered_set<char32_t>& alphabet) {
-  std::vector<char32_t> out;
+// The kept characters: a bitmap for the BMP, a set for the rest.
+class KeptChars {
+ public:
+  explicit KeptChars(const std::vector<char32_t>& chars) : bmp_(0x10000, false) {
+    for (char32_t c : chars) {
+      if (c < 0x10000) bmp_[c] = true; else other_.insert(c);
+    }
+  }
+  bool contains(char32_t c) const { return c < 0x10000 ? bmp_[c] : other_.count(c) != 0; }
+
+ private:
+  std::vector<bool> bmp_;
+  std::unordered_set<char32_t> other_;
+};
+
+// The code points of a counted word into *out, characters outside `kept` as the unknown mark.
+void word_chars(const std::string& word, const KeptChars& kept, std::vector<char32_t>* out) {
+  out->clear();
   const auto* s = reinterpret_cast<const uint8_t*>(word.data());
   size_t i = 0;
   while (i < word.size()) {
     int len;
     const char32_t c = spm_train::decode_char(s + i, word.size() - i, &len);
     i += static_cast<size_t>(len);
-    out.push_back(alphabet.count(c) != 0 ? c : spm_train::kUnknownMark);
+    out->push_back(kept.contains(c) ? c : spm_train::kUnknownMark);
   }
-  return out;
 }
 
 }  // namespace
@@ -145,16 +159,17 @@ void bind_spm_train(nb::module_& m) {
              new (self) MergerHandle();
              InPlaceGuard<MergerHandle> guard(self);
              self->merger = std::make_unique<BpeMerger>(r);
-             std::unordered_set<char32_t> keep(alphabet.begin(), alphabet.end());
+             const KeptChars keep(std::vector<char32_t>(alphabet.begin(), alphabet.end()));
              bool too_long = false;
              {
                nb::gil_scoped_release release;
                size_t chars = 0;
                for (const auto& [w, n] : counter.words()) chars += spm_train::count_chars(w);
                self->merger->reserve(counter.words().size(), chars);
+               std::vector<char32_t> word;
                counter.drain_words([&](const std::string& w, int64_t n) {
                  if (too_long) return;
-                 const std::vector<char32_t> word = word_chars(w, keep);
+                 word_chars(w, keep, &word);
                  too_long = !self->merger->add_word(word.data(), word.size(), n);
                });
              }
@@ -182,16 +197,21 @@ void bind_spm_train(nb::module_& m) {
              new (self) UnigramHandle();
              InPlaceGuard<UnigramHandle> guard(self);
              self->trainer = std::make_unique<spm_train::UnigramTrainer>(rules_from(rules));
-             std::unordered_set<char32_t> keep;
+             std::vector<char32_t> kept;
              std::vector<std::pair<char32_t, int64_t>> chars;
              for (const auto& [c, n] : alphabet) {
-               keep.insert(c);
+               kept.push_back(c);
                chars.emplace_back(c, n);
              }
+             const KeptChars keep(kept);
              {
                nb::gil_scoped_release release;
                self->trainer->set_alphabet(chars);
-               counter.drain_words([&](const std::string& w, int64_t n) { self->trainer->add_word(word_chars(w, keep), n); });
+               std::vector<char32_t> word;
+               counter.drain_words([&](const std::string& w, int64_t n) {
+                 word_chars(w, keep, &word);
+                 self->trainer->add_word(word, n);
+               });
              }
              guard.done();
            },

@@ -8,15 +8,19 @@ namespace tf::spm_train {
 
 
 int32_t BpeMerger::char_symbol(char32_t c) {
-  auto it = char_ids_.find(c);
-  if (it != char_ids_.end()) return it->second;
+  if (c < kDirectChars) {
+    if (direct_ids_.empty()) direct_ids_.assign(kDirectChars, -1);
+    if (direct_ids_[c] >= 0) return direct_ids_[c];
+  } else if (auto it = char_ids_.find(c); it != char_ids_.end()) {
+    return it->second;
+  }
   const auto id = static_cast<int32_t>(symbols_.size());
   Symbol& s = symbols_.add();
   s.chars_begin = static_cast<uint32_t>(chars_.size());
   s.chars_size = 1;
   s.unknown = c == kUnknownMark;
   chars_.push_back(c);
-  char_ids_.emplace(c, id);
+  if (c < kDirectChars) direct_ids_[c] = id; else char_ids_.emplace(c, id);
   return id;
 }
 
@@ -56,6 +60,20 @@ bool BpeMerger::add_word(const char32_t* chars, size_t n, int64_t count) {
   starts_.push_back(static_cast<uint32_t>(syms_.size()));
   counts_.push_back(count);
   return true;
+}
+
+size_t BpeMerger::word_of(uint32_t pos, size_t from) const {
+  // Gallops forward from `from` (a word at or before pos), then searches the last stride.
+  size_t lo = from, hi = from + 1, step = 1;
+  const size_t n = starts_.size();
+  while (hi < n && starts_[hi] <= pos) {
+    lo = hi;
+    hi += step;
+    step *= 2;
+  }
+  const auto first = starts_.begin() + static_cast<std::ptrdiff_t>(lo);
+  const auto last = starts_.begin() + static_cast<std::ptrdiff_t>(std::min(hi, n));
+  return static_cast<size_t>(std::upper_bound(first, last, pos) - starts_.begin()) - 1;
 }
 
 uint32_t BpeMerger::next_index(uint32_t i, uint32_t end) const {
@@ -182,14 +200,13 @@ void BpeMerger::accept(int32_t best) {
   std::vector<uint32_t>& positions = taken_;
   positions.assign(b.positions.data(), b.positions.data() + b.positions.size());
   b.positions.release();
-  std::sort(positions.begin(), positions.end());
+  if (!std::is_sorted(positions.begin(), positions.end())) std::sort(positions.begin(), positions.end());
   positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
   const int32_t bl = b.left, br = b.right;
   size_t w = 0;  // the word holding l: positions are sorted, so it only moves forward
   for (uint32_t l : positions) {
     if (syms_[l] != bl) continue;  // merged since, or overlapped by the previous merge ("aaa")
-    w = static_cast<size_t>(std::upper_bound(starts_.begin() + static_cast<std::ptrdiff_t>(w), starts_.end(), l) -
-                            starts_.begin()) - 1;
+    w = word_of(l, w);
     const uint32_t begin = starts_[w], end = starts_[w + 1];
     const uint32_t r = next_index(l, end);
     if (r == kNone || syms_[r] != br) continue;

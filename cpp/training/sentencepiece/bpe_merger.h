@@ -63,6 +63,7 @@ class BpeMerger {
   void add_pair(uint32_t word, uint32_t left, uint32_t right);
   void remove_pair(uint32_t word, uint32_t left, uint32_t right, int32_t best);
   void accept(int32_t best);
+  size_t word_of(uint32_t pos, size_t from) const;  // the word holding syms_[pos], searched from word `from` on
   uint32_t next_index(uint32_t i, uint32_t end) const;    // the next live position before end, or kNone
   uint32_t prev_index(uint32_t i, uint32_t begin) const;  // the previous live position from begin, or kNone
   struct HeapEntry {
@@ -82,7 +83,9 @@ class BpeMerger {
   PieceRules rules_;
   BpeChunks<Symbol> symbols_;
   std::vector<char32_t> chars_;  // all symbols' code points
-  std::unordered_map<char32_t, int32_t> char_ids_;
+  static constexpr char32_t kDirectChars = 0x10000;
+  std::vector<int32_t> direct_ids_;                 // BMP code point -> symbol, -1 if none yet
+  std::unordered_map<char32_t, int32_t> char_ids_;  // the other code points
   U64Map<int32_t> pair_ids_;  // left << 32 | right -> symbol (-1: not a valid piece); an inactive one is replaced
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
   std::vector<int32_t> syms_;        // every word's symbols, -1 once merged away

@@ -118,14 +118,18 @@ void SentenceCounter::replace_meta(std::string_view text, std::string* out) cons
 // treat_whitespace_as_suffix a word ends after its "▁" instead.
 void SentenceCounter::count_words(std::string_view text, int64_t freq) {
   if (!options_.split_by_whitespace) {
-    words_[std::string(text)] += freq;
+    key_.assign(text.data(), text.size());
+    words_[key_] += freq;
     return;
   }
   const bool allow_ws = options_.allow_whitespace_only_pieces;
   size_t word_start = 0, i = 0;
   bool in_ws = false;
   auto emit = [&](size_t end) {
-    if (end > word_start) words_[std::string(text.substr(word_start, end - word_start))] += freq;
+    if (end > word_start) {
+      key_.assign(text.data() + word_start, end - word_start);  // reused: no allocation per word
+      words_[key_] += freq;
+    }
     word_start = end;
   };
   const auto* s = reinterpret_cast<const uint8_t*>(text.data());

@@ -74,7 +74,7 @@ class SentenceCounter {
   spm::SpmNormalizer normalizer_;
   std::vector<std::string> meta_;  // meta pieces, longest first
   bool meta_first_[256] = {};
-  std::string norm_buffer_, replaced_;
+  std::string norm_buffer_, replaced_, key_;
   std::unordered_map<std::string, int64_t> words_;
   LineStats stats_;
 };
