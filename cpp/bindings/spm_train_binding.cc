@@ -63,7 +63,7 @@ class KeptChars {
 };
 
 // The code points of a counted word into *out, characters outside `kept` as the unknown mark.
-void word_chars(const std::string& word, const KeptChars& kept, std::vector<char32_t>* out) {
+void word_chars(std::string_view word, const KeptChars& kept, std::vector<char32_t>* out) {
   out->clear();
   const auto* s = reinterpret_cast<const uint8_t*>(word.data());
   size_t i = 0;
@@ -147,7 +147,7 @@ void bind_spm_train(nb::module_& m) {
       .def("words",
            [](const SentenceCounter& c) {
              nb::dict d;
-             for (const auto& [w, n] : c.words()) d[to_bytes(w)] = n;
+             c.words().for_each([&](std::string_view w, int64_t n) { d[to_bytes(w)] = n; });
              return d;
            },
            "The counted words as bytes -> count (tests and small inputs).");
@@ -164,10 +164,10 @@ void bind_spm_train(nb::module_& m) {
              {
                nb::gil_scoped_release release;
                size_t chars = 0;
-               for (const auto& [w, n] : counter.words()) chars += spm_train::count_chars(w);
+               counter.words().for_each([&](std::string_view w, int64_t) { chars += spm_train::count_chars(w); });
                self->merger->reserve(counter.words().size(), chars);
                std::vector<char32_t> word;
-               counter.drain_words([&](const std::string& w, int64_t n) {
+               counter.drain_words([&](std::string_view w, int64_t n) {
                  if (too_long) return;
                  word_chars(w, keep, &word);
                  too_long = !self->merger->add_word(word.data(), word.size(), n);
@@ -208,7 +208,7 @@ void bind_spm_train(nb::module_& m) {
                nb::gil_scoped_release release;
                self->trainer->set_alphabet(chars);
                std::vector<char32_t> word;
-               counter.drain_words([&](const std::string& w, int64_t n) {
+               counter.drain_words([&](std::string_view w, int64_t n) {
                  word_chars(w, keep, &word);
                  self->trainer->add_word(word, n);
                });

@@ -118,18 +118,14 @@ void SentenceCounter::replace_meta(std::string_view text, std::string* out) cons
 // treat_whitespace_as_suffix a word ends after its "▁" instead.
 void SentenceCounter::count_words(std::string_view text, int64_t freq) {
   if (!options_.split_by_whitespace) {
-    key_.assign(text.data(), text.size());
-    words_[key_] += freq;
+    words_.add(text, freq);
     return;
   }
   const bool allow_ws = options_.allow_whitespace_only_pieces;
   size_t word_start = 0, i = 0;
   bool in_ws = false;
   auto emit = [&](size_t end) {
-    if (end > word_start) {
-      key_.assign(text.data() + word_start, end - word_start);  // reused: no allocation per word
-      words_[key_] += freq;
-    }
+    if (end > word_start) words_.add(text.substr(word_start, end - word_start), freq);
     word_start = end;
   };
   const auto* s = reinterpret_cast<const uint8_t*>(text.data());
@@ -165,20 +161,21 @@ void SentenceCounter::count_words(std::string_view text, int64_t freq) {
 
 bool SentenceCounter::char_counts(std::unordered_map<char32_t, int64_t>* out, int64_t* total) const {
   *total = 0;
-  for (const auto& [word, freq] : words_) {
+  bool ok = true;
+  words_.for_each([&](std::string_view word, int64_t freq) {
     const auto* s = reinterpret_cast<const uint8_t*>(word.data());
     size_t i = 0;
-    while (i < word.size()) {
+    while (ok && i < word.size()) {
       int len;
       const char32_t c = decode_char(s + i, word.size() - i, &len);
       i += static_cast<size_t>(len);
       if (c == 0) continue;
-      if (c == 0x20) return false;
+      if (c == 0x20) ok = false;
       (*out)[c] += freq;
       *total += freq;
     }
-  }
-  return true;
+  });
+  return ok;
 }
 
 void release_free_memory() {
@@ -188,12 +185,12 @@ void release_free_memory() {
 }
 
 void SentenceCounter::clear_words() {
-  std::unordered_map<std::string, int64_t>().swap(words_);
-  release_free_memory();  // the table was many small blocks
+  words_.clear();
+  release_free_memory();
 }
 
 void SentenceCounter::merge(const SentenceCounter& other) {
-  for (const auto& [w, f] : other.words_) words_[w] += f;
+  other.words_.for_each([this](std::string_view w, int64_t f) { words_.add(w, f); });
   stats_.sentences += other.stats_.sentences;
   stats_.too_long += other.stats_.too_long;
   stats_.reserved += other.stats_.reserved;

@@ -5,7 +5,7 @@
 // will normalize it at encoding time (tf::SpmNormalizer with the chosen charsmap and
 // whitespace options), every meta piece (<unk>, <s>, user-defined, ...) in the normalized
 // text is replaced by U+001F, a boundary no piece crosses, and the result is cut into
-// words at "▁" (split_by_whitespace) or kept whole.  Words are counted in a hash map, so
+// words at "▁" (split_by_whitespace) or kept whole.  Words are counted in a WordTable, so
 // memory grows with the distinct words, not with the corpus.  Character counts for the
 // alphabet (character_coverage) are taken from the counted words at the end.
 // O(bytes * longest charsmap key) to add text; not thread-safe (one counter per thread).
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "normalize/spm_normalizer.h"
+#include "training/sentencepiece/word_table.h"
 
 namespace tf::spm_train {
 
@@ -50,14 +51,14 @@ class SentenceCounter {
   bool accept(std::string_view line);
 
   const LineStats& stats() const { return stats_; }
-  const std::unordered_map<std::string, int64_t>& words() const { return words_; }
+  const WordTable& words() const { return words_; }
   // Empties the word table and hands the freed memory back to the system.
   void clear_words();
-  // Calls f(word, count) for every counted word, in words()'s order, freeing each one as
-  // it goes; the counter is empty afterwards (clear_words).
+  // Calls f(word, count) for every counted word, in words()'s order (first seen first),
+  // then empties the counter (clear_words).
   template <typename F>
   void drain_words(F&& f) {
-    for (auto it = words_.begin(); it != words_.end(); it = words_.erase(it)) f(it->first, it->second);
+    words_.for_each(f);
     clear_words();
   }
   // Code point -> count over the counted words (weighted by their counts); false if a
@@ -74,8 +75,8 @@ class SentenceCounter {
   spm::SpmNormalizer normalizer_;
   std::vector<std::string> meta_;  // meta pieces, longest first
   bool meta_first_[256] = {};
-  std::string norm_buffer_, replaced_, key_;
-  std::unordered_map<std::string, int64_t> words_;
+  std::string norm_buffer_, replaced_;
+  WordTable words_;
   LineStats stats_;
 };
 
