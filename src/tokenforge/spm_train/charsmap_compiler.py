@@ -26,6 +26,7 @@ import os
 import struct
 from collections.abc import Iterable, Mapping
 
+from tokenforge._files import read_utf8
 from tokenforge.spm_train.darts_builder import build_double_array
 
 # sentencepiece's normalizer reads at most this many keys prefixing one position.
@@ -87,13 +88,7 @@ def load_rules(path: str | os.PathLike) -> dict[str, str]:
         OSError: the file cannot be read.
         ValueError: a bad line (named) or a file that is not UTF-8.
     """
-    with open(path, "rb") as f:
-        data = f.read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{os.fspath(path)}: not UTF-8 (byte {e.start})") from None
-    return parse_rules(text, os.fspath(path))
+    return parse_rules(read_utf8(path), os.fspath(path))
 
 
 def compile_charsmap(rules: Mapping[str, str] | Iterable[tuple[str, str]]) -> bytes:
