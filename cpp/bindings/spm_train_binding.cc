@@ -41,20 +41,38 @@ spm_train::PieceRules rules_from(nb::tuple rules) {
 struct MergerHandle {
   std::unique_ptr<BpeMerger> merger;
   std::atomic<uint32_t> done{0};
+  ~MergerHandle() {
+    merger.reset();
+    spm_train::release_free_memory();
+  }
 };
 
-// The code points of a counted word, characters outside `alphabet` as the unknown mark.
-std::vector<char32_t> word_chars(const std::string& word, const std::unordered_set<char32_t>& alphabet) {
-  std::vector<char32_t> out;
+// The kept characters: a bitmap for the BMP, a set for the rest.
+class KeptChars {
+ public:
+  explicit KeptChars(const std::vector<char32_t>& chars) : bmp_(0x10000, false) {
+    for (char32_t c : chars) {
+      if (c < 0x10000) bmp_[c] = true; else other_.insert(c);
+    }
+  }
+  bool contains(char32_t c) const { return c < 0x10000 ? bmp_[c] : other_.count(c) != 0; }
+
+ private:
+  std::vector<bool> bmp_;
+  std::unordered_set<char32_t> other_;
+};
+
+// The code points of a counted word into *out, characters outside `kept` as the unknown mark.
+void word_chars(std::string_view word, const KeptChars& kept, std::vector<char32_t>* out) {
+  out->clear();
   const auto* s = reinterpret_cast<const uint8_t*>(word.data());
   size_t i = 0;
   while (i < word.size()) {
     int len;
     const char32_t c = spm_train::decode_char(s + i, word.size() - i, &len);
     i += static_cast<size_t>(len);
-    out.push_back(alphabet.count(c) != 0 ? c : spm_train::kUnknownMark);
+    out->push_back(kept.contains(c) ? c : spm_train::kUnknownMark);
   }
-  return out;
 }
 
 }  // namespace
@@ -129,7 +147,7 @@ void bind_spm_train(nb::module_& m) {
       .def("words",
            [](const SentenceCounter& c) {
              nb::dict d;
-             for (const auto& [w, n] : c.words()) d[to_bytes(w)] = n;
+             c.words().for_each([&](std::string_view w, int64_t n) { d[to_bytes(w)] = n; });
              return d;
            },
            "The counted words as bytes -> count (tests and small inputs).");
@@ -141,21 +159,22 @@ void bind_spm_train(nb::module_& m) {
              new (self) MergerHandle();
              InPlaceGuard<MergerHandle> guard(self);
              self->merger = std::make_unique<BpeMerger>(r);
-             std::unordered_set<char32_t> keep(alphabet.begin(), alphabet.end());
+             const KeptChars keep(std::vector<char32_t>(alphabet.begin(), alphabet.end()));
              bool too_long = false;
              {
                nb::gil_scoped_release release;
-               for (const auto& [w, n] : counter.words()) {
-                 std::vector<char32_t> chars = word_chars(w, keep);
-                 if (chars.size() > 0xFFFF) {
-                   too_long = true;
-                   break;
-                 }
-                 self->merger->add_word(chars, n);
-               }
-               counter.clear_words();
+               size_t chars = 0;
+               counter.words().for_each([&](std::string_view w, int64_t) { chars += spm_train::count_chars(w); });
+               self->merger->reserve(counter.words().size(), chars);
+               std::vector<char32_t> word;
+               counter.drain_words([&](std::string_view w, int64_t n) {
+                 if (too_long) return;
+                 word_chars(w, keep, &word);
+                 too_long = !self->merger->add_word(word.data(), word.size(), n);
+               });
              }
-             if (too_long) value_error("a word longer than 65535 characters: lower max_sentence_length");
+             if (too_long) value_error("the distinct words hold 2^32 characters or more: too much text for BPE training; "
+                                       "sample it with input_sentence_size");
              guard.done();
            },
            nb::arg("counter"), nb::arg("alphabet"), nb::arg("rules"),
@@ -178,17 +197,21 @@ void bind_spm_train(nb::module_& m) {
              new (self) UnigramHandle();
              InPlaceGuard<UnigramHandle> guard(self);
              self->trainer = std::make_unique<spm_train::UnigramTrainer>(rules_from(rules));
-             std::unordered_set<char32_t> keep;
+             std::vector<char32_t> kept;
              std::vector<std::pair<char32_t, int64_t>> chars;
              for (const auto& [c, n] : alphabet) {
-               keep.insert(c);
+               kept.push_back(c);
                chars.emplace_back(c, n);
              }
+             const KeptChars keep(kept);
              {
                nb::gil_scoped_release release;
                self->trainer->set_alphabet(chars);
-               for (const auto& [w, n] : counter.words()) self->trainer->add_word(word_chars(w, keep), n);
-               counter.clear_words();
+               std::vector<char32_t> word;
+               counter.drain_words([&](std::string_view w, int64_t n) {
+                 word_chars(w, keep, &word);
+                 self->trainer->add_word(word, n);
+               });
              }
              guard.done();
            },

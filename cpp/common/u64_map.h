@@ -1,9 +1,9 @@
 // U64Map: an open-addressing hash map from 64-bit keys to small values, for tables keyed by
 // a pair of 32-bit ids packed into one key (UBPE's pair tables, the SentencePiece trainers'
 // (left, right) -> symbol and (node, code point) -> child).  Linear probing over a
-// power-of-two table kept at most half full, one multiply-shift hash; no erase; the
-// all-ones key is reserved.  A default-constructed map allocates nothing until its first
-// insert.
+// power-of-two table kept at most half full (by default; see set_max_load), one
+// multiply-shift hash; no erase; the all-ones key is reserved.  A default-constructed map
+// allocates nothing until its first insert.
 #pragma once
 
 #include <cstddef>
@@ -37,7 +37,7 @@ class U64Map {
 
   // The value of `key`, inserted as `init` when absent.
   V& get_or_insert(uint64_t key, V init = V()) {
-    if ((size_ + 1) * 2 > keys_.size()) rehash(keys_.empty() ? 16 : keys_.size() * 2);
+    if ((size_ + 1) * 8 > keys_.size() * max_eighths_) rehash(keys_.empty() ? 16 : keys_.size() * 2);
     size_t i = slot(key);
     for (; keys_[i] != kEmpty; i = (i + 1) & mask_) {
       if (keys_[i] == key) return values_[i];
@@ -52,9 +52,12 @@ class U64Map {
   // Room for n keys without growing.
   void reserve(size_t n) {
     size_t c = 16;
-    while (c < n * 2) c *= 2;
+    while (c * max_eighths_ < n * 8) c *= 2;
     if (c > keys_.size()) rehash(c);
   }
+  // The fullest the table may get, in eighths (4, half full, by default; at most 7):
+  // fuller tables take less memory and probe longer.
+  void set_max_load(unsigned eighths) { max_eighths_ = eighths < 1 ? 1 : eighths > 7 ? 7 : eighths; }
   size_t size() const { return size_; }
 
  private:
@@ -78,6 +81,7 @@ class U64Map {
   size_t mask_ = 0;
   int shift_ = 64;
   size_t size_ = 0;
+  size_t max_eighths_ = 4;
 };
 
 }  // namespace tf

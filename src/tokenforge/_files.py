@@ -71,3 +71,17 @@ def read_checked(path: str | os.PathLike[str], expected_hash: str | None = None)
         if actual != expected_hash.lower():
             raise ValueError(f"{os.fspath(path)}: sha256 is {actual}, expected {expected_hash}")
     return data
+
+
+def read_utf8(path: str | os.PathLike[str]) -> str:
+    """Reads a whole file as UTF-8 text.
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: the file is not UTF-8 (the message names it and the first bad byte).
+    """
+    data = read_checked(path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{os.fspath(path)}: not UTF-8 (byte {e.start}: {e.reason})") from None

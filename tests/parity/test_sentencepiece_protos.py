@@ -192,7 +192,7 @@ def test_normalizer_errors_and_pickle():
     with pytest.raises(ValueError):
         SentencePieceNormalizer(rule_name="no_such_rule")
     with pytest.raises(ValueError):
-        SentencePieceNormalizer(norm_map=[("a", "b")])
+        SentencePieceNormalizer(norm_map=[("a", "b"), ("a", "c")])
     n = SentencePieceNormalizer(rule_name="nfkc_cf", add_dummy_prefix=False)
     again = pickle.loads(pickle.dumps(n))
     assert again.normalize("ＡＢＣ d") == n.normalize("ＡＢＣ d") == "abc▁d"

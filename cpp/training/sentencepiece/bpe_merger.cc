@@ -6,25 +6,21 @@
 
 namespace tf::spm_train {
 
-namespace {
-
-uint64_t encode_pos(uint32_t word, int32_t left, int32_t right) {
-  return (static_cast<uint64_t>(word) << 32) | (static_cast<uint64_t>(left) << 16) | static_cast<uint64_t>(right);
-}
-
-}  // namespace
 
 int32_t BpeMerger::char_symbol(char32_t c) {
-  auto it = char_ids_.find(c);
-  if (it != char_ids_.end()) return it->second;
-  Symbol s;
+  if (c < kDirectChars) {
+    if (direct_ids_.empty()) direct_ids_.assign(kDirectChars, -1);
+    if (direct_ids_[c] >= 0) return direct_ids_[c];
+  } else if (auto it = char_ids_.find(c); it != char_ids_.end()) {
+    return it->second;
+  }
+  const auto id = static_cast<int32_t>(symbols_.size());
+  Symbol& s = symbols_.add();
   s.chars_begin = static_cast<uint32_t>(chars_.size());
   s.chars_size = 1;
   s.unknown = c == kUnknownMark;
   chars_.push_back(c);
-  symbols_.push_back(std::move(s));
-  const auto id = static_cast<int32_t>(symbols_.size() - 1);
-  char_ids_.emplace(c, id);
+  if (c < kDirectChars) direct_ids_[c] = id; else char_ids_.emplace(c, id);
   return id;
 }
 
@@ -33,69 +29,86 @@ int32_t BpeMerger::pair_symbol(int32_t left, int32_t right) {
   const uint64_t key = (static_cast<uint64_t>(left) << 32) | static_cast<uint32_t>(right);
   // An accepted or dropped pair made again is a new symbol, as sentencepiece erases it from its cache.
   if (const int32_t* v = pair_ids_.find(key); v != nullptr && (*v < 0 || symbols_[*v].active)) return *v;
-  const Symbol& l = symbols_[left];
-  const Symbol& r = symbols_[right];
+  const Symbol& l = symbols_[static_cast<size_t>(left)];
+  const Symbol& r = symbols_[static_cast<size_t>(right)];
   scratch_.assign(chars_.begin() + l.chars_begin, chars_.begin() + l.chars_begin + l.chars_size);
   scratch_.insert(scratch_.end(), chars_.begin() + r.chars_begin, chars_.begin() + r.chars_begin + r.chars_size);
   if (!rules_.valid(scratch_.data(), scratch_.size())) {
     pair_ids_.set(key, -1);  // validity never changes: remember the answer
     return -1;
   }
-  Symbol s;
+  const auto id = static_cast<int32_t>(symbols_.size());
+  Symbol& s = symbols_.add();
   s.left = left;
   s.right = right;
   s.chars_begin = static_cast<uint32_t>(chars_.size());
-  s.chars_size = static_cast<uint32_t>(scratch_.size());
+  s.chars_size = static_cast<uint16_t>(scratch_.size());
   chars_.insert(chars_.end(), scratch_.begin(), scratch_.end());
-  symbols_.push_back(std::move(s));
-  const auto id = static_cast<int32_t>(symbols_.size() - 1);
   pair_ids_.set(key, id);
   return id;
 }
 
-void BpeMerger::add_word(const std::vector<char32_t>& chars, int64_t count) {
-  std::vector<int32_t> ids;
-  ids.reserve(chars.size());
-  for (char32_t c : chars) ids.push_back(char_symbol(c));
-  words_.push_back(std::move(ids));
+void BpeMerger::reserve(size_t words, size_t chars) {
+  syms_.reserve(chars);
+  starts_.reserve(words + 1);
+  counts_.reserve(words);
+}
+
+bool BpeMerger::add_word(const char32_t* chars, size_t n, int64_t count) {
+  if (n >= kNone - syms_.size()) return false;
+  for (size_t i = 0; i < n; ++i) syms_.push_back(char_symbol(chars[i]));
+  starts_.push_back(static_cast<uint32_t>(syms_.size()));
   counts_.push_back(count);
+  return true;
 }
 
-int32_t BpeMerger::next_index(uint32_t word, int32_t i) const {
-  const auto& w = words_[word];
-  for (size_t j = static_cast<size_t>(i) + 1; j < w.size(); ++j)
-    if (w[j] >= 0) return static_cast<int32_t>(j);
-  return -1;
+size_t BpeMerger::word_of(uint32_t pos, size_t from) const {
+  // Gallops forward from `from` (a word at or before pos), then searches the last stride.
+  size_t lo = from, hi = from + 1, step = 1;
+  const size_t n = starts_.size();
+  while (hi < n && starts_[hi] <= pos) {
+    lo = hi;
+    hi += step;
+    step *= 2;
+  }
+  const auto first = starts_.begin() + static_cast<std::ptrdiff_t>(lo);
+  const auto last = starts_.begin() + static_cast<std::ptrdiff_t>(std::min(hi, n));
+  return static_cast<size_t>(std::upper_bound(first, last, pos) - starts_.begin()) - 1;
 }
 
-int32_t BpeMerger::prev_index(uint32_t word, int32_t i) const {
-  const auto& w = words_[word];
-  for (int32_t j = i - 1; j >= 0; --j)
-    if (w[j] >= 0) return j;
-  return -1;
+uint32_t BpeMerger::next_index(uint32_t i, uint32_t end) const {
+  for (uint32_t j = i + 1; j < end; ++j)
+    if (syms_[j] >= 0) return j;
+  return kNone;
+}
+
+uint32_t BpeMerger::prev_index(uint32_t i, uint32_t begin) const {
+  for (uint32_t j = i; j > begin; --j)
+    if (syms_[j - 1] >= 0) return j - 1;
+  return kNone;
 }
 
 void BpeMerger::touch(int32_t id) {
-  Symbol& s = symbols_[id];
+  Symbol& s = symbols_[static_cast<size_t>(id)];
   if (!s.pending) {
     s.pending = true;
     pending_.push_back(id);
   }
 }
 
-void BpeMerger::add_pair(uint32_t word, int32_t left, int32_t right) {
-  if (left < 0 || right < 0) return;
-  const int32_t id = pair_symbol(words_[word][left], words_[word][right]);
+void BpeMerger::add_pair(uint32_t word, uint32_t left, uint32_t right) {
+  if (left == kNone || right == kNone) return;
+  const int32_t id = pair_symbol(syms_[left], syms_[right]);
   if (id < 0) return;
   Symbol& s = symbols_[id];
-  s.positions.push_back(encode_pos(word, left, right));
+  s.positions.push_back(left);
   s.freq += counts_[word];
   touch(id);
 }
 
-void BpeMerger::remove_pair(uint32_t word, int32_t left, int32_t right, int32_t best) {
-  if (left < 0 || right < 0) return;
-  const int32_t id = pair_symbol(words_[word][left], words_[word][right]);
+void BpeMerger::remove_pair(uint32_t word, uint32_t left, uint32_t right, int32_t best) {
+  if (left == kNone || right == kNone) return;
+  const int32_t id = pair_symbol(syms_[left], syms_[right]);
   if (id < 0 || id == best) return;
   // The position itself stays in the list and is skipped when it no longer matches.
   symbols_[id].freq -= counts_[word];
@@ -112,43 +125,103 @@ int BpeMerger::compare_chars(const Symbol& a, const Symbol& b) const {
   return a.chars_size == b.chars_size ? 0 : (a.chars_size < b.chars_size ? -1 : 1);
 }
 
-bool BpeMerger::heap_less(const HeapEntry& a, const HeapEntry& b) const {
+// a ranks below b: lower frequency, else more characters, else the larger string, else the
+// larger id (the first one made).
+bool BpeMerger::ranks_below(const HeapEntry& a, const HeapEntry& b) const {
   if (a.freq != b.freq) return a.freq < b.freq;
-  const Symbol& sa = symbols_[a.symbol];
-  const Symbol& sb = symbols_[b.symbol];
+  const Symbol& sa = symbols_[static_cast<size_t>(a.symbol)];
+  const Symbol& sb = symbols_[static_cast<size_t>(b.symbol)];
   if (sa.chars_size != sb.chars_size) return sa.chars_size > sb.chars_size;
   const int c = compare_chars(sa, sb);
   if (c != 0) return c > 0;
   return a.symbol > b.symbol;
 }
 
-void BpeMerger::push(int32_t symbol) {
-  heap_.push_back({symbols_[symbol].freq, symbol});
-  std::push_heap(heap_.begin(), heap_.end(), [this](const HeapEntry& a, const HeapEntry& b) { return heap_less(a, b); });
+void BpeMerger::heap_place(size_t i, const HeapEntry& e) {
+  heap_[i] = e;
+  symbols_[static_cast<size_t>(e.symbol)].heap_pos = static_cast<int32_t>(i);
+}
+
+void BpeMerger::sift_up(size_t i) {
+  const HeapEntry e = heap_[i];
+  while (i > 0) {
+    const size_t parent = (i - 1) / 2;
+    if (!ranks_below(heap_[parent], e)) break;
+    heap_place(i, heap_[parent]);
+    i = parent;
+  }
+  heap_place(i, e);
+}
+
+void BpeMerger::sift_down(size_t i) {
+  const HeapEntry e = heap_[i];
+  const size_t n = heap_.size();
+  while (true) {
+    size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && ranks_below(heap_[child], heap_[child + 1])) ++child;
+    if (!ranks_below(e, heap_[child])) break;
+    heap_place(i, heap_[child]);
+    i = child;
+  }
+  heap_place(i, e);
+}
+
+void BpeMerger::heap_remove(int32_t id) {
+  Symbol& s = symbols_[static_cast<size_t>(id)];
+  if (s.heap_pos < 0) return;
+  const auto i = static_cast<size_t>(s.heap_pos);
+  s.heap_pos = -1;
+  const HeapEntry last = heap_.back();
+  heap_.pop_back();
+  if (i == heap_.size()) return;
+  heap_place(i, last);
+  sift_up(i);
+  sift_down(static_cast<size_t>(symbols_[static_cast<size_t>(last.symbol)].heap_pos));
+}
+
+void BpeMerger::heap_update(int32_t id) {
+  Symbol& s = symbols_[static_cast<size_t>(id)];
+  if (!s.active || s.freq <= 0) {
+    heap_remove(id);
+  } else if (s.heap_pos < 0) {
+    heap_.push_back({s.freq, id});
+    sift_up(heap_.size() - 1);
+  } else {
+    const auto i = static_cast<size_t>(s.heap_pos);
+    heap_[i].freq = s.freq;
+    sift_up(i);
+    sift_down(static_cast<size_t>(s.heap_pos));
+  }
 }
 
 void BpeMerger::accept(int32_t best) {
-  Symbol& b = symbols_[best];
-  std::vector<uint64_t> positions = std::move(b.positions);
-  std::sort(positions.begin(), positions.end());
+  Symbol& b = symbols_[static_cast<size_t>(best)];
+  std::vector<uint32_t>& positions = taken_;
+  positions.assign(b.positions.data(), b.positions.data() + b.positions.size());
+  b.positions.release();
+  if (!std::is_sorted(positions.begin(), positions.end())) std::sort(positions.begin(), positions.end());
   positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
   const int32_t bl = b.left, br = b.right;
-  for (uint64_t pos : positions) {
-    const uint32_t w = static_cast<uint32_t>(pos >> 32);
-    const auto l = static_cast<int32_t>((pos >> 16) & 0xFFFF);
-    const auto r = static_cast<int32_t>(pos & 0xFFFF);
-    auto& word = words_[w];
-    if (word[l] != bl || word[r] != br) continue;  // overlapped by the previous merge ("aaa")
-    const int32_t next = next_index(w, r);
-    const int32_t prev = prev_index(w, l);
-    remove_pair(w, prev, l, best);
-    remove_pair(w, r, next, best);
-    word[l] = best;
-    word[r] = -1;
-    add_pair(w, prev, l);
-    add_pair(w, l, next);
+  size_t w = 0;  // the word holding l: positions are sorted, so it only moves forward
+  for (uint32_t l : positions) {
+    if (syms_[l] != bl) continue;  // merged since, or overlapped by the previous merge ("aaa")
+    w = word_of(l, w);
+    const uint32_t begin = starts_[w], end = starts_[w + 1];
+    const uint32_t r = next_index(l, end);
+    if (r == kNone || syms_[r] != br) continue;
+    const uint32_t next = next_index(r, end);
+    const uint32_t prev = prev_index(l, begin);
+    const auto word = static_cast<uint32_t>(w);
+    remove_pair(word, prev, l, best);
+    remove_pair(word, r, next, best);
+    syms_[l] = best;
+    syms_[r] = -1;
+    add_pair(word, prev, l);
+    add_pair(word, l, next);
   }
-  symbols_[best].active = false;
+  symbols_[static_cast<size_t>(best)].active = false;
+  if (positions.capacity() > (size_t{1} << 20)) std::vector<uint32_t>().swap(positions);
 }
 
 std::string BpeMerger::to_utf8(const Symbol& s) const {
@@ -158,37 +231,25 @@ std::string BpeMerger::to_utf8(const Symbol& s) const {
 }
 
 void BpeMerger::train(size_t pieces, std::atomic<uint32_t>* done) {
-  size_t positions = 0;
-  for (const auto& w : words_) positions += w.size();
-  pair_ids_.reserve(positions / 4 + 1024);
-  for (uint32_t w = 0; w < words_.size(); ++w)
-    for (size_t i = 1; i < words_[w].size(); ++i) add_pair(w, static_cast<int32_t>(i - 1), static_cast<int32_t>(i));
-  auto cmp = [this](const HeapEntry& a, const HeapEntry& b) { return heap_less(a, b); };
+  pair_ids_.set_max_load(6);  // hundreds of thousands of pairs: memory over probe length
+  for (uint32_t w = 0; w + 1 < starts_.size(); ++w)
+    for (uint32_t i = starts_[w] + 1; i < starts_[w + 1]; ++i) add_pair(w, i - 1, i);
   auto flush_pending = [&] {
     for (int32_t id : pending_) {
-      Symbol& s = symbols_[id];
-      s.pending = false;
-      if (s.active && s.freq > 0) push(id);
+      symbols_[static_cast<size_t>(id)].pending = false;
+      heap_update(id);
     }
     pending_.clear();
   };
   flush_pending();
   std::unordered_set<std::string> learned_set;
   while (learned_.size() < pieces) {
-    int32_t best = -1;
-    while (!heap_.empty()) {
-      const HeapEntry top = heap_.front();
-      std::pop_heap(heap_.begin(), heap_.end(), cmp);
-      heap_.pop_back();
-      Symbol& s = symbols_[top.symbol];
-      if (!s.active || top.freq != s.freq) continue;  // a fresher entry exists
-      best = top.symbol;
-      break;
-    }
-    if (best < 0) break;
-    std::string piece = to_utf8(symbols_[best]);
+    if (heap_.empty()) break;
+    const int32_t best = heap_.front().symbol;
+    heap_remove(best);
+    std::string piece = to_utf8(symbols_[static_cast<size_t>(best)]);
     if (!learned_set.insert(piece).second) {
-      symbols_[best].active = false;
+      symbols_[static_cast<size_t>(best)].active = false;
       continue;
     }
     learned_.push_back(std::move(piece));

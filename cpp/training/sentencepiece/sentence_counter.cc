@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "training/sentencepiece/piece_rules.h"
 
@@ -23,6 +26,13 @@ char32_t decode_char(const uint8_t* s, size_t n, int* len) {
   if (l == 2) return ((s[0] & 0x1Fu) << 6) | (s[1] & 0x3Fu);
   if (l == 3) return ((s[0] & 0x0Fu) << 12) | ((s[1] & 0x3Fu) << 6) | (s[2] & 0x3Fu);
   return ((s[0] & 0x07u) << 18) | ((s[1] & 0x3Fu) << 12) | ((s[2] & 0x3Fu) << 6) | (s[3] & 0x3Fu);
+}
+
+size_t count_chars(std::string_view text) {
+  const auto* s = reinterpret_cast<const uint8_t*>(text.data());
+  size_t n = 0;
+  for (size_t i = 0; i < text.size(); ++n) i += std::max<size_t>(1, spm::utf8_char_len(s + i, text.size() - i));
+  return n;
 }
 
 bool SentenceCounter::init(std::string_view charsmap, const FrontEndOptions& options,
@@ -108,14 +118,14 @@ void SentenceCounter::replace_meta(std::string_view text, std::string* out) cons
 // treat_whitespace_as_suffix a word ends after its "▁" instead.
 void SentenceCounter::count_words(std::string_view text, int64_t freq) {
   if (!options_.split_by_whitespace) {
-    words_[std::string(text)] += freq;
+    words_.add(text, freq);
     return;
   }
   const bool allow_ws = options_.allow_whitespace_only_pieces;
   size_t word_start = 0, i = 0;
   bool in_ws = false;
   auto emit = [&](size_t end) {
-    if (end > word_start) words_[std::string(text.substr(word_start, end - word_start))] += freq;
+    if (end > word_start) words_.add(text.substr(word_start, end - word_start), freq);
     word_start = end;
   };
   const auto* s = reinterpret_cast<const uint8_t*>(text.data());
@@ -151,24 +161,36 @@ void SentenceCounter::count_words(std::string_view text, int64_t freq) {
 
 bool SentenceCounter::char_counts(std::unordered_map<char32_t, int64_t>* out, int64_t* total) const {
   *total = 0;
-  for (const auto& [word, freq] : words_) {
+  bool ok = true;
+  words_.for_each([&](std::string_view word, int64_t freq) {
     const auto* s = reinterpret_cast<const uint8_t*>(word.data());
     size_t i = 0;
-    while (i < word.size()) {
+    while (ok && i < word.size()) {
       int len;
       const char32_t c = decode_char(s + i, word.size() - i, &len);
       i += static_cast<size_t>(len);
       if (c == 0) continue;
-      if (c == 0x20) return false;
+      if (c == 0x20) ok = false;
       (*out)[c] += freq;
       *total += freq;
     }
-  }
-  return true;
+  });
+  return ok;
+}
+
+void release_free_memory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+
+void SentenceCounter::clear_words() {
+  words_.clear();
+  release_free_memory();
 }
 
 void SentenceCounter::merge(const SentenceCounter& other) {
-  for (const auto& [w, f] : other.words_) words_[w] += f;
+  other.words_.for_each([this](std::string_view w, int64_t f) { words_.add(w, f); });
   stats_.sentences += other.stats_.sentences;
   stats_.too_long += other.stats_.too_long;
   stats_.reserved += other.stats_.reserved;

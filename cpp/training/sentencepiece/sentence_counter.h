@@ -5,7 +5,7 @@
 // will normalize it at encoding time (tf::SpmNormalizer with the chosen charsmap and
 // whitespace options), every meta piece (<unk>, <s>, user-defined, ...) in the normalized
 // text is replaced by U+001F, a boundary no piece crosses, and the result is cut into
-// words at "▁" (split_by_whitespace) or kept whole.  Words are counted in a hash map, so
+// words at "▁" (split_by_whitespace) or kept whole.  Words are counted in a WordTable, so
 // memory grows with the distinct words, not with the corpus.  Character counts for the
 // alphabet (character_coverage) are taken from the counted words at the end.
 // O(bytes * longest charsmap key) to add text; not thread-safe (one counter per thread).
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "normalize/spm_normalizer.h"
+#include "training/sentencepiece/word_table.h"
 
 namespace tf::spm_train {
 
@@ -50,8 +51,16 @@ class SentenceCounter {
   bool accept(std::string_view line);
 
   const LineStats& stats() const { return stats_; }
-  const std::unordered_map<std::string, int64_t>& words() const { return words_; }
-  void clear_words() { std::unordered_map<std::string, int64_t>().swap(words_); }
+  const WordTable& words() const { return words_; }
+  // Empties the word table and hands the freed memory back to the system.
+  void clear_words();
+  // Calls f(word, count) for every counted word, in words()'s order (first seen first),
+  // then empties the counter (clear_words).
+  template <typename F>
+  void drain_words(F&& f) {
+    words_.for_each(f);
+    clear_words();
+  }
   // Code point -> count over the counted words (weighted by their counts); false if a
   // normalized word holds a space (escape_whitespaces off), which no piece may contain.
   bool char_counts(std::unordered_map<char32_t, int64_t>* out, int64_t* total) const;
@@ -67,12 +76,17 @@ class SentenceCounter {
   std::vector<std::string> meta_;  // meta pieces, longest first
   bool meta_first_[256] = {};
   std::string norm_buffer_, replaced_;
-  std::unordered_map<std::string, int64_t> words_;
+  WordTable words_;
   LineStats stats_;
 };
 
 // Decodes one UTF-8 character at s[0, n) (n >= 1): its code point, *len its length;
 // a malformed byte gives U+FFFD with length 1.
 char32_t decode_char(const uint8_t* s, size_t n, int* len);
+// Hands the process's freed heap pages back to the system (glibc keeps them otherwise);
+// called when a trainer's big tables are gone.
+void release_free_memory();
+// The number of characters decode_char reads from `text`.
+size_t count_chars(std::string_view text);
 
 }  // namespace tf::spm_train

@@ -112,10 +112,8 @@ def count_corpus(ts: TrainerSpec, ns: NormalizerSpec, meta: list[str], files: li
 
     Raises:
         OSError: a file cannot be read.
-        ValueError: non-UTF-8 input, bad tsv lines, no sentence left, unsupported rule.
+        ValueError: non-UTF-8 input, bad tsv lines, no sentence left.
     """
-    if ns.normalization_rule_tsv:
-        raise ValueError("normalization_rule_tsv is not supported: use normalization_rule_name")
     charsmap = ns.precompiled_charsmap if ns.precompiled_charsmap else load_charsmap(ns.name)
     counter = _native.SpmSentenceCounter(
         charsmap, (ns.add_dummy_prefix, ns.remove_extra_whitespaces, ns.escape_whitespaces,

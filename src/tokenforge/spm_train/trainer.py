@@ -31,6 +31,7 @@ import tokenforge
 from tokenforge import _native
 from tokenforge.formats.sentencepiece_model import ModelProto, ModelType
 from tokenforge.sentencepiece.processor import SentencePieceProcessor
+from tokenforge.spm_train.charsmaps import denormalizer_spec, fill_normalizer_spec
 from tokenforge.spm_train.front_end import Corpus, count_corpus, f32
 from tokenforge.spm_train.meta_pieces import meta_pieces
 from tokenforge.spm_train.model_file import build_model, save_model
@@ -60,6 +61,8 @@ def train_model(flags: str | None = None, *, sentence_iterator: Iterable[str] | 
                 **options: Any) -> ModelProto:
     """Trains and returns the model without writing it (see :meth:`SentencePieceTrainer.train`)."""
     ts, ns, extra = parse_options(flags, options)
+    fill_normalizer_spec(ns)
+    denormalizer = denormalizer_spec(extra["denormalization_rule_tsv"]) if extra["denormalization_rule_tsv"] else None
     log, show = _logger(extra)
     if ts.model_type in (ModelType.WORD, ModelType.CHAR):
         raise ValueError(f"model_type={ModelType(ts.model_type).name.lower()} is not supported yet: use bpe or unigram")
@@ -84,14 +87,10 @@ def train_model(flags: str | None = None, *, sentence_iterator: Iterable[str] | 
         from tokenforge.spm_train.unigram import learn_unigram
 
         scored = learn_unigram(corpus, ts, len(meta), log, show)
-    charsmap = ns.precompiled_charsmap if ns.has("precompiled_charsmap") else _charsmap(ns.name)
-    return build_model(ts, ns, meta, scored, charsmap)
-
-
-def _charsmap(name: str) -> bytes:
-    from tokenforge.spm_train.charsmaps import load_charsmap
-
-    return load_charsmap(name)
+    model = build_model(ts, ns, meta, scored, ns.precompiled_charsmap)
+    if denormalizer is not None:
+        model.denormalizer_spec = denormalizer
+    return model
 
 
 class SentencePieceTrainer:

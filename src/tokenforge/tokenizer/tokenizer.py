@@ -24,7 +24,7 @@ import json
 import os
 
 from tokenforge import decoders, models, normalizers, pre_tokenizers, processors
-from tokenforge._files import write_atomic
+from tokenforge._files import read_utf8, write_atomic
 from tokenforge.tokenizer.added_vocabulary import AddedToken, AddedVocabulary
 from tokenforge.tokenizer.encoding import Encoding, IdsEncoding
 from tokenforge.tokenizer.pipeline import encode_sequence
@@ -76,13 +76,7 @@ class Tokenizer:
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> "Tokenizer":
         """A tokenizer from a tokenizer.json file (see :meth:`from_str`)."""
-        with open(path, "rb") as f:
-            data = f.read()
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise ValueError(f"{os.fspath(path)}: not UTF-8 ({e})") from None
-        return cls.from_str(text)
+        return cls.from_str(read_utf8(path))
 
     @classmethod
     def from_encoding(cls, encoding) -> "Tokenizer":
