@@ -1,0 +1,110 @@
+"""The native path for BERT files: BertNormalizer -> BertPreTokenizer -> WordPiece in C++.
+
+A tokenizer.json whose pipeline is (BertNormalizer or none) -> BertPreTokenizer -> WordPiece,
+with added tokens that are matched in the raw text (no `normalized`, `lstrip`, `rstrip` or
+`single_word`), runs in `tokenforge._native.BertEncoder` (cpp/pipeline/bert_encoder.h): one
+pass gives ids, character offsets and word ids, as the readable pipeline
+(:mod:`tokenforge.tokenizer.pipeline`) does.  The normalizer becomes a per-code-point table
+(:mod:`tokenforge.tokenizer.bert_chars`); a text whose NFD groups would align differently
+from that table (a combining mark after a letter that keeps several characters, say) comes
+back as None and takes the Python pipeline.  The post-processor ([CLS]/[SEP] templates),
+truncation and padding stay in Python.  Everything else is not native.
+
+Example:
+    >>> NativeBert.build(object()) is None
+    True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tokenforge import _native
+from tokenforge.models.wordpiece import WordPiece
+from tokenforge.normalizers.bert import BertNormalizer
+from tokenforge.pre_tokenizers.simple import BertPreTokenizer
+from tokenforge.tokenizer.bert_chars import bert_tables
+from tokenforge.tokenizer.encoding import Encoding
+
+
+def wordpiece_model(model: WordPiece) -> "_native.WordPieceModel | None":
+    """The native twin of a WordPiece model, or None when its vocab cannot be one (no unk
+    entry, two tokens with one id)."""
+    vocab = model.vocab
+    unk = vocab.get(model.unk_token)
+    if unk is None or len(model.vocab_r) != len(vocab) or "" in vocab or any(i < 0 for i in vocab.values()):
+        return None
+    return _native.WordPieceModel(list(vocab.items()), unk, model.continuing_subword_prefix,
+                                  model.max_input_chars_per_word)
+
+
+class NativeBert:
+    """The native BERT encoder and the id -> token table (module docstring)."""
+
+    def __init__(self, engine, tokens: np.ndarray) -> None:
+        self.engine, self.token_array = engine, tokens
+
+    @classmethod
+    def build(cls, tok) -> "NativeBert | None":
+        """The native path for `tok`, or None when its pipeline is not a BERT one."""
+        model = getattr(tok, "model", None)
+        if type(model) is not WordPiece or type(tok.pre_tokenizer) is not BertPreTokenizer:
+            return None
+        norm = tok.normalizer
+        if norm is None:
+            flags, mapped, nfd = bert_tables(False, False, False, False) + (False,)
+        elif type(norm) is BertNormalizer:
+            strip = norm.strip_accents if norm.strip_accents is not None else norm.lowercase
+            flags, mapped = bert_tables(norm.clean_text, norm.handle_chinese_chars, norm.strip_accents, norm.lowercase)
+            nfd = bool(strip)
+        else:
+            return None
+        added = []
+        tokens = dict(model.vocab_r)
+        for i, t in tok.added.tokens.items():
+            if t.single_word or t.lstrip or t.rstrip or t.normalized or not t.content:
+                return None
+            if tokens.get(i, t.content) != t.content:
+                return None  # the id stands for two strings: tokens could not follow ids
+            tokens[i] = t.content
+            added.append((t.content, i))
+        wp = wordpiece_model(model)
+        if wp is None:
+            return None
+        table = np.empty(max(tokens) + 1, dtype=object)
+        for i, s in tokens.items():
+            table[i] = s
+        return cls(_native.BertEncoder(wp, flags, mapped, nfd, added), table)
+
+    def _encoding(self, r, type_id: int) -> Encoding | None:
+        if r is None:
+            return None
+        ids, starts, ends, words = r
+        n = len(ids)
+        return Encoding(ids.tolist(), self.token_array[ids].tolist(), list(zip(starts.tolist(), ends.tolist())),
+                        words.tolist(), [type_id] * n)
+
+    def encode(self, text: str, type_id: int = 0) -> Encoding | None:
+        """The Encoding of one text (before post-processing), or None to use the Python path."""
+        return self._encoding(self.engine.encode(_checked(text)), type_id)
+
+    def encode_batch(self, texts: list[str], threads: int) -> list[Encoding | None]:
+        """Encodings of many texts on native threads (None where the Python path must run)."""
+        for t in texts:
+            _checked(t)
+        return [self._encoding(r, 0) for r in self.engine.encode_batch(texts, threads)]
+
+    def ids_batch(self, texts: list[str], threads: int) -> list[list[int] | None]:
+        """Ids of many texts on native threads (None where the Python path must run)."""
+        for t in texts:
+            _checked(t)
+        return [None if r is None else r[0].tolist() for r in self.engine.encode_batch(texts, threads)]
+
+
+def _checked(text: str) -> str:
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise ValueError(f"text holds a lone surrogate at character {e.start}") from None
+    return text
