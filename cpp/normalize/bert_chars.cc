@@ -15,6 +15,7 @@ BertCharTable::BertCharTable(std::string flag_bytes, const std::vector<std::pair
     out_.insert(out_.end(), outs.begin(), outs.end());
   }
   for (uint32_t c = 0; c < 128; ++c) {
+    if (flags(c) & kDropped) continue;  // 0: the general path drops it
     if (!(flags(c) & kMapped)) {
       ascii_out_[c] = static_cast<uint8_t>(c);
       continue;

@@ -3,8 +3,8 @@
 // Python builds the table (src/tokenforge/tokenizer/bert_chars.py, from unicodedata, the
 // same data as the readable pipeline): a flag byte per code point and, for the characters
 // the normalizer changes, their output.  Normalizing is then one lookup per character,
-// each output character keeping its source character as its alignment; the flags also say
-// where NFD groups would make that per-character alignment differ (the caller falls back).
+// each output character keeping its source character as its alignment; kReorder marks the
+// characters where NFD's reordering would make `tokenizers` align differently.
 #pragma once
 
 #include <cstddef>
@@ -19,8 +19,7 @@ namespace tf::wordpiece {
 // Flag bits, as bert_chars.py writes them.
 enum BertFlag : uint8_t {
   kMapped = 1,    // the normalizer changes it: output in the map
-  kJoins = 2,     // NFD groups it with the character before
-  kComplex = 4,   // within an NFD group its outputs would not all sit on its first character
+  kReorder = 2,   // NFD may move a character it keeps: alignment by position (caller falls back)
   kSpace = 8,     // White_Space (the pre-tokenizer drops it)
   kPunct = 16,    // punctuation (the pre-tokenizer isolates it)
   kDropped = 32,  // clean_text removes it
@@ -32,7 +31,7 @@ class BertCharTable {
   static constexpr uint32_t kLimit = 0x110000;
 
   // flags: kLimit bytes; mapped: code point -> its output code points; nfd: whether the
-  // normalizer runs NFD (strip_accents), which makes kJoins/kComplex matter.
+  // normalizer runs NFD (strip_accents), which makes kReorder matter.
   BertCharTable(std::string flags, const std::vector<std::pair<uint32_t, std::vector<uint32_t>>>& mapped, bool nfd);
 
   uint8_t flags(uint32_t cp) const { return cp < kLimit ? static_cast<uint8_t>(flags_[cp]) : 0; }

@@ -84,16 +84,13 @@ bool BertEncoder::stretch(const uint8_t* p, size_t n, uint32_t char_base, uint32
   s.src.clear();
   const uint8_t* const e = p + n;
   uint32_t ci = char_base;
-  bool group_open = false, group_complex = false;
   const bool nfd = t.nfd();
   while (p < e) {
     if (*p < 0x80) {
       const uint8_t o = t.ascii_out(*p);
-      if (o != 0) {  // ASCII to one ASCII character: a starter, never complex
+      if (o != 0) {  // ASCII to one ASCII character
         s.norm.push_back(o);
         s.src.push_back(ci);
-        group_open = true;
-        group_complex = false;
         ++p;
         ++ci;
         continue;
@@ -109,14 +106,7 @@ bool BertEncoder::stretch(const uint8_t* p, size_t n, uint32_t char_base, uint32
     }
     uint32_t first = 0, count = 1;
     if (f & kMapped) std::tie(first, count) = t.mapping(cp);
-    if (nfd) {
-      if ((f & kJoins) && group_open) {
-        if (group_complex || count > 0) return false;
-      } else {
-        group_open = true;
-        group_complex = (f & kComplex) != 0;
-      }
-    }
+    if (nfd && (f & kReorder)) return false;
     if (f & kCjk) {
       for (uint32_t c : {0x20u, cp, 0x20u}) {
         s.norm.push_back(c);

@@ -7,8 +7,8 @@
 // remembers its source character), cut at whitespace and around punctuation, and each word
 // goes through WordPiece.  A token's offsets are the first and last source characters of its
 // normalized characters; added tokens and words are numbered in order (word ids).
-// A stretch whose NFD groups would align differently from one character at a time
-// (bert_chars.h) sets `fallback` and the caller runs the readable pipeline.
+// A text holding a character whose alignment NFD's reordering could change (kReorder,
+// bert_chars.h) sets `fallback` and the caller runs the readable pipeline.
 // Post-processing (the [CLS]/[SEP] template), truncation and padding stay with the caller.
 #pragma once
 

@@ -1,21 +1,19 @@
 """BertNormalizer and BertPreTokenizer as one table per code point, for the native BERT path.
 
-Each BertNormalizer step is a map of one character to a string (clean_text, the spaces around
-CJK, lowercase) except NFD, which also reorders combining marks inside a group (a starter and
-the characters that join it).  So the normalizer is, per source character, the composition of
-the per-character steps — exactly what the readable pipeline gives as long as no group of two
-or more characters keeps more than its first character (then the per-character alignment and
-the group alignment of :func:`tokenforge.normalizers.unicode.normalize_aligned` differ).
-The table marks the characters where that could happen (`COMPLEX`, `JOINS`); the native
-encoder hands such texts back to the Python pipeline.
+Every BertNormalizer step maps one character to a string (clean_text, the spaces around CJK,
+NFD then dropping nonspacing marks, lowercase), and `tokenizers` aligns each output
+character with the character it came from — except where NFD reorders combining marks of
+different classes, whose alignments then follow their new positions.  Marks are dropped by
+strip_accents, so only a kept character with a nonzero combining class (a spacing mark
+such as U+0F39) can tell the two apart: the table flags those (`REORDER`) and the native
+encoder hands their texts back to the Python pipeline.  Everything else is one lookup per
+character.
 
 Flags per code point (one byte each): `MAPPED` (the normalizer changes it; its output is in
-the map), `JOINS` (NFD groups it with the character before), `COMPLEX` (in a group its
-outputs would not all sit on its first character), `SPACE` and `PUNCT` (the pre-tokenizer's
-classes of the character as a normalized one), `DROPPED` (clean_text removes it, so it is
-no member of any NFD group), `CJK` (a CJK ideograph the normalizer only spaces out).
-Built from this Python's `unicodedata`, the same the readable pipeline uses, once per
-normalizer configuration.
+the map), `REORDER` (above), `SPACE` and `PUNCT` (the pre-tokenizer's classes of the
+character as a normalized one), `DROPPED` (clean_text removes it), `CJK` (a CJK ideograph
+the normalizer only spaces out).  Built from this Python's `unicodedata`, the same the
+readable pipeline uses, once per normalizer configuration.
 
 Left out: code points 0x40000..0xDFFFF, unassigned in every Unicode version Python ships,
 are taken as unassigned without asking `unicodedata` (this keeps the build short).
@@ -34,17 +32,13 @@ import unicodedata
 from tokenforge.normalizers.bert import _CJK, WHITE_SPACE, _clean, is_cjk
 from tokenforge.pre_tokenizers.simple import is_punctuation
 
-MAPPED, JOINS, COMPLEX, SPACE, PUNCT, DROPPED, CJK = 1, 2, 4, 8, 16, 32, 64
+MAPPED, REORDER, SPACE, PUNCT, DROPPED, CJK = 1, 2, 8, 16, 32, 64
 _LIMIT = 0x110000
 _GAP = (0x40000, 0xE0000)  # planes 4..13: unassigned
 
 
-def _joins(c: str) -> bool:
-    return unicodedata.combining(c) != 0 or 0x1160 <= ord(c) <= 0x11FF
-
-
 def compose(c: str, clean_text: bool, cjk: bool, strip: bool, lowercase: bool) -> tuple[str, int]:
-    """The normalizer's output for one character and its NFD-group flags (readable steps).
+    """The normalizer's output for one character and its REORDER/DROPPED flags (readable steps).
 
     Example:
         >>> compose("Ä", True, True, True, True)
@@ -57,13 +51,9 @@ def compose(c: str, clean_text: bool, cjk: bool, strip: bool, lowercase: bool) -
     if cjk and s == c and is_cjk(c):
         s = " " + c + " "
     if strip:
-        if s == c and _joins(c):
-            f |= JOINS
-        d = unicodedata.normalize("NFD", s)
-        kept = [i for i, ch in enumerate(d) if unicodedata.category(ch) != "Mn"]
-        s = "".join(d[i] for i in kept)
-        if (f & JOINS) or any(i > 0 for i in kept):
-            f |= COMPLEX
+        s = "".join(ch for ch in unicodedata.normalize("NFD", s) if unicodedata.category(ch) != "Mn")
+        if any(unicodedata.combining(ch) for ch in s):
+            f |= REORDER
     if lowercase:
         s = "".join(ch.lower() for ch in s)
     return s, f
@@ -89,9 +79,9 @@ def bert_tables(clean_text: bool, handle_chinese_chars: bool, strip_accents: boo
     for cp, c, k, lo, d, cc in zip(cps, chars, cats, lowers, decomps, combining):
         nfd_same = not d or d[0] == "<"  # compatibility decompositions are no part of NFD
         if cjk[cp] and handle_chinese_chars and lo == c and nfd_same:
-            flags[cp] = CJK | (COMPLEX if strip else 0)
+            flags[cp] = CJK
             continue
-        if cp >= 0x80 and lo == c and cc == 0 and nfd_same and k[0] not in "CZMP" and not cjk[cp] \
+        if cp >= 0x80 and lo == c and cc == 0 and nfd_same and k[0] not in "CZMP" and not cjk[cp] and cp != 0xFFFD \
                 and not (0xAC00 <= cp <= 0xD7A3 or 0x1160 <= cp <= 0x11FF):
             continue  # letters, numbers, symbols no step changes and no class matches
         if k == "Cn" and cp >= 0x80:
@@ -103,7 +93,7 @@ def bert_tables(clean_text: bool, handle_chinese_chars: bool, strip_accents: boo
         s, g = compose(c, clean_text, handle_chinese_chars, strip, lowercase)
         f |= g
         if handle_chinese_chars and s == " " + c + " " and is_cjk(c):
-            f |= CJK | (COMPLEX if strip else 0)
+            f |= CJK
         elif s != c and not (f & DROPPED):
             f |= MAPPED
             mapped[cp] = s

@@ -5,9 +5,12 @@ with added tokens that are matched in the raw text (no `normalized`, `lstrip`, `
 `single_word`), runs in `tokenforge._native.BertEncoder` (cpp/pipeline/bert_encoder.h): one
 pass gives ids, character offsets and word ids, as the readable pipeline
 (:mod:`tokenforge.tokenizer.pipeline`) does.  The normalizer becomes a per-code-point table
-(:mod:`tokenforge.tokenizer.bert_chars`); a text whose NFD groups would align differently
-from that table (a combining mark after a letter that keeps several characters, say) comes
-back as None and takes the Python pipeline.  The post-processor ([CLS]/[SEP] templates),
+(:mod:`tokenforge.tokenizer.bert_chars`); a text holding a character whose alignment
+NFD's reordering could change (a spacing mark with a combining class) comes back as None and
+takes the Python pipeline.  Where NFD groups several characters, the native path aligns as
+`tokenizers` does (each output on its own source character), which the readable pipeline's
+group alignment (:func:`tokenforge.normalizers.unicode.normalize_aligned`) does not always.
+The post-processor ([CLS]/[SEP] templates),
 truncation and padding stay in Python.  Everything else is not native.
 
 Example:
