@@ -38,7 +38,97 @@ struct WordPieceHandle {
 
 struct BertHandle {
   std::unique_ptr<BertEncoder> encoder;
+  nb::list token_refs;           // id -> token str (None for ids without one)
+  std::vector<PyObject*> tokens;  // borrowed from token_refs
 };
+
+// Encodes the texts on up to `threads` threads (GIL released).
+std::vector<BertResult> run_batch(const BertEncoder& encoder, nb::list texts, int threads) {
+  nb::tuple items = snapshot(texts);
+  const size_t n = items.size();
+  std::vector<std::string_view> views(n);
+  for (size_t i = 0; i < n; ++i) views[i] = utf8(items[i]);
+  std::vector<BertResult> results(n);
+  nb::gil_scoped_release release;
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) encoder.encode(views[i], results[i]);
+  };
+  const size_t t = std::min<size_t>(std::max(1, threads), std::max<size_t>(1, n / 4));
+  std::vector<std::thread> pool;
+  for (size_t k = 1; k < t; ++k) pool.emplace_back(work);
+  work();
+  for (std::thread& th : pool) th.join();
+  return results;
+}
+
+// A new list of n items from make(i) (each a new reference), or a Python error.
+template <typename Make>
+nb::object build_list(size_t n, Make&& make) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
+  if (list == nullptr) throw nb::python_error();
+  nb::object owner = nb::steal(list);
+  for (size_t i = 0; i < n; ++i) {
+    PyObject* v = make(i);
+    if (v == nullptr) throw nb::python_error();
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), v);
+  }
+  return owner;
+}
+
+// (ids, tokens, offsets, word ids) lists of one result with the template's special tokens
+// before and after it (offsets (0, 0), word id None), or None for the Python pipeline.
+nb::object lists_of(const BertHandle& h, const BertResult& r, const std::vector<uint32_t>& pre_ids,
+                    const std::vector<PyObject*>& pre_toks, const std::vector<uint32_t>& suf_ids,
+                    const std::vector<PyObject*>& suf_toks, PyObject* zero_span) {
+  if (r.fallback) return nb::none();
+  const size_t a = pre_ids.size(), m = r.ids.size(), n = a + m + suf_ids.size();
+  std::vector<uint32_t> ids;
+  ids.reserve(n);
+  ids.insert(ids.end(), pre_ids.begin(), pre_ids.end());
+  ids.insert(ids.end(), r.ids.begin(), r.ids.end());
+  ids.insert(ids.end(), suf_ids.begin(), suf_ids.end());
+  PyObject* id_list = new_id_list(ids.data(), n);
+  if (id_list == nullptr) throw nb::python_error();
+  nb::object id_obj = nb::steal(id_list);
+  const size_t table = h.tokens.size();
+  nb::object toks = build_list(n, [&](size_t i) -> PyObject* {
+    PyObject* t = i < a ? pre_toks[i] : i >= a + m ? suf_toks[i - a - m] : (ids[i] < table ? h.tokens[ids[i]] : Py_None);
+    Py_INCREF(t);
+    return t;
+  });
+  nb::object offs = build_list(n, [&](size_t i) -> PyObject* {
+    if (i < a || i >= a + m) {
+      Py_INCREF(zero_span);
+      return zero_span;
+    }
+    PyObject* x = cached_int(r.starts[i - a]);
+    PyObject* y = cached_int(r.ends[i - a]);
+    if (x == nullptr || y == nullptr) {
+      Py_XDECREF(x);
+      Py_XDECREF(y);
+      return nullptr;
+    }
+    PyObject* t = PyTuple_New(2);
+    if (t == nullptr) {
+      Py_DECREF(x);
+      Py_DECREF(y);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(t, 0, x);
+    PyTuple_SET_ITEM(t, 1, y);
+    PyObject_GC_UnTrack(t);  // two ints: no cycle possible, so the collector need not visit it
+    return t;
+  });
+  nb::object words = build_list(n, [&](size_t i) -> PyObject* {
+    if (i < a || i >= a + m) {
+      Py_INCREF(Py_None);
+      return Py_None;
+    }
+    return cached_int(r.words[i - a]);
+  });
+  return nb::make_tuple(id_obj, toks, offs, words);
+}
 
 template <typename T>
 nb::object array_of(const std::vector<T>& v) {
@@ -135,28 +225,41 @@ void bind_wordpiece(nb::module_& m) {
       .def(
           "encode_batch",
           [](const BertHandle& self, nb::list texts, int num_threads) {
-            nb::tuple items = snapshot(texts);
-            const size_t n = items.size();
-            std::vector<std::string_view> views(n);
-            for (size_t i = 0; i < n; ++i) views[i] = utf8(items[i]);
-            std::vector<BertResult> results(n);
-            {
-              nb::gil_scoped_release release;
-              std::atomic<size_t> next{0};
-              auto work = [&] {
-                for (size_t i; (i = next.fetch_add(1)) < n;) self.encoder->encode(views[i], results[i]);
-              };
-              const size_t threads = std::min<size_t>(std::max(1, num_threads), std::max<size_t>(1, n / 4));
-              std::vector<std::thread> pool;
-              for (size_t k = 1; k < threads; ++k) pool.emplace_back(work);
-              work();
-              for (std::thread& th : pool) th.join();
-            }
+            std::vector<BertResult> results = run_batch(*self.encoder, texts, num_threads);
             nb::list out;
             for (const BertResult& r : results) out.append(result_of(r));
             return out;
           },
-          nb::arg("texts"), nb::arg("num_threads") = 1, "encode() of each text, on native threads.");
+          nb::arg("texts"), nb::arg("num_threads") = 1, "encode() of each text, on native threads.")
+      .def(
+          "set_tokens",
+          [](BertHandle& self, nb::list tokens) {
+            self.token_refs = tokens;
+            self.tokens.assign(tokens.size(), Py_None);
+            for (size_t i = 0; i < tokens.size(); ++i) self.tokens[i] = tokens[i].ptr();
+          },
+          nb::arg("tokens"), "The token str of each id (a list indexed by id), for encode_lists.")
+      .def(
+          "encode_lists",
+          [](const BertHandle& self, nb::list texts, int num_threads, std::vector<uint32_t> pre_ids, nb::list pre_tokens,
+             std::vector<uint32_t> suf_ids, nb::list suf_tokens) {
+            if (pre_ids.size() != pre_tokens.size() || suf_ids.size() != suf_tokens.size()) {
+              throw nb::value_error("encode_lists: ids and tokens of different lengths");
+            }
+            std::vector<PyObject*> pre_toks, suf_toks;
+            for (nb::handle t : pre_tokens) pre_toks.push_back(t.ptr());
+            for (nb::handle t : suf_tokens) suf_toks.push_back(t.ptr());
+            nb::object zero_span = nb::make_tuple(0, 0);
+            std::vector<BertResult> results = run_batch(*self.encoder, texts, num_threads);
+            nb::list out;
+            for (const BertResult& r : results) {
+              out.append(lists_of(self, r, pre_ids, pre_toks, suf_ids, suf_toks, zero_span.ptr()));
+            }
+            return out;
+          },
+          nb::arg("texts"), nb::arg("num_threads"), nb::arg("prefix_ids"), nb::arg("prefix_tokens"),
+          nb::arg("suffix_ids"), nb::arg("suffix_tokens"),
+          "(ids, tokens, offsets, word ids) lists of each text between the given special tokens, or None.");
 }
 
 }  // namespace tf::py

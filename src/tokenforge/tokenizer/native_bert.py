@@ -26,6 +26,7 @@ from tokenforge import _native
 from tokenforge.models.wordpiece import WordPiece
 from tokenforge.normalizers.bert import BertNormalizer
 from tokenforge.pre_tokenizers.simple import BertPreTokenizer
+from tokenforge.processors import BertProcessing, TemplateProcessing
 from tokenforge.tokenizer.bert_chars import bert_tables
 from tokenforge.tokenizer.encoding import Encoding
 
@@ -41,11 +42,35 @@ def wordpiece_model(model: WordPiece) -> "_native.WordPieceModel | None":
                                   model.max_input_chars_per_word)
 
 
+def single_template(processor) -> tuple[list, list, int] | None:
+    """The special tokens before and after `$A` in a single-sequence template, as
+    [(id, token, type_id)], and A's type id; None for a processor that is not a template
+    (no processor: nothing around A, type id 0)."""
+    if processor is None:
+        return [], [], 0
+    if type(processor) not in (TemplateProcessing, BertProcessing):
+        return None
+    pre: list = []
+    post: list = []
+    a_type = None
+    for piece in processor.single:
+        kind, v = processor._piece(piece)
+        if kind == "Sequence":
+            if v["id"] != "A" or a_type is not None:
+                return None
+            a_type = v["type_id"]
+            continue
+        st = processor.special_tokens[v["id"]]
+        (post if a_type is not None else pre).extend((i, t, v["type_id"]) for i, t in zip(st["ids"], st["tokens"]))
+    return None if a_type is None else (pre, post, a_type)
+
+
 class NativeBert:
     """The native BERT encoder and the id -> token table (module docstring)."""
 
-    def __init__(self, engine, tokens: np.ndarray) -> None:
-        self.engine, self.token_array = engine, tokens
+    def __init__(self, engine, tokens: np.ndarray, template) -> None:
+        self.engine, self.token_array, self.template = engine, tokens, template
+        engine.set_tokens(tokens.tolist())
 
     @classmethod
     def build(cls, tok) -> "NativeBert | None":
@@ -77,7 +102,7 @@ class NativeBert:
         table = np.empty(max(tokens) + 1, dtype=object)
         for i, s in tokens.items():
             table[i] = s
-        return cls(_native.BertEncoder(wp, flags, mapped, nfd, added), table)
+        return cls(_native.BertEncoder(wp, flags, mapped, nfd, added), table, single_template(tok.post_processor))
 
     def _encoding(self, r, type_id: int) -> Encoding | None:
         if r is None:
@@ -86,6 +111,30 @@ class NativeBert:
         n = len(ids)
         return Encoding(ids.tolist(), self.token_array[ids].tolist(), list(zip(starts.tolist(), ends.tolist())),
                         words.tolist(), [type_id] * n)
+
+    def encode_final(self, texts: list[str], add_special_tokens: bool, threads: int) -> list[Encoding | None] | None:
+        """Post-processed Encodings of single texts (the template applied in C++), None in
+        place of a text the Python path must take; None when the processor is no template."""
+        if self.template is None:
+            return None
+        pre, post, a_type = self.template if add_special_tokens else ([], [], self.template[2])
+        try:
+            rows = self.engine.encode_lists(texts, threads, [p[0] for p in pre], [p[1] for p in pre],
+                                            [p[0] for p in post], [p[1] for p in post])
+        except UnicodeEncodeError as e:
+            raise ValueError(f"text holds a lone surrogate at character {e.start}") from None
+        a, b = len(pre), len(post)
+        pre_types, post_types = [p[2] for p in pre], [p[2] for p in post]
+        out: list[Encoding | None] = []
+        for row in rows:
+            if row is None:
+                out.append(None)
+                continue
+            ids, tokens, offsets, words = row
+            m = len(ids) - a - b
+            out.append(Encoding(ids, tokens, offsets, words, pre_types + [a_type] * m + post_types,
+                                [1] * a + [0] * m + [1] * b, [1] * len(ids), [None] * a + [0] * m + [None] * b))
+        return out
 
     def encode(self, text: str, type_id: int = 0) -> Encoding | None:
         """The Encoding of one text (before post-processing), or None to use the Python path."""
