@@ -29,7 +29,7 @@ namespace {
 using tf::wordpiece::BertCharTable;
 using tf::wordpiece::BertEncoder;
 using tf::wordpiece::BertResult;
-using tf::wordpiece::Piece;
+using tf::wordpiece::SubwordSpan;
 using tf::wordpiece::WordPiece;
 
 struct WordPieceHandle {
@@ -179,13 +179,37 @@ void bind_wordpiece(nb::module_& m) {
             }
             const uint32_t total = w.empty() ? 0 : chars + 1;
             char_of[w.size()] = total;
-            std::vector<Piece> pieces;
+            std::vector<SubwordSpan> pieces;
             if (!w.empty()) self.model->tokenize(w, total, pieces);
             nb::list out;
-            for (const Piece& pc : pieces) out.append(nb::make_tuple(pc.id, char_of[pc.start], char_of[pc.end]));
+            for (const SubwordSpan& pc : pieces) out.append(nb::make_tuple(pc.id, char_of[pc.start], char_of[pc.end]));
             return out;
           },
-          nb::arg("word"), "(id, char start, char end) per piece of one word.");
+          nb::arg("word"), "(id, char start, char end) per piece of one word.")
+      .def(
+          "encode_words",
+          [](const WordPieceHandle& self, nb::list words) {
+            nb::tuple items = snapshot(words);
+            std::vector<std::string_view> views(items.size());
+            std::vector<size_t> chars(items.size());
+            for (size_t i = 0; i < items.size(); ++i) {
+              views[i] = utf8(items[i]);
+              chars[i] = static_cast<size_t>(PyUnicode_GetLength(items[i].ptr()));
+            }
+            std::vector<SubwordSpan> pieces;
+            {
+              nb::gil_scoped_release release;
+              for (size_t i = 0; i < views.size(); ++i) {
+                if (!views[i].empty()) self.model->tokenize(views[i], chars[i], pieces);
+              }
+            }
+            std::vector<uint32_t> ids(pieces.size());
+            for (size_t i = 0; i < pieces.size(); ++i) ids[i] = static_cast<uint32_t>(pieces[i].id);
+            PyObject* list = new_id_list(ids.data(), ids.size());
+            if (list == nullptr) throw nb::python_error();
+            return nb::steal(list);
+          },
+          nb::arg("words"), "The ids of the words, one after another (empty words give nothing).");
 
   nb::class_<BertHandle>(m, "BertEncoder",
                          "tf::wordpiece::BertEncoder: added tokens, BertNormalizer, BertPreTokenizer, WordPiece.")
@@ -224,13 +248,26 @@ void bind_wordpiece(nb::module_& m) {
           nb::arg("text"), "(ids, starts, ends, words) as numpy arrays, or None: use the Python pipeline.")
       .def(
           "encode_batch",
-          [](const BertHandle& self, nb::list texts, int num_threads) {
+          [](const BertHandle& self, nb::list texts, int num_threads, bool ids_only) {
             std::vector<BertResult> results = run_batch(*self.encoder, texts, num_threads);
             nb::list out;
-            for (const BertResult& r : results) out.append(result_of(r));
+            for (const BertResult& r : results) {
+              if (ids_only) {
+                if (r.fallback) {
+                  out.append(nb::none());
+                  continue;
+                }
+                PyObject* list = new_id_list(reinterpret_cast<const uint32_t*>(r.ids.data()), r.ids.size());
+                if (list == nullptr) throw nb::python_error();
+                out.append(nb::steal(list));
+              } else {
+                out.append(result_of(r));
+              }
+            }
             return out;
           },
-          nb::arg("texts"), nb::arg("num_threads") = 1, "encode() of each text, on native threads.")
+          nb::arg("texts"), nb::arg("num_threads") = 1, nb::arg("ids_only") = false,
+          "encode() of each text, on native threads (with ids_only, each text's ids list or None).")
       .def(
           "set_tokens",
           [](BertHandle& self, nb::list tokens) {

@@ -12,7 +12,7 @@ struct BertEncoder::Scratch {
   std::vector<uint32_t> src;   // each one's source character (of the whole text)
   std::string word;            // one word in UTF-8
   std::vector<uint32_t> char_of;  // byte of `word` -> its character
-  std::vector<Piece> pieces;
+  std::vector<SubwordSpan> pieces;
 };
 
 BertEncoder::BertEncoder(std::shared_ptr<const WordPiece> model, std::shared_ptr<const BertCharTable> table,
@@ -124,6 +124,12 @@ bool BertEncoder::stretch(const uint8_t* p, size_t n, uint32_t char_base, uint32
     ++ci;
   }
   const size_t m = s.norm.size();
+  if (out.ids.empty()) {  // a first guess of the token count (later stretches grow as usual)
+    out.ids.reserve(m / 3);
+    out.starts.reserve(m / 3);
+    out.ends.reserve(m / 3);
+    out.words.reserve(m / 3);
+  }
   size_t i = 0;
   while (i < m) {
     const uint8_t f = t.flags(s.norm[i]);
@@ -143,18 +149,30 @@ bool BertEncoder::stretch(const uint8_t* p, size_t n, uint32_t char_base, uint32
 
 void BertEncoder::word_pieces(size_t a, size_t b, uint32_t word, BertResult& out, Scratch& s) const {
   s.word.clear();
-  s.char_of.clear();
+  bool ascii = true;
   for (size_t k = a; k < b; ++k) {
-    const size_t before = s.word.size();
-    put_utf8(s.word, s.norm[k]);
-    s.char_of.insert(s.char_of.end(), s.word.size() - before, static_cast<uint32_t>(k - a));
+    const uint32_t c = s.norm[k];
+    if (c >= 0x80) {
+      ascii = false;
+      break;
+    }
+    s.word.push_back(static_cast<char>(c));
   }
-  s.char_of.push_back(static_cast<uint32_t>(b - a));
+  if (!ascii) {  // bytes -> characters through char_of
+    s.word.clear();
+    s.char_of.clear();
+    for (size_t k = a; k < b; ++k) {
+      const size_t before = s.word.size();
+      put_utf8(s.word, s.norm[k]);
+      s.char_of.insert(s.char_of.end(), s.word.size() - before, static_cast<uint32_t>(k - a));
+    }
+    s.char_of.push_back(static_cast<uint32_t>(b - a));
+  }
   s.pieces.clear();
   model_->tokenize(s.word, b - a, s.pieces);
-  for (const Piece& pc : s.pieces) {
-    const uint32_t c0 = s.char_of[pc.start];
-    const uint32_t c1 = s.char_of[pc.end];  // one past the last character
+  for (const SubwordSpan& pc : s.pieces) {
+    const uint32_t c0 = ascii ? pc.start : s.char_of[pc.start];
+    const uint32_t c1 = ascii ? pc.end : s.char_of[pc.end];  // one past the last character
     out.ids.push_back(pc.id);
     out.starts.push_back(s.src[a + c0]);
     out.ends.push_back(s.src[a + c1 - 1] + 1);

@@ -120,3 +120,20 @@ def test_wordpiece_model_equals_python(word):
     _, ours = _pair("file")
     expected = [(i, a, b) for i, _, (a, b) in ours.model.tokenize(word)]
     assert wordpiece_model(ours.model).tokenize(word) == expected
+
+
+@SETTINGS
+@given(words=st.lists(st.text("abcdefghijklmnopqrstuvwxyz\u2581中é", max_size=12), max_size=8))
+def test_wordpiece_encode_words_gguf_style(words):
+    """encode_words with an empty continuation prefix and no length limit (llama.cpp's WPM
+    form, as tokenforge.gguf.wordpiece uses models.WordPiece) == models.WordPiece."""
+    import sys
+
+    from tokenforge import _native
+    from tokenforge.models import WordPiece
+
+    vocab = {t: i for i, t in enumerate(["[UNK]", "\u2581a", "\u2581ab", "b", "c", "abc", "\u2581中", "é", "d", "e"])}
+    py = WordPiece(vocab, "[UNK]", "", sys.maxsize)
+    native = _native.WordPieceModel(list(vocab.items()), 0, "", sys.maxsize)
+    expected = [i for w in words if w for i, _, _ in py.tokenize(w)]
+    assert native.encode_words(words) == expected

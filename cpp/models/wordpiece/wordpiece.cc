@@ -30,11 +30,11 @@ size_t WordPiece::longest(int32_t node, std::string_view word, size_t from, int3
   return best;
 }
 
-void WordPiece::tokenize(std::string_view word, size_t chars, std::vector<Piece>& out) const {
+void WordPiece::tokenize(std::string_view word, size_t chars, std::vector<SubwordSpan>& out) const {
   const size_t mark = out.size();
   const uint32_t n = static_cast<uint32_t>(word.size());
   if (chars > max_chars_ || trie_.empty()) {
-    out.push_back(Piece{unk_id_, 0, n});
+    out.push_back(SubwordSpan{unk_id_, 0, n});
     return;
   }
   size_t start = 0;
@@ -44,10 +44,10 @@ void WordPiece::tokenize(std::string_view word, size_t chars, std::vector<Piece>
     const size_t end = node < 0 ? 0 : longest(node, word, start, &id);
     if (end == 0) {
       out.resize(mark);
-      out.push_back(Piece{unk_id_, 0, n});
+      out.push_back(SubwordSpan{unk_id_, 0, n});
       return;
     }
-    out.push_back(Piece{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
+    out.push_back(SubwordSpan{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
     start = end;
   }
 }

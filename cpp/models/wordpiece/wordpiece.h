@@ -20,7 +20,7 @@
 
 namespace tf::wordpiece {
 
-struct Piece {
+struct SubwordSpan {
   int32_t id;
   uint32_t start;  // bytes of the word
   uint32_t end;
@@ -33,7 +33,7 @@ class WordPiece {
             size_t max_chars);
 
   // Appends the pieces of `word` (valid UTF-8, `chars` characters) to `out`.
-  void tokenize(std::string_view word, size_t chars, std::vector<Piece>& out) const;
+  void tokenize(std::string_view word, size_t chars, std::vector<SubwordSpan>& out) const;
 
   int32_t unk_id() const { return unk_id_; }
 

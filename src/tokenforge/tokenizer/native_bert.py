@@ -138,25 +138,22 @@ class NativeBert:
 
     def encode(self, text: str, type_id: int = 0) -> Encoding | None:
         """The Encoding of one text (before post-processing), or None to use the Python path."""
-        return self._encoding(self.engine.encode(_checked(text)), type_id)
+        try:
+            return self._encoding(self.engine.encode(text), type_id)
+        except UnicodeEncodeError as e:
+            raise ValueError(f"text holds a lone surrogate at character {e.start}") from None
 
     def encode_batch(self, texts: list[str], threads: int) -> list[Encoding | None]:
         """Encodings of many texts on native threads (None where the Python path must run)."""
-        for t in texts:
-            _checked(t)
-        return [self._encoding(r, 0) for r in self.engine.encode_batch(texts, threads)]
+        try:
+            rows = self.engine.encode_batch(texts, threads)
+        except UnicodeEncodeError as e:
+            raise ValueError(f"text holds a lone surrogate at character {e.start}") from None
+        return [self._encoding(r, 0) for r in rows]
 
     def ids_batch(self, texts: list[str], threads: int) -> list[list[int] | None]:
         """Ids of many texts on native threads (None where the Python path must run)."""
-        for t in texts:
-            _checked(t)
-        return [None if r is None else r[0].tolist() for r in self.engine.encode_batch(texts, threads)]
-
-
-def _checked(text: str) -> str:
-    if not text.isascii():
         try:
-            text.encode("utf-8")
+            return self.engine.encode_batch(texts, threads, ids_only=True)
         except UnicodeEncodeError as e:
             raise ValueError(f"text holds a lone surrogate at character {e.start}") from None
-    return text
