@@ -284,7 +284,8 @@ class Tokenizer:
             self._native = NativeByteLevel.build(self) if NativeByteLevel is not None else None
             if self._native is None and NativeByteLevel is not None:
                 from tokenforge.tokenizer.native_bert import NativeBert
-                self._native = NativeBert.build(self)
+                from tokenforge.tokenizer.native_splits import NativeSplits
+                self._native = NativeBert.build(self) or NativeSplits.build(self)
             self._native_checked = True
         return self._native
 
