@@ -36,10 +36,28 @@ struct WordPieceHandle {
   std::shared_ptr<const WordPiece> model;
 };
 
+// The template's special tokens around a sequence and the id -> token table, shared by the
+// documents of one call (BertDoc).  The lists hold the references; the vectors borrow.
+struct BertWrap {
+  nb::list token_refs;  // id -> token str (None for ids without one)
+  std::vector<PyObject*> tokens;
+  std::vector<uint32_t> pre_ids, suf_ids;
+  nb::list pre_refs, suf_refs;
+  std::vector<PyObject*> pre_toks, suf_toks;
+  nb::object zero_span;  // (0, 0)
+};
+
 struct BertHandle {
   std::unique_ptr<BertEncoder> encoder;
-  nb::list token_refs;           // id -> token str (None for ids without one)
-  std::vector<PyObject*> tokens;  // borrowed from token_refs
+  nb::list token_refs;
+};
+
+// One encoded text: its arrays, turned into Python lists only when asked (each list once:
+// the Python Encoding keeps what it got).
+struct BertDoc {
+  BertResult r;
+  std::shared_ptr<const BertWrap> wrap;
+  size_t size() const { return wrap->pre_ids.size() + r.ids.size() + wrap->suf_ids.size(); }
 };
 
 // Encodes the texts on up to `threads` threads (GIL released).
@@ -76,60 +94,6 @@ nb::object build_list(size_t n, Make&& make) {
   return owner;
 }
 
-// (ids, tokens, offsets, word ids) lists of one result with the template's special tokens
-// before and after it (offsets (0, 0), word id None), or None for the Python pipeline.
-nb::object lists_of(const BertHandle& h, const BertResult& r, const std::vector<uint32_t>& pre_ids,
-                    const std::vector<PyObject*>& pre_toks, const std::vector<uint32_t>& suf_ids,
-                    const std::vector<PyObject*>& suf_toks, PyObject* zero_span) {
-  if (r.fallback) return nb::none();
-  const size_t a = pre_ids.size(), m = r.ids.size(), n = a + m + suf_ids.size();
-  std::vector<uint32_t> ids;
-  ids.reserve(n);
-  ids.insert(ids.end(), pre_ids.begin(), pre_ids.end());
-  ids.insert(ids.end(), r.ids.begin(), r.ids.end());
-  ids.insert(ids.end(), suf_ids.begin(), suf_ids.end());
-  PyObject* id_list = new_id_list(ids.data(), n);
-  if (id_list == nullptr) throw nb::python_error();
-  nb::object id_obj = nb::steal(id_list);
-  const size_t table = h.tokens.size();
-  nb::object toks = build_list(n, [&](size_t i) -> PyObject* {
-    PyObject* t = i < a ? pre_toks[i] : i >= a + m ? suf_toks[i - a - m] : (ids[i] < table ? h.tokens[ids[i]] : Py_None);
-    Py_INCREF(t);
-    return t;
-  });
-  nb::object offs = build_list(n, [&](size_t i) -> PyObject* {
-    if (i < a || i >= a + m) {
-      Py_INCREF(zero_span);
-      return zero_span;
-    }
-    PyObject* x = cached_int(r.starts[i - a]);
-    PyObject* y = cached_int(r.ends[i - a]);
-    if (x == nullptr || y == nullptr) {
-      Py_XDECREF(x);
-      Py_XDECREF(y);
-      return nullptr;
-    }
-    PyObject* t = PyTuple_New(2);
-    if (t == nullptr) {
-      Py_DECREF(x);
-      Py_DECREF(y);
-      return nullptr;
-    }
-    PyTuple_SET_ITEM(t, 0, x);
-    PyTuple_SET_ITEM(t, 1, y);
-    PyObject_GC_UnTrack(t);  // two ints: no cycle possible, so the collector need not visit it
-    return t;
-  });
-  nb::object words = build_list(n, [&](size_t i) -> PyObject* {
-    if (i < a || i >= a + m) {
-      Py_INCREF(Py_None);
-      return Py_None;
-    }
-    return cached_int(r.words[i - a]);
-  });
-  return nb::make_tuple(id_obj, toks, offs, words);
-}
-
 template <typename T>
 nb::object array_of(const std::vector<T>& v) {
   T* data = static_cast<T*>(std::malloc(std::max<size_t>(v.size(), 1) * sizeof(T)));
@@ -140,9 +104,74 @@ nb::object array_of(const std::vector<T>& v) {
   return nb::cast(nb::ndarray<nb::numpy, T, nb::ndim<1>>(data, 1, shape, owner));
 }
 
+// (ids, starts, ends, words) as numpy arrays, or None for the Python pipeline.
 nb::object result_of(const BertResult& r) {
   if (r.fallback) return nb::none();
   return nb::make_tuple(array_of(r.ids), array_of(r.starts), array_of(r.ends), array_of(r.words));
+}
+
+nb::object doc_ids(const BertDoc& d) {
+  const BertWrap& w = *d.wrap;
+  std::vector<uint32_t> ids;
+  ids.reserve(d.size());
+  ids.insert(ids.end(), w.pre_ids.begin(), w.pre_ids.end());
+  ids.insert(ids.end(), d.r.ids.begin(), d.r.ids.end());
+  ids.insert(ids.end(), w.suf_ids.begin(), w.suf_ids.end());
+  PyObject* list = new_id_list(ids.data(), ids.size());
+  if (list == nullptr) throw nb::python_error();
+  return nb::steal(list);
+}
+
+nb::object doc_tokens(const BertDoc& d) {
+  const BertWrap& w = *d.wrap;
+  const size_t a = w.pre_ids.size(), m = d.r.ids.size(), table = w.tokens.size();
+  return build_list(d.size(), [&](size_t i) -> PyObject* {
+    PyObject* t;
+    if (i < a) {
+      t = w.pre_toks[i];
+    } else if (i >= a + m) {
+      t = w.suf_toks[i - a - m];
+    } else {
+      const auto id = static_cast<uint32_t>(d.r.ids[i - a]);
+      t = id < table ? w.tokens[id] : Py_None;
+    }
+    Py_INCREF(t);
+    return t;
+  });
+}
+
+nb::object doc_offsets(const BertDoc& d) {
+  const BertWrap& w = *d.wrap;
+  const size_t a = w.pre_ids.size(), m = d.r.ids.size();
+  return build_list(d.size(), [&](size_t i) -> PyObject* {
+    if (i < a || i >= a + m) {
+      Py_INCREF(w.zero_span.ptr());
+      return w.zero_span.ptr();
+    }
+    PyObject* x = cached_int(d.r.starts[i - a]);
+    PyObject* y = cached_int(d.r.ends[i - a]);
+    PyObject* t = (x != nullptr && y != nullptr) ? PyTuple_New(2) : nullptr;
+    if (t == nullptr) {
+      Py_XDECREF(x);
+      Py_XDECREF(y);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(t, 0, x);
+    PyTuple_SET_ITEM(t, 1, y);
+    PyObject_GC_UnTrack(t);  // two ints: no cycle possible, so the collector need not visit it
+    return t;
+  });
+}
+
+nb::object doc_words(const BertDoc& d) {
+  const size_t a = d.wrap->pre_ids.size(), m = d.r.ids.size();
+  return build_list(d.size(), [&](size_t i) -> PyObject* {
+    if (i < a || i >= a + m) {
+      Py_INCREF(Py_None);
+      return Py_None;
+    }
+    return cached_int(d.r.words[i - a]);
+  });
 }
 
 }  // namespace
@@ -270,33 +299,46 @@ void bind_wordpiece(nb::module_& m) {
           "encode() of each text, on native threads (with ids_only, each text's ids list or None).")
       .def(
           "set_tokens",
-          [](BertHandle& self, nb::list tokens) {
-            self.token_refs = tokens;
-            self.tokens.assign(tokens.size(), Py_None);
-            for (size_t i = 0; i < tokens.size(); ++i) self.tokens[i] = tokens[i].ptr();
-          },
-          nb::arg("tokens"), "The token str of each id (a list indexed by id), for encode_lists.")
+          [](BertHandle& self, nb::list tokens) { self.token_refs = tokens; },
+          nb::arg("tokens"), "The token str of each id (a list indexed by id), for encode_docs.")
       .def(
-          "encode_lists",
+          "encode_docs",
           [](const BertHandle& self, nb::list texts, int num_threads, std::vector<uint32_t> pre_ids, nb::list pre_tokens,
              std::vector<uint32_t> suf_ids, nb::list suf_tokens) {
             if (pre_ids.size() != pre_tokens.size() || suf_ids.size() != suf_tokens.size()) {
-              throw nb::value_error("encode_lists: ids and tokens of different lengths");
+              throw nb::value_error("encode_docs: ids and tokens of different lengths");
             }
-            std::vector<PyObject*> pre_toks, suf_toks;
-            for (nb::handle t : pre_tokens) pre_toks.push_back(t.ptr());
-            for (nb::handle t : suf_tokens) suf_toks.push_back(t.ptr());
-            nb::object zero_span = nb::make_tuple(0, 0);
+            auto wrap = std::make_shared<BertWrap>();
+            wrap->token_refs = self.token_refs;
+            for (nb::handle t : self.token_refs) wrap->tokens.push_back(t.ptr());
+            wrap->pre_ids = std::move(pre_ids);
+            wrap->suf_ids = std::move(suf_ids);
+            wrap->pre_refs = pre_tokens;
+            wrap->suf_refs = suf_tokens;
+            for (nb::handle t : pre_tokens) wrap->pre_toks.push_back(t.ptr());
+            for (nb::handle t : suf_tokens) wrap->suf_toks.push_back(t.ptr());
+            wrap->zero_span = nb::make_tuple(0, 0);
             std::vector<BertResult> results = run_batch(*self.encoder, texts, num_threads);
             nb::list out;
-            for (const BertResult& r : results) {
-              out.append(lists_of(self, r, pre_ids, pre_toks, suf_ids, suf_toks, zero_span.ptr()));
+            for (BertResult& r : results) {
+              if (r.fallback) {
+                out.append(nb::none());
+              } else {
+                out.append(nb::cast(BertDoc{std::move(r), wrap}));
+              }
             }
             return out;
           },
           nb::arg("texts"), nb::arg("num_threads"), nb::arg("prefix_ids"), nb::arg("prefix_tokens"),
           nb::arg("suffix_ids"), nb::arg("suffix_tokens"),
-          "(ids, tokens, offsets, word ids) lists of each text between the given special tokens, or None.");
+          "A BertDoc for each text between the given special tokens, or None (the Python pipeline).");
+
+  nb::class_<BertDoc>(m, "BertDoc", "One text encoded by BertEncoder.encode_docs; its lists built on request.")
+      .def("__len__", &BertDoc::size)
+      .def("ids", &doc_ids)
+      .def("tokens", &doc_tokens)
+      .def("offsets", &doc_offsets)
+      .def("word_ids", &doc_words);
 }
 
 }  // namespace tf::py

@@ -326,12 +326,27 @@ class BertEncoder:
         """
 
     def set_tokens(self, tokens: list) -> None:
-        """The token str of each id (a list indexed by id), for encode_lists."""
+        """The token str of each id (a list indexed by id), for encode_docs."""
 
-    def encode_lists(self, texts: list, num_threads: int, prefix_ids: Sequence[int], prefix_tokens: list, suffix_ids: Sequence[int], suffix_tokens: list) -> list:
+    def encode_docs(self, texts: list, num_threads: int, prefix_ids: Sequence[int], prefix_tokens: list, suffix_ids: Sequence[int], suffix_tokens: list) -> list:
         """
-        (ids, tokens, offsets, word ids) lists of each text between the given special tokens, or None.
+        A BertDoc for each text between the given special tokens, or None (the Python pipeline).
         """
+
+class BertDoc:
+    """
+    One text encoded by BertEncoder.encode_docs; its lists built on request.
+    """
+
+    def __len__(self) -> int: ...
+
+    def ids(self) -> object: ...
+
+    def tokens(self) -> object: ...
+
+    def offsets(self) -> object: ...
+
+    def word_ids(self) -> object: ...
 
 def encode_flat(encoding: Encoding, texts: list, eot: int, threads: int, allowed: SpecialSet | None = None) -> object:
     """
