@@ -137,3 +137,25 @@ def test_wordpiece_encode_words_gguf_style(words):
     native = _native.WordPieceModel(list(vocab.items()), 0, "", sys.maxsize)
     expected = [i for w in words if w for i, _, _ in py.tokenize(w)]
     assert native.encode_words(words) == expected
+
+
+def test_padding_batches_and_fast():
+    """Native Encodings (lists made on access) padded, batched and ids-only as tokenizers."""
+    need_shared()
+    from _hf_json import lines
+
+    from tokenforge.tokenizer import Tokenizer
+
+    ref, ours = _pair("file")
+    ref, ours = ref.from_str(ref.to_str()), Tokenizer.from_str(ours.to_str())  # own copies: padding set below
+    sample = lines("en", 20, seed=4) + lines("multi", 10, seed=4) + ["", "[CLS] x [SEP]"]
+    for t in (ref, ours):
+        t.enable_padding(direction="left", pad_to_multiple_of=8)
+    for special in (True, False):
+        for x, y in zip(ref.encode_batch(sample, add_special_tokens=special),
+                        ours.encode_batch(sample, add_special_tokens=special)):
+            assert diff(x, y) is None and len(x) == len(y)
+        for x, y in zip(ref.encode_batch_fast(sample, add_special_tokens=special),
+                        ours.encode_batch_fast(sample, add_special_tokens=special)):
+            assert x.ids == y.ids and x.attention_mask == y.attention_mask and x.type_ids == y.type_ids
+    assert diff(ref.encode(sample[0]), ours.encode(sample[0])) is None
