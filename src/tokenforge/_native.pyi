@@ -294,6 +294,63 @@ class UbpeUniversalEncoder:
 
     def encode_many(self, words: object, top_n: int = 1, n_threads: int = 0) -> list: ...
 
+class WordPieceModel:
+    """tf::wordpiece::WordPiece: greedy longest-match WordPiece over a vocab."""
+
+    def __init__(self, vocab: Sequence[tuple[str, int]], unk_id: int, prefix: str, max_chars: int) -> None:
+        """
+        vocab: (token, id) pairs; words over max_chars characters, or with no match, give unk_id.
+        """
+
+    def tokenize(self, word: str) -> list:
+        """(id, char start, char end) per piece of one word."""
+
+    def encode_words(self, words: list) -> object:
+        """The ids of the words, one after another (empty words give nothing)."""
+
+class BertEncoder:
+    """
+    tf::wordpiece::BertEncoder: added tokens, BertNormalizer, BertPreTokenizer, WordPiece.
+    """
+
+    def __init__(self, model: WordPieceModel, flags: bytes, mapped: dict, nfd: bool, added: Sequence[tuple[str, int]]) -> None:
+        """
+        Tables from tokenforge.tokenizer.bert_chars; added: (content, id) of raw-text added tokens.
+        """
+
+    def encode(self, text: str) -> object:
+        """
+        (ids, starts, ends, words) as numpy arrays, or None: use the Python pipeline.
+        """
+
+    def encode_batch(self, texts: list, num_threads: int = 1, ids_only: bool = False) -> list:
+        """
+        encode() of each text, on native threads (with ids_only, each text's ids list or None).
+        """
+
+    def set_tokens(self, tokens: list) -> None:
+        """The token str of each id (a list indexed by id), for encode_docs."""
+
+    def encode_docs(self, texts: list, num_threads: int, prefix_ids: Sequence[int], prefix_tokens: list, suffix_ids: Sequence[int], suffix_tokens: list) -> list:
+        """
+        A BertDoc for each text between the given special tokens, or None (the Python pipeline).
+        """
+
+class BertDoc:
+    """
+    One text encoded by BertEncoder.encode_docs; its lists built on request.
+    """
+
+    def __len__(self) -> int: ...
+
+    def ids(self) -> object: ...
+
+    def tokens(self) -> object: ...
+
+    def offsets(self) -> object: ...
+
+    def word_ids(self) -> object: ...
+
 def encode_flat(encoding: Encoding, texts: list, eot: int, threads: int, allowed: SpecialSet | None = None) -> object:
     """
     (tokens, counts): the texts encoded into one uint32 array, `eot` after each text when >= 0, and each text's token count (without the eot), on `threads` native threads; specials in `allowed` (a SpecialSet) are encoded as such, none if it is None.

@@ -133,8 +133,11 @@ class Encoding:
             return
         fill = {"ids": pad_id, "tokens": pad_token, "offsets": (0, 0), "word_ids": None, "type_ids": pad_type_id,
                 "special_tokens_mask": 1, "attention_mask": 0, "sequence_ids": None}
+        # every field read before any is padded: a lazily made one (IdsEncoding) takes the
+        # length of `ids`, which must not be the padded one yet
+        current = {f: getattr(self, f) for f in fill}
         for f, v in fill.items():
-            cur = getattr(self, f)
+            cur = current[f]
             setattr(self, f, cur + [v] * k if direction == "right" else [v] * k + cur)
 
 

@@ -129,49 +129,12 @@ class NativeByteLevel:
     @classmethod
     def build(cls, tok) -> "NativeByteLevel | None":
         """The native path for `tok`, or None when its pipeline is not a rank table."""
-        model = getattr(tok, "model", None)
-        if not isinstance(model, BPE) or model.dropout or model.byte_fallback:
+        scanner = _scanner(tok.pre_tokenizer) if getattr(tok, "pre_tokenizer", None) is not None else None
+        tables = rank_tables(tok) if scanner is not None else None
+        if tables is None:
             return None
-        if model.continuing_subword_prefix or model.end_of_word_suffix:
-            return None
-        form = _norm_form(tok.normalizer)
-        if form is False or tok.pre_tokenizer is None:
-            return None
-        scanner = _scanner(tok.pre_tokenizer)
-        if scanner is None:
-            return None
-        if not _processor_ok(tok.post_processor):
-            return None
-        vocab = model.vocab
-        if any(c not in vocab for c in CHAR_BYTES):
-            return None
-        # merged tokens must come in increasing id order along the merge list
-        last = -1
-        for new_id in model.merged_ids:
-            if new_id < last:
-                return None
-            last = new_id
-        specials: dict[str, int] = {}
-        for i, t in tok.added.tokens.items():
-            if t.single_word or t.lstrip or t.rstrip:
-                return None
-            if t.normalized and form:
-                return None
-            specials[t.content] = i
-        contents = sorted(specials)
-        for a, b in zip(contents, contents[1:]):
-            if b.startswith(a):
-                return None
-        ranks: dict[bytes, int] = {}
-        for t, i in vocab.items():
-            if t in specials or i in tok.added.tokens:
-                continue
-            try:
-                ranks[bytes(CHAR_BYTES[c] for c in t)] = i
-            except KeyError:
-                continue  # not made of byte characters: merges can never produce it
         try:
-            return cls(tok, scanner, form, ranks, specials)
+            return cls(tok, scanner, *tables)
         except ValueError:
             return None
 
@@ -271,6 +234,48 @@ class NativeByteLevel:
         b2 = np.where((trail > 0) & (b >= trail), np.maximum(b - trail, a2), b)
         enc.offsets = list(zip(a2.tolist(), b2.tolist()))
         return True
+
+
+def rank_tables(tok) -> tuple[str, dict[bytes, int], dict[str, int]] | None:
+    """(normalization form, ranks, specials) of a byte-level BPE whose merges are a rank table
+    (everything but the split checked: module docstring), or None."""
+    model = getattr(tok, "model", None)
+    if not isinstance(model, BPE) or model.dropout or model.byte_fallback:
+        return None
+    if model.continuing_subword_prefix or model.end_of_word_suffix:
+        return None
+    form = _norm_form(tok.normalizer)
+    if form is False or not _processor_ok(tok.post_processor):
+        return None
+    vocab = model.vocab
+    if any(c not in vocab for c in CHAR_BYTES):
+        return None
+    # merged tokens must come in increasing id order along the merge list
+    last = -1
+    for new_id in model.merged_ids:
+        if new_id < last:
+            return None
+        last = new_id
+    specials: dict[str, int] = {}
+    for i, t in tok.added.tokens.items():
+        if t.single_word or t.lstrip or t.rstrip:
+            return None
+        if t.normalized and form:
+            return None
+        specials[t.content] = i
+    contents = sorted(specials)
+    for a, b in zip(contents, contents[1:]):
+        if b.startswith(a):
+            return None
+    ranks: dict[bytes, int] = {}
+    for t, i in vocab.items():
+        if t in specials or i in tok.added.tokens:
+            continue
+        try:
+            ranks[bytes(CHAR_BYTES[c] for c in t)] = i
+        except KeyError:
+            continue  # not made of byte characters: merges can never produce it
+    return form, ranks, specials
 
 
 def _check_surrogates(text: str) -> None:

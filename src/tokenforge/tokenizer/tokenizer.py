@@ -278,6 +278,10 @@ class Tokenizer:
             except ImportError:  # numpy absent: every file takes the Python pipeline
                 NativeByteLevel = None
             self._native = NativeByteLevel.build(self) if NativeByteLevel is not None else None
+            if self._native is None and NativeByteLevel is not None:
+                from tokenforge.tokenizer.native_bert import NativeBert
+                from tokenforge.tokenizer.native_splits import NativeSplits
+                self._native = NativeBert.build(self) or NativeSplits.build(self)
             self._native_checked = True
         return self._native
 
@@ -309,12 +313,25 @@ class Tokenizer:
             encs = self.post_processor.process(encs, add_special_tokens)
         return encs[0] if len(encs) == 1 else processors.merge(encs)
 
+    def _native_final(self, texts: list, add_special_tokens: bool, threads: int) -> list | None:
+        """Finished Encodings of single texts from a native path that also applies the
+        post-processor (None items: texts the Python path must take), or None."""
+        if self._truncation is not None or not all(isinstance(t, str) for t in texts):
+            return None
+        final = getattr(self._native_engine(), "encode_final", None)
+        return final(texts, add_special_tokens, threads) if final is not None else None
+
     def encode(self, sequence, pair=None, is_pretokenized: bool = False, add_special_tokens: bool = True) -> Encoding:
         """Encodes a text (or a list of words with `is_pretokenized`), optionally with a pair.
 
         Raises:
             ValueError: a lone surrogate or a value that is not text.
         """
+        done = self._native_final([sequence], add_special_tokens, 1) if pair is None and not is_pretokenized else None
+        if done is not None and done[0] is not None:
+            if self._padding is not None:
+                self._padding.pad(done)
+            return done[0]
         a = self._encode_one(sequence, 0, is_pretokenized)
         b = self._encode_one(pair, 1, is_pretokenized) if pair is not None else None
         enc = self._post_process(a, b, add_special_tokens)
@@ -329,6 +346,13 @@ class Tokenizer:
         Byte-level files on the native path encode the texts on native threads (GIL released).
         """
         inputs = list(inputs)
+        done = self._native_final(inputs, add_special_tokens, num_threads) if not is_pretokenized else None
+        if done is not None:
+            out = [e if e is not None else self.encode(x, add_special_tokens=add_special_tokens)
+                   for e, x in zip(done, inputs)]
+            if self._padding is not None:
+                self._padding.pad(out)
+            return out
         firsts: list = [None] * len(inputs)
         native = self._native_engine() if not is_pretokenized else None
         if native is not None and all(isinstance(x, str) for x in inputs):

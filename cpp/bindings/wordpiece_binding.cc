@@ -1,0 +1,344 @@
+// Bindings of the native WordPiece (cpp/models/wordpiece/) and the BERT pipeline
+// (cpp/pipeline/bert_encoder.h): `WordPieceModel` cuts single words (for any caller that
+// pre-tokenizes itself, such as llama.cpp's WPM vocabularies), `BertEncoder` runs a whole
+// BERT tokenizer.json pipeline up to the post-processor.  Batches run without the GIL.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bindings/common.h"
+#include "models/wordpiece/wordpiece.h"
+#include "normalize/bert_chars.h"
+#include "pipeline/bert_encoder.h"
+
+namespace tf::py {
+namespace {
+
+using tf::wordpiece::BertCharTable;
+using tf::wordpiece::BertEncoder;
+using tf::wordpiece::BertResult;
+using tf::wordpiece::SubwordSpan;
+using tf::wordpiece::WordPiece;
+
+struct WordPieceHandle {
+  std::shared_ptr<const WordPiece> model;
+};
+
+// The template's special tokens around a sequence and the id -> token table, shared by the
+// documents of one call (BertDoc).  The lists hold the references; the vectors borrow.
+struct BertWrap {
+  nb::list token_refs;  // id -> token str (None for ids without one)
+  std::vector<PyObject*> tokens;
+  std::vector<uint32_t> pre_ids, suf_ids;
+  nb::list pre_refs, suf_refs;
+  std::vector<PyObject*> pre_toks, suf_toks;
+  nb::object zero_span;  // (0, 0)
+};
+
+struct BertHandle {
+  std::unique_ptr<BertEncoder> encoder;
+  nb::list token_refs;
+};
+
+// One encoded text: its arrays, turned into Python lists only when asked (each list once:
+// the Python Encoding keeps what it got).
+struct BertDoc {
+  BertResult r;
+  std::shared_ptr<const BertWrap> wrap;
+  size_t size() const { return wrap->pre_ids.size() + r.ids.size() + wrap->suf_ids.size(); }
+};
+
+// Encodes the texts on up to `threads` threads (GIL released).
+std::vector<BertResult> run_batch(const BertEncoder& encoder, nb::list texts, int threads) {
+  nb::tuple items = snapshot(texts);
+  const size_t n = items.size();
+  std::vector<std::string_view> views(n);
+  for (size_t i = 0; i < n; ++i) views[i] = utf8(items[i]);
+  std::vector<BertResult> results(n);
+  nb::gil_scoped_release release;
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) encoder.encode(views[i], results[i]);
+  };
+  const size_t t = std::min<size_t>(std::max(1, threads), std::max<size_t>(1, n / 4));
+  std::vector<std::thread> pool;
+  for (size_t k = 1; k < t; ++k) pool.emplace_back(work);
+  work();
+  for (std::thread& th : pool) th.join();
+  return results;
+}
+
+// A new list of n items from make(i) (each a new reference), or a Python error.
+template <typename Make>
+nb::object build_list(size_t n, Make&& make) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
+  if (list == nullptr) throw nb::python_error();
+  nb::object owner = nb::steal(list);
+  for (size_t i = 0; i < n; ++i) {
+    PyObject* v = make(i);
+    if (v == nullptr) throw nb::python_error();
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), v);
+  }
+  return owner;
+}
+
+template <typename T>
+nb::object array_of(const std::vector<T>& v) {
+  T* data = static_cast<T*>(std::malloc(std::max<size_t>(v.size(), 1) * sizeof(T)));
+  if (data == nullptr) throw std::bad_alloc();
+  if (!v.empty()) std::memcpy(data, v.data(), v.size() * sizeof(T));
+  nb::capsule owner(data, [](void* p) noexcept { std::free(p); });
+  size_t shape[1] = {v.size()};
+  return nb::cast(nb::ndarray<nb::numpy, T, nb::ndim<1>>(data, 1, shape, owner));
+}
+
+// (ids, starts, ends, words) as numpy arrays, or None for the Python pipeline.
+nb::object result_of(const BertResult& r) {
+  if (r.fallback) return nb::none();
+  return nb::make_tuple(array_of(r.ids), array_of(r.starts), array_of(r.ends), array_of(r.words));
+}
+
+nb::object doc_ids(const BertDoc& d) {
+  const BertWrap& w = *d.wrap;
+  std::vector<uint32_t> ids;
+  ids.reserve(d.size());
+  ids.insert(ids.end(), w.pre_ids.begin(), w.pre_ids.end());
+  ids.insert(ids.end(), d.r.ids.begin(), d.r.ids.end());
+  ids.insert(ids.end(), w.suf_ids.begin(), w.suf_ids.end());
+  PyObject* list = new_id_list(ids.data(), ids.size());
+  if (list == nullptr) throw nb::python_error();
+  return nb::steal(list);
+}
+
+nb::object doc_tokens(const BertDoc& d) {
+  const BertWrap& w = *d.wrap;
+  const size_t a = w.pre_ids.size(), m = d.r.ids.size(), table = w.tokens.size();
+  return build_list(d.size(), [&](size_t i) -> PyObject* {
+    PyObject* t;
+    if (i < a) {
+      t = w.pre_toks[i];
+    } else if (i >= a + m) {
+      t = w.suf_toks[i - a - m];
+    } else {
+      const auto id = static_cast<uint32_t>(d.r.ids[i - a]);
+      t = id < table ? w.tokens[id] : Py_None;
+    }
+    Py_INCREF(t);
+    return t;
+  });
+}
+
+nb::object doc_offsets(const BertDoc& d) {
+  const BertWrap& w = *d.wrap;
+  const size_t a = w.pre_ids.size(), m = d.r.ids.size();
+  return build_list(d.size(), [&](size_t i) -> PyObject* {
+    if (i < a || i >= a + m) {
+      Py_INCREF(w.zero_span.ptr());
+      return w.zero_span.ptr();
+    }
+    PyObject* x = cached_int(d.r.starts[i - a]);
+    PyObject* y = cached_int(d.r.ends[i - a]);
+    PyObject* t = (x != nullptr && y != nullptr) ? PyTuple_New(2) : nullptr;
+    if (t == nullptr) {
+      Py_XDECREF(x);
+      Py_XDECREF(y);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(t, 0, x);
+    PyTuple_SET_ITEM(t, 1, y);
+    PyObject_GC_UnTrack(t);  // two ints: no cycle possible, so the collector need not visit it
+    return t;
+  });
+}
+
+nb::object doc_words(const BertDoc& d) {
+  const size_t a = d.wrap->pre_ids.size(), m = d.r.ids.size();
+  return build_list(d.size(), [&](size_t i) -> PyObject* {
+    if (i < a || i >= a + m) {
+      Py_INCREF(Py_None);
+      return Py_None;
+    }
+    return cached_int(d.r.words[i - a]);
+  });
+}
+
+}  // namespace
+
+void bind_wordpiece(nb::module_& m) {
+  nb::class_<WordPieceHandle>(m, "WordPieceModel",
+                              "tf::wordpiece::WordPiece: greedy longest-match WordPiece over a vocab.")
+      .def(
+          "__init__",
+          [](WordPieceHandle* self, std::vector<std::pair<std::string, int32_t>> vocab, int32_t unk_id,
+             std::string prefix, size_t max_chars) {
+            for (const auto& [tok, id] : vocab) {
+              if (tok.empty()) throw nb::value_error("WordPieceModel: empty token in the vocab");
+              if (id < 0) throw nb::value_error("WordPieceModel: negative id in the vocab");
+            }
+            std::sort(vocab.begin(), vocab.end());
+            for (size_t i = 1; i < vocab.size(); ++i) {
+              if (vocab[i].first == vocab[i - 1].first) throw nb::value_error("WordPieceModel: duplicate token");
+            }
+            new (self) WordPieceHandle{std::make_shared<WordPiece>(std::move(vocab), unk_id, prefix, max_chars)};
+          },
+          nb::arg("vocab"), nb::arg("unk_id"), nb::arg("prefix"), nb::arg("max_chars"),
+          "vocab: (token, id) pairs; words over max_chars characters, or with no match, give unk_id.")
+      .def(
+          "tokenize",
+          [](const WordPieceHandle& self, nb::str word) {
+            std::string_view w = utf8(word);
+            const auto* p = reinterpret_cast<const uint8_t*>(w.data());
+            std::vector<uint32_t> char_of(w.size() + 1);
+            uint32_t chars = 0;
+            for (size_t i = 0; i < w.size(); ++i) {
+              if ((p[i] & 0xC0) != 0x80 && i > 0) ++chars;
+              char_of[i] = chars;
+            }
+            const uint32_t total = w.empty() ? 0 : chars + 1;
+            char_of[w.size()] = total;
+            std::vector<SubwordSpan> pieces;
+            if (!w.empty()) self.model->tokenize(w, total, pieces);
+            nb::list out;
+            for (const SubwordSpan& pc : pieces) out.append(nb::make_tuple(pc.id, char_of[pc.start], char_of[pc.end]));
+            return out;
+          },
+          nb::arg("word"), "(id, char start, char end) per piece of one word.")
+      .def(
+          "encode_words",
+          [](const WordPieceHandle& self, nb::list words) {
+            nb::tuple items = snapshot(words);
+            std::vector<std::string_view> views(items.size());
+            std::vector<size_t> chars(items.size());
+            for (size_t i = 0; i < items.size(); ++i) {
+              views[i] = utf8(items[i]);
+              chars[i] = static_cast<size_t>(PyUnicode_GetLength(items[i].ptr()));
+            }
+            std::vector<SubwordSpan> pieces;
+            {
+              nb::gil_scoped_release release;
+              for (size_t i = 0; i < views.size(); ++i) {
+                if (!views[i].empty()) self.model->tokenize(views[i], chars[i], pieces);
+              }
+            }
+            std::vector<uint32_t> ids(pieces.size());
+            for (size_t i = 0; i < pieces.size(); ++i) ids[i] = static_cast<uint32_t>(pieces[i].id);
+            PyObject* list = new_id_list(ids.data(), ids.size());
+            if (list == nullptr) throw nb::python_error();
+            return nb::steal(list);
+          },
+          nb::arg("words"), "The ids of the words, one after another (empty words give nothing).");
+
+  nb::class_<BertHandle>(m, "BertEncoder",
+                         "tf::wordpiece::BertEncoder: added tokens, BertNormalizer, BertPreTokenizer, WordPiece.")
+      .def(
+          "__init__",
+          [](BertHandle* self, const WordPieceHandle& model, nb::bytes flags, nb::dict mapped, bool nfd,
+             std::vector<std::pair<std::string, uint32_t>> added) {
+            std::vector<std::pair<uint32_t, std::vector<uint32_t>>> maps;
+            for (auto [k, v] : mapped) {
+              const uint32_t cp = nb::cast<uint32_t>(k);
+              nb::str s = nb::borrow<nb::str>(v);
+              std::vector<uint32_t> cps;
+              for (Py_ssize_t i = 0, n = PyUnicode_GetLength(s.ptr()); i < n; ++i) {
+                cps.push_back(PyUnicode_ReadChar(s.ptr(), i));
+              }
+              maps.emplace_back(cp, std::move(cps));
+            }
+            std::string f(static_cast<const char*>(flags.c_str()), flags.size());
+            if (f.size() != BertCharTable::kLimit) throw nb::value_error("BertEncoder: flags must hold 0x110000 bytes");
+            auto table = std::make_shared<BertCharTable>(std::move(f), maps, nfd);
+            new (self) BertHandle{std::make_unique<BertEncoder>(model.model, std::move(table), std::move(added))};
+          },
+          nb::arg("model"), nb::arg("flags"), nb::arg("mapped"), nb::arg("nfd"), nb::arg("added"),
+          "Tables from tokenforge.tokenizer.bert_chars; added: (content, id) of raw-text added tokens.")
+      .def(
+          "encode",
+          [](const BertHandle& self, nb::str text) {
+            std::string_view t = utf8(text);
+            BertResult r;
+            {
+              nb::gil_scoped_release release;
+              self.encoder->encode(t, r);
+            }
+            return result_of(r);
+          },
+          nb::arg("text"), "(ids, starts, ends, words) as numpy arrays, or None: use the Python pipeline.")
+      .def(
+          "encode_batch",
+          [](const BertHandle& self, nb::list texts, int num_threads, bool ids_only) {
+            std::vector<BertResult> results = run_batch(*self.encoder, texts, num_threads);
+            nb::list out;
+            for (const BertResult& r : results) {
+              if (ids_only) {
+                if (r.fallback) {
+                  out.append(nb::none());
+                  continue;
+                }
+                PyObject* list = new_id_list(reinterpret_cast<const uint32_t*>(r.ids.data()), r.ids.size());
+                if (list == nullptr) throw nb::python_error();
+                out.append(nb::steal(list));
+              } else {
+                out.append(result_of(r));
+              }
+            }
+            return out;
+          },
+          nb::arg("texts"), nb::arg("num_threads") = 1, nb::arg("ids_only") = false,
+          "encode() of each text, on native threads (with ids_only, each text's ids list or None).")
+      .def(
+          "set_tokens",
+          [](BertHandle& self, nb::list tokens) { self.token_refs = tokens; },
+          nb::arg("tokens"), "The token str of each id (a list indexed by id), for encode_docs.")
+      .def(
+          "encode_docs",
+          [](const BertHandle& self, nb::list texts, int num_threads, std::vector<uint32_t> pre_ids, nb::list pre_tokens,
+             std::vector<uint32_t> suf_ids, nb::list suf_tokens) {
+            if (pre_ids.size() != pre_tokens.size() || suf_ids.size() != suf_tokens.size()) {
+              throw nb::value_error("encode_docs: ids and tokens of different lengths");
+            }
+            auto wrap = std::make_shared<BertWrap>();
+            wrap->token_refs = self.token_refs;
+            for (nb::handle t : self.token_refs) wrap->tokens.push_back(t.ptr());
+            wrap->pre_ids = std::move(pre_ids);
+            wrap->suf_ids = std::move(suf_ids);
+            wrap->pre_refs = pre_tokens;
+            wrap->suf_refs = suf_tokens;
+            for (nb::handle t : pre_tokens) wrap->pre_toks.push_back(t.ptr());
+            for (nb::handle t : suf_tokens) wrap->suf_toks.push_back(t.ptr());
+            wrap->zero_span = nb::make_tuple(0, 0);
+            std::vector<BertResult> results = run_batch(*self.encoder, texts, num_threads);
+            nb::list out;
+            for (BertResult& r : results) {
+              if (r.fallback) {
+                out.append(nb::none());
+              } else {
+                out.append(nb::cast(BertDoc{std::move(r), wrap}));
+              }
+            }
+            return out;
+          },
+          nb::arg("texts"), nb::arg("num_threads"), nb::arg("prefix_ids"), nb::arg("prefix_tokens"),
+          nb::arg("suffix_ids"), nb::arg("suffix_tokens"),
+          "A BertDoc for each text between the given special tokens, or None (the Python pipeline).");
+
+  nb::class_<BertDoc>(m, "BertDoc", "One text encoded by BertEncoder.encode_docs; its lists built on request.")
+      .def("__len__", &BertDoc::size)
+      .def("ids", &doc_ids)
+      .def("tokens", &doc_tokens)
+      .def("offsets", &doc_offsets)
+      .def("word_ids", &doc_words);
+}
+
+}  // namespace tf::py

@@ -1,0 +1,101 @@
+"""BertNormalizer and BertPreTokenizer as one table per code point, for the native BERT path.
+
+Every BertNormalizer step maps one character to a string (clean_text, the spaces around CJK,
+NFD then dropping nonspacing marks, lowercase), and `tokenizers` aligns each output
+character with the character it came from — except where NFD reorders combining marks of
+different classes, whose alignments then follow their new positions.  Marks are dropped by
+strip_accents, so only a kept character with a nonzero combining class (a spacing mark
+such as U+0F39) can tell the two apart: the table flags those (`REORDER`) and the native
+encoder hands their texts back to the Python pipeline.  Everything else is one lookup per
+character.
+
+Flags per code point (one byte each): `MAPPED` (the normalizer changes it; its output is in
+the map), `REORDER` (above), `SPACE` and `PUNCT` (the pre-tokenizer's classes of the
+character as a normalized one), `DROPPED` (clean_text removes it), `CJK` (a CJK ideograph
+the normalizer only spaces out).  Built from this Python's `unicodedata`, the same the
+readable pipeline uses, once per normalizer configuration.
+
+Left out: code points 0x40000..0xDFFFF, unassigned in every Unicode version Python ships,
+are taken as unassigned without asking `unicodedata` (this keeps the build short).
+
+Example:
+    >>> flags, mapped = bert_tables(True, True, None, True)
+    >>> mapped[ord("É")], flags[ord("中")] & CJK != 0, flags[ord(",")] & PUNCT != 0
+    ('e', True, True)
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+
+from tokenforge.normalizers.bert import _CJK, WHITE_SPACE, _clean, is_cjk
+from tokenforge.pre_tokenizers.simple import is_punctuation
+
+MAPPED, REORDER, SPACE, PUNCT, DROPPED, CJK = 1, 2, 8, 16, 32, 64
+_LIMIT = 0x110000
+_GAP = (0x40000, 0xE0000)  # planes 4..13: unassigned
+
+
+def compose(c: str, clean_text: bool, cjk: bool, strip: bool, lowercase: bool) -> tuple[str, int]:
+    """The normalizer's output for one character and its REORDER/DROPPED flags (readable steps).
+
+    Example:
+        >>> compose("Ä", True, True, True, True)
+        ('a', 0)
+    """
+    f = 0
+    s = _clean(c) if clean_text else c
+    if not s:
+        return "", DROPPED
+    if cjk and s == c and is_cjk(c):
+        s = " " + c + " "
+    if strip:
+        s = "".join(ch for ch in unicodedata.normalize("NFD", s) if unicodedata.category(ch) != "Mn")
+        if any(unicodedata.combining(ch) for ch in s):
+            f |= REORDER
+    if lowercase:
+        s = "".join(ch.lower() for ch in s)
+    return s, f
+
+
+@functools.lru_cache(maxsize=8)
+def bert_tables(clean_text: bool, handle_chinese_chars: bool, strip_accents: bool | None,
+                lowercase: bool) -> tuple[bytes, dict[int, str]]:
+    """(flags, map): one flag byte per code point and the output of every changed one that
+    is not `DROPPED` or a plain `CJK` ideograph (those two the encoder handles by flag)."""
+    strip = bool(strip_accents if strip_accents is not None else lowercase)
+    flags = bytearray(_LIMIT)
+    mapped: dict[int, str] = {}
+    cps = [*range(0xD800), *range(0xE000, _GAP[0]), *range(_GAP[1], _LIMIT)]
+    chars = list(map(chr, cps))
+    cats = list(map(unicodedata.category, chars))
+    lowers = list(map(str.lower, chars)) if lowercase else chars
+    decomps = list(map(unicodedata.decomposition, chars))
+    combining = list(map(unicodedata.combining, chars))
+    cjk = bytearray(_LIMIT)
+    for a, b in _CJK:
+        cjk[a:b + 1] = b"\x01" * (b + 1 - a)
+    for cp, c, k, lo, d, cc in zip(cps, chars, cats, lowers, decomps, combining):
+        nfd_same = not d or d[0] == "<"  # compatibility decompositions are no part of NFD
+        if cjk[cp] and handle_chinese_chars and lo == c and nfd_same:
+            flags[cp] = CJK
+            continue
+        if cp >= 0x80 and lo == c and cc == 0 and nfd_same and k[0] not in "CZMP" and not cjk[cp] and cp != 0xFFFD \
+                and not (0xAC00 <= cp <= 0xD7A3 or 0x1160 <= cp <= 0x11FF):
+            continue  # letters, numbers, symbols no step changes and no class matches
+        if k == "Cn" and cp >= 0x80:
+            continue
+        if k == "Co" and clean_text:
+            flags[cp] = DROPPED
+            continue
+        f = (SPACE if c in WHITE_SPACE else 0) | (PUNCT if is_punctuation(c) else 0)
+        s, g = compose(c, clean_text, handle_chinese_chars, strip, lowercase)
+        f |= g
+        if handle_chinese_chars and s == " " + c + " " and is_cjk(c):
+            f |= CJK
+        elif s != c and not (f & DROPPED):
+            f |= MAPPED
+            mapped[cp] = s
+        flags[cp] = f
+    return bytes(flags), mapped

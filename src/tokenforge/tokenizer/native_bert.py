@@ -1,0 +1,191 @@
+"""The native path for BERT files: BertNormalizer -> BertPreTokenizer -> WordPiece in C++.
+
+A tokenizer.json whose pipeline is (BertNormalizer or none) -> BertPreTokenizer -> WordPiece,
+with added tokens that are matched in the raw text (no `normalized`, `lstrip`, `rstrip` or
+`single_word`), runs in `tokenforge._native.BertEncoder` (cpp/pipeline/bert_encoder.h): one
+pass gives ids, character offsets and word ids, as the readable pipeline
+(:mod:`tokenforge.tokenizer.pipeline`) does.  The normalizer becomes a per-code-point table
+(:mod:`tokenforge.tokenizer.bert_chars`); a text holding a character whose alignment
+NFD's reordering could change (a spacing mark with a combining class) comes back as None and
+takes the Python pipeline.  Where NFD groups several characters, the native path aligns as
+`tokenizers` does (each output on its own source character), which the readable pipeline's
+group alignment (:func:`tokenforge.normalizers.unicode.normalize_aligned`) does not always.
+The post-processor ([CLS]/[SEP] templates),
+truncation and padding stay in Python.  Everything else is not native.
+
+Example:
+    >>> NativeBert.build(object()) is None
+    True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tokenforge import _native
+from tokenforge.models.wordpiece import WordPiece
+from tokenforge.normalizers.bert import BertNormalizer
+from tokenforge.pre_tokenizers.simple import BertPreTokenizer
+from tokenforge.processors import BertProcessing, TemplateProcessing
+from tokenforge.tokenizer.bert_chars import bert_tables
+from tokenforge.tokenizer.encoding import Encoding
+
+
+def wordpiece_model(model: WordPiece) -> "_native.WordPieceModel | None":
+    """The native twin of a WordPiece model, or None when its vocab cannot be one (no unk
+    entry, two tokens with one id)."""
+    vocab = model.vocab
+    unk = vocab.get(model.unk_token)
+    if unk is None or len(model.vocab_r) != len(vocab) or "" in vocab or any(i < 0 for i in vocab.values()):
+        return None
+    return _native.WordPieceModel(list(vocab.items()), unk, model.continuing_subword_prefix,
+                                  model.max_input_chars_per_word)
+
+
+def _from_doc(field: str, make):
+    slot = Encoding.__dict__[field]
+
+    def get(self):
+        try:
+            return slot.__get__(self)
+        except AttributeError:
+            value = make(self)
+            slot.__set__(self, value)
+            return value
+
+    return property(get, slot.__set__)
+
+
+def _spread(self, pre, mid, post) -> list:
+    a, b = len(self._shape[0]), len(self._shape[2])
+    return pre + [mid] * (len(self._doc) - a - b) + post
+
+
+class DocEncoding(Encoding):
+    """An Encoding over a native `BertDoc`: each list is made the first time it is read."""
+
+    __slots__ = ("_doc", "_shape")
+
+    def __init__(self, doc, shape) -> None:
+        self._doc, self._shape = doc, shape  # shape: (prefix type ids, A's type id, suffix type ids)
+        Encoding.overflowing.__set__(self, [])
+        Encoding._trim.__set__(self, None)
+
+    ids = _from_doc("ids", lambda self: self._doc.ids())
+    tokens = _from_doc("tokens", lambda self: self._doc.tokens())
+    offsets = _from_doc("offsets", lambda self: self._doc.offsets())
+    word_ids = _from_doc("word_ids", lambda self: self._doc.word_ids())
+    type_ids = _from_doc("type_ids", lambda self: _spread(self, self._shape[0], self._shape[1], self._shape[2]))
+    special_tokens_mask = _from_doc("special_tokens_mask", lambda self: _spread(
+        self, [1] * len(self._shape[0]), 0, [1] * len(self._shape[2])))
+    attention_mask = _from_doc("attention_mask", lambda self: [1] * len(self._doc))
+    sequence_ids = _from_doc("sequence_ids", lambda self: _spread(
+        self, [None] * len(self._shape[0]), 0, [None] * len(self._shape[2])))
+
+
+def single_template(processor) -> tuple[list, list, int] | None:
+    """The special tokens before and after `$A` in a single-sequence template, as
+    [(id, token, type_id)], and A's type id; None for a processor that is not a template
+    (no processor: nothing around A, type id 0)."""
+    if processor is None:
+        return [], [], 0
+    if type(processor) not in (TemplateProcessing, BertProcessing):
+        return None
+    pre: list = []
+    post: list = []
+    a_type = None
+    for piece in processor.single:
+        kind, v = processor._piece(piece)
+        if kind == "Sequence":
+            if v["id"] != "A" or a_type is not None:
+                return None
+            a_type = v["type_id"]
+            continue
+        st = processor.special_tokens[v["id"]]
+        (post if a_type is not None else pre).extend((i, t, v["type_id"]) for i, t in zip(st["ids"], st["tokens"]))
+    return None if a_type is None else (pre, post, a_type)
+
+
+class NativeBert:
+    """The native BERT encoder and the id -> token table (module docstring)."""
+
+    def __init__(self, engine, tokens: np.ndarray, template) -> None:
+        self.engine, self.token_array, self.template = engine, tokens, template
+        engine.set_tokens(tokens.tolist())
+
+    @classmethod
+    def build(cls, tok) -> "NativeBert | None":
+        """The native path for `tok`, or None when its pipeline is not a BERT one."""
+        model = getattr(tok, "model", None)
+        if type(model) is not WordPiece or type(tok.pre_tokenizer) is not BertPreTokenizer:
+            return None
+        norm = tok.normalizer
+        if norm is None:
+            flags, mapped, nfd = bert_tables(False, False, False, False) + (False,)
+        elif type(norm) is BertNormalizer:
+            strip = norm.strip_accents if norm.strip_accents is not None else norm.lowercase
+            flags, mapped = bert_tables(norm.clean_text, norm.handle_chinese_chars, norm.strip_accents, norm.lowercase)
+            nfd = bool(strip)
+        else:
+            return None
+        added = []
+        tokens = dict(model.vocab_r)
+        for i, t in tok.added.tokens.items():
+            if t.single_word or t.lstrip or t.rstrip or t.normalized or not t.content:
+                return None
+            if tokens.get(i, t.content) != t.content:
+                return None  # the id stands for two strings: tokens could not follow ids
+            tokens[i] = t.content
+            added.append((t.content, i))
+        wp = wordpiece_model(model)
+        if wp is None:
+            return None
+        table = np.empty(max(tokens) + 1, dtype=object)
+        for i, s in tokens.items():
+            table[i] = s
+        return cls(_native.BertEncoder(wp, flags, mapped, nfd, added), table, single_template(tok.post_processor))
+
+    def _encoding(self, r, type_id: int) -> Encoding | None:
+        if r is None:
+            return None
+        ids, starts, ends, words = r
+        n = len(ids)
+        return Encoding(ids.tolist(), self.token_array[ids].tolist(), list(zip(starts.tolist(), ends.tolist())),
+                        words.tolist(), [type_id] * n)
+
+    def encode_final(self, texts: list[str], add_special_tokens: bool, threads: int) -> list[Encoding | None] | None:
+        """Post-processed Encodings of single texts (the template applied in C++, each list
+        made on first access), None in place of a text the Python path must take; None when
+        the processor is no template."""
+        if self.template is None:
+            return None
+        pre, post, a_type = self.template if add_special_tokens else ([], [], self.template[2])
+        try:
+            docs = self.engine.encode_docs(texts, threads, [p[0] for p in pre], [p[1] for p in pre],
+                                           [p[0] for p in post], [p[1] for p in post])
+        except UnicodeEncodeError as e:
+            raise ValueError(f"text holds a lone surrogate at character {e.start}") from None
+        shape = ([p[2] for p in pre], a_type, [p[2] for p in post])
+        return [None if d is None else DocEncoding(d, shape) for d in docs]
+
+    def encode(self, text: str, type_id: int = 0) -> Encoding | None:
+        """The Encoding of one text (before post-processing), or None to use the Python path."""
+        try:
+            return self._encoding(self.engine.encode(text), type_id)
+        except UnicodeEncodeError as e:
+            raise ValueError(f"text holds a lone surrogate at character {e.start}") from None
+
+    def encode_batch(self, texts: list[str], threads: int) -> list[Encoding | None]:
+        """Encodings of many texts on native threads (None where the Python path must run)."""
+        try:
+            rows = self.engine.encode_batch(texts, threads)
+        except UnicodeEncodeError as e:
+            raise ValueError(f"text holds a lone surrogate at character {e.start}") from None
+        return [self._encoding(r, 0) for r in rows]
+
+    def ids_batch(self, texts: list[str], threads: int) -> list[list[int] | None]:
+        """Ids of many texts on native threads (None where the Python path must run)."""
+        try:
+            return self.engine.encode_batch(texts, threads, ids_only=True)
+        except UnicodeEncodeError as e:
+            raise ValueError(f"text holds a lone surrogate at character {e.start}") from None

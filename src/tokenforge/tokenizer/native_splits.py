@@ -1,0 +1,163 @@
+"""Byte-level BPE files whose pre-tokenizer is several Split regexes, then ByteLevel.
+
+DeepSeek V3's tokenizer.json splits with a Sequence of Split regexes (Isolated), each applied
+to the pieces of the one before, then ByteLevel(use_regex=false).  No native scanner does that
+split, so here the `regex` module makes the pieces (the same compiled patterns the readable
+`Split` uses), and the native byte-level BPE (`_native.Encoding.encode_pieces`) merges every
+piece in one call.  Added tokens are found first with the native special-token matcher.  The
+rest — ranks from the vocab, offsets from token lengths, word ids from piece ends — is
+:class:`tokenforge.tokenizer.native.NativeByteLevel`'s.
+
+Left out: normalizers (only none or an empty Sequence), other Split behaviors, invert.
+
+Example:
+    >>> NativeSplits.build(object()) is None
+    True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tokenforge import _native
+from tokenforge.patterns import Scanner
+from tokenforge.pre_tokenizers import ByteLevel, Sequence, Split
+from tokenforge.tokenizer.encoding import Encoding
+from tokenforge.tokenizer.native import NativeByteLevel, _check_surrogates, _scanner, rank_tables
+
+
+def split_regexes(pre) -> list | None:
+    """The compiled patterns of a Sequence of Isolated regex Splits ending in ByteLevel
+    without prefix space or regex, or None."""
+    steps = pre.pretokenizers if isinstance(pre, Sequence) else []
+    if len(steps) < 2 or not isinstance(steps[-1], ByteLevel):
+        return None
+    bl = steps[-1]
+    if bl.add_prefix_space or bl.use_regex:
+        return None
+    out = []
+    for sp in steps[:-1]:
+        if not isinstance(sp, Split) or "Regex" not in sp.pattern or sp.behavior != "Isolated" or sp.invert:
+            return None
+        out.append(sp._re)
+    return out
+
+
+_PROBE = "Ab c1 23\n\n  x\t!!\"#'s 中文かな é\u0301 😀\r\n  "
+
+
+def splitter(rx):
+    """A function cutting a string into the matches of `rx` and the gaps between them.
+
+    `regex.split` of the pattern in one capturing group gives exactly those, in C; it serves
+    when the pattern has no groups of its own and matches nothing empty on a probe text,
+    else a finditer loop does (empty matches skipped, as tokenizers' Split).
+    """
+    import regex
+
+    if rx.groups == 0 and all(m.end() > m.start() for m in rx.finditer(_PROBE)):
+        whole = regex.compile("(" + rx.pattern + ")", rx.flags)
+        return lambda p: [x for x in whole.split(p) if x]
+
+    def loop(p: str) -> list[str]:
+        cut, pos = [], 0
+        for m in rx.finditer(p):
+            a, b = m.span()
+            if b == a:
+                continue
+            if a > pos:
+                cut.append(p[pos:a])
+            cut.append(p[a:b])
+            pos = b
+        if pos < len(p):
+            cut.append(p[pos:])
+        return cut
+
+    return loop
+
+
+def pieces(text: str, splitters: list) -> list[str]:
+    """`text` cut by each splitter in turn (Isolated: matches and the gaps between them).
+
+    Example:
+        >>> import regex
+        >>> pieces("ab12345cd", [splitter(regex.compile(r"\\d{1,3}"))])
+        ['ab', '123', '45', 'cd']
+    """
+    parts = [text]
+    for cut in splitters:
+        parts = cut(parts[0]) if len(parts) == 1 else [q for p in parts for q in cut(p)]
+    return parts
+
+
+class NativeSplits(NativeByteLevel):
+    """Regex splits in Python, byte-level BPE in C++ (module docstring)."""
+
+    def __init__(self, tok, regexes: list, form: str, ranks: dict[bytes, int], specials: dict[str, int]) -> None:
+        super().__init__(tok, int(Scanner.GPT2), form, ranks, specials)
+        self.regexes = [splitter(rx) for rx in regexes]
+        self.bpe = _native.Encoding(ranks, {}, int(Scanner.GPT2))
+        self.special_ids = dict(specials)
+        self.special_set = _native.SpecialSet(list(specials.items())) if specials else None
+
+    @classmethod
+    def build(cls, tok) -> "NativeSplits | None":
+        pre = getattr(tok, "pre_tokenizer", None)
+        if pre is None or _scanner(pre) is not None:
+            return None
+        regexes = split_regexes(pre)
+        tables = rank_tables(tok) if regexes is not None else None
+        if tables is None or tables[0]:
+            return None
+        try:
+            return cls(tok, regexes, *tables)
+        except ValueError:
+            return None
+
+    def _segments(self, text: str) -> list[tuple[str, int | None]]:
+        """(stretch, None) and (added token, id) in order."""
+        out: list[tuple[str, int | None]] = []
+        while text:
+            found = self.special_set.find(text) if self.special_set is not None else None
+            if found is None:
+                out.append((text, None))
+                break
+            content = found[1].decode("utf-8")
+            at = text.find(content)
+            if at > 0:
+                out.append((text[:at], None))
+            out.append((content, found[0]))
+            text = text[at + len(content):]
+        return out
+
+    def _ids(self, text: str) -> list[int]:
+        ids: list[int] = []
+        for seg, sid in self._segments(text):
+            if sid is not None:
+                ids.append(sid)
+            else:
+                ids.extend(self.bpe.encode_pieces([p.encode("utf-8") for p in pieces(seg, self.regexes)]))
+        return ids
+
+    def encode(self, text: str, type_id: int = 0) -> Encoding | None:
+        _check_surrogates(text)
+        return self.to_encoding(text, text.encode("utf-8"), self._ids(text), type_id)
+
+    def encode_batch(self, texts: list[str], threads: int) -> list[Encoding | None]:
+        return [self.encode(t) for t in texts]
+
+    def ids_batch(self, texts: list[str], threads: int) -> list[list[int] | None]:
+        out = []
+        for t in texts:
+            _check_surrogates(t)
+            out.append(self._ids(t))
+        return out
+
+    def _words(self, data: bytes, arr, starts) -> list[int]:
+        ends: list[int] = []
+        at = 0
+        for seg, sid in self._segments(data.decode("utf-8")):
+            for p in ([seg] if sid is not None else pieces(seg, self.regexes)):
+                at += len(p.encode("utf-8"))
+                ends.append(at)
+        return np.searchsorted(np.array(ends, dtype=np.int64), starts, side="right").tolist()
