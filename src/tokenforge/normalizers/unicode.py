@@ -1,9 +1,11 @@
 """Unicode normalizers: NFC, NFD, NFKC, NFKD, Lowercase, StripAccents.
 
 Each rewrites the text with the same character alignment `tokenizers` gives: the text is cut
-into groups (a starter and the combining marks after it), each group normalized alone; a group
-of m characters that becomes n keeps the first min(m, n) aligned one to one, inserts the rest
-(n > m) on the last of them or folds the extra originals into the last (n < m).  Hangul
+into groups (a starter and the combining marks after it), each group normalized alone.  Where
+the group's form is its characters' forms one after another (nothing reordered or composed),
+each output character stays on the character it came from; otherwise a group of m characters
+that becomes n keeps the first min(m, n) aligned one to one, inserts the rest (n > m) on the
+last of them or folds the extra originals into the last (n < m).  Hangul
 syllables compose across starters, so a run of Hangul jamo stays one group.
 
 The Unicode data is `tokenizers`' (hf_unicode.py): normalization as in Unicode 11.0, where a
@@ -52,7 +54,13 @@ def normalize_aligned(ns: NormalizedString, form: str) -> None:
         else:
             out = unicodedata.normalize(form, group)
         m, k = len(group), len(out)
-        if k == 0:
+        each = [ch if inert and is_inert(ch) else unicodedata.normalize(form, ch) for ch in group] if m > 1 else None
+        if each is not None and all(each) and "".join(each) == out:
+            # Nothing reordered or composed: each output character stays on its source.
+            for piece in each:
+                changes.append((piece[0], 0))
+                changes.extend((c, 1) for c in piece[1:])
+        elif k == 0:
             if changes:
                 c, ch = changes[-1]
                 changes[-1] = (c, ch - m)

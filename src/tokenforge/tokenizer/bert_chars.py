@@ -12,8 +12,9 @@ character.
 Flags per code point (one byte each): `MAPPED` (the normalizer changes it; its output is in
 the map), `REORDER` (above), `SPACE` and `PUNCT` (the pre-tokenizer's classes of the
 character as a normalized one), `DROPPED` (clean_text removes it), `CJK` (a CJK ideograph
-the normalizer only spaces out).  Built from this Python's `unicodedata`, the same the
-readable pipeline uses, once per normalizer configuration.
+the normalizer only spaces out).  Built from the readable pipeline's Unicode facts
+(`tokenizers`' own tables, normalizers/hf_unicode.py, over this Python's `unicodedata`), once
+per normalizer configuration.
 
 Left out: code points 0x40000..0xDFFFF, unassigned in every Unicode version Python ships,
 are taken as unassigned without asking `unicodedata` (this keeps the build short).
@@ -30,11 +31,26 @@ import functools
 import unicodedata
 
 from tokenforge.normalizers.bert import _CJK, WHITE_SPACE, _clean, is_cjk
+from tokenforge.normalizers.hf_unicode import is_bert_mark, is_inert, lower
+from tokenforge.normalizers.hf_unicode_tables import BERT_MARKS, UNASSIGNED_IN_NORMALIZATION
 from tokenforge.pre_tokenizers.simple import is_punctuation
 
 MAPPED, REORDER, SPACE, PUNCT, DROPPED, CJK = 1, 2, 8, 16, 32, 64
 _LIMIT = 0x110000
 _GAP = (0x40000, 0xE0000)  # planes 4..13: unassigned
+
+
+def _index(cp: int) -> int | None:
+    """cp's index in the list of code points bert_tables walks (None: a surrogate or in the gap)."""
+    if cp < 0xD800:
+        return cp
+    if cp < 0xE000:
+        return None
+    if cp < _GAP[0]:
+        return cp - 0x800
+    if cp < _GAP[1]:
+        return None
+    return cp - 0x800 - (_GAP[1] - _GAP[0])
 
 
 def compose(c: str, clean_text: bool, cjk: bool, strip: bool, lowercase: bool) -> tuple[str, int]:
@@ -51,12 +67,21 @@ def compose(c: str, clean_text: bool, cjk: bool, strip: bool, lowercase: bool) -
     if cjk and s == c and is_cjk(c):
         s = " " + c + " "
     if strip:
-        s = "".join(ch for ch in unicodedata.normalize("NFD", s) if unicodedata.category(ch) != "Mn")
-        if any(unicodedata.combining(ch) for ch in s):
+        s = "".join(ch for ch in _nfd(s) if not is_bert_mark(ch))
+        if any(_combining(ch) for ch in s):
             f |= REORDER
     if lowercase:
-        s = "".join(ch.lower() for ch in s)
+        s = "".join(map(lower, s))
     return s, f
+
+
+def _nfd(s: str) -> str:
+    """NFD as tokenizers' Unicode 11.0 tables give it, character by character."""
+    return "".join(ch if is_inert(ch) else unicodedata.normalize("NFD", ch) for ch in s)
+
+
+def _combining(ch: str) -> int:
+    return 0 if is_inert(ch) else unicodedata.combining(ch)
 
 
 @functools.lru_cache(maxsize=8)
@@ -70,9 +95,15 @@ def bert_tables(clean_text: bool, handle_chinese_chars: bool, strip_accents: boo
     cps = [*range(0xD800), *range(0xE000, _GAP[0]), *range(_GAP[1], _LIMIT)]
     chars = list(map(chr, cps))
     cats = list(map(unicodedata.category, chars))
-    lowers = list(map(str.lower, chars)) if lowercase else chars
+    lowers = list(map(lower, chars)) if lowercase else chars
     decomps = list(map(unicodedata.decomposition, chars))
     combining = list(map(unicodedata.combining, chars))
+    for a, b in UNASSIGNED_IN_NORMALIZATION:  # tokenizers' NFD leaves these alone
+        for cp in range(a, b + 1):
+            i = _index(cp)
+            if i is not None and (decomps[i] or combining[i]):
+                decomps[i], combining[i] = "", 0
+    marks = {c for a, b in BERT_MARKS for c in range(a, b + 1)}
     cjk = bytearray(_LIMIT)
     for a, b in _CJK:
         cjk[a:b + 1] = b"\x01" * (b + 1 - a)
@@ -82,9 +113,9 @@ def bert_tables(clean_text: bool, handle_chinese_chars: bool, strip_accents: boo
             flags[cp] = CJK
             continue
         if cp >= 0x80 and lo == c and cc == 0 and nfd_same and k[0] not in "CZMP" and not cjk[cp] and cp != 0xFFFD \
-                and not (0xAC00 <= cp <= 0xD7A3 or 0x1160 <= cp <= 0x11FF):
+                and cp not in marks and not is_punctuation(c) and not (0xAC00 <= cp <= 0xD7A3 or 0x1160 <= cp <= 0x11FF):
             continue  # letters, numbers, symbols no step changes and no class matches
-        if k == "Cn" and cp >= 0x80:
+        if k == "Cn" and cp >= 0x80 and lo == c and cp not in marks and not is_punctuation(c):
             continue
         if k == "Co" and clean_text:
             flags[cp] = DROPPED
