@@ -19,6 +19,7 @@ void bind_pretokenize(nb::module_& m);
 void bind_testing(nb::module_& m);
 void bind_spm_train(nb::module_& m);
 void bind_ubpe(nb::module_& m);
+void bind_hf_spm(nb::module_& m);
 
 PyObject* make_cached_int(uint32_t v) {
   if (v >= kIntCacheSize) return PyLong_FromLong(static_cast<long>(v));
@@ -74,4 +75,5 @@ NB_MODULE(_native, m) {
   tf::py::bind_spm_train(m);
   tf::py::bind_ubpe(m);
   tf::py::bind_data(m);
+  tf::py::bind_hf_spm(m);
 }

@@ -282,6 +282,9 @@ class Tokenizer:
             except ImportError:  # numpy absent: every file takes the Python pipeline
                 NativeByteLevel = None
             self._native = NativeByteLevel.build(self) if NativeByteLevel is not None else None
+            if self._native is None and NativeByteLevel is not None:
+                from tokenforge.tokenizer.native_spm import NativeSpm
+                self._native = NativeSpm.build(self)
             self._native_checked = True
         return self._native
 
