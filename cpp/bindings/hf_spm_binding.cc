@@ -78,6 +78,10 @@ PyObject* encoding_tuple(const HfSpm& h, const HfEncoded& e, size_t begin, size_
     }
     PyTuple_SET_ITEM(t, 0, a);
     PyTuple_SET_ITEM(t, 1, b);
+    // Two ints cannot form a cycle: untracked, the garbage collector does not walk the
+    // hundreds of thousands of offsets a batch keeps alive (CPython untracks such tuples
+    // itself, but only when a collection first meets them).
+    PyObject_GC_UnTrack(t);
     return t;
   }) : nullptr;
   PyObject* words = offs ? new_id_list(e.words.data() + begin, n) : nullptr;

@@ -51,9 +51,10 @@ class SpmStyleEncoder {
   void encode(std::string_view text, HfEncoded* out, bool ids_only) const;
 
  private:
+  struct Scratch;
   // One stretch between added tokens: bytes [text, text + n) starting at character `first`.
   void encode_stretch(const uint8_t* text, size_t n, uint32_t first, uint32_t* word, HfEncoded* out,
-                      bool ids_only) const;
+                      bool ids_only, Scratch& scratch) const;
 
   MergeRankBpe model_;
   SpaceMarking marking_;

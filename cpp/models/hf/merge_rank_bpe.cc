@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common/byte_hash.h"
+#include "common/inline.h"
 #include "common/piece_cache.h"
 #include "common/thread_cache.h"
 #include "common/unicode/unicode.h"
@@ -26,6 +27,11 @@ std::vector<uint32_t> code_points(const std::string& s) {
 }
 
 constexpr size_t kShortWord = 48;  // symbols; longer words merge through the heap
+
+// ASCII characters and ▁ (U+2581) get a bit matrix of joinable pairs (most boundaries in
+// SentencePiece-style text are between these); other pairs are hashed.
+constexpr uint32_t kSmall = 129;
+inline int small_code(uint32_t cp) { return cp < 128 ? static_cast<int>(cp) : cp == 0x2581 ? 128 : -1; }
 
 }  // namespace
 
@@ -85,7 +91,7 @@ bool MergeRankBpe::build(const std::vector<std::string>& tokens, const std::vect
     return false;
   }
   fuse_unk_ = fuse_unk;
-  ascii_joinable_.assign(128 * 128 / 64, 0);
+  small_joinable_.assign((kSmall * kSmall + 63) / 64, 0);
   pairs_.reserve(merges.size());
   for (size_t r = 0; r < merges.size(); ++r) {
     const Merge& m = merges[r];
@@ -96,18 +102,29 @@ bool MergeRankBpe::build(const std::vector<std::string>& tokens, const std::vect
     pairs_.set(pack_pair(m.left, m.right), (static_cast<uint64_t>(r) << 32) | m.merged);  // the last rank wins
     const uint32_t last = code_points(tokens[m.left]).back();
     const uint32_t first = code_points(tokens[m.right]).front();
-    if (last < 128 && first < 128) {
-      const uint32_t bit = last * 128 + first;
-      ascii_joinable_[bit >> 6] |= uint64_t{1} << (bit & 63);
+    const int a = small_code(last), b = small_code(first);
+    if (a >= 0 && b >= 0) {
+      const uint32_t bit = static_cast<uint32_t>(a) * kSmall + static_cast<uint32_t>(b);
+      small_joinable_[bit >> 6] |= uint64_t{1} << (bit & 63);
     } else {
       joinable_.set(pack_pair(last, first), 1);
     }
   }
+  for (uint32_t c = 0; c < 128; ++c) ascii_info_[c] = char_info(c);
   owner_ = new_cache_owner();
   return true;
 }
 
-MergeRankBpe::CharInfo MergeRankBpe::char_info(uint32_t cp) const {
+MergeRankBpe::Scratch& MergeRankBpe::scratch() const {
+  thread_local Scratch s;
+  if (s.cache_owner != owner_) {
+    s.cache = &thread_cache<PieceCache>(owner_);
+    s.cache_owner = owner_;
+  }
+  return s;
+}
+
+TF_ALWAYS_INLINE MergeRankBpe::CharInfo MergeRankBpe::char_info(uint32_t cp) const {
   uint32_t id = kNone;
   if (cp < 0x10000) {
     id = bmp_id_[cp];
@@ -119,10 +136,19 @@ MergeRankBpe::CharInfo MergeRankBpe::char_info(uint32_t cp) const {
   return {kUnk, unk_first_, unk_last_};
 }
 
-bool MergeRankBpe::joinable(uint32_t last, uint32_t first) const {
-  if (last < 128 && first < 128) {
-    const uint32_t bit = last * 128 + first;
-    return (ascii_joinable_[bit >> 6] >> (bit & 63)) & 1;
+TF_ALWAYS_INLINE MergeRankBpe::CharInfo MergeRankBpe::char_at(const uint8_t* p, const uint8_t* end, int* len) const {
+  if (*p < 0x80) {
+    *len = 1;
+    return ascii_info_[*p];
+  }
+  return char_info(decode_utf8(p, end, len));
+}
+
+TF_ALWAYS_INLINE bool MergeRankBpe::joinable(uint32_t last, uint32_t first) const {
+  const int a = small_code(last), b = small_code(first);
+  if (a >= 0 && b >= 0) {
+    const uint32_t bit = static_cast<uint32_t>(a) * kSmall + static_cast<uint32_t>(b);
+    return (small_joinable_[bit >> 6] >> (bit & 63)) & 1;
   }
   return joinable_.find(pack_pair(last, first)) != nullptr;
 }
@@ -134,8 +160,7 @@ void MergeRankBpe::initial_symbols(std::string_view word, std::vector<Symbol>* s
   bool pending = false;  // an unknown symbol not yet appended (fuse_unk extends it)
   while (p < end) {
     int len = 1;
-    const uint32_t cp = decode_utf8(p, end, &len);
-    const CharInfo c = char_info(cp);
+    const CharInfo c = char_at(p, end, &len);
     if (c.id == kBytes) {
       for (int k = 0; k < len; ++k) syms->push_back({byte_id_[p[k]], 1});
     } else if (c.id == kUnk) {
@@ -233,9 +258,10 @@ void MergeRankBpe::merge_long(std::vector<Symbol>* syms) const {
   s.erase(std::remove_if(s.begin(), s.end(), [](const Symbol& x) { return x.len == 0; }), s.end());
 }
 
-void MergeRankBpe::encode_word(std::string_view word, uint32_t base, std::vector<HfToken>* out) const {
+void MergeRankBpe::encode_word(std::string_view word, uint32_t base, std::vector<HfToken>* out,
+                               Scratch& scratch) const {
   const uint8_t* p = reinterpret_cast<const uint8_t*>(word.data());
-  PieceCache& cache = thread_cache<PieceCache>(owner_);
+  PieceCache& cache = *static_cast<PieceCache*>(scratch.cache);
   const uint64_t h = hash_bytes(p, word.size());
   uint32_t count = 0;
   if (const uint32_t* hit = cache.find(p, word.size(), h, &count)) {  // (id, length) pairs
@@ -245,8 +271,8 @@ void MergeRankBpe::encode_word(std::string_view word, uint32_t base, std::vector
     }
     return;
   }
-  thread_local std::vector<Symbol> syms;
-  thread_local std::vector<uint32_t> packed;
+  std::vector<Symbol>& syms = scratch.syms;
+  std::vector<uint32_t>& packed = scratch.packed;
   syms.clear();
   initial_symbols(word, &syms);
   if (syms.size() <= kShortWord) {
@@ -264,7 +290,7 @@ void MergeRankBpe::encode_word(std::string_view word, uint32_t base, std::vector
   cache.insert(p, word.size(), h, packed.data(), packed.size());
 }
 
-void MergeRankBpe::encode(std::string_view text, uint32_t base, std::vector<HfToken>* out) const {
+void MergeRankBpe::encode(std::string_view text, uint32_t base, std::vector<HfToken>* out, Scratch& scratch) const {
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
   const uint8_t* end = s + text.size();
   const uint8_t* p = s;
@@ -273,12 +299,11 @@ void MergeRankBpe::encode(std::string_view text, uint32_t base, std::vector<HfTo
   bool prev_unk = false;
   while (p < end) {
     int len = 1;
-    const uint32_t cp = decode_utf8(p, end, &len);
-    const CharInfo c = char_info(cp);
+    const CharInfo c = char_at(p, end, &len);
     const bool unk = c.id == kUnk;
     if (p != word && !joinable(prev_last, c.first) && !(unk && prev_unk && fuse_unk_)) {
       encode_word(std::string_view(reinterpret_cast<const char*>(word), p - word),
-                  base + static_cast<uint32_t>(word - s), out);
+                  base + static_cast<uint32_t>(word - s), out, scratch);
       word = p;
     }
     prev_last = c.last;
@@ -287,7 +312,7 @@ void MergeRankBpe::encode(std::string_view text, uint32_t base, std::vector<HfTo
   }
   if (p != word) {
     encode_word(std::string_view(reinterpret_cast<const char*>(word), p - word), base + static_cast<uint32_t>(word - s),
-                out);
+                out, scratch);
   }
 }
 

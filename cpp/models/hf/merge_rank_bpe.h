@@ -44,14 +44,24 @@ class MergeRankBpe {
   bool build(const std::vector<std::string>& tokens, const std::vector<Merge>& merges, int64_t unk_id,
              bool fuse_unk, bool byte_fallback, std::string* error);
 
-  // Appends the tokens of `text` (valid UTF-8), offsets relative to its start plus `base`.
-  void encode(std::string_view text, uint32_t base, std::vector<HfToken>* out) const;
-
- private:
   struct Symbol {
     uint32_t id;
     uint32_t len;  // bytes
   };
+  // What encode() reuses from call to call; one per thread (see scratch()).
+  struct Scratch {
+    std::vector<Symbol> syms;
+    std::vector<uint32_t> packed;
+    void* cache = nullptr;    // the thread's PieceCache of this model
+    uint64_t cache_owner = 0;  // the model it belongs to
+  };
+  // The calling thread's Scratch, set up for this model.
+  Scratch& scratch() const;
+
+  // Appends the tokens of `text` (valid UTF-8), offsets relative to its start plus `base`.
+  void encode(std::string_view text, uint32_t base, std::vector<HfToken>* out, Scratch& scratch) const;
+
+ private:
   // How one character enters a word: `id` is its token, or kBytes (its byte tokens) or
   // the unknown token; `first`/`last` are the first and last characters of the text of its
   // first and last symbols (what a merge across a boundary would have to join).
@@ -63,11 +73,13 @@ class MergeRankBpe {
   static constexpr uint32_t kUnk = 0xFFFFFFFEu;
 
   CharInfo char_info(uint32_t cp) const;
+  // char_info of the character at p (p < end); sets *len to its byte length.
+  CharInfo char_at(const uint8_t* p, const uint8_t* end, int* len) const;
   bool joinable(uint32_t last, uint32_t first) const;
   void initial_symbols(std::string_view word, std::vector<Symbol>* syms) const;
   void merge_short(std::vector<Symbol>* syms) const;
   void merge_long(std::vector<Symbol>* syms) const;
-  void encode_word(std::string_view word, uint32_t base, std::vector<HfToken>* out) const;
+  void encode_word(std::string_view word, uint32_t base, std::vector<HfToken>* out, Scratch& scratch) const;
   // (rank << 32 | merged id) of the pair, or nullptr.
   const uint64_t* find_pair(uint32_t left, uint32_t right) const { return pairs_.find(pack_pair(left, right)); }
 
@@ -75,7 +87,8 @@ class MergeRankBpe {
   std::vector<uint32_t> bmp_id_;          // BMP code point -> its token, or kNone
   U64Map<uint32_t> astral_id_;            // other code points -> token
   U64Map<uint8_t> joinable_;              // (last char, first char) across some merge
-  std::vector<uint64_t> ascii_joinable_;  // the same for two ASCII characters, as bits
+  std::vector<uint64_t> small_joinable_;  // the same for two characters of ASCII and ▁, as bits
+  CharInfo ascii_info_[128];
   uint32_t byte_id_[256];
   uint32_t unk_id_ = kUnk;
   uint32_t unk_first_ = 0, unk_last_ = 0;

@@ -32,7 +32,7 @@ from tokenforge.models.bpe import BPE
 from tokenforge.normalizers import Prepend, Replace
 from tokenforge.normalizers import Sequence as NormSeq
 from tokenforge.pre_tokenizers.metaspace import SCHEMES, Metaspace
-from tokenforge.tokenizer.encoding import Encoding
+from tokenforge.tokenizer.encoding import Encoding, NativeEncoding
 from tokenforge.tokenizer.native import _check_surrogates
 
 MARK = "\u2581"
@@ -116,21 +116,27 @@ class NativeSpm:
             ValueError: a lone surrogate in the text.
         """
         _check_surrogates(text)
-        ids, tokens, offsets, words = self.engine.encode(text)
-        return Encoding(ids, tokens, offsets, words, [type_id] * len(ids))
+        return _encoding(*self.engine.encode(text), type_id)
 
     def encode_batch(self, texts: list[str], threads: int) -> list[Encoding]:
         """Encodings of many texts, on native threads."""
         for t in texts:
             _check_surrogates(t)
-        return [Encoding(ids, tokens, offsets, words, [0] * len(ids))
-                for ids, tokens, offsets, words in self.engine.encode_batch(texts, threads)]
+        return [_encoding(ids, tokens, offsets, words, 0) for ids, tokens, offsets, words in
+                self.engine.encode_batch(texts, threads)]
 
     def ids_batch(self, texts: list[str], threads: int) -> list[list[int]]:
         """Ids of many texts, on native threads."""
         for t in texts:
             _check_surrogates(t)
         return self.engine.encode_ids_batch(texts, threads)
+
+
+def _encoding(ids: list[int], tokens: list[str], offsets: list, words: list[int], type_id: int) -> Encoding:
+    """An Encoding of the engine's lists; its masks are made when first read."""
+    e = NativeEncoding(ids, tokens, offsets, None, [type_id] * len(ids))
+    e.word_ids = words
+    return e
 
 
 _ = SCHEMES  # Metaspace validates its scheme; the table above covers all of SCHEMES
