@@ -7,7 +7,9 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,7 +58,15 @@ PyObject* encoding_tuple(const HfSpm& h, const HfEncoded& e, size_t begin, size_
   const size_t n = end - begin;
   PyObject* strs = h.token_strs.ptr();
   PyObject* ids = new_id_list(e.ids.data() + begin, n);
+  // Tokens reported as their own text: e.surface_at from the first at or after `begin`.
+  size_t sk = std::lower_bound(e.surface_at.begin(), e.surface_at.end(), static_cast<uint32_t>(begin)) -
+              e.surface_at.begin();
   PyObject* toks = ids ? int_list(n, [&](size_t i) -> PyObject* {
+    if (sk < e.surface_at.size() && e.surface_at[sk] == begin + i) {
+      const size_t a = sk ? e.surface_end[sk - 1] : 0, b = e.surface_end[sk];
+      ++sk;
+      return PyUnicode_DecodeUTF8(e.surface.data() + a, static_cast<Py_ssize_t>(b - a), "strict");
+    }
     const uint32_t id = e.ids[begin + i];
     PyObject* s = id < h.n_strs ? PyList_GET_ITEM(strs, id) : Py_None;
     Py_INCREF(s);
@@ -111,6 +121,7 @@ nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only,
   struct alignas(64) Chunk {  // own cache line: two threads fill neighbouring chunks
     HfEncoded e;
     std::vector<size_t> ends;  // item k of the chunk is tokens [ends[k - 1], ends[k])
+    std::vector<uint8_t> ok;   // item k was encoded (else it is None: the caller's pipeline)
   };
   std::vector<Chunk> chunks(starts.size() - 1);
   ResultList out(n);
@@ -124,7 +135,21 @@ nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only,
           const std::string_view text = views[i].ascii
                                             ? std::string_view(static_cast<const char*>(views[i].data), views[i].length)
                                             : to_utf8(views[i], &buffer);
-          h.encoder.encode(text, &ch.e, ids_only);
+          const size_t before = ch.e.ids.size();
+          const size_t surface = ch.e.surface_at.size();
+          const bool ok = h.encoder.encode(text, &ch.e, ids_only);
+          if (!ok) {  // drop what it appended
+            ch.e.ids.resize(before);
+            if (!ids_only) {
+              ch.e.starts.resize(before);
+              ch.e.ends.resize(before);
+              ch.e.words.resize(before);
+              ch.e.surface_at.resize(surface);
+              ch.e.surface_end.resize(surface);
+              ch.e.surface.resize(surface ? ch.e.surface_end.back() : 0);
+            }
+          }
+          ch.ok.push_back(ok);
           ch.ends.push_back(ch.e.ids.size());
         }
       },
@@ -132,7 +157,7 @@ nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only,
         Chunk& ch = chunks[c];
         size_t begin = 0;
         for (size_t k = 0; k < ch.ends.size(); ++k) {
-          PyObject* item = make(ch.e, begin, ch.ends[k]);
+          PyObject* item = ch.ok[k] ? make(ch.e, begin, ch.ends[k]) : Py_NewRef(Py_None);
           if (item == nullptr) return false;
           out.set(starts[c] + k, item);
           begin = ch.ends[k];
@@ -152,42 +177,61 @@ void bind_hf_spm(nb::module_& m) {
       .def(
           "__init__",
           [](HfSpm* self, const std::vector<std::string>& vocab, nb::bytes merges, int64_t unk_id, bool fuse_unk,
-             bool byte_fallback, bool prepend, bool replace_spaces, int metaspace_prepend, bool split,
-             std::vector<std::pair<std::string, uint32_t>> added, nb::list token_strs) {
-            const size_t nm = merges.size() / 12;
-            if (merges.size() % 12 != 0) value_error("merges must be uint32 triples");
-            std::vector<hf::MergeRankBpe::Merge> ms(nm);
-            std::memcpy(ms.data(), merges.c_str(), nm * 12);
-            hf::MergeRankBpe model;
+             bool byte_fallback, std::vector<std::pair<std::string, double>> unigram, bool is_unigram,
+             nb::bytes charsmap, bool prepend, bool replace_spaces, int metaspace_prepend, bool split,
+             bool collapse_spaces, std::vector<std::pair<std::string, uint32_t>> added, nb::list token_strs) {
             std::string error;
-            if (!model.build(vocab, ms, unk_id, fuse_unk, byte_fallback, &error)) value_error(error);
-            hf::SpaceMarking marking{prepend, replace_spaces, metaspace_prepend, split};
+            std::unique_ptr<hf::MergeRankBpe> bpe;
+            std::unique_ptr<hf::ViterbiUnigram> uni;
+            if (is_unigram) {
+              uni = std::make_unique<hf::ViterbiUnigram>();
+              if (!uni->build(unigram, unk_id, &error)) value_error(error);
+            } else {
+              const size_t nm = merges.size() / 12;
+              if (merges.size() % 12 != 0) value_error("merges must be uint32 triples");
+              std::vector<hf::MergeRankBpe::Merge> ms(nm);
+              std::memcpy(ms.data(), merges.c_str(), nm * 12);
+              bpe = std::make_unique<hf::MergeRankBpe>();
+              if (!bpe->build(vocab, ms, unk_id, fuse_unk, byte_fallback, &error)) value_error(error);
+            }
+            std::unique_ptr<hf::CharsmapShortest> cm;
+            if (charsmap.size() > 0) {
+              cm = std::make_unique<hf::CharsmapShortest>();
+              if (!cm->init(std::string_view(charsmap.c_str(), charsmap.size()), &error)) value_error(error);
+            }
+            hf::SpaceMarking marking{prepend, replace_spaces, metaspace_prepend, split, collapse_spaces};
             for (nb::handle s : token_strs) {
               if (!PyUnicode_Check(s.ptr())) throw nb::type_error("token_strs must hold strs");
             }
-            new (self) HfSpm{SpmStyleEncoder(std::move(model), marking, std::move(added)), token_strs,
-                             token_strs.size()};
+            new (self) HfSpm{SpmStyleEncoder(std::move(bpe), std::move(uni), std::move(cm), marking, std::move(added)),
+                             token_strs, token_strs.size()};
           },
           nb::arg("vocab"), nb::arg("merges"), nb::arg("unk_id"), nb::arg("fuse_unk"), nb::arg("byte_fallback"),
-          nb::arg("prepend"), nb::arg("replace_spaces"), nb::arg("metaspace_prepend"), nb::arg("split"),
+          nb::arg("unigram"), nb::arg("is_unigram"), nb::arg("charsmap"), nb::arg("prepend"),
+          nb::arg("replace_spaces"), nb::arg("metaspace_prepend"), nb::arg("split"), nb::arg("collapse_spaces"),
           nb::arg("added"), nb::arg("token_strs"),
-          "vocab: id -> token text ('' for none); merges: (left, right, merged) uint32 triples in rank order; "
-          "added: (content, id) matched in the raw text; token_strs: id -> the str reported as the token.")
+          "BPE (vocab: id -> token text, '' for none; merges: (left, right, merged) uint32 triples in rank "
+          "order) or, with is_unigram, Unigram (unigram: id -> (piece, score)); charsmap: a Precompiled blob "
+          "or b''; added: (content, id) matched in the raw text; token_strs: id -> the str reported as the token.")
       .def(
           "encode",
-          [](const HfSpm& h, nb::str text) {
+          [](const HfSpm& h, nb::str text) -> nb::object {
             const std::string_view view = utf8(text);
             thread_local HfEncoded e;
             e.clear();
+            bool ok;
             {
               nb::gil_scoped_release release;
-              h.encoder.encode(view, &e, false);
+              ok = h.encoder.encode(view, &e, false);
             }
+            if (!ok) return nb::none();
             PyObject* t = encoding_tuple(h, e, 0, e.ids.size());
             if (t == nullptr) throw nb::python_error();
-            return nb::steal<nb::tuple>(t);
+            return nb::steal(t);
           },
-          nb::arg("text"), "(ids, tokens, offsets, word ids) of one text (valid UTF-8: no lone surrogates).")
+          nb::arg("text"),
+          "(ids, tokens, offsets, word ids) of one text (valid UTF-8: no lone surrogates), or None for text "
+          "the charsmap step leaves to the readable pipeline.")
       .def(
           "encode_batch",
           [](const HfSpm& h, nb::list texts, int threads) {

@@ -1,5 +1,6 @@
 """The native SentencePiece-style path (tokenforge.tokenizer.native_spm) against HF tokenizers
-0.23.3: which files take it, and every field identical on 4 KB documents of each corpus
+0.23.3: which files take it (and, for ruT5's charsmap, that most documents stay native), and
+every field identical on 4 KB documents of each corpus
 (single and batch, pairs, with and without special tokens), on long runs that take the
 heap merge, on added tokens spliced in, on unknown characters without byte fallback, and on
 Metaspace pre-tokenizers of every prepend scheme (written into Mistral's file).  The corpus
@@ -15,7 +16,7 @@ import pytest
 from _hf_json import diff, lines, load
 from _shared import MODELS, corpus_sample, need_shared
 
-NATIVE = ["mistral_v1_tokenizer.json", "gemma_tokenizer.json"]
+NATIVE = ["mistral_v1_tokenizer.json", "gemma_tokenizer.json", "rut5_tokenizer.json"]
 SPM_NATIVE = ["llama2_tokenizer.model", "mistral_v1_tokenizer.model", "mistral_v3_tokenizer.model"]
 SPM_PYTHON = ["botchan_en_bpe_1000.model", "llama2c_tok512.model", "botchan_en_unigram_1000.model"]
 LONG = ["a" * 300, " " * 200 + "x", "\t" * 100, "😀" * 80, "1234567890" * 40, "中文" * 150, "\n\n\n" * 50 + " y",
@@ -82,6 +83,15 @@ def test_which_sentencepiece_models_are_native():
         assert _is_native(Tokenizer.from_sentencepiece(MODELS / "sentencepiece" / name)), name
     for name in SPM_PYTHON:  # a charsmap, whitespace removal by regex, Unigram
         assert not _is_native(Tokenizer.from_sentencepiece(MODELS / "sentencepiece" / name)), name
+
+
+@pytest.mark.parametrize("corpus", ["en", "code"])
+def test_charsmap_documents_stay_native(corpus):
+    """ruT5's Precompiled charsmap runs natively on documents without combining characters."""
+    need_shared()
+    native = load("rut5_tokenizer.json")[1]._native_engine()
+    docs = _docs(corpus, 10)
+    assert sum(native.encode(d) is not None for d in docs) >= 8
 
 
 @pytest.mark.parametrize("name", NATIVE)

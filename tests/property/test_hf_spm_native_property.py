@@ -1,6 +1,6 @@
 """Hypothesis: the native SentencePiece-style path (tokenforge.tokenizer.native_spm) == the
 readable Python pipeline, its oracle, on generated Unicode; and == tokenizers on the same text
-for Mistral and Gemma, and for small hand-made BPE files whose merges make one token in two
+for Mistral, Gemma and ruT5 (charsmap, space runs, Metaspace, Unigram), and for small hand-made BPE files whose merges make one token in two
 ways (ranks decide, not scores), whose characters are unknown or byte-fallback."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ TEXT = (st.text(st.characters(blacklist_categories=("Cs",)), max_size=60)
         | st.text(" ab", min_size=50, max_size=200))
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                            HealthCheck.function_scoped_fixture])
-FILES = ["mistral_v1_tokenizer.json", "gemma_tokenizer.json"]
+FILES = ["mistral_v1_tokenizer.json", "gemma_tokenizer.json", "rut5_tokenizer.json"]
 
 
 def _oracle(tok, text):
@@ -38,6 +38,9 @@ def test_native_equals_reference_and_tokenizers(name, text):
     native = ours._native_engine()
     assert native is not None
     fast = native.encode(text)
+    if fast is None:  # a charsmap on text with joining characters: the Python pipeline by design
+        assert name == "rut5_tokenizer.json"
+        return
     assert diff(_oracle(ours, text), fast) is None
     assert diff(ref.encode(text, add_special_tokens=False), fast) is None
 
