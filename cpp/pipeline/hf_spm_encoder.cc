@@ -80,6 +80,16 @@ bool SpmStyleEncoder::prenormalize(const uint8_t* text, size_t n, uint32_t first
     out.resize(k);
     of.resize(k);
   }
+  if (marking_.strip_edges) {
+    if (!out.empty() && out.back() == ' ') {
+      out.pop_back();
+      of.pop_back();
+    }
+    if (!out.empty() && out[0] == ' ') {
+      out.erase(0, 1);
+      of.erase(of.begin());
+    }
+  }
   return true;
 }
 
@@ -165,7 +175,7 @@ bool SpmStyleEncoder::encode(std::string_view text, HfEncoded* out, bool ids_onl
   uint32_t word = 0;
   thread_local Scratch scratch;
   if (bpe_) scratch.bpe = &bpe_->scratch();
-  const bool pre = charsmap_ != nullptr || marking_.collapse_spaces;
+  const bool pre = charsmap_ != nullptr || marking_.collapse_spaces || marking_.strip_edges;
   while (done <= n) {
     const SpecialMatcher::Match m = added_.find(s, n, done);
     const size_t stop = m.found ? m.pos : n;

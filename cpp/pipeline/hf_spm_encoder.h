@@ -3,8 +3,9 @@
 // offsets.
 //
 //   added tokens (matched in the raw text, leftmost-longest, no lstrip/rstrip/single_word)
-//   -> per stretch between them: optionally the Precompiled charsmap (per character) and
-//      Replace(" {2,}" -> " "); Prepend("▁") and/or Replace(" " -> "▁"); optionally
+//   -> per stretch between them: optionally the Precompiled charsmap (per character),
+//      Replace(" {2,}" -> " ") and the removal of a space at either end; Prepend("▁") and/or
+//      Replace(" " -> "▁"); optionally
 //      Metaspace (spaces -> ▁, ▁ prepended unless present, split before each ▁)
 //   -> MergeRankBpe or ViterbiUnigram
 //
@@ -41,6 +42,7 @@ struct SpaceMarking {
   int metaspace_prepend = 0;    // Metaspace: 0 never, 1 always, 2 only on a stretch at character 0
   bool split = false;           // Metaspace's split: a piece (word) starts at each ▁
   bool collapse_spaces = false;  // Replace(" {2,}" -> " "), after the charsmap
+  bool strip_edges = false;      // then one U+0020 dropped at each end (from_sentencepiece's regex)
 };
 
 // The tokens of one text: ids, character offsets into the text, word index; and the texts

@@ -17,8 +17,9 @@ from _hf_json import diff, lines, load
 from _shared import MODELS, corpus_sample, need_shared
 
 NATIVE = ["mistral_v1_tokenizer.json", "gemma_tokenizer.json", "rut5_tokenizer.json"]
-SPM_NATIVE = ["llama2_tokenizer.model", "mistral_v1_tokenizer.model", "mistral_v3_tokenizer.model"]
-SPM_PYTHON = ["botchan_en_bpe_1000.model", "llama2c_tok512.model", "botchan_en_unigram_1000.model"]
+SPM_NATIVE = ["llama2_tokenizer.model", "mistral_v1_tokenizer.model", "mistral_v3_tokenizer.model",
+              "llama2c_tok512.model", "botchan_en_bpe_1000.model", "botchan_en_unigram_1000.model",
+              "kyoto_ja_unigram_8000.model", "rut5_spiece.model"]
 LONG = ["a" * 300, " " * 200 + "x", "\t" * 100, "😀" * 80, "1234567890" * 40, "中文" * 150, "\n\n\n" * 50 + " y",
         "▁" * 70, "ab" * 200 + "<s>" + "ba" * 100, "x" + "\u0301" * 120]
 
@@ -57,6 +58,8 @@ def _variant(edit: str):
     elif edit == "no-fuse":
         d["model"]["byte_fallback"] = False
         d["model"]["fuse_unk"] = False
+    elif edit == "lowercase":
+        d["normalizer"]["normalizers"].insert(0, {"type": "Lowercase"})
     elif edit == "replace-only":
         d["normalizer"] = {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}
     s = json.dumps(d, ensure_ascii=False)
@@ -75,14 +78,13 @@ def test_files_take_the_native_path(name):
     assert _is_native(load(name)[1])
 
 
-def test_which_sentencepiece_models_are_native():
+def test_which_pipelines_are_native():
     need_shared()
     from tokenforge import Tokenizer
 
-    for name in SPM_NATIVE:
+    for name in SPM_NATIVE:  # charsmaps, whitespace removal, BPE and Unigram
         assert _is_native(Tokenizer.from_sentencepiece(MODELS / "sentencepiece" / name)), name
-    for name in SPM_PYTHON:  # a charsmap, whitespace removal by regex, Unigram
-        assert not _is_native(Tokenizer.from_sentencepiece(MODELS / "sentencepiece" / name)), name
+    assert not _is_native(_variant("lowercase")[1])  # a normalizer it does not run
 
 
 @pytest.mark.parametrize("corpus", ["en", "code"])
@@ -141,8 +143,8 @@ def test_pipeline_variants(edit):
 
 @pytest.mark.parametrize("name", SPM_NATIVE)
 def test_from_sentencepiece_native(name):
-    """Tokenizer.from_sentencepiece on BPE models: the native path gives what tokenizers gives
-    on the written file."""
+    """Tokenizer.from_sentencepiece: the native path gives what tokenizers gives on the
+    written file."""
     need_shared()
     import tokenizers
 
@@ -153,6 +155,7 @@ def test_from_sentencepiece_native(name):
     added = [t.content for t in ours.added.tokens.values()][:20]
     texts = lines("en", 20, seed=11) + lines("multi", 20, seed=11) + LONG
     texts += [ln[:10] + a + ln[10:] for ln, a in zip(lines("code", 20, seed=11), added)]
+    texts += ["  Hello   world ", " ", "", "x\tz  ", "\ufb01\u2026 \uff21\uff22  ", "<s> hi </s>", "  <s>  "]
     _same(ref, ours, texts)
     docs = _docs("multi", 3)
     for x, y in zip(ref.encode_batch(docs), ours.encode_batch(docs)):

@@ -6,8 +6,9 @@ does.
 A file takes it when its pipeline is exactly:
 
 * normalizer: in this order, each optional: ``Precompiled`` (a charsmap), ``Replace`` of the
-  regex ``" {2,}"`` by ``" "``, then ``Prepend("▁")`` and ``Replace(" " -> "▁")`` (either order:
-  they commute) — alone or as a ``Sequence``;
+  regex ``" {2,}"`` by ``" "``, ``Replace`` of a space at either end by nothing (the regex
+  :mod:`tokenforge.tokenizer.from_sentencepiece` writes), then ``Prepend("▁")`` and
+  ``Replace(" " -> "▁")`` (either order: they commute) — alone or as a ``Sequence``;
 * pre-tokenizer: none, or ``Metaspace`` with replacement ``▁`` (any prepend scheme, split or not);
 * model: ``BPE`` without dropout, ``continuing_subword_prefix``, ``end_of_word_suffix`` or
   ``ignore_merges``, whose characters are never dropped: an unknown token in the vocab, or
@@ -42,30 +43,32 @@ from tokenforge.normalizers import Precompiled, Prepend, Replace
 from tokenforge.normalizers import Sequence as NormSeq
 from tokenforge.pre_tokenizers.metaspace import SCHEMES, Metaspace
 from tokenforge.tokenizer.encoding import Encoding, NativeEncoding
+from tokenforge.tokenizer.from_sentencepiece import _EDGE_SPACES as _EDGES
+from tokenforge.tokenizer.from_sentencepiece import _SPACE_RUNS as _RUNS
 from tokenforge.tokenizer.native import _check_surrogates
 
 MARK = "\u2581"
-_RUNS = {"Regex": " {2,}"}
 
 
 def _marking(tok) -> dict | None:
     """The normalization options of tok's normalizer and pre-tokenizer, or None."""
     norm = tok.normalizer
     steps = norm.normalizers if isinstance(norm, NormSeq) else ([] if norm is None else [norm])
-    out = {"charsmap": b"", "collapse_spaces": False, "prepend": False, "replace_spaces": False,
-           "metaspace_prepend": 0, "split": False}
-    stage = 0  # 0: a charsmap may come, 1: space collapsing may come, 2: only the ▁ steps
+    out = {"charsmap": b"", "collapse_spaces": False, "strip_edges": False, "prepend": False,
+           "replace_spaces": False, "metaspace_prepend": 0, "split": False}
+    stage = 0  # 0: a charsmap may come, 1: space collapsing, 2: edge spaces, 3: only the ▁ steps
     for n in steps:
         if type(n) is Precompiled and stage == 0:
             out["charsmap"] = base64.b64decode(n.precompiled_charsmap) if n.charsmap is not None else b""
             stage = 1
         elif type(n) is Replace and n.pattern == _RUNS and n.content == " " and stage <= 1:
-            out["collapse_spaces"] = True
-            stage = 2
+            out["collapse_spaces"], stage = True, 2
+        elif type(n) is Replace and n.pattern == _EDGES and n.content == "" and stage <= 2:
+            out["strip_edges"], stage = True, 3
         elif type(n) is Prepend and n.prepend == MARK and not out["prepend"]:
-            out["prepend"], stage = True, 2
+            out["prepend"], stage = True, 3
         elif type(n) is Replace and n.pattern == {"String": " "} and n.content == MARK and not out["replace_spaces"]:
-            out["replace_spaces"], stage = True, 2
+            out["replace_spaces"], stage = True, 3
         else:
             return None
     pre = tok.pre_tokenizer
