@@ -32,11 +32,6 @@ struct HfSpm {
   size_t n_strs;
 };
 
-size_t approx_size(const StrView& v) {
-  if (v.ascii) return v.length;
-  return v.length * (v.kind == PyUnicode_1BYTE_KIND ? 1 : v.kind == PyUnicode_2BYTE_KIND ? 2 : 3);
-}
-
 // A list of n cached ints read through get(i); nullptr with a Python error set.
 template <typename Get>
 PyObject* int_list(size_t n, Get get) {
@@ -117,7 +112,7 @@ nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only,
   std::vector<StrView> views;
   views.reserve(n);
   for (nb::handle t : items) views.push_back(str_view(t));
-  const std::vector<size_t> starts = batch_chunks(n, threads, [&](size_t i) { return approx_size(views[i]); });
+  const std::vector<size_t> starts = batch_chunks(n, threads, [&](size_t i) { return approx_utf8_size(views[i]); });
   struct alignas(64) Chunk {  // own cache line: two threads fill neighbouring chunks
     HfEncoded e;
     std::vector<size_t> ends;  // item k of the chunk is tokens [ends[k - 1], ends[k])

@@ -85,3 +85,20 @@ def test_small_files(byte_fallback, pre, text):
     fast = native.encode(text)
     assert diff(_oracle(ours, text), fast) is None
     assert diff(ref.encode(text), ours.encode(text)) is None
+
+
+def test_many_models_on_one_thread():
+    """Six models alternating on one thread: each keeps its own word cache (the per-thread
+    cache list holds four, evicting the oldest) and gives the oracle's result every time."""
+    import tokenizers
+
+    from tokenforge.tokenizer import Tokenizer
+
+    ref, _ = _small(True, "none")
+    text = ref.to_str()
+    models = [Tokenizer.from_str(text) for _ in range(6)]
+    texts = ["abc abcc", "ccc cab", "ab😀 é<s>c", "bca  abc"]
+    want = [tokenizers.Tokenizer.from_str(text).encode(t).ids for t in texts]
+    for _ in range(3):
+        for m in models:
+            assert [m.encode(t).ids for t in texts] == want

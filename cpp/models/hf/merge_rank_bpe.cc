@@ -117,10 +117,8 @@ bool MergeRankBpe::build(const std::vector<std::string>& tokens, const std::vect
 
 MergeRankBpe::Scratch& MergeRankBpe::scratch() const {
   thread_local Scratch s;
-  if (s.cache_owner != owner_) {
-    s.cache = &thread_cache<PieceCache>(owner_);
-    s.cache_owner = owner_;
-  }
+  // Looked up on every call, not kept: thread_cache frees the cache of an owner it evicts.
+  s.cache = &thread_cache<PieceCache>(owner_);
   return s;
 }
 

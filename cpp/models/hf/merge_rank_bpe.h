@@ -52,10 +52,10 @@ class MergeRankBpe {
   struct Scratch {
     std::vector<Symbol> syms;
     std::vector<uint32_t> packed;
-    void* cache = nullptr;    // the thread's PieceCache of this model
-    uint64_t cache_owner = 0;  // the model it belongs to
+    void* cache = nullptr;  // the thread's PieceCache of this model
   };
-  // The calling thread's Scratch, set up for this model.
+  // The calling thread's Scratch, set up for this model; valid until another model's
+  // scratch() on this thread (call it once per text).
   Scratch& scratch() const;
 
   // Appends the tokens of `text` (valid UTF-8), offsets relative to its start plus `base`.
