@@ -95,6 +95,12 @@ inline StrView str_view(nb::handle s) {
   return v;
 }
 
+// About the UTF-8 length of a str, to balance chunks (exact for ASCII).
+inline size_t approx_utf8_size(const StrView& v) {
+  if (v.ascii) return v.length;
+  return v.length * (v.kind == PyUnicode_1BYTE_KIND ? 1 : v.kind == PyUnicode_2BYTE_KIND ? 2 : 3);
+}
+
 // A reusable buffer for to_utf8: grows, never shrinks, and is not zeroed (std::string's
 // resize zeroed every document's worst-case size, a few % of a batch).
 class Utf8Buffer {

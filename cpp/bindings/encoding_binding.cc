@@ -50,12 +50,6 @@ nb::object encode_one(const Encoding& enc, nb::handle text, const SpecialMatcher
   return to_list(ids);
 }
 
-// About the UTF-8 length of a str, to balance chunks (exact for ASCII).
-size_t approx_utf8_size(const StrView& v) {
-  if (v.ascii) return v.length;
-  return v.length * (v.kind == PyUnicode_1BYTE_KIND ? 1 : v.kind == PyUnicode_2BYTE_KIND ? 2 : 3);
-}
-
 // encode() or encode_ordinary() of every str, in byte-balanced chunks on the pool while
 // the calling thread builds finished chunks' lists (see bindings/batch.h).  Only the
 // views are taken with the GIL; each worker makes the UTF-8 of its texts, so that

@@ -20,6 +20,7 @@ void bind_testing(nb::module_& m);
 void bind_spm_train(nb::module_& m);
 void bind_ubpe(nb::module_& m);
 void bind_wordpiece(nb::module_& m);
+void bind_hf_spm(nb::module_& m);
 
 PyObject* make_cached_int(uint32_t v) {
   if (v >= kIntCacheSize) return PyLong_FromLong(static_cast<long>(v));
@@ -76,4 +77,5 @@ NB_MODULE(_native, m) {
   tf::py::bind_ubpe(m);
   tf::py::bind_wordpiece(m);
   tf::py::bind_data(m);
+  tf::py::bind_hf_spm(m);
 }

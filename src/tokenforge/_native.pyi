@@ -360,3 +360,24 @@ def count_batch(encoding: Encoding, texts: list, allowed: SpecialSet, threads: i
     """
     The total token count of the texts (specials in `allowed` as such), on `threads` native threads.
     """
+
+class SpmStyleEncoder:
+    """
+    A SentencePiece-style tokenizer.json pipeline in C++ (tokenforge.tokenizer.native_spm).
+    """
+
+    def __init__(self, vocab: Sequence[str], merges: bytes, unk_id: int, fuse_unk: bool, byte_fallback: bool, unigram: Sequence[tuple[str, float]], is_unigram: bool, charsmap: bytes, prepend: bool, replace_spaces: bool, metaspace_prepend: int, split: bool, collapse_spaces: bool, strip_edges: bool, added: Sequence[tuple[str, int]], token_strs: list) -> None:
+        """
+        BPE (vocab: id -> token text, '' for none; merges: (left, right, merged) uint32 triples in rank order) or, with is_unigram, Unigram (unigram: id -> (piece, score)); charsmap: a Precompiled blob or b''; added: (content, id) matched in the raw text; token_strs: id -> the str reported as the token.
+        """
+
+    def encode(self, text: str) -> object:
+        """
+        (ids, tokens, offsets, word ids) of one text (valid UTF-8: no lone surrogates), or None for text the charsmap step leaves to the readable pipeline.
+        """
+
+    def encode_batch(self, texts: list, threads: int) -> list:
+        """encode() of every text, on native threads."""
+
+    def encode_ids_batch(self, texts: list, threads: int) -> list:
+        """The ids of every text, on native threads."""

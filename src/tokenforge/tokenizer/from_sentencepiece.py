@@ -42,8 +42,9 @@ Left out: ``treat_whitespace_as_suffix`` and WORD/CHAR models (a ``ValueError``)
 (kept in the vocab, not resegmented), sentencepiece's protection of user-defined pieces from
 the charsmap, its character-by-character use of the charsmap (`tokenizers` replaces a grapheme
 whole by the replacement of its shortest key prefix: U+3000 U+0300 becomes one space), and its choice between Unigram segmentations of equal score (`tokenizers`, and
-this, may pick another).  These tokenizers encode on the readable Python pipeline: no native path
-yet.
+this, may pick another).  These tokenizers encode on the native SentencePiece-style path
+(:mod:`tokenforge.tokenizer.native_spm`), text with grapheme-joining characters under a charsmap
+on the readable Python pipeline.
 
 Example:
     >>> from tokenforge.sentencepiece import ModelProto, PieceType

@@ -1,0 +1,206 @@
+#include "pipeline/hf_spm_encoder.h"
+
+#include <cstring>
+
+#include "common/unicode/unicode.h"
+
+namespace tf::hf {
+
+namespace {
+
+constexpr uint8_t kMarker[3] = {0xE2, 0x96, 0x81};  // U+2581 ▁
+
+inline bool is_marker(const uint8_t* p, const uint8_t* end) {
+  return end - p >= 3 && p[0] == 0xE2 && p[1] == 0x96 && p[2] == 0x81;
+}
+
+inline uint32_t count_chars(const uint8_t* p, size_t n) {
+  uint32_t c = 0;
+  for (size_t i = 0; i < n; ++i) c += (p[i] & 0xC0) != 0x80;
+  return c;
+}
+
+// A superset of the characters that may share a grapheme with a neighbour (UAX #29:
+// Extend, SpacingMark, ZWJ, Prepend, Hangul jamo and syllables, regional indicators).
+bool may_join(uint32_t cp) {
+  if (cp < 0x300) return false;
+  if (char_class(cp) == kMark) return true;
+  return cp == 0x200C || cp == 0x200D || (cp >= 0x1100 && cp <= 0x11FF) || (cp >= 0xA960 && cp <= 0xA97F) ||
+         (cp >= 0xAC00 && cp <= 0xD7FF) || (cp >= 0x1F1E6 && cp <= 0x1F1FF) || (cp >= 0x1F3FB && cp <= 0x1F3FF) ||
+         (cp >= 0xE0000 && cp <= 0xE0FFF) || (cp >= 0x0600 && cp <= 0x0605) || cp == 0x06DD || cp == 0x070F ||
+         cp == 0x0890 || cp == 0x0891 || cp == 0x08E2 || cp == 0x0D4E || cp == 0x0E33 || cp == 0x0EB3 ||
+         cp == 0xFF9E || cp == 0xFF9F || (cp >= 0x11000 && cp <= 0x11FFF);
+}
+
+}  // namespace
+
+// Reused from text to text on one thread.
+struct SpmStyleEncoder::Scratch {
+  std::string pre;               // the stretch after the charsmap and space collapsing
+  std::vector<uint32_t> pre_of;  // its bytes' original characters
+  std::string norm;              // the normalized stretch
+  std::vector<uint32_t> char_of;  // its bytes' original characters
+  std::vector<HfToken> tokens;
+  MergeRankBpe::Scratch* bpe = nullptr;
+};
+
+bool SpmStyleEncoder::prenormalize(const uint8_t* text, size_t n, uint32_t first, Scratch& scratch) const {
+  std::string& out = scratch.pre;
+  std::vector<uint32_t>& of = scratch.pre_of;
+  out.clear();
+  of.clear();
+  const uint8_t* end = text + n;
+  uint32_t c = first;
+  for (const uint8_t* p = text; p < end; ++c) {
+    int len = 1;
+    const uint32_t cp = decode_utf8(p, end, &len);
+    if (charsmap_ != nullptr && cp == '\r' && p + 1 < end && p[1] == '\n') return false;  // one grapheme
+    if (charsmap_ != nullptr && (cp >= 0x80 || charsmap_->ascii_may_change(*p))) {
+      if (may_join(cp)) return false;
+      size_t rlen = 0;
+      if (const char* r = charsmap_->shortest(p, static_cast<size_t>(len), &rlen)) {
+        if (rlen == 0) return false;  // a deletion: the readable pipeline's alignment
+        out.append(r, rlen);
+        of.insert(of.end(), rlen, c);
+        p += len;
+        continue;
+      }
+    }
+    out.append(reinterpret_cast<const char*>(p), static_cast<size_t>(len));
+    of.insert(of.end(), static_cast<size_t>(len), c);
+    p += len;
+  }
+  if (marking_.collapse_spaces) {  // a run of 2+ spaces -> one, from the run's last space
+    size_t k = 0;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (out[i] == ' ' && i + 1 < out.size() && out[i + 1] == ' ') continue;
+      out[k] = out[i];
+      of[k++] = of[i];
+    }
+    out.resize(k);
+    of.resize(k);
+  }
+  if (marking_.strip_edges) {
+    if (!out.empty() && out.back() == ' ') {
+      out.pop_back();
+      of.pop_back();
+    }
+    if (!out.empty() && out[0] == ' ') {
+      out.erase(0, 1);
+      of.erase(of.begin());
+    }
+  }
+  return true;
+}
+
+void SpmStyleEncoder::encode_stretch(const uint8_t* text, size_t n, const uint32_t* of, uint32_t first,
+                                     uint32_t* word, HfEncoded* out, bool ids_only, Scratch& scratch) const {
+  if (n == 0) return;
+  std::string& norm = scratch.norm;
+  std::vector<uint32_t>& char_of = scratch.char_of;  // normalized byte -> original character
+  std::vector<HfToken>& tokens = scratch.tokens;
+  // At most 3 bytes per input byte (a space becomes ▁) and two ▁ in front.
+  norm.resize(3 * n + 6);
+  char_of.resize(3 * n + 6);
+  uint8_t* w = reinterpret_cast<uint8_t*>(&norm[0]);
+  uint32_t* a = char_of.data();
+  size_t k = 0;
+  auto marker = [&](uint32_t at) {
+    std::memcpy(w + k, kMarker, 3);
+    a[k] = a[k + 1] = a[k + 2] = at;
+    k += 3;
+  };
+  if (marking_.prepend) marker(of ? of[0] : first);
+  uint32_t c = first;
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t b = text[i];
+    // A continuation byte belongs to the character its lead byte started.
+    c += (b & 0xC0) != 0x80;
+    const uint32_t at = of ? of[i] : c - 1;
+    if (b == ' ' && marking_.replace_spaces) {
+      marker(at);
+      continue;
+    }
+    w[k] = b;
+    a[k++] = at;
+  }
+  norm.resize(k);
+  char_of.resize(k);
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(norm.data());
+  if (k > 0 && marking_.metaspace_prepend != 0 && !is_marker(s, s + k) &&
+      (marking_.metaspace_prepend == 1 || first == 0)) {
+    const uint32_t at = char_of[0];
+    norm.insert(0, reinterpret_cast<const char*>(kMarker), 3);
+    char_of.insert(char_of.begin(), 3, at);
+    s = reinterpret_cast<const uint8_t*>(norm.data());
+  }
+  const size_t m = norm.size();
+  // Pieces: the whole stretch, or with split one starting at each ▁ (MergedWithNext).
+  size_t piece = 0;
+  while (piece < m) {
+    size_t stop = m;
+    if (marking_.split) {
+      stop = piece + 1;
+      while (stop < m && !is_marker(s + stop, s + m)) ++stop;
+    }
+    tokens.clear();
+    const std::string_view view(norm.data() + piece, stop - piece);
+    if (bpe_) {
+      bpe_->encode(view, static_cast<uint32_t>(piece), &tokens, *scratch.bpe);
+    } else {
+      unigram_->encode(view, static_cast<uint32_t>(piece), &tokens);
+    }
+    for (const HfToken& t : tokens) {
+      out->ids.push_back(t.id);
+      if (ids_only) continue;
+      if (unigram_ && t.id == unigram_->unk_id()) {
+        out->surface_at.push_back(static_cast<uint32_t>(out->ids.size() - 1));
+        out->surface.append(norm.data() + t.begin, t.end - t.begin);
+        out->surface_end.push_back(static_cast<uint32_t>(out->surface.size()));
+      }
+      out->starts.push_back(char_of[t.begin]);
+      out->ends.push_back(char_of[t.end - 1] + 1);
+      out->words.push_back(*word);
+    }
+    ++*word;
+    piece = stop;
+  }
+}
+
+bool SpmStyleEncoder::encode(std::string_view text, HfEncoded* out, bool ids_only) const {
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
+  const size_t n = text.size();
+  size_t done = 0;
+  uint32_t chars = 0;  // characters in [0, done)
+  uint32_t word = 0;
+  thread_local Scratch scratch;
+  if (bpe_) scratch.bpe = &bpe_->scratch();
+  const bool pre = charsmap_ != nullptr || marking_.collapse_spaces || marking_.strip_edges;
+  while (done <= n) {
+    const SpecialMatcher::Match m = added_.find(s, n, done);
+    const size_t stop = m.found ? m.pos : n;
+    const uint32_t stretch_chars = count_chars(s + done, stop - done);
+    if (pre) {
+      if (!prenormalize(s + done, stop - done, chars, scratch)) return false;
+      encode_stretch(reinterpret_cast<const uint8_t*>(scratch.pre.data()), scratch.pre.size(), scratch.pre_of.data(),
+                     chars, &word, out, ids_only, scratch);
+    } else {
+      encode_stretch(s + done, stop - done, nullptr, chars, &word, out, ids_only, scratch);
+    }
+    chars += stretch_chars;
+    if (!m.found) break;
+    const uint32_t token_chars = count_chars(s + m.pos, m.len);
+    out->ids.push_back(m.id);
+    if (!ids_only) {
+      out->starts.push_back(chars);
+      out->ends.push_back(chars + token_chars);
+      out->words.push_back(word);
+    }
+    ++word;
+    chars += token_chars;
+    done = m.pos + m.len;
+  }
+  return true;
+}
+
+}  // namespace tf::hf

@@ -1,0 +1,95 @@
+// SpmStyleEncoder: the whole encode pipeline of a SentencePiece-style `tokenizer.json`
+// (Mistral, Gemma, ruT5, files made by Tokenizer.from_sentencepiece) in one pass, with
+// offsets.
+//
+//   added tokens (matched in the raw text, leftmost-longest, no lstrip/rstrip/single_word)
+//   -> per stretch between them: optionally the Precompiled charsmap (per character),
+//      Replace(" {2,}" -> " ") and the removal of a space at either end; Prepend("▁") and/or
+//      Replace(" " -> "▁"); optionally
+//      Metaspace (spaces -> ▁, ▁ prepended unless present, split before each ▁)
+//   -> MergeRankBpe or ViterbiUnigram
+//
+// Each normalized byte keeps the index of the original character it came from (a prepended
+// ▁ that of the stretch's first character, a collapsed space run the last space's), so a
+// token's offsets are the characters of its first and last bytes, as `tokenizers` reports
+// them.  Word ids number the pieces: each added token, each stretch (or, with Metaspace's
+// split, each ▁-led piece of it).  O(text) plus the model.
+//
+// The charsmap is applied per character, which is `tokenizers`' per-grapheme lookup only
+// when no character joins the next into one grapheme and none is deleted; encode() returns
+// false for text where that may not hold (a mark, a joiner, Hangul jamo, a regional
+// indicator, CR LF, ...), and the caller takes its readable pipeline.  What stays in Python:
+// which files match (tokenforge/tokenizer/native_spm.py), post-processing, truncation,
+// padding.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/hf/merge_rank_bpe.h"
+#include "models/hf/viterbi_unigram.h"
+#include "normalize/hf_charsmap.h"
+#include "pipeline/special_matcher.h"
+
+namespace tf::hf {
+
+struct SpaceMarking {
+  bool prepend = false;         // the Prepend("▁") normalizer: ▁ before every non-empty stretch
+  bool replace_spaces = false;  // U+0020 -> ▁ (the Replace normalizer or Metaspace)
+  int metaspace_prepend = 0;    // Metaspace: 0 never, 1 always, 2 only on a stretch at character 0
+  bool split = false;           // Metaspace's split: a piece (word) starts at each ▁
+  bool collapse_spaces = false;  // Replace(" {2,}" -> " "), after the charsmap
+  bool strip_edges = false;      // then one U+0020 dropped at each end (from_sentencepiece's regex)
+};
+
+// The tokens of one text: ids, character offsets into the text, word index; and the texts
+// of the tokens reported as their own text (a Unigram unknown piece): token index and end
+// in `surface`.
+struct HfEncoded {
+  std::vector<uint32_t> ids, starts, ends, words;
+  std::vector<uint32_t> surface_at, surface_end;
+  std::string surface;
+  void clear() {
+    ids.clear();
+    starts.clear();
+    ends.clear();
+    words.clear();
+    surface_at.clear();
+    surface_end.clear();
+    surface.clear();
+  }
+};
+
+class SpmStyleEncoder {
+ public:
+  // One of bpe/unigram; charsmap may be null.
+  SpmStyleEncoder(std::unique_ptr<MergeRankBpe> bpe, std::unique_ptr<ViterbiUnigram> unigram,
+                  std::unique_ptr<CharsmapShortest> charsmap, SpaceMarking marking,
+                  std::vector<std::pair<std::string, uint32_t>> added)
+      : bpe_(std::move(bpe)), unigram_(std::move(unigram)), charsmap_(std::move(charsmap)), marking_(marking),
+        added_(std::move(added)) {}
+
+  // Appends the tokens of `text` (valid UTF-8) to *out; with ids_only, only out->ids.
+  // Returns false (out partly filled) for text the charsmap step cannot take (above).
+  bool encode(std::string_view text, HfEncoded* out, bool ids_only) const;
+
+ private:
+  struct Scratch;
+  // The charsmap and space collapsing of one stretch into scratch.pre / pre_of.
+  bool prenormalize(const uint8_t* text, size_t n, uint32_t first, Scratch& scratch) const;
+  // One stretch between added tokens: bytes [text, text + n), byte i from character of[i]
+  // (of == nullptr: counted from `first`).
+  void encode_stretch(const uint8_t* text, size_t n, const uint32_t* of, uint32_t first, uint32_t* word,
+                      HfEncoded* out, bool ids_only, Scratch& scratch) const;
+
+  std::unique_ptr<MergeRankBpe> bpe_;
+  std::unique_ptr<ViterbiUnigram> unigram_;
+  std::unique_ptr<CharsmapShortest> charsmap_;
+  SpaceMarking marking_;
+  SpecialMatcher added_;
+};
+
+}  // namespace tf::hf

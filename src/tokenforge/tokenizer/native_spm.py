@@ -1,0 +1,172 @@
+"""The native path for SentencePiece-style tokenizer.json files (Mistral, Gemma, ruT5,
+converted `.model`s): one C++ pass, `tokenforge._native.SpmStyleEncoder`, gives ids, tokens,
+character offsets and word ids, as the readable pipeline (:mod:`tokenforge.tokenizer.pipeline`)
+does.
+
+A file takes it when its pipeline is exactly:
+
+* normalizer: in this order, each optional: ``Precompiled`` (a charsmap), ``Replace`` of the
+  regex ``" {2,}"`` by ``" "``, ``Replace`` of a space at either end by nothing (the regex
+  :mod:`tokenforge.tokenizer.from_sentencepiece` writes), then ``Prepend("▁")`` and
+  ``Replace(" " -> "▁")`` (either order: they commute) — alone or as a ``Sequence``;
+* pre-tokenizer: none, or ``Metaspace`` with replacement ``▁`` (any prepend scheme, split or not);
+* model: ``BPE`` without dropout, ``continuing_subword_prefix``, ``end_of_word_suffix`` or
+  ``ignore_merges``, whose characters are never dropped: an unknown token in the vocab, or
+  ``byte_fallback`` with a ``<0xXX>`` token for each byte a character without a token needs;
+  or ``Unigram`` with an ``unk_id`` and no ``byte_fallback``;
+* added tokens: all matched in the raw text (``normalized: false``), none with ``lstrip``,
+  ``rstrip`` or ``single_word``, each spelled as its vocab entry when it has one.
+
+With a charsmap, a text in which some character may share a grapheme with its neighbour
+(marks, joiners, Hangul, CR LF, ...) or that the charsmap deletes from takes the Python
+pipeline (the C++ applies the charsmap per character; see cpp/pipeline/hf_spm_encoder.h).
+Post-processing, truncation and padding stay in Python, as for every file.  Anything else —
+regex ``Replace`` of other patterns, ``Strip``, NFKC, other pre-tokenizers — runs on the Python
+pipeline.
+
+Example:
+    >>> from tokenforge.models import BPE
+    >>> NativeSpm.build(__import__("tokenforge").Tokenizer(BPE({"a": 0}, []))) is None  # no unk
+    True
+"""
+
+from __future__ import annotations
+
+import base64
+
+import numpy as np
+
+from tokenforge import _native
+from tokenforge.models.bpe import BPE
+from tokenforge.models.unigram import Unigram
+from tokenforge.normalizers import Precompiled, Prepend, Replace
+from tokenforge.normalizers import Sequence as NormSeq
+from tokenforge.pre_tokenizers.metaspace import SCHEMES, Metaspace
+from tokenforge.tokenizer.encoding import Encoding, NativeEncoding
+from tokenforge.tokenizer.from_sentencepiece import _EDGE_SPACES as _EDGES
+from tokenforge.tokenizer.from_sentencepiece import _SPACE_RUNS as _RUNS
+from tokenforge.tokenizer.native import _check_surrogates
+
+MARK = "\u2581"
+
+
+def _marking(tok) -> dict | None:
+    """The normalization options of tok's normalizer and pre-tokenizer, or None."""
+    norm = tok.normalizer
+    steps = norm.normalizers if isinstance(norm, NormSeq) else ([] if norm is None else [norm])
+    out = {"charsmap": b"", "collapse_spaces": False, "strip_edges": False, "prepend": False,
+           "replace_spaces": False, "metaspace_prepend": 0, "split": False}
+    stage = 0  # 0: a charsmap may come, 1: space collapsing, 2: edge spaces, 3: only the ▁ steps
+    for n in steps:
+        if type(n) is Precompiled and stage == 0:
+            out["charsmap"] = base64.b64decode(n.precompiled_charsmap) if n.charsmap is not None else b""
+            stage = 1
+        elif type(n) is Replace and n.pattern == _RUNS and n.content == " " and stage <= 1:
+            out["collapse_spaces"], stage = True, 2
+        elif type(n) is Replace and n.pattern == _EDGES and n.content == "" and stage <= 2:
+            out["strip_edges"], stage = True, 3
+        elif type(n) is Prepend and n.prepend == MARK and not out["prepend"]:
+            out["prepend"], stage = True, 3
+        elif type(n) is Replace and n.pattern == {"String": " "} and n.content == MARK and not out["replace_spaces"]:
+            out["replace_spaces"], stage = True, 3
+        else:
+            return None
+    pre = tok.pre_tokenizer
+    if pre is not None:
+        if type(pre) is not Metaspace or pre.replacement != MARK:
+            return None
+        out["replace_spaces"] = True
+        out["metaspace_prepend"] = {"never": 0, "always": 1, "first": 2}[pre.prepend_scheme]
+        out["split"] = bool(pre.split_)
+    return out
+
+
+def _model_args(model) -> dict | None:
+    """The engine's model arguments for a BPE or Unigram model it runs, or None."""
+    if type(model) is Unigram:
+        if model.unk_id is None or model.byte_fallback:
+            return None
+        return {"vocab": [], "merges": b"", "unk_id": model.unk_id, "fuse_unk": True, "byte_fallback": False,
+                "unigram": model.pieces, "is_unigram": True}
+    if (type(model) is not BPE or model.dropout or model.continuing_subword_prefix or model.end_of_word_suffix
+            or model.ignore_merges):
+        return None
+    v = model.vocab
+    unk = v.get(model.unk_token, -1) if model.unk_token is not None else -1
+    if model.unk_token is not None and unk < 0:
+        return None  # tokenizers fails on the first unknown character: the Python path says so
+    vocab = [""] * (max(model.vocab_r, default=-1) + 1)
+    for i, t in model.vocab_r.items():
+        vocab[i] = t
+    triples = np.array([(v[a], v[b], m) for (a, b), m in zip(model.merges, model.merged_ids)],
+                       dtype=np.uint32).reshape(-1, 3)
+    return {"vocab": vocab, "merges": triples.tobytes(), "unk_id": unk, "fuse_unk": model.fuse_unk,
+            "byte_fallback": model.byte_fallback, "unigram": [], "is_unigram": False}
+
+
+class NativeSpm:
+    """The C++ pipeline of one tokenizer (module docstring)."""
+
+    def __init__(self, engine) -> None:
+        self.engine = engine
+
+    @classmethod
+    def build(cls, tok) -> "NativeSpm | None":
+        """The native path for `tok`, or None when its pipeline is not one it runs."""
+        model = getattr(tok, "model", None)
+        marking = _marking(tok)
+        args = _model_args(model) if marking is not None else None
+        if args is None:
+            return None
+        texts = dict(enumerate(p for p, _ in model.pieces)) if args["is_unigram"] else model.vocab_r
+        added = []
+        for i, t in tok.added.tokens.items():
+            if t.normalized or t.lstrip or t.rstrip or t.single_word:
+                return None
+            if texts.get(i, t.content) != t.content:
+                return None
+            added.append((t.content, i))
+        size = max([max(texts, default=-1), *(i for _, i in added)]) + 1
+        strs = [""] * size
+        for i, t in texts.items():
+            strs[i] = t
+        for c, i in added:
+            strs[i] = c
+        try:
+            engine = _native.SpmStyleEncoder(**args, **marking, added=added, token_strs=strs)
+        except ValueError:  # no unknown token and incomplete byte fallback, a broken charsmap
+            return None
+        return cls(engine)
+
+    def encode(self, text: str, type_id: int = 0) -> Encoding | None:
+        """The Encoding of one text before post-processing, or None for text the charsmap
+        step leaves to the Python pipeline (module docstring).
+
+        Raises:
+            ValueError: a lone surrogate in the text.
+        """
+        _check_surrogates(text)
+        out = self.engine.encode(text)
+        return None if out is None else _encoding(*out, type_id)
+
+    def encode_batch(self, texts: list[str], threads: int) -> list[Encoding | None]:
+        """Encodings of many texts, on native threads (None where the Python path must run)."""
+        for t in texts:
+            _check_surrogates(t)
+        return [None if x is None else _encoding(*x, 0) for x in self.engine.encode_batch(texts, threads)]
+
+    def ids_batch(self, texts: list[str], threads: int) -> list[list[int] | None]:
+        """Ids of many texts, on native threads (None where the Python path must run)."""
+        for t in texts:
+            _check_surrogates(t)
+        return self.engine.encode_ids_batch(texts, threads)
+
+
+def _encoding(ids: list[int], tokens: list[str], offsets: list, words: list[int], type_id: int) -> Encoding:
+    """An Encoding of the engine's lists; its masks are made when first read."""
+    e = NativeEncoding(ids, tokens, offsets, None, [type_id] * len(ids))
+    e.word_ids = words
+    return e
+
+
+_ = SCHEMES  # Metaspace validates its scheme; the table above covers all of SCHEMES
