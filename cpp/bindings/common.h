@@ -95,6 +95,14 @@ inline StrView str_view(nb::handle s) {
   return v;
 }
 
+// The views of a batch's strs (kept alive by `items`).
+inline std::vector<StrView> str_views(const nb::tuple& items) {
+  std::vector<StrView> views;
+  views.reserve(items.size());
+  for (nb::handle t : items) views.push_back(str_view(t));
+  return views;
+}
+
 // About the UTF-8 length of a str, to balance chunks (exact for ASCII).
 inline size_t approx_utf8_size(const StrView& v) {
   if (v.ascii) return v.length;

@@ -46,9 +46,7 @@ T* allocate(size_t n) {
 nb::object encode_flat(const Encoding& enc, nb::list texts, long long eot, int threads, const SpecialMatcher* allowed) {
   const nb::tuple items = snapshot(texts);
   const size_t n = items.size();
-  std::vector<StrView> views;
-  views.reserve(n);
-  for (nb::handle t : items) views.push_back(str_view(t));
+  const std::vector<StrView> views = str_views(items);
   const std::vector<size_t> starts = batch_chunks(n, threads, [&](size_t i) { return views[i].length; });
   struct alignas(64) Chunk {  // own cache line: two threads fill neighbouring chunks
     std::vector<uint32_t> ids;
@@ -113,9 +111,7 @@ nb::object encode_flat(const Encoding& enc, nb::list texts, long long eot, int t
 size_t count_batch(const Encoding& enc, nb::list texts, const SpecialMatcher& allowed, int threads) {
   const nb::tuple items = snapshot(texts);
   const size_t n = items.size();
-  std::vector<StrView> views;
-  views.reserve(n);
-  for (nb::handle t : items) views.push_back(str_view(t));
+  const std::vector<StrView> views = str_views(items);
   std::vector<size_t> counts(n, 0);
   std::vector<std::string> errors(n);
   {

@@ -84,9 +84,7 @@ nb::object encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher
                        const SpecialMatcher* disallowed, int threads) {
   const nb::tuple items = snapshot(texts);
   const size_t n = items.size();
-  std::vector<StrView> views;
-  views.reserve(n);
-  for (nb::handle t : items) views.push_back(str_view(t));
+  const std::vector<StrView> views = str_views(items);
   const std::vector<size_t> starts = batch_chunks(n, threads, [&](size_t i) { return approx_utf8_size(views[i]); });
   struct alignas(64) Chunk {  // own cache line: two threads fill neighbouring chunks
     std::vector<uint32_t> ids;
