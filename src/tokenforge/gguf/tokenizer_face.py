@@ -160,19 +160,9 @@ def tokenizer_to_gguf(tok, path: str | os.PathLike[str], *, pre: str | None = No
     if isinstance(tok.model, GGUFModel):
         write_vocab(_with_added_tokens(tok), path)
         return
-    d = tok.to_dict()
-    kind = d["model"].get("type")
-    if kind == "BPE":
-        from tokenforge.gguf.convert import vocab_from_tokenizer_json
+    from tokenforge.gguf.convert import vocab_from_json
 
-        vocab = vocab_from_tokenizer_json(d, pre=pre, name=name)
-    elif kind == "WordPiece":
-        from tokenforge.gguf.convert_bert import vocab_from_wordpiece
-
-        vocab = vocab_from_wordpiece(d, name=name)
-    else:
-        raise ValueError(f"a {kind} tokenizer.json has no llama.cpp equivalent tokenforge writes "
-                         "(byte-level BPE -> gpt2 and WordPiece -> bert; a SentencePiece .model -> llama or t5)")
+    vocab = vocab_from_json(tok.to_dict(), pre=pre, name=name)
     write_vocab(vocab, path)
 
 
