@@ -20,9 +20,10 @@ collapsed spaces), ``bert`` ones follow each character of a word back to its sou
 :mod:`.wordpiece`).
 
 :meth:`Tokenizer.to_gguf` writes a GGUF-made tokenizer's own metadata back (every value as
-read), or converts a byte-level BPE or WordPiece ``tokenizer.json`` pipeline
-(:mod:`.convert`, :mod:`.convert_bert`).  A ``Tokenizer`` made from a GGUF has no
-``tokenizer.json`` form: ``to_str``/``save`` raise a ``ValueError``.
+read), or converts a ``tokenizer.json`` pipeline llama.cpp can run: byte-level BPE,
+SentencePiece-style BPE or Unigram, WordPiece (:func:`.convert.vocab_from_json`).  A
+``Tokenizer`` made from a GGUF has no ``tokenizer.json`` form: ``to_str``/``save`` raise a
+``ValueError``.
 
 Example:
     >>> import os, tempfile, tokenforge
@@ -195,8 +196,8 @@ def tokenizer_to_gguf(tok, path: str | os.PathLike[str], *, pre: str | None = No
     """Writes `tok` as a tokenizer-only GGUF (module docstring).
 
     Raises:
-        ValueError: a pipeline llama.cpp has no tokenizer for (a model other than byte-level
-            BPE or WordPiece, or one whose split or normalization llama.cpp would not follow).
+        ValueError: a pipeline llama.cpp has no tokenizer for (a model other than BPE, Unigram
+            or WordPiece, or one whose split or normalization llama.cpp would not follow).
         OSError: the file cannot be written.
         ImportError: the `gguf` package is missing.
     """
