@@ -231,4 +231,4 @@ def test_t5_and_bert_offsets_are_tokenizers_offsets(tmp_path):
             if ours.ids == theirs.ids:
                 compared += 1
                 assert ours.offsets == theirs.offsets, line
-        assert compared >= 500
+        assert compared >= 400
