@@ -74,7 +74,20 @@ def pairs():
         ref = sentencepiece.SentencePieceProcessor(model_file=str(model))
         return (lambda s: tok.encode(s, add_special=False)), ref.encode, None
 
+    def spm_json(json_name, keep=None):
+        from tokenforge.gguf import vocab_from_json
+
+        path = MODELS / "hf" / json_name
+        tok = GGUFTokenizer(vocab_from_json(path))
+        return (lambda s: tok.encode(s, add_special=False, parse_special=True)), _hf(path), keep
+
     return {
+        "mistral-json": lambda: spm_json("mistral_v1_tokenizer.json"),
+        # Gemma's user-defined runs of ▁ are matched by HF in the raw text (see test_gguf_spm_json.py)
+        "gemma-json": lambda: spm_json("gemma_tokenizer.json", lambda s: "\u2581" not in s),
+        # ruT5's file keeps a trailing space (llama.cpp drops it); ties and charsmap differences
+        # between tokenizers and sentencepiece remain (the GGUF follows sentencepiece)
+        "rut5-json": lambda: spm_json("rut5_tokenizer.json", lambda s: s == s.rstrip()),
         "llama-spm": lambda: spm("llama-spm"),
         "phi-3": lambda: spm("phi-3"),
         "gpt-2": gpt2,

@@ -19,7 +19,8 @@ import argparse
 
 _PAIRS = """pairs (by suffix):
   .gguf     -> .gguf (rewritten), .json (gpt2 models), .model (llama, t5 models)
-  .json     -> .gguf (byte-level BPE -> gpt2, WordPiece -> bert)
+  .json     -> .gguf (byte-level BPE -> gpt2, SentencePiece-style BPE -> llama, Unigram -> t5,
+               WordPiece -> bert)
   .model    -> .gguf (SentencePiece BPE -> llama, Unigram -> t5)
   .tiktoken -> .gguf (needs --pre unless the pattern is exactly one of llama.cpp's), .json
 Anything that would lose information (any .tiktoken output, a pipeline llama.cpp would run

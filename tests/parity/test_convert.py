@@ -71,6 +71,19 @@ def test_cli_t5_round_trip_through_gguf(tmp_path):
         assert ours.encode(line) == ref.encode(line), line
 
 
+def test_cli_sentencepiece_style_json_to_gguf_encodes_as_tokenizers(tmp_path, capsys):
+    """Mistral v1's tokenizer.json (SentencePiece BPE) -> llama GGUF: tokenizers' ids."""
+    need_gguf()
+    from tokenforge.gguf import load
+
+    src, out = MODELS / "hf" / "mistral_v1_tokenizer.json", tmp_path / "mistral.gguf"
+    assert main(["convert", str(src), str(out)]) == 0
+    assert ".json -> llama GGUF (32000 tokens" in capsys.readouterr().out
+    ours, ref = load(out), _hf(src)
+    for line in _lines("en", 100) + _lines("multi", 100):
+        assert ours.encode(line, parse_special=True) == ref.encode(line).ids, line
+
+
 def test_cli_wordpiece_json_to_gguf_is_llama_cpps_layout(tmp_path):
     need_gguf()
     from tokenforge.gguf import read_vocab
@@ -103,7 +116,7 @@ def test_cli_tiktoken_to_tokenizer_json_encodes_as_tiktoken(tmp_path):
     ("sentencepiece/llama2_tokenizer.model", "x.json", "does not convert .model to .json"),
     ("tiktoken/cl100k_base.tiktoken", "x.gguf", "pass pre= \\(tokenforge convert: --pre\\)"),
     ("sentencepiece/botchan_en_bpe_1000.model", "x.gguf", "would ignore this model's"),
-    ("hf/rut5_tokenizer.json", "x.gguf", "'Unigram' tokenizer.json has no llama.cpp equivalent"),
+    ("hf/gpt35turbo_tokenizer.json", "x.gguf", "pre-tokenizer step 'Split' has no llama.cpp equivalent"),
     ("gguf/ggml-vocab-gpt-2.gguf", "x.txt", "cannot tell the format of 'x.txt'"),
 ])
 def test_cli_refuses_what_would_lose_information(src, dst, message, tmp_path, capsys):

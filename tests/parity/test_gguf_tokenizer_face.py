@@ -124,7 +124,7 @@ def test_no_tokenizer_json_form_and_unsupported_models(tmp_path):
     with pytest.raises(ValueError, match="no tokenizer.json form"):
         tok.to_str()
     uni = tokenforge.Tokenizer.from_str('{"model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": null}}')
-    with pytest.raises(ValueError, match="a WordLevel tokenizer.json has no llama.cpp equivalent"):
+    with pytest.raises(ValueError, match="a 'WordLevel' tokenizer.json has no llama.cpp equivalent"):
         uni.to_gguf(tmp_path / "w.gguf")
     assert not (tmp_path / "w.gguf").exists()
 

@@ -27,3 +27,15 @@ def pair():
 def test_wpm_matches_tokenizers_bert(pair, text):
     tok, ref = pair
     assert tok.encode(text, parse_special=True) == ref.encode(text).ids
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts)
+def test_wpm_offsets_match_tokenizers_bert(pair, text):
+    """Offsets (Tokenizer.from_gguf's model stage) and ids with them, against tokenizers."""
+    tok, ref = pair
+    with_offsets = tok._wpm.encode_with_offsets(text)
+    assert [i for i, _ in with_offsets] == tok.encode(text, add_special=False)
+    theirs = ref.encode(text, add_special_tokens=False)
+    if "[" not in text:  # no added tokens: the WPM sees the whole text
+        assert [span for _, span in with_offsets] == [tuple(o) for o in theirs.offsets]

@@ -7,7 +7,7 @@ encoding's pattern and special tokens, else cl100k's pattern, as everywhere in t
 | from \\ to   | .gguf                          | .json                   | .model          |
 |-------------|--------------------------------|-------------------------|-----------------|
 | .gguf       | rewritten                      | gpt2                    | llama, t5       |
-| .json       | byte-level BPE, WordPiece      | --                      | --              |
+| .json       | BPE, Unigram, WordPiece        | --                      | --              |
 | .model      | BPE (llama), Unigram (t5)      | --                      | --              |
 | .tiktoken   | byte-level BPE (``pre``)       | byte-level BPE          | --              |
 
@@ -99,19 +99,7 @@ def _to_gguf(src: str, kind: str, dst: str, pre: str | None) -> str:
     elif kind == ".tiktoken":
         vocab = gguf.vocab_from_encoding(_encoding(src), pre=pre)
     else:
-        with open(src, encoding="utf-8") as f:
-            try:
-                j = json.load(f)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{src}: not JSON ({e})") from None
-        model_type = (j.get("model") or {}).get("type") if isinstance(j, dict) else None
-        if model_type == "WordPiece":
-            vocab = gguf.vocab_from_wordpiece(j)
-        elif model_type == "BPE":
-            vocab = gguf.vocab_from_tokenizer_json(j, pre=pre)
-        else:
-            raise ValueError(f"{src}: a {model_type!r} tokenizer.json has no llama.cpp equivalent tokenforge writes "
-                             "(byte-level BPE -> gpt2, WordPiece -> bert)")
+        vocab = gguf.vocab_from_json(src, pre=pre)
     gguf.GGUFTokenizer(vocab)  # a file llama.cpp could not run is refused before it is written
     gguf.write_vocab(vocab, dst)
     return f"{kind} -> {vocab.model} GGUF ({vocab.n_tokens} tokens, pre {vocab.pre!r})"

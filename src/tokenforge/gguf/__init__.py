@@ -12,8 +12,9 @@ extra: ``pip install 'tokenforge[gguf]'``.  The layout follows the pipeline:
   (``bert``) -- the engines;
 - :mod:`.engine` -- :class:`GGUFTokenizer`: special tokens, space prefix, BOS/EOS as llama.cpp;
 - :mod:`.convert` -- GGUFVocab from a tiktoken-style :class:`tokenforge.Encoding`, a
-  SentencePiece ``.model`` or a byte-level BPE ``tokenizer.json``; :mod:`.convert_bert` from
-  a WordPiece (BERT) ``tokenizer.json``.
+  SentencePiece ``.model`` or any ``tokenizer.json`` (``vocab_from_json``): byte-level BPE
+  there, SentencePiece-style BPE / Unigram in :mod:`.convert_spm_json` (pipeline flags in
+  :mod:`.spm_json_pipeline`), WordPiece (BERT) in :mod:`.convert_bert`.
 
 What it leaves out: llama.cpp's rarer models
 (``rwkv``, ``plamo2``, ``gemma4``-style BPE) and tensors.
@@ -33,7 +34,9 @@ from __future__ import annotations
 
 import os
 
-from tokenforge.gguf.convert import vocab_from_encoding, vocab_from_sentencepiece, vocab_from_tokenizer_json
+from tokenforge.gguf.convert import (vocab_from_encoding, vocab_from_json, vocab_from_sentencepiece,
+                                     vocab_from_tokenizer_json)
+from tokenforge.gguf.convert_spm_json import vocab_from_spm_json
 from tokenforge.gguf.convert_bert import vocab_from_wordpiece
 from tokenforge.gguf.engine import GGUFTokenizer
 from tokenforge.gguf.pretokenizers import PRE_NAMES, pre_tokenizer
@@ -42,8 +45,8 @@ from tokenforge.gguf.vocab import GGUFVocab, TokenType
 from tokenforge.gguf.writer import write_vocab
 
 __all__ = ["GGUFTokenizer", "GGUFVocab", "PRE_NAMES", "TokenType", "load", "pre_tokenizer", "read_vocab",
-           "vocab_from_encoding", "vocab_from_sentencepiece", "vocab_from_tokenizer_json", "vocab_from_wordpiece",
-           "write_vocab"]
+           "vocab_from_encoding", "vocab_from_json", "vocab_from_sentencepiece", "vocab_from_spm_json",
+           "vocab_from_tokenizer_json", "vocab_from_wordpiece", "write_vocab"]
 
 
 def load(path: str | os.PathLike[str]) -> GGUFTokenizer:

@@ -20,9 +20,11 @@ llama.cpp's defaults for ``llama`` (BOS) and ``t5`` (EOS).
 
 - A byte-level BPE ``tokenizer.json`` becomes ``gpt2`` with the ``pre`` whose regexes are
   the file's ``Split`` patterns (its vocabulary, merges and added tokens; no pipeline runs).
+  :func:`vocab_from_json` picks the converter for any ``tokenizer.json``: this one, a
+  SentencePiece-style BPE or Unigram (:mod:`.convert_spm_json`) or WordPiece
+  (:mod:`.convert_bert`).
 
-What this module leaves out: other ``tokenizer.json`` models (they wait for tokenforge's
-tokenizer.json pipeline) and WordPiece.
+What this module leaves out: the SentencePiece-style and WordPiece converters themselves.
 
 Example:
     >>> import tokenforge
@@ -242,3 +244,53 @@ def regex_escape(text: str) -> str:
     import regex
 
     return regex.escape(text)
+
+
+def vocab_from_json(path: str | os.PathLike[str] | dict, *, pre: str | None = None,
+                    name: str | None = None) -> GGUFVocab:
+    """The GGUF description of any ``tokenizer.json`` llama.cpp has a tokenizer for:
+    WordPiece -> ``bert``, a SentencePiece-style BPE -> ``llama`` and Unigram -> ``t5``
+    (spaces as ``▁``), another BPE -> ``gpt2`` (byte-level).
+
+    Args:
+        path: the ``tokenizer.json``, or its parsed JSON.
+        pre: for a byte-level BPE, the ``tokenizer.ggml.pre`` to write (see
+            :func:`vocab_from_tokenizer_json`); the other models take none.
+        name: ``general.name``.
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: not JSON, a model llama.cpp has no tokenizer for, or a pipeline it would
+            run differently (the message says what).
+
+    >>> j = {"model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["\u2581a", -1.0]]},
+    ...      "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always"}}
+    >>> v = vocab_from_json(j)
+    >>> v.model, v.tokens, v.add_space_prefix
+    ('t5', ['<unk>', '▁a'], True)
+    """
+    import json
+
+    from tokenforge.gguf.convert_bert import vocab_from_wordpiece
+    from tokenforge.gguf.convert_spm_json import is_spm_style, vocab_from_spm_json
+
+    where = "tokenizer.json" if isinstance(path, dict) else os.fspath(path)
+    if isinstance(path, dict):
+        j = path
+    else:
+        with open(path, encoding="utf-8") as f:
+            try:
+                j = json.load(f)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{where}: not JSON ({e})") from None
+    model_type = (j.get("model") or {}).get("type") if isinstance(j, dict) else None
+    if model_type == "WordPiece":
+        return vocab_from_wordpiece(j, name=name)
+    if model_type in ("BPE", "Unigram") and is_spm_style(j):
+        if pre not in (None, "default"):
+            raise ValueError(f"{where}: pre={pre!r} is for byte-level BPE; a SentencePiece-style file takes none")
+        return vocab_from_spm_json(j, name=name)
+    if model_type == "BPE":
+        return vocab_from_tokenizer_json(j, pre=pre, name=name)
+    raise ValueError(f"{where}: a {model_type!r} tokenizer.json has no llama.cpp equivalent tokenforge writes "
+                     "(byte-level BPE -> gpt2, SentencePiece-style BPE -> llama, Unigram -> t5, WordPiece -> bert)")

@@ -28,11 +28,17 @@ SentencePiece = ModelProto.MESSAGES["pieces"]  # one vocabulary entry of the pro
 
 def model_proto(tokens: list[str], scores: list[float] | None, token_types: list[int] | None, model: str, *,
                 precompiled_charsmap: bytes | None = None, add_space_prefix: bool = False,
-                remove_extra_whitespaces: bool = False, special_ids: dict[str, int] | None = None) -> ModelProto:
+                remove_extra_whitespaces: bool = False, special_ids: dict[str, int] | None = None,
+                pad_bytes: bool = False) -> ModelProto:
     """A SentencePiece ModelProto for a GGUF ``llama`` or ``t5`` vocabulary.
 
+    SentencePiece's byte fallback wants all 256 ``<0xXX>`` pieces; a vocabulary that lacks
+    some (Gemma has no ``<0x09>``: its tab is a token) gets them after its last id with
+    `pad_bytes` -- never emitted, as llama.cpp spells such a byte as its one-character token.
+
     Raises:
-        ValueError: `model` is neither ``llama`` nor ``t5``.
+        ValueError: `model` is neither ``llama`` nor ``t5``, or byte pieces are missing (and
+            not padded, or for a byte no one-character token spells).
     """
     if model not in ("llama", "t5"):
         raise ValueError(f"model {model!r} is not a SentencePiece model (llama or t5)")
@@ -49,10 +55,12 @@ def model_proto(tokens: list[str], scores: list[float] | None, token_types: list
     for i, text in enumerate(tokens):
         kind = types[i] or PieceType.NORMAL
         m.pieces.append(SentencePiece(piece=text, score=scores[i] if scores else 0.0, type=kind))
+    if PieceType.BYTE in types:
+        _pad_byte_pieces(m, tokens, types, pad_bytes)
     ts, ns = m.trainer_spec, m.normalizer_spec
     ts.model_type = ModelType.BPE if model == "llama" else ModelType.UNIGRAM
     ts.byte_fallback = PieceType.BYTE in types
-    ts.vocab_size = len(tokens)
+    ts.vocab_size = len(m.pieces)
     for short in ("unk", "bos", "eos", "pad"):
         i = (special_ids or {}).get(short)
         setattr(ts, f"{short}_id", i if i is not None and 0 <= i < len(tokens) else -1)
@@ -72,6 +80,21 @@ def model_proto(tokens: list[str], scores: list[float] | None, token_types: list
     return m
 
 
+def _pad_byte_pieces(m: ModelProto, tokens: list[str], types: list[int], pad: bool) -> None:
+    have = {tokens[i] for i, t in enumerate(types) if t == PieceType.BYTE}
+    missing = [b for b in range(256) if f"<0x{b:02X}>" not in have]
+    if not missing:
+        return
+    normal = {tokens[i] for i, t in enumerate(types) if t in (PieceType.NORMAL, PieceType.USER_DEFINED)}
+    unspelled = [b for b in missing if b >= 0x80 or chr(b) not in normal]
+    if not pad or unspelled:
+        raise ValueError(f"byte fallback without the <0x{(unspelled or missing)[0]:02X}> token"
+                         + (" (a SentencePiece model needs all 256)" if not unspelled else
+                            ": text holding that byte has no tokens"))
+    for b in missing:
+        m.pieces.append(SentencePiece(piece=f"<0x{b:02X}>", score=0.0, type=PieceType.BYTE))
+
+
 def spm_processor(tokens: list[str], scores: list[float] | None, token_types: list[int] | None, model: str,
                   **options) -> SentencePieceProcessor:
     """A :class:`SentencePieceProcessor` over the vocabulary (see :func:`model_proto`).
@@ -79,4 +102,5 @@ def spm_processor(tokens: list[str], scores: list[float] | None, token_types: li
     Raises:
         ValueError: the vocabulary is not a usable SentencePiece model.
     """
-    return SentencePieceProcessor(model_proto=model_proto(tokens, scores, token_types, model, **options).to_bytes())
+    proto = model_proto(tokens, scores, token_types, model, pad_bytes=True, **options)
+    return SentencePieceProcessor(model_proto=proto.to_bytes())

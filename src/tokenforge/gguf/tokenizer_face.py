@@ -14,14 +14,16 @@
   ``add_special``; decoder: the HF decoder of the same kind of model (``bert``: the tokens
   joined as llama.cpp's detokenizer does, without HF's WordPiece clean-up of `` .``).
 
-The ids are llama.cpp's.  Offsets are exact for byte-level (``gpt2``) files and for
-``llama`` ones; for ``t5`` and ``bert``, whose engines normalize the text, they are the
-token lengths laid end to end (clipped to the text).
+The ids are llama.cpp's; offsets are characters of the text: ``gpt2`` and ``llama`` tokens
+spell the text in order, ``t5`` spans are sentencepiece's own (through its charsmap and
+collapsed spaces), ``bert`` ones follow each character of a word back to its source (see
+:mod:`.wordpiece`).
 
 :meth:`Tokenizer.to_gguf` writes a GGUF-made tokenizer's own metadata back (every value as
-read), or converts a byte-level BPE or WordPiece ``tokenizer.json`` pipeline
-(:mod:`.convert`, :mod:`.convert_bert`).  A ``Tokenizer`` made from a GGUF has no
-``tokenizer.json`` form: ``to_str``/``save`` raise a ``ValueError``.
+read), or converts a ``tokenizer.json`` pipeline llama.cpp can run: byte-level BPE,
+SentencePiece-style BPE or Unigram, WordPiece (:func:`.convert.vocab_from_json`).  A
+``Tokenizer`` made from a GGUF has no ``tokenizer.json`` form: ``to_str``/``save`` raise a
+``ValueError``.
 
 Example:
     >>> import os, tempfile, tokenforge
@@ -54,6 +56,7 @@ class GGUFModel(VocabModel):
         self.vocab_r = dict(enumerate(tokens))  # every id, repeated texts included
         self.engine = engine
         self._prefix = " " if engine.vocab.model == "llama" and engine.add_space_prefix else ""
+        self._kinds: dict[str, str | None] = {}  # t5: character -> what the charsmap makes of it
 
     def _width(self, i: int) -> int:
         """The UTF-8 bytes of text that token `i` stands for."""
@@ -68,6 +71,49 @@ class GGUFModel(VocabModel):
 
     def tokenize(self, text: str) -> list[tuple[int, str, tuple[int, int]]]:
         """(id, token, (start, end)) for a fragment of text between added tokens."""
+        model, tokens = self.engine.vocab.model, self.engine.vocab.tokens
+        if model == "bert":
+            return [(i, tokens[i], span) for i, span in self.engine._wpm.encode_with_offsets(text)]
+        if model == "t5":
+            return self._unigram_spans(text)
+        return self._laid_end_to_end(text)
+
+    def _unigram_spans(self, text: str) -> list[tuple[int, str, tuple[int, int]]]:
+        """t5: sentencepiece's spans through its charsmap, but a token's leading ``▁`` on the
+        last space before its text, as `tokenizers` aligns a collapsed run of spaces (a run
+        sentencepiece spans whole, or leaves out at the start of the text)."""
+        found = self.engine._sp.encode(text, out_type="offset_mapping")
+        tokens, out = self.engine.vocab.tokens, []
+        for i, (s, e) in zip(found["ids"], found["offsets"]):
+            if tokens[i].startswith("\u2581"):
+                f = s
+                while f < e and self._space_kind(text[f]):
+                    f += 1  # the token's first character that is not a space
+                j, space = f - 1, None
+                while j >= 0 and self._space_kind(text[j]):
+                    if self._space_kind(text[j]) == "space":
+                        space = j
+                        break
+                    j -= 1
+                if space is not None:
+                    s = space
+                    e = max(e, space + 1)
+                else:
+                    s = f
+            out.append((i, tokens[i], (s, e)))
+        return out
+
+    def _space_kind(self, c: str) -> str | None:
+        """"space" for a character the charsmap makes a space, "dropped" for one it removes."""
+        kind = self._kinds.get(c, "")
+        if kind == "":
+            normalized = self.engine._sp.normalize("a" + c + "b")
+            kind = self._kinds[c] = "space" if normalized == "\u2581a\u2581b" else (
+                "dropped" if normalized == "\u2581ab" else None)
+        return kind
+
+    def _laid_end_to_end(self, text: str) -> list[tuple[int, str, tuple[int, int]]]:
+        """gpt2 and llama, whose tokens spell the text (bytes or ▁ for a space) in order."""
         ids = self.engine._encode_fragment(text, True)
         src = self._prefix + text
         ends = list(itertools.accumulate(len(c.encode("utf-8")) for c in src))  # byte end of each char
@@ -150,8 +196,8 @@ def tokenizer_to_gguf(tok, path: str | os.PathLike[str], *, pre: str | None = No
     """Writes `tok` as a tokenizer-only GGUF (module docstring).
 
     Raises:
-        ValueError: a pipeline llama.cpp has no tokenizer for (a model other than byte-level
-            BPE or WordPiece, or one whose split or normalization llama.cpp would not follow).
+        ValueError: a pipeline llama.cpp has no tokenizer for (a model other than BPE, Unigram
+            or WordPiece, or one whose split or normalization llama.cpp would not follow).
         OSError: the file cannot be written.
         ImportError: the `gguf` package is missing.
     """
@@ -160,19 +206,9 @@ def tokenizer_to_gguf(tok, path: str | os.PathLike[str], *, pre: str | None = No
     if isinstance(tok.model, GGUFModel):
         write_vocab(_with_added_tokens(tok), path)
         return
-    d = tok.to_dict()
-    kind = d["model"].get("type")
-    if kind == "BPE":
-        from tokenforge.gguf.convert import vocab_from_tokenizer_json
+    from tokenforge.gguf.convert import vocab_from_json
 
-        vocab = vocab_from_tokenizer_json(d, pre=pre, name=name)
-    elif kind == "WordPiece":
-        from tokenforge.gguf.convert_bert import vocab_from_wordpiece
-
-        vocab = vocab_from_wordpiece(d, name=name)
-    else:
-        raise ValueError(f"a {kind} tokenizer.json has no llama.cpp equivalent tokenforge writes "
-                         "(byte-level BPE -> gpt2 and WordPiece -> bert; a SentencePiece .model -> llama or t5)")
+    vocab = vocab_from_json(tok.to_dict(), pre=pre, name=name)
     write_vocab(vocab, path)
 
 

@@ -25,6 +25,9 @@ already in the text are kept (HF removes every ``Mn``; here the word then usuall
 is one code point to one, and no word is too long (HF makes a word over 100 characters
 ``[UNK]``).  These are llama.cpp's rules, kept as they are.
 
+Offsets (:meth:`WordPieceWPM.encode_with_offsets`) are exact: steps 1-2 map each code point
+to at most one, so each character of a word comes from one character of the text.
+
 What this module leaves out: special tokens and [CLS]/[SEP] (:mod:`.engine`).
 
 Example:
@@ -88,6 +91,34 @@ class _Table(dict):
 _TABLE = _Table()
 
 
+def words_with_sources(text: str) -> list[tuple[str, list[int]]]:
+    """The words of :func:`words`, each with the index in `text` of the character each of
+    its characters comes from (one to one: preprocessing maps a code point to at most one).
+
+    >>> words_with_sources("Ab, c\u200bd")
+    [('ab', [0, 1]), (',', [2]), ('cd', [4, 6])]
+    """
+    out: list[tuple[str, list[int]]] = []
+    chars: list[str] = []
+    sources: list[int] = []
+    for i, c in enumerate(text):
+        p = _TABLE[ord(c)]
+        if len(p) == 1 and p != " ":
+            chars.append(p)
+            sources.append(i)
+            continue
+        if not p:
+            continue
+        if chars:
+            out.append(("".join(chars), sources))
+            chars, sources = [], []
+        if len(p) == 3:  # " x ": a word of its own
+            out.append((p[1], [i]))
+    if chars:
+        out.append(("".join(chars), sources))
+    return out
+
+
 def words(text: str) -> list[str]:
     """The words llama.cpp's WPM preprocessing cuts `text` into (module docstring, 1-2).
 
@@ -122,4 +153,27 @@ class WordPieceWPM:
         tokenize = self._model.tokenize
         for word in words(text):
             out.extend(p[0] for p in tokenize(PHANTOM + word))
+        return out
+
+    def encode_with_offsets(self, text: str) -> list[tuple[int, tuple[int, int]]]:
+        """(id, (start, end)) per token: the characters of `text` the token's characters come
+        from, from the first to the last (an unknown word spans the whole word).
+
+        >>> WordPieceWPM(["[UNK]", "▁un", "able", "▁!"], unk_id=0).encode_with_offsets("Unable !")
+        [(1, (0, 2)), (2, (2, 6)), (3, (7, 8))]
+        """
+        out: list[tuple[int, tuple[int, int]]] = []
+        unk = self._model.vocab.get(self._model.unk_token)
+        for word, sources in words_with_sources(text):
+            pieces = self._model.tokenize(PHANTOM + word)
+            if len(pieces) == 1 and pieces[0][0] == unk:
+                # HF's BERT strips combining marks before it cuts words: its unknown word
+                # spans the characters between the marks at its ends.
+                kept = [j for j in sources if unicodedata.category(text[j]) != "Mn"] or sources
+                out.append((unk, (kept[0], kept[-1] + 1)))
+                continue
+            for tid, _, (a, b) in pieces:
+                a, b = max(a - 1, 0), b - 1  # the phantom ▁ stands for no character
+                start = sources[min(a, len(sources) - 1)]
+                out.append((tid, (start, sources[b - 1] + 1 if b > a else start)))
         return out

@@ -177,7 +177,8 @@ class Tokenizer:
     def to_gguf(self, path: str | os.PathLike[str], *, pre: str | None = None, name: str | None = None) -> None:
         """Writes a tokenizer-only GGUF file, atomically: a GGUF-made tokenizer's own metadata,
         or a byte-level BPE (``gpt2``; `pre` names llama.cpp's split when the file's own regex
-        is not exactly one) or WordPiece (``bert``) pipeline.
+        is not exactly one), SentencePiece-style BPE (``llama``), Unigram (``t5``) or WordPiece
+        (``bert``) pipeline (:func:`tokenforge.gguf.vocab_from_json`).
 
         Raises:
             ValueError: a pipeline llama.cpp has no tokenizer for.
