@@ -195,7 +195,9 @@ def vocab_from_tokenizer_json(path: str | os.PathLike[str] | dict, *, pre: str |
 
     Raises:
         OSError: the file cannot be read.
-        ValueError: not JSON, not a BPE model, or no exact ``pre`` (then pass one).
+        ValueError: not JSON, not a BPE model, a normalizer other than NFC (llama.cpp's gpt2
+            tokenizer has none; NFC is dropped as llama.cpp drops Qwen's), or no exact ``pre``
+            (then pass one).
     """
     import json
 
@@ -210,6 +212,7 @@ def vocab_from_tokenizer_json(path: str | os.PathLike[str] | dict, *, pre: str |
         added = {a["content"]: (a["id"], a.get("special", False)) for a in added_tokens}
     except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
         raise ValueError(f"{where}: not a tokenizer.json ({type(e).__name__}: {e})") from None
+    _check_normalizer(j.get("normalizer"), where)
     if pre is None:
         pre = pre_for_pattern(_split_regexes(j.get("pre_tokenizer")))
     n = max(list(vocab.values()) + [i for i, _ in added.values()]) + 1
@@ -220,6 +223,17 @@ def vocab_from_tokenizer_json(path: str | os.PathLike[str] | dict, *, pre: str |
         tokens[i], types[i] = text, int(TokenType.CONTROL if special else TokenType.USER_DEFINED)
     return GGUFVocab(model="gpt2", pre=pre, tokens=tokens, token_types=types, merges=merges,
                      architecture="gpt2", name=name)
+
+
+def _check_normalizer(normalizer: dict | None, where: str) -> None:
+    """llama.cpp's gpt2 tokenizer normalizes nothing.  NFC passes, as llama.cpp's own converter
+    drops Qwen's (NFC text encodes the same); any other normalizer is refused, never dropped."""
+    steps = [] if normalizer is None else (
+        normalizer.get("normalizers", []) if normalizer.get("type") == "Sequence" else [normalizer])
+    for step in steps:
+        if step.get("type") != "NFC":
+            raise ValueError(f"{where}: normalizer {step.get('type')!r} has no llama.cpp gpt2 equivalent "
+                             "(its byte-level tokenizer normalizes nothing)")
 
 
 def _split_regexes(pre_tokenizer: dict | None) -> list[str]:

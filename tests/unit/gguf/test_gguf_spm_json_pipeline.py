@@ -57,3 +57,18 @@ def test_template_specials():
     for bad in (tp(s, s, a), tp(a, e, e), tp({"SpecialToken": {"id": "<x>"}}, a)):
         with pytest.raises(ValueError, match="at most a BOS before and an EOS after"):
             template_specials(bad, ids)
+
+
+def test_byte_level_json_with_a_normalizer_is_refused_not_dropped():
+    """llama.cpp's gpt2 tokenizer normalizes nothing: NFKC (Claude's file) is refused; NFC is
+    dropped as llama.cpp's own converter drops Qwen's."""
+    import pytest
+
+    from tokenforge.gguf.convert import vocab_from_json
+
+    j = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]},
+         "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "use_regex": True}}
+    for norm in ({"type": "NFKC"}, {"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "Lowercase"}]}):
+        with pytest.raises(ValueError, match="normalizer"):
+            vocab_from_json(dict(j, normalizer=norm))
+    assert vocab_from_json(dict(j, normalizer={"type": "NFC"})).model == "gpt2"
