@@ -14,8 +14,10 @@ bracketed tokens (``[CLS]``) as they are.  llama.cpp then tokenizes (``llm_token
    to right; a word with a part no token matches becomes the unknown token, whole.
 
 Step 3 is :class:`tokenforge.models.WordPiece` with an empty continuation prefix over the
-phantom-space vocabulary (the ``▁`` plays the part of ``##``'s absence).  Steps 1-2 are a
-``str.translate`` table filled lazily, one entry per distinct code point seen.
+phantom-space vocabulary (the ``▁`` plays the part of ``##``'s absence); `encode` runs the
+same match in C++ (``_native.WordPieceModel``, one call per text), the Python model stays for
+offsets and as its oracle.  Steps 1-2 are a ``str.translate`` table filled lazily, one entry
+per distinct code point seen.
 
 Where this differs from Hugging Face's BERT pipeline (BertNormalizer with lowercasing and
 accent stripping, BertPreTokenizer, WordPiece) on the same vocabulary: combining marks
@@ -146,9 +148,18 @@ class WordPieceWPM:
         vocab = {t: i for i, t in enumerate(tokens)}  # a repeated text keeps its last id, as llama.cpp
         self._model = WordPiece(vocab, unk_token=tokens[unk_id], continuing_subword_prefix="",
                                 max_input_chars_per_word=sys.maxsize)
+        self._native = None
+        try:  # the same greedy longest match, in C++ (tf::wordpiece), for encode()
+            from tokenforge import _native
+
+            self._native = _native.WordPieceModel(list(vocab.items()), unk_id, "", sys.maxsize)
+        except (ImportError, AttributeError):
+            pass
 
     def encode(self, text: str) -> list[int]:
         """The ids of `text` (no [CLS]/[SEP])."""
+        if self._native is not None:
+            return self._native.encode_words([PHANTOM + w for w in words(text)])
         out: list[int] = []
         tokenize = self._model.tokenize
         for word in words(text):
