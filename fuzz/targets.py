@@ -22,7 +22,7 @@ import zlib
 from pathlib import Path
 
 import tokenforge
-from tokenforge import patterns
+from tokenforge import _cuts, patterns
 from tokenforge.formats import minbpe
 from tokenforge.formats.sentencepiece_model import ModelProto
 
@@ -168,6 +168,15 @@ def fuzz_encode(data: bytes) -> None:
     if want is UnicodeEncodeError:
         want = _outcome(lambda: ref.encode(text, allowed_special=allowed))
     assert _outcome(lambda: ours.encode_to_numpy(text, allowed_special=allowed).tolist()) == want, text
+    # encode_to_numpy's path for a long text on threads (parts read in place, encode_array.cc),
+    # on this short one: its exact cuts, small chunks, two threads.
+    cuts = _cuts.cut_points(text, 4, True, ours.special_tokens_set if allowed == "all" else allowed)
+    if cuts:
+        sets = ours._special_sets(allowed, "all")
+        chunk = fdp.ConsumeIntInRange(1, 64)
+        got = _outcome(lambda: ours._core.encode_to_numpy(text, *sets, chunk_chars=chunk, cuts=cuts, threads=2))
+        got = ValueError if isinstance(got, tuple) else got if isinstance(got, type) else got.tolist()
+        assert got == want, (text, cuts, chunk)
     assert ours.count_tokens(text, allowed_special=allowed) == len(ref.encode(text, allowed_special=allowed,
                                                                               disallowed_special=()))
     # encode_with_unstable on one input in UNSTABLE_SAMPLE, chosen by the input's hash (so a
