@@ -94,6 +94,8 @@ def read(path: str | os.PathLike[str]) -> tuple[str, dict[str, int], dict[tuple[
         for k, line in enumerate(lines[3 : 3 + n_special], 4):
             text, idx = line.rstrip("\r").rsplit(" ", 1)
             specials[text] = int(idx)
+            if not 0 <= specials[text] < 2**32 - 1:  # a token id is 32-bit
+                raise ValueError(f"{where}: line {k} gives the special {text!r} the id {idx}, out of range")
         merges = {}
         for k, line in enumerate(lines[3 + n_special :], 4 + n_special):
             if line.strip():
