@@ -89,8 +89,8 @@ def case_spm_normalized_over_4gib(enc, sp) -> str:
 
 def _check_repeated(enc, text: str, unit: str, k: int) -> int:
     """encode_to_numpy and count_tokens (one thread) of text = unit * k give the unit's ids
-    k times; returns their number.  One thread: on several, the text is cut into part strs
-    and its whole UTF-8 made for the special-token check (about 5 times the text in all)."""
+    k times; returns their number.  One thread, to keep to the cases' own path (several
+    threads: benchmarks/memory_numpy.py)."""
     import numpy as np
 
     unit_ids = enc.encode_ordinary(unit)

@@ -8,6 +8,7 @@
 
 #include "bindings/batch.h"
 #include "bindings/common.h"
+#include "bindings/encode_array.h"
 #include "pipeline/encoding.h"
 
 #include <algorithm>
@@ -154,92 +155,6 @@ nb::object encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher
   return out.done();
 }
 
-// The UTF-8 CPython has cached on a str (its own data when ASCII), or an empty view.
-std::string_view cached_utf8(nb::handle text) {
-  PyObject* o = text.ptr();
-  if (PyUnicode_IS_COMPACT_ASCII(o)) return std::string_view(static_cast<const char*>(PyUnicode_DATA(o)),
-                                                             static_cast<size_t>(PyUnicode_GET_LENGTH(o)));
-  const auto* c = reinterpret_cast<const PyCompactUnicodeObject*>(o);
-  if (c->utf8 == nullptr) return {};
-  return std::string_view(c->utf8, static_cast<size_t>(c->utf8_length));
-}
-
-bool is_high_surrogate(const StrView& v, size_t i) {
-  if (v.kind == PyUnicode_2BYTE_KIND) return (static_cast<const uint16_t*>(v.data)[i] & 0xFC00) == 0xD800;
-  if (v.kind == PyUnicode_4BYTE_KIND) return (static_cast<const uint32_t*>(v.data)[i] & 0xFFFFFC00u) == 0xD800;
-  return false;
-}
-
-// encode_to_numpy.  Peak memory is about the result's size: a str without cached UTF-8 is
-// converted a chunk of `chunk_chars` characters at a time (no UTF-8 copy of the whole text
-// is made, as tiktoken makes one) and each safe prefix encoded as it arrives.  Text with
-// no place to cut (a run of spaces, words with no punctuation between them) would be
-// encoded again with each chunk, quadratic in its length: once the uncut text exceeds
-// kStalled chunks, the rest is converted at once.  Disallowed specials are looked for in
-// the same UTF-8, as tiktoken looks for them before encoding: (None, the special's bytes)
-// is returned when one is found anywhere in the text, even after a piece that cannot be
-// encoded.  Lone surrogates are repaired as tiktoken repairs them (see to_utf8).
-nb::object encode_to_array(const Encoding& e, nb::handle text, const SpecialMatcher& allowed,
-                           const SpecialMatcher* disallowed, Py_ssize_t chunk_chars) {
-  IdBuffer buffer;
-  std::string error, special;  // special: the disallowed special found, if any
-  bool ok = true;
-  auto holds_disallowed = [&](std::string_view v, size_t from) {
-    if (disallowed == nullptr) return false;
-    const SpecialMatcher::Match m = disallowed->find(reinterpret_cast<const uint8_t*>(v.data()), v.size(), from);
-    if (m.found) special.assign(v.substr(m.pos, m.len));
-    return m.found;
-  };
-  const StrView sv = str_view(text);
-  std::string_view whole = cached_utf8(text);
-  if (whole.data() == nullptr && chunk_chars <= 0) whole = utf8(text);  // raises on lone surrogates
-  if (whole.data() != nullptr) {
-    nb::gil_scoped_release release;
-    if (!holds_disallowed(whole, 0)) ok = e.encode_to_buffer(whole, allowed, &buffer, &error);
-  } else {
-    nb::gil_scoped_release release;  // the str is alive and immutable: its units are read without the GIL
-    constexpr size_t kStalled = 4, kMinStall = size_t{1} << 16;
-    const size_t length = sv.length, unit = static_cast<size_t>(sv.kind);
-    const size_t back = disallowed == nullptr ? 0 : std::max<size_t>(disallowed->max_length(), 1) - 1;
-    Utf8Buffer converted;
-    std::string pending;
-    auto next_chunk = [&](size_t from, size_t stop) {  // the UTF-8 of units [from, stop)
-      StrView part = sv;
-      part.data = static_cast<const char*>(sv.data) + from * unit;
-      part.length = stop - from;
-      return to_utf8(part, &converted);
-    };
-    for (size_t i = 0, step = static_cast<size_t>(chunk_chars); i < length;) {
-      size_t stop = step < length - i ? i + step : length;
-      // A surrogate pair stays in one chunk, to be joined into its character.
-      while (stop < length && is_high_surrogate(sv, stop - 1)) ++stop;
-      const std::string_view piece = next_chunk(i, stop);
-      const size_t before = pending.size();
-      pending.append(piece);
-      i = stop;
-      if (holds_disallowed(pending, before > back ? before - back : 0)) break;
-      if (ok && i == length) {
-        ok = e.encode_to_buffer(pending, allowed, &buffer, &error);
-        break;
-      }
-      size_t consumed = 0;
-      if (ok) ok = e.encode_prefix(pending, allowed, &buffer, &consumed, &error);
-      if (ok) {
-        pending.erase(0, consumed);
-        if (pending.size() > kStalled * std::max(piece.size(), kMinStall)) step = length - i;
-      } else {  // a piece failed: only disallowed specials are still looked for
-        pending.erase(0, pending.size() > back ? pending.size() - back : 0);
-      }
-    }
-  }
-  if (!special.empty()) return nb::make_tuple(nb::none(), to_bytes(special));
-  check(ok, error);
-  size_t shape[1] = {buffer.size()};
-  uint32_t* data = buffer.release();
-  nb::capsule owner(data, [](void* p) noexcept { std::free(p); });
-  return nb::cast(nb::ndarray<nb::numpy, uint32_t, nb::ndim<1>>(data, 1, shape, owner));
-}
-
 }  // namespace
 
 void bind_encoding(nb::module_& m) {
@@ -289,8 +204,10 @@ void bind_encoding(nb::module_& m) {
         return n;
       })
       .def("encode_to_numpy", &encode_to_array, nb::arg("text"), nb::arg("allowed"), nb::arg("disallowed").none() = nb::none(),
-           nb::arg("chunk_chars") = Py_ssize_t{1} << 20,
-           "encode() as a uint32 array; if text holds a special of `disallowed`, (None, its bytes) instead.")
+           nb::arg("chunk_chars") = Py_ssize_t{1} << 20, nb::arg("cuts") = std::vector<size_t>(), nb::arg("threads") = 1,
+           "encode() as a uint32 array; if text holds a special of `disallowed`, (None, its bytes) instead. "
+           "With `cuts` (increasing character offsets where the ids of the parts equal the whole's), the "
+           "parts are encoded on up to `threads` threads.")
       .def("encode_pieces", [](const Encoding& e, nb::list pieces) {
         const nb::tuple items = snapshot(pieces);
         std::vector<std::string_view> views;

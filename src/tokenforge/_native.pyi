@@ -41,9 +41,9 @@ class Encoding:
 
     def count(self, arg0: object, arg1: SpecialSet, /) -> int: ...
 
-    def encode_to_numpy(self, text: object, allowed: SpecialSet, disallowed: SpecialSet | None = None, chunk_chars: int = 1048576) -> object:
+    def encode_to_numpy(self, text: object, allowed: SpecialSet, disallowed: SpecialSet | None = None, chunk_chars: int = 1048576, cuts: Sequence[int] = [], threads: int = 1) -> object:
         """
-        encode() as a uint32 array; if text holds a special of `disallowed`, (None, its bytes) instead.
+        encode() as a uint32 array; if text holds a special of `disallowed`, (None, its bytes) instead. With `cuts` (increasing character offsets where the ids of the parts equal the whole's), the parts are encoded on up to `threads` threads.
         """
 
     def encode_pieces(self, arg: list, /) -> object: ...

@@ -253,13 +253,18 @@ class Encoding:
 
             allowed = self._allowed(allowed_special, disallowed_special, text)
             return np.array(self._encode_by_regex(_clean(text), allowed), dtype=np.uint32)
-        split = self._parallel_parts(text, num_threads, allowed_special)
-        if split is not None:
-            allowed = self._allowed(allowed_special, disallowed_special, text)
-            return _native.encode_flat(self._core, split[0], -1, split[1], allowed)[0]
         # The native side looks for disallowed specials in the UTF-8 it makes as it encodes.
         allowed, disallowed = self._special_sets(allowed_special, disallowed_special)
-        result = _repairing(self._core.encode_to_numpy, text, allowed, disallowed)
+        threads = resolve_threads(num_threads) if len(text) >= PARALLEL_MIN_CHARS else 1
+        cuts = []
+        if threads > 1:  # the parts of a long text, read in place from the str (no part strs)
+            wanted = min(4 * threads, len(text) // (PARALLEL_MIN_CHARS // 4))
+            specials = self.special_tokens_set if allowed_special == "all" else allowed_special
+            cuts = _cuts.cut_points(text, wanted, self._scanner != int(patterns.Scanner.GPT2), specials)
+        if cuts:
+            result = self._core.encode_to_numpy(text, allowed, disallowed, cuts=cuts, threads=threads)
+        else:
+            result = _repairing(self._core.encode_to_numpy, text, allowed, disallowed)
         if isinstance(result, tuple):
             _raise_disallowed_special_token(result[1].decode("utf-8"))
         return result

@@ -31,6 +31,8 @@ from tokenforge._files import write_atomic
 from tokenforge.core import Encoding
 from tokenforge.formats.merges import merges_from_ranks
 
+WHOLE_TEXT = r"[\s\S]+"  # the split pattern of "no split" (minbpe's BasicTokenizer)
+
 
 def _render(token: bytes) -> str:
     """minbpe's render_token: decode with replacement and escape control characters."""
@@ -92,6 +94,8 @@ def read(path: str | os.PathLike[str]) -> tuple[str, dict[str, int], dict[tuple[
         for k, line in enumerate(lines[3 : 3 + n_special], 4):
             text, idx = line.rstrip("\r").rsplit(" ", 1)
             specials[text] = int(idx)
+            if not 0 <= specials[text] < 2**32 - 1:  # a token id is 32-bit
+                raise ValueError(f"{where}: line {k} gives the special {text!r} the id {idx}, out of range")
         merges = {}
         for k, line in enumerate(lines[3 + n_special :], 4 + n_special):
             if line.strip():
@@ -130,6 +134,10 @@ def save(encoding: Encoding, prefix: str | os.PathLike[str]) -> list[str]:
 def load(path: str | os.PathLike[str], name: str | None = None) -> Encoding:
     """Reads a minbpe ``.model`` file as an Encoding whose ids are minbpe's.
 
+    An empty pattern line (a BasicTokenizer's file) means no split: the whole text is one
+    piece, as minbpe's BasicTokenizer encodes it (an Encoding with the pattern "" would
+    match only empty strings and drop all text).
+
     Raises:
         ValueError: the file is not a minbpe v1 model, or two merges make the same bytes
             (an Encoding maps bytes to one id; :mod:`tokenforge.minbpe` loads such files).
@@ -142,4 +150,5 @@ def load(path: str | os.PathLike[str], name: str | None = None) -> Encoding:
     ranks = {t: i for i, t in vocab.items()}
     if len(ranks) != len(vocab):
         raise ValueError(f"{os.fspath(path)}: two merges make the same token; load it with tokenforge.minbpe")
-    return Encoding(name or os.path.basename(os.fspath(path)), pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
+    return Encoding(name or os.path.basename(os.fspath(path)), pat_str=pattern or WHOLE_TEXT, mergeable_ranks=ranks,
+                    special_tokens=specials)

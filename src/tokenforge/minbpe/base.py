@@ -85,7 +85,7 @@ class Tokenizer:
             ranks = {t: i for i, t in vocab.items()}
             engine = None
             if len(ranks) == len(vocab):
-                engine = Encoding("minbpe", pat_str=self.pattern or r"[\s\S]+", mergeable_ranks=ranks, special_tokens={})
+                engine = Encoding("minbpe", pat_str=self.pattern or minbpe_files.WHOLE_TEXT, mergeable_ranks=ranks, special_tokens={})
             self._engine_cache = (key, engine)
         return self._engine_cache[1]
 

@@ -106,6 +106,17 @@ def test_minbpe_model_loads_and_encodes_alike(tmp_path):
     assert len(vocab) == 1502
 
 
+def test_minbpe_basic_tokenizer_file_splits_nothing(tmp_path):
+    """A BasicTokenizer's file has an empty pattern line: the whole text is one piece (found
+    by the minbpe fuzz target: it was read as the pattern "", which drops every character).
+    Hand-worked: one merge (104, 101) -> 256 ("he"), applied across the space too."""
+    path = tmp_path / "basic.model"
+    path.write_text("minbpe v1\n\n0\n104 101\n", encoding="utf-8")
+    enc = minbpe.load(path)
+    assert enc.encode_ordinary("he he\nhe") == [256, 32, 256, 10, 256]
+    assert enc.decode(enc.encode_ordinary("the end")) == "the end"
+
+
 def test_saving_replaces_atomically(tmp_path):
     _, enc = trained(vocab_size=300)
     path = tmp_path / "tok.json"
