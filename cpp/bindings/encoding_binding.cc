@@ -26,7 +26,10 @@ Pairs ranks_from_dict(nb::dict d, bool keys_are_str) {
   out.reserve(d.size());
   for (auto [k, v] : d) {
     std::string_view key = keys_are_str ? utf8(k) : bytes_view(k);
-    long long id = nb::cast<long long>(v);
+    long long id = -1;
+    if (!PyLong_Check(v.ptr()) || !nb::try_cast<long long>(v, id)) {  // not an int, or past 64 bits
+      value_error("token id must be an int in [0, 2**32 - 1), got " + std::string(nb::repr(v).c_str()));
+    }
     if (id < 0 || id >= 0xFFFFFFFFll) value_error("token id out of range: " + std::to_string(id));
     out.emplace_back(std::string(key), static_cast<uint32_t>(id));
   }

@@ -359,3 +359,12 @@ def test_dropped_encoding_is_freed_after_special_token_calls():
     del enc
     gc.collect()
     assert ref() is None
+
+
+@pytest.mark.parametrize("bad", [2**70, -(2**70), 1.5])
+def test_rank_that_is_no_64_bit_int_is_a_value_error(bad):
+    """Found by the minbpe fuzz target: an id past 64 bits came back as RuntimeError(bad_cast)."""
+    with pytest.raises(ValueError, match="token id"):
+        tokenforge.Encoding("x", pat_str=r"\w+", mergeable_ranks={b"a": bad}, special_tokens={})
+    with pytest.raises(ValueError, match="token id"):
+        tokenforge.Encoding("x", pat_str=r"\w+", mergeable_ranks={bytes([b]): b for b in range(256)}, special_tokens={"<s>": bad})
