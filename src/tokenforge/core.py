@@ -255,13 +255,8 @@ class Encoding:
             return np.array(self._encode_by_regex(_clean(text), allowed), dtype=np.uint32)
         # The native side looks for disallowed specials in the UTF-8 it makes as it encodes.
         allowed, disallowed = self._special_sets(allowed_special, disallowed_special)
-        threads = resolve_threads(num_threads) if len(text) >= PARALLEL_MIN_CHARS else 1
-        cuts = []
-        if threads > 1:  # the parts of a long text, read in place from the str (no part strs)
-            wanted = min(4 * threads, len(text) // (PARALLEL_MIN_CHARS // 4))
-            specials = self.special_tokens_set if allowed_special == "all" else allowed_special
-            cuts = _cuts.cut_points(text, wanted, self._scanner != int(patterns.Scanner.GPT2), specials)
-        if cuts:
+        cuts, threads = self._parallel_cuts(text, num_threads, allowed_special)
+        if cuts:  # the parts of a long text, read in place from the str (no part strs)
             result = self._core.encode_to_numpy(text, allowed, disallowed, cuts=cuts, threads=threads)
         else:
             result = _repairing(self._core.encode_to_numpy, text, allowed, disallowed)
@@ -269,18 +264,27 @@ class Encoding:
             _raise_disallowed_special_token(result[1].decode("utf-8"))
         return result
 
-    def _parallel_parts(self, text: str, num_threads: int | None, allowed_special=frozenset()) -> tuple[list[str], int] | None:
-        """(parts, threads) to encode a long text on native threads, or None to encode it
-        on this one (short text, one thread, a pattern without known cuts, no cut found)."""
+    def _parallel_cuts(self, text: str, num_threads: int | None, allowed_special=frozenset()) -> tuple[list[int], int]:
+        """(cuts, threads) to encode a long text in parts on native threads: no cuts to encode
+        it on this thread (short text, one thread, a pattern without known cuts, no cut found).
+        Eight parts per thread, so that the last ones balance the threads' work."""
         if len(text) < PARALLEL_MIN_CHARS or self._regex is not None:
-            return None
+            return [], 1
         threads = resolve_threads(num_threads)
         if threads < 2:
-            return None
+            return [], 1
         wanted = min(8 * threads, len(text) // (PARALLEL_MIN_CHARS // 4))
         specials = self.special_tokens_set if allowed_special == "all" else allowed_special
-        parts = _cuts.split(text, wanted, self._scanner != int(patterns.Scanner.GPT2), specials)
-        return (parts, threads) if len(parts) > 1 else None
+        return _cuts.cut_points(text, wanted, self._scanner != int(patterns.Scanner.GPT2), specials), threads
+
+    def _parallel_parts(self, text: str, num_threads: int | None, allowed_special=frozenset()) -> tuple[list[str], int] | None:
+        """(parts, threads) to encode a long text on native threads (see `_parallel_cuts`), or
+        None to encode it on this one."""
+        cuts, threads = self._parallel_cuts(text, num_threads, allowed_special)
+        if not cuts:
+            return None
+        bounds = [0, *cuts, len(text)]
+        return [text[a:b] for a, b in zip(bounds, bounds[1:])], threads
 
     def encode_ordinary_batch(self, text: list[str], *, num_threads: int = _DEFAULT_THREADS) -> list[list[int]]:
         """Encodes many texts on native threads (the GIL is released), ignoring specials."""
