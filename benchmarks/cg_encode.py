@@ -2,7 +2,7 @@
 whatever else the machine runs, so two builds can be compared to well under a percent.
 
     python benchmarks/cg_encode.py BUILD.so FILE [--encoding cl100k_base] [--mode cold|count]
-                                   [--trie-level N] [--no-cache-sim] [--parts N [--threads T] [--no-share]]
+                                   [--trie-level N] [--no-cache-sim] [--parts N [--threads T]]
 
 Loads only the build at BUILD.so (as ab_builds.py does; `-` for the installed one), keeps one instance whose long-piece
 tables are built (1 MB of random letters), makes a fresh instance warmed on 400 KB of other
@@ -16,7 +16,7 @@ With --parts N the text is cut as the parallel path cuts it (tokenforge._cuts.sp
 the parts encoded by the native batch on T threads (default 1), as `encode_ordinary` of a
 long text does; the count (`Encoding::encode_ordinary` of each part, on every thread) is
 then the work of the parallel path, and T = 2 against T = 1 is what the second thread's
-cold caches cost (--no-share: without the merges the threads share).  Valgrind runs one thread at a time, so how the parts fall to the
+cold caches cost.  Valgrind runs one thread at a time, so how the parts fall to the
 threads may differ from a real run.
 """
 
@@ -31,8 +31,7 @@ import sys
 import tempfile
 
 
-def child(so: str, file: str, encoding: str, mode: str, trie_level: int | None, parts: int, threads: int,
-          share: bool) -> None:
+def child(so: str, file: str, encoding: str, mode: str, trie_level: int | None, parts: int, threads: int) -> None:
     from _common import corpus_text
     from ab_builds import load_native
 
@@ -48,8 +47,6 @@ def child(so: str, file: str, encoding: str, mode: str, trie_level: int | None, 
     native = tokenforge._native if so == "-" else load_native(so, "build")
     if trie_level is not None:
         native._testing.trie_merge_level(trie_level)
-    if hasattr(native._testing, "share_merges"):
-        native._testing.share_merges(share)
     scanner = int(patterns.scanner_for(pat))
     keeper = native.Encoding(ranks, {}, scanner)
     none = native.SpecialSet([])
@@ -76,11 +73,10 @@ def main() -> None:
     ap.add_argument("--no-cache-sim", action="store_true")
     ap.add_argument("--parts", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--no-share", action="store_true", help="threads do not share merges (SharedShortMerges)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        return child(args.so, args.file, args.encoding, args.mode, args.trie_level, args.parts, args.threads, not args.no_share)
+        return child(args.so, args.file, args.encoding, args.mode, args.trie_level, args.parts, args.threads)
     fn = "tf::Encoding::count(*" if args.mode == "count" else "tf::Encoding::encode(*"
     if args.parts > 1:
         fn = "tf::Encoding::encode_ordinary(*"
@@ -88,13 +84,13 @@ def main() -> None:
         cmd = ["valgrind", "--tool=callgrind", f"--cache-sim={'no' if args.no_cache_sim else 'yes'}",
                f"--callgrind-out-file={tmp}/cg.out", "--collect-atstart=no", f"--toggle-collect={fn}",
                sys.executable, os.path.abspath(__file__), "--child", args.so, args.file, "--encoding", args.encoding,
-               "--mode", args.mode, "--parts", str(args.parts), "--threads", str(args.threads)] + (["--no-share"] if args.no_share else []) + (["--trie-level", str(args.trie_level)] if args.trie_level is not None else [])
+               "--mode", args.mode, "--parts", str(args.parts), "--threads", str(args.threads)] + (["--trie-level", str(args.trie_level)] if args.trie_level is not None else [])
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     m = re.search(r"Collected : ([\d ]+)", done.stderr)
     if done.returncode != 0 or m is None:
         raise SystemExit(f"callgrind failed:\n{done.stderr[-2000:]}")
     n = list(map(int, m.group(1).split()))
-    split = f" parts {args.parts} threads {args.threads}{' unshared' if args.no_share else ''}" if args.parts > 1 else ""
+    split = f" parts {args.parts} threads {args.threads}" if args.parts > 1 else ""
     line = f"{args.encoding} {os.path.basename(args.file)} {args.mode}{split}: Ir {n[0]}"
     if len(n) >= 9:  # Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
         line += f" D1 misses {n[4] + n[5]} LL misses {n[6] + n[7] + n[8]}"

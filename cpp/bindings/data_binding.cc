@@ -61,7 +61,6 @@ nb::object encode_flat(const Encoding& enc, nb::list texts, long long eot, int t
     nb::gil_scoped_release release;  // the strs are kept alive by `items` and immutable
     parallel_for(chunks.size(), threads, [&](size_t c) {
       Chunk& ch = chunks[c];
-      const byte_level::ByteLevelBpe::ShareMerges share(enc.model(), threads > 1 && chunks.size() > 1);
       thread_local Utf8Buffer buffer;
       size_t bytes = 0;
       for (size_t i = starts[c]; i < starts[c + 1]; ++i) bytes += views[i].length;
@@ -117,7 +116,6 @@ size_t count_batch(const Encoding& enc, nb::list texts, const SpecialMatcher& al
   {
     nb::gil_scoped_release release;
     parallel_for(n, threads, [&](size_t i) {
-      const byte_level::ByteLevelBpe::ShareMerges share(enc.model(), threads > 1 && n > 1);
       Utf8Buffer buffer;
       const std::string_view text =
           views[i].ascii ? std::string_view(static_cast<const char*>(views[i].data), views[i].length)

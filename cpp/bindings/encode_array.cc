@@ -242,7 +242,6 @@ nb::object encode_parts(const Encoding& e, nb::handle text, const SpecialMatcher
     nb::gil_scoped_release release;  // the str is alive and immutable: its units are read without the GIL
     std::atomic<bool> found{false}, oom{false};
     parallel_for(n, threads, [&](size_t k) {
-      const byte_level::ByteLevelBpe::ShareMerges share(e.model(), threads > 1 && n > 1);
       Encoded& part = parts[k];
       part.spill = &ids[k];
       try {

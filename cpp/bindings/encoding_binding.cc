@@ -104,8 +104,6 @@ nb::object encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher
       chunks.size(), threads,
       [&](size_t c) {
         Chunk& ch = chunks[c];
-        // Several threads at once: a merge one of them works out serves the others too.
-        const byte_level::ByteLevelBpe::ShareMerges share(enc.model(), threads > 1 && chunks.size() > 1);
         thread_local Utf8Buffer utf8_buffer;
         size_t bytes = 0;
         for (size_t i = starts[c]; i < starts[c + 1]; ++i) bytes += approx_utf8_size(views[i]);

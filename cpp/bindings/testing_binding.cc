@@ -1,10 +1,8 @@
 // tokenforge._native._testing: hooks for the tests, not an API.  `ascii_split_level` and
 // `trie_merge_level` force the ASCII splitter's SSE path or the scalar scanner, and the
-// trie merge's baseline or AVX2 build, so tests reach every path; `share_merges` turns
-// off the merges threads share on the parallel path (for A/B runs); the constants are the
+// trie merge's baseline or AVX2 build, so tests reach every path; the constants are the
 // thresholds the long-piece tests must cross.
 #include "bindings/common.h"
-#include "models/byte_level/byte_level_bpe.h"
 #include "models/byte_level/merge/long_piece_tables.h"
 #include "models/byte_level/merge/trie_chunk_merge.h"
 #include "pretokenize/ascii_splitter.h"
@@ -30,15 +28,6 @@ void bind_testing(nb::module_& parent) {
       nb::arg("level") = -1,
       "The trie merge's build (0 baseline, 1 AVX2 and BMI2); with level >= 0 sets it (clamped to what the CPU "
       "runs) and returns the previous one.");
-  m.def(
-      "share_merges",
-      [](int on) {
-        if (on < 0) return byte_level::ByteLevelBpe::sharing();
-        return byte_level::ByteLevelBpe::set_sharing(on != 0);
-      },
-      nb::arg("on") = -1,
-      "Whether threads encoding parts of one text share their merges of short strings; with on >= 0 sets it "
-      "and returns the previous setting.");
 }
 
 }  // namespace tf::py

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <memory>
 
 #include "models/byte_level/merge/trie_chunk_merge.h"
 #include "common/byte_hash.h"
@@ -59,9 +58,8 @@ bool from_cache(const uint8_t* p, size_t n, uint64_t h, const ByteLevelCache& ca
 }
 
 // The merge of a string of up to ShortMergeCache::kMaxLen bytes (key k, h its hash) from
-// the short table of `cache`, else from the table shared with other threads (if any);
-// else merge() appends it (false: nothing to store, returned as is) and it is stored in
-// both.  (Spilling into the general table once the short one is
+// the short table of `cache`; else merge() appends it (false: nothing to store, returned
+// as is) and it is stored there.  (Spilling into the general table once the short one is
 // full did not pay: benchmarks/README.md.)
 template <class Merge>
 bool through_short_cache(ShortTokenIndex::Key k, uint64_t h, ByteLevelCache& cache, std::vector<uint32_t>* out,
@@ -69,30 +67,12 @@ bool through_short_cache(ShortTokenIndex::Key k, uint64_t h, ByteLevelCache& cac
   ShortMergeCache& shorts = cache.shorts();
   if (shorts.find(k, h, out)) return true;
   const size_t before = out->size();
-  SharedShortMerges* shared = cache.shared();
-  const bool found = shared != nullptr && shared->find(k, h, out);
-  if (!found && !merge()) return false;
+  if (!merge()) return false;
   shorts.insert(k, h, out->data() + before, out->size() - before);
-  if (shared != nullptr && !found) shared->insert(k, h, out->data() + before, out->size() - before);
   return true;
 }
 
 }  // namespace
-
-namespace {
-std::atomic<bool> g_sharing{true};
-}  // namespace
-
-bool ByteLevelBpe::sharing() { return g_sharing.load(std::memory_order_relaxed); }
-bool ByteLevelBpe::set_sharing(bool on) { return g_sharing.exchange(on, std::memory_order_relaxed); }
-
-SharedShortMerges* ByteLevelBpe::shared_short_merges() const {
-  SharedShortMerges* table = shared_shorts_.load(std::memory_order_acquire);
-  if (table != nullptr) return table;
-  auto made = std::make_unique<SharedShortMerges>();
-  if (shared_shorts_.compare_exchange_strong(table, made.get(), std::memory_order_acq_rel)) return made.release();
-  return table;  // another thread made it first
-}
 
 bool ByteLevelBpe::bytes_are_tokens(const uint8_t* p, size_t n) const {
   if (all_bytes_) return true;  // then no piece can hold a byte that is not a token

@@ -35,7 +35,6 @@
 // up to 512 bytes, and strings of up to 15 bytes in its ShortMergeCache.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -99,34 +98,6 @@ class ByteLevelBpe {
 
   // This thread's piece cache for this vocabulary.
   ByteLevelCache& cache() const { return thread_cache<ByteLevelCache>(instance_); }
-
-  // While one is alive, this thread's cache shares the merges of short strings with the
-  // other threads that hold one on this model (the parts of one text encoded at once):
-  // see SharedShortMerges.  Off (`on` false) it does nothing.
-  class ShareMerges {
-   public:
-    ShareMerges(const ByteLevelBpe& model, bool on) : cache_(on && sharing() ? &model.cache() : nullptr) {
-      if (cache_ != nullptr) cache_->set_shared(model.shared_short_merges());
-    }
-    ~ShareMerges() {
-      if (cache_ != nullptr) cache_->set_shared(nullptr);
-    }
-    ShareMerges(const ShareMerges&) = delete;
-    ShareMerges& operator=(const ShareMerges&) = delete;
-
-   private:
-    ByteLevelCache* cache_;
-  };
-
-  // Whether ShareMerges shares (default on); set_sharing (a test hook, for A/B runs)
-  // returns the previous setting.
-  static bool sharing();
-  static bool set_sharing(bool on);
-
-  ByteLevelBpe() = default;
-  ~ByteLevelBpe() { delete shared_shorts_.load(std::memory_order_relaxed); }
-  ByteLevelBpe(const ByteLevelBpe&) = delete;
-  ByteLevelBpe& operator=(const ByteLevelBpe&) = delete;
 
   // Pieces and chunks above this many bytes are merged by merge_long (or, once the long
   // tables are built, merge_medium_chunk), not by the quadratic scan.
@@ -226,9 +197,6 @@ class ByteLevelBpe {
   SafeCuts cuts_;
   CharAtoms atoms_;  // characters that enter merge_parts as one part
   uint64_t instance_ = 0;  // process-unique, names this vocabulary's thread caches
-  // The merges shared by threads encoding parts of one text: made on first use, then fixed.
-  SharedShortMerges* shared_short_merges() const;
-  mutable std::atomic<SharedShortMerges*> shared_shorts_{nullptr};
 };
 
 // Two-byte strings come from a direct table, strings of up to 15 bytes from the short

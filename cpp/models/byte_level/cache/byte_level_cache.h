@@ -4,14 +4,11 @@
 // (whole pieces that are not tokens, and the short chunks of longer pieces) go to a
 // ShortMergeCache of one cache line per string.  A FirstSightFilter decides whether a new
 // short ASCII piece is worth looking up and storing at all.  Clearing the general table
-// (when it is full) clears the short one too, so both stay bounded together.  While the
-// thread encodes a part of a text other threads encode too, shared() points to the
-// instance's SharedShortMerges, asked on a miss of the short table.
+// (when it is full) clears the short one too, so both stay bounded together.
 #pragma once
 
 #include "common/piece_cache.h"
 #include "models/byte_level/cache/first_sight_filter.h"
-#include "models/byte_level/cache/shared_short_merges.h"
 #include "models/byte_level/cache/short_merge_cache.h"
 
 namespace tf::byte_level {
@@ -22,9 +19,6 @@ class ByteLevelCache : public PieceCache {
   const ShortMergeCache& shorts() const { return shorts_; }
   // Whether a short ASCII piece is cached on first sight (see ByteLevelBpe::encode_short_nontoken).
   FirstSightFilter& first_sight() { return first_sight_; }
-  // The merges shared with the other threads of a parallel encode, or null.
-  SharedShortMerges* shared() const { return shared_; }
-  void set_shared(SharedShortMerges* shared) { shared_ = shared; }
 
   void insert(const uint8_t* p, size_t n, uint64_t h, const uint32_t* ids, size_t count) {
     if (PieceCache::insert(p, n, h, ids, count)) shorts_.clear();
@@ -37,7 +31,6 @@ class ByteLevelCache : public PieceCache {
  private:
   ShortMergeCache shorts_;
   FirstSightFilter first_sight_{FirstSightFilter::kShortStart, 20};
-  SharedShortMerges* shared_ = nullptr;
 };
 
 }  // namespace tf::byte_level
