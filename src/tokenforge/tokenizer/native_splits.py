@@ -49,14 +49,17 @@ _PROBE = "Ab c1 23\n\n  x\t!!\"#'s 中文かな é\u0301 😀\r\n  "
 def splitter(rx):
     """A function cutting a string into the matches of `rx` and the gaps between them.
 
-    `regex.split` of the pattern in one capturing group gives exactly those, in C; it serves
+    The split of the pattern in one capturing group gives exactly those, in C; it serves
     when the pattern has no groups of its own and matches nothing empty on a probe text,
     else a finditer loop does (empty matches skipped, as tokenizers' Split).
     """
+    import re
+
     import regex
 
     if rx.groups == 0 and all(m.end() > m.start() for m in rx.finditer(_PROBE)):
-        whole = regex.compile("(" + rx.pattern + ")", rx.flags)
+        engine = re if isinstance(rx, re.Pattern) else regex  # as compile_pattern chose
+        whole = engine.compile("(" + rx.pattern + ")", rx.flags)
         return lambda p: [x for x in whole.split(p) if x]
 
     def loop(p: str) -> list[str]:
