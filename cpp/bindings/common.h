@@ -134,7 +134,8 @@ class Utf8Buffer {
   size_t capacity_ = 0;
 };
 
-// The UTF-8 of a StrView, without the GIL, in *buffer (valid until its next use).
+// The UTF-8 of a StrView, without the GIL: an ASCII str's own characters, else *buffer
+// (valid until its next use).
 // Surrogates are repaired as tiktoken repairs them (a UTF-16 round trip with
 // errors="replace"): a high surrogate followed by a low one becomes the character they
 // encode, any other surrogate U+FFFD.

@@ -66,9 +66,7 @@ nb::object encode_flat(const Encoding& enc, nb::list texts, long long eot, int t
       for (size_t i = starts[c]; i < starts[c + 1]; ++i) bytes += views[i].length;
       ch.ids.reserve(bytes / 3 + 16);
       for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
-        const std::string_view text =
-            views[i].ascii ? std::string_view(static_cast<const char*>(views[i].data), views[i].length)
-                           : to_utf8(views[i], &buffer);
+        const std::string_view text = to_utf8(views[i], &buffer);
         const size_t before = ch.ids.size();
         const bool ok = allowed != nullptr ? enc.encode(text, *allowed, &ch.ids, &ch.error)
                                            : enc.encode_ordinary(text, &ch.ids, &ch.error);
@@ -117,9 +115,7 @@ size_t count_batch(const Encoding& enc, nb::list texts, const SpecialMatcher& al
     nb::gil_scoped_release release;
     parallel_for(n, threads, [&](size_t i) {
       Utf8Buffer buffer;
-      const std::string_view text =
-          views[i].ascii ? std::string_view(static_cast<const char*>(views[i].data), views[i].length)
-                         : to_utf8(views[i], &buffer);
+      const std::string_view text = to_utf8(views[i], &buffer);
       if (!enc.count(text, allowed, &counts[i], &errors[i]) && errors[i].empty()) errors[i] = "cannot count";
     });
   }

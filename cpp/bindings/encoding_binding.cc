@@ -110,12 +110,7 @@ nb::object encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher
         ch.ids.reserve(bytes / 3 + 16);
         ch.ends.reserve(starts[c + 1] - starts[c]);
         for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
-          std::string_view text;
-          if (views[i].ascii) {
-            text = std::string_view(static_cast<const char*>(views[i].data), views[i].length);
-          } else {
-            text = to_utf8(views[i], &utf8_buffer);
-          }
+          const std::string_view text = to_utf8(views[i], &utf8_buffer);
           if (disallowed != nullptr) {
             const SpecialMatcher::Match m = disallowed->find(reinterpret_cast<const uint8_t*>(text.data()), text.size(), 0);
             if (m.found) {

@@ -125,9 +125,7 @@ nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only,
         Chunk& ch = chunks[c];
         thread_local Utf8Buffer buffer;
         for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
-          const std::string_view text = views[i].ascii
-                                            ? std::string_view(static_cast<const char*>(views[i].data), views[i].length)
-                                            : to_utf8(views[i], &buffer);
+          const std::string_view text = to_utf8(views[i], &buffer);
           const size_t before = ch.e.ids.size();
           const size_t surface = ch.e.surface_at.size();
           const bool ok = h.encoder.encode(text, &ch.e, ids_only);

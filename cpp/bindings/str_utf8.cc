@@ -240,6 +240,7 @@ std::string_view append_utf8(const Char* s, size_t n, Utf8Buffer* buffer) {
 }  // namespace
 
 std::string_view to_utf8(const StrView& v, Utf8Buffer* buffer) {
+  if (v.ascii) return std::string_view(static_cast<const char*>(v.data), v.length);
   if (v.kind == PyUnicode_1BYTE_KIND) return append_utf8(static_cast<const uint8_t*>(v.data), v.length, buffer);
   if (v.kind == PyUnicode_2BYTE_KIND) return append_utf8(static_cast<const uint16_t*>(v.data), v.length, buffer);
   return append_utf8(static_cast<const uint32_t*>(v.data), v.length, buffer);
