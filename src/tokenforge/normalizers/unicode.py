@@ -1,16 +1,22 @@
 """Unicode normalizers: NFC, NFD, NFKC, NFKD, Lowercase, StripAccents.
 
-Each rewrites the text with the same character alignment `tokenizers` gives: the text is cut
-into groups (a starter and the combining marks after it), each group normalized alone.  Where
-the group's form is its characters' forms one after another (nothing reordered or composed),
-each output character stays on the character it came from; otherwise a group of m characters
-that becomes n keeps the first min(m, n) aligned one to one, inserts the rest (n > m) on the
-last of them or folds the extra originals into the last (n < m).  Hangul
-syllables compose across starters, so a run of Hangul jamo stays one group.
+Each rewrites the text with the character alignment `tokenizers` gives, by following the steps
+of the normalizer it uses (the `unicode-normalization-alignments` crate) on an edit list:
+
+1. each character becomes its full decomposition; the first character of it takes the
+   original's place (change 0), the others are inserted after it (change +1);
+2. each run of non-starters is sorted by combining class (stably), every character carrying
+   its change along;
+3. for NFC/NFKC, the canonical composition algorithm: a character that composes with the last
+   starter is absorbed into it, and the composite's change is the sum of both, minus one.
+
+The edit list then maps each output character to an original one in order (`transform`), so a
+composite whose absorbed mark came after a reordered one takes that mark's place, exactly as in
+`tokenizers` (``"a\u0316\u0301"`` gives ``"á\u0316"`` aligned to characters 0 and 2).
 
 The Unicode data is `tokenizers`' (hf_unicode.py): normalization as in Unicode 11.0, where a
-character assigned since is a starter that stays as it is; Lowercase and StripAccents by its
-own tables.
+character assigned since is a starter that stays as it is and composes with nothing; Lowercase
+and StripAccents by its own tables.
 
 Example:
     >>> from tokenforge.normalizers.normalized_string import NormalizedString
@@ -22,54 +28,123 @@ Example:
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 from tokenforge.normalizers.normalized_string import NormalizedString
 
 
-def _joins_previous(ch: str) -> bool:
-    o = ord(ch)
-    return unicodedata.combining(ch) != 0 or 0x1160 <= o <= 0x11FF  # marks, Hangul V/T jamo
+_DECOMPOSED: dict[tuple[str, str], tuple[tuple[str, int], ...]] = {}
+
+
+def _decomposed(ch: str, form: str) -> tuple[tuple[str, int], ...]:
+    """The full decomposition of one character, each with its combining class."""
+    from tokenforge.normalizers.hf_unicode import is_inert
+
+    if is_inert(ch):
+        return ((ch, 0),)
+    return tuple((c, unicodedata.combining(c)) for c in unicodedata.normalize(form, ch))
+
+
+@lru_cache(maxsize=1)
+def _seconds() -> frozenset[str]:
+    """Every character that composes with one before it: the second of a primary composite's
+    canonical decomposition, and Hangul's vowel and trailing jamo."""
+    out = {chr(c) for c in range(0x1161, 0x1176)} | {chr(c) for c in range(0x11A8, 0x11C3)}
+    for c in range(0x2FFFF):
+        d = unicodedata.decomposition(chr(c))
+        if d and d[0] != "<":
+            parts = d.split()
+            if len(parts) == 2 and unicodedata.normalize("NFC", chr(c)) == chr(c):
+                out.add(chr(int(parts[1], 16)))
+    return frozenset(out)
+
+
+@lru_cache(maxsize=1 << 14)
+def _composite(first: str, second: str) -> str | None:
+    """The primary composite of two characters, or None (Unicode 11.0's: never an inert one)."""
+    from tokenforge.normalizers.hf_unicode import is_inert
+
+    if is_inert(first) or is_inert(second):
+        return None
+    both = unicodedata.normalize("NFC", first + second)
+    return both if len(both) == 1 else None
+
+
+def _decompose(text: str, form: str) -> list[tuple[str, int, int]]:
+    """Steps 1 and 2 of the module docstring: (character, combining class, change)."""
+    out: list[tuple[str, int, int]] = []
+    run = 0  # where the current run of non-starters begins
+    cache = _DECOMPOSED
+    for ch in text:
+        parts = cache.get((ch, form))
+        if parts is None:
+            parts = cache[(ch, form)] = _decomposed(ch, form)
+        if len(parts) == 1 and parts[0][1] == 0:  # one starter
+            if len(out) - run > 1:
+                out[run:] = sorted(out[run:], key=lambda x: x[1])
+            out.append((parts[0][0], 0, 0))
+            run = len(out)
+            continue
+        for t, (c, ccc) in enumerate(parts):
+            if ccc == 0:
+                if len(out) - run > 1:
+                    out[run:] = sorted(out[run:], key=lambda x: x[1])
+                out.append((c, 0, 0 if t == 0 else 1))
+                run = len(out)
+            else:
+                out.append((c, ccc, 0 if t == 0 else 1))
+    if len(out) - run > 1:
+        out[run:] = sorted(out[run:], key=lambda x: x[1])
+    return out
+
+
+def _recompose(stream: list[tuple[str, int, int]]) -> list[tuple[str, int]]:
+    """Step 3 of the module docstring, over the output of `_decompose`."""
+    out: list[tuple[str, int]] = []
+    starter: tuple[str, int] | None = None  # the last starter, which may still absorb marks
+    waiting: list[tuple[str, int]] = []  # marks after it that it did not absorb
+    last_class = 0  # the combining class of the last waiting mark (0: none waits)
+    seconds = _seconds()
+    for c, ccc, change in stream:
+        if starter is None:
+            if ccc != 0:  # a mark before any starter
+                out.append((c, change))
+            else:
+                starter = (c, change)
+            continue
+        if c in seconds and not (last_class != 0 and last_class >= ccc):  # not blocked
+            made = _composite(starter[0], c)
+            if made is not None:
+                starter = (made, starter[1] + change - 1)
+                continue
+        if ccc == 0:
+            out.append(starter)
+            out.extend(waiting)
+            waiting.clear()
+            starter, last_class = (c, change), 0
+        else:
+            waiting.append((c, change))
+            last_class = ccc
+    if starter is not None:
+        out.append(starter)
+    out.extend(waiting)
+    return out
 
 
 def normalize_aligned(ns: NormalizedString, form: str) -> None:
-    """Applies a Unicode normalization form to `ns` group by group (module docstring)."""
-    from tokenforge.normalizers.hf_unicode import has_inert, is_inert
+    """Applies a Unicode normalization form to `ns` (module docstring)."""
+    from tokenforge.normalizers.hf_unicode import has_inert
 
     text = ns.text
     if text.isascii():
         return
-    inert = has_inert(text)
-    if not inert and unicodedata.is_normalized(form, text):
+    if not has_inert(text) and unicodedata.is_normalized(form, text):
         return
-    joins = (lambda ch: not is_inert(ch) and _joins_previous(ch)) if inert else _joins_previous
-    changes: list[tuple[str, int]] = []
-    i, n = 0, len(text)
-    while i < n:
-        j = i + 1
-        while j < n and joins(text[j]):
-            j += 1
-        group = text[i:j]
-        if inert and is_inert(group[0]):  # a starter of its own; its marks normalize alone
-            out = group[0] + unicodedata.normalize(form, group[1:])
-        else:
-            out = unicodedata.normalize(form, group)
-        m, k = len(group), len(out)
-        each = [ch if inert and is_inert(ch) else unicodedata.normalize(form, ch) for ch in group] if m > 1 else None
-        if each is not None and all(each) and "".join(each) == out:
-            # Nothing reordered or composed: each output character stays on its source.
-            for piece in each:
-                changes.append((piece[0], 0))
-                changes.extend((c, 1) for c in piece[1:])
-        elif k == 0:
-            if changes:
-                c, ch = changes[-1]
-                changes[-1] = (c, ch - m)
-        elif k >= m:
-            changes.extend((c, 0 if t < m else 1) for t, c in enumerate(out))
-        else:
-            changes.extend((c, 0) for c in out[:-1])
-            changes.append((out[-1], k - m))
-        i = j
+    stream = _decompose(text, "NFKD" if form in ("NFKC", "NFKD") else "NFD")
+    if form in ("NFC", "NFKC"):
+        changes = _recompose(stream)
+    else:
+        changes = [(c, change) for c, _, change in stream]
     ns.transform(changes)
 
 

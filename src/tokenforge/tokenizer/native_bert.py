@@ -7,10 +7,8 @@ pass gives ids, character offsets and word ids, as the readable pipeline
 (:mod:`tokenforge.tokenizer.pipeline`) does.  The normalizer becomes a per-code-point table
 (:mod:`tokenforge.tokenizer.bert_chars`); a text holding a character whose alignment
 NFD's reordering could change (a spacing mark with a combining class) comes back as None and
-takes the Python pipeline.  Where NFD groups several characters, the native path aligns as
-`tokenizers` does (each output on its own source character), which the readable pipeline's
-group alignment (:func:`tokenforge.normalizers.unicode.normalize_aligned`) does not always.
-The post-processor ([CLS]/[SEP] templates),
+takes the Python pipeline, which follows `tokenizers`' edit list step by step
+(:func:`tokenforge.normalizers.unicode.normalize_aligned`).  The post-processor ([CLS]/[SEP] templates),
 truncation and padding stay in Python.  Everything else is not native.
 
 Example:
