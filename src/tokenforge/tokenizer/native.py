@@ -103,7 +103,7 @@ class NativeByteLevel:
         import numpy as np
 
         self.tok, self.scanner, self.form = tok, scanner, form
-        self.engine = _make_engine(scanner, ranks, specials)
+        self.engine = self.make_engine(scanner, ranks, specials)
         size = max(max(ranks.values(), default=0), max(specials.values(), default=0)) + 1
         lens = np.zeros(size, dtype=np.int64)
         lead = np.zeros(size, dtype=np.int64)
@@ -125,6 +125,10 @@ class NativeByteLevel:
         self.is_special[list(specials.values())] = True
         self.any_special = bool(specials)
         self.np = np
+
+    def make_engine(self, scanner: int, ranks: dict[bytes, int], specials: dict[str, int]):
+        """The byte-level engine: a `tokenforge.Encoding` on the scanner's pattern."""
+        return _make_engine(scanner, ranks, specials)
 
     @classmethod
     def build(cls, tok) -> "NativeByteLevel | None":
