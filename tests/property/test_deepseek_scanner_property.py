@@ -5,6 +5,8 @@ every code point and on corpus documents."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from _hf_json import diff, lines, load
 from _shared import MODELS, corpus_sample, need_shared
@@ -37,11 +39,17 @@ def native_pieces(text: str) -> list[str]:
     return [data[a:b].decode("utf-8") for a, b in zip([0, *ends], ends)]
 
 
-def oracle_pieces(text: str) -> list[str]:
-    from tokenforge.tokenizer.native_splits import NativeSplits, pieces
+@functools.lru_cache(maxsize=1)
+def regex_path():
+    from tokenforge.tokenizer.native_splits import NativeSplits
 
-    path = NativeSplits.build(load(NAME)[1])
-    return pieces(text, path.regexes)
+    return NativeSplits.build(load(NAME)[1])
+
+
+def oracle_pieces(text: str) -> list[str]:
+    from tokenforge.tokenizer.native_splits import pieces
+
+    return pieces(text, regex_path().regexes)
 
 
 def tokenizers_spans(text: str) -> list[tuple[int, int]]:

@@ -6,6 +6,8 @@ no disputed code point occurs) cut exactly as the written-out ones."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from _hf_json import diff, lines, load
 from _shared import MODELS, need_shared
@@ -27,6 +29,7 @@ TEXT = (st.text(EVERY, max_size=40)
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@functools.lru_cache(maxsize=1)
 def regex_path(ours):
     from tokenforge.tokenizer.native_splits import NativeSplits
 
