@@ -1,0 +1,92 @@
+// tokenforge._native._byte_level_lists: the Python lists of ids, tokens and character offsets of
+// byte-level ids (tokenizer/native.py's Encodings), in one pass over the ids and the text.
+// A token's offsets run from the character holding its first byte to the one after the
+// character holding its last byte, as tokenizers reports them.  Building the tuples here
+// spares numpy's intermediate arrays and lists; ids and tokens are the caller's objects
+// (a list of each per id) and a token's start reuses the previous token's end object when
+// equal (most are), so a token costs one new int and one tuple.
+#include <nanobind/ndarray.h>
+
+#include <algorithm>
+#include <string>
+
+#include "bindings/common.h"
+
+namespace tf::py {
+
+namespace {
+
+using Ids = nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+nb::tuple byte_level_lists(Ids ids, Ids lens, nb::list numbers, nb::list tokens, nb::bytes text) {
+  const int64_t* id = ids.data();
+  const size_t n = ids.shape(0);
+  const int64_t* len = lens.data();
+  const int64_t vocab = static_cast<int64_t>(lens.shape(0));
+  const int64_t known = static_cast<int64_t>(std::min(PyList_GET_SIZE(tokens.ptr()), PyList_GET_SIZE(numbers.ptr())));
+  const uint8_t* data = reinterpret_cast<const uint8_t*>(text.c_str());
+  const size_t size = text.size();
+  size_t total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (id[i] < 0 || id[i] >= vocab || id[i] >= known || len[id[i]] <= 0) {
+      value_error("id " + std::to_string(id[i]) + " has no token of known length");
+    }
+    total += static_cast<size_t>(len[id[i]]);
+  }
+  if (total != size) value_error("the tokens hold " + std::to_string(total) + " bytes, the text " + std::to_string(size));
+  nb::object id_list = nb::steal(PyList_New(static_cast<Py_ssize_t>(n)));
+  nb::object toks = nb::steal(PyList_New(static_cast<Py_ssize_t>(n)));
+  nb::object offs = nb::steal(PyList_New(static_cast<Py_ssize_t>(n)));
+  if (!id_list.is_valid() || !toks.is_valid() || !offs.is_valid()) throw nb::python_error();
+  size_t pos = 0;
+  long chars = 0;           // characters begun in [0, pos)
+  long prev_end = -1;       // the previous token's end, and its int object (borrowed from offs)
+  PyObject* prev_end_obj = nullptr;
+  for (size_t i = 0; i < n; ++i) {
+    long start = chars - ((data[pos] & 0xC0) == 0x80 ? 1 : 0);
+    if (start < 0) start = 0;
+    const size_t stop = pos + static_cast<size_t>(len[id[i]]);
+    for (; pos < stop; ++pos) chars += (data[pos] & 0xC0) != 0x80;
+    PyObject* a;
+    if (start == prev_end) {
+      a = prev_end_obj;
+      Py_INCREF(a);
+    } else {
+      a = PyLong_FromLong(start);
+    }
+    PyObject* b = a != nullptr ? PyLong_FromLong(chars) : nullptr;
+    PyObject* pair = b != nullptr ? PyTuple_New(2) : nullptr;
+    if (pair == nullptr) {
+      Py_XDECREF(a);
+      Py_XDECREF(b);
+      throw nb::python_error();
+    }
+    PyTuple_SET_ITEM(pair, 0, a);
+    PyTuple_SET_ITEM(pair, 1, b);
+    // A tuple of two ints can hold no cycle: untracked (as CPython's collector would leave
+    // it), it is never traversed by a garbage collection that these allocations trigger.
+    PyObject_GC_UnTrack(pair);
+    PyList_SET_ITEM(offs.ptr(), static_cast<Py_ssize_t>(i), pair);
+    prev_end = chars;
+    prev_end_obj = b;
+    PyObject* number = PyList_GET_ITEM(numbers.ptr(), static_cast<Py_ssize_t>(id[i]));
+    Py_INCREF(number);
+    PyList_SET_ITEM(id_list.ptr(), static_cast<Py_ssize_t>(i), number);
+    PyObject* token = PyList_GET_ITEM(tokens.ptr(), static_cast<Py_ssize_t>(id[i]));
+    Py_INCREF(token);
+    PyList_SET_ITEM(toks.ptr(), static_cast<Py_ssize_t>(i), token);
+  }
+  return nb::make_tuple(id_list, toks, offs);
+}
+
+}  // namespace
+
+void bind_byte_level_lists(nb::module_& m) {
+  m.def("_byte_level_lists", &byte_level_lists, nb::arg("ids"), nb::arg("lens"), nb::arg("numbers"), nb::arg("tokens"),
+        nb::arg("text"),
+        "(ids, tokens, character offsets) as lists, of byte-level `ids` (int64) over the UTF-8 `text`, given "
+        "each id's byte length `lens` (int64), int object `numbers` and token string `tokens`.\n\nRaises:\n    ValueError: an id without a "
+        "token, or token lengths that do not add up to the text's.");
+}
+
+}  // namespace tf::py
