@@ -3,7 +3,7 @@
 // A token's offsets run from the character holding its first byte to the one after the
 // character holding its last byte, as tokenizers reports them.  Building the tuples here
 // spares numpy's intermediate arrays and lists; ids and tokens are the caller's objects
-// (a list of each per id) and a token's start reuses the previous token's end object when
+// (a tuple of each per id: tuples of ints and strs leave the garbage collector's lists) and a token's start reuses the previous token's end object when
 // equal (most are), so a token costs one new int and one tuple.
 #include <nanobind/ndarray.h>
 
@@ -18,12 +18,12 @@ namespace {
 
 using Ids = nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
-nb::tuple byte_level_lists(Ids ids, Ids lens, nb::list numbers, nb::list tokens, nb::bytes text) {
+nb::tuple byte_level_lists(Ids ids, Ids lens, nb::tuple numbers, nb::tuple tokens, nb::bytes text) {
   const int64_t* id = ids.data();
   const size_t n = ids.shape(0);
   const int64_t* len = lens.data();
   const int64_t vocab = static_cast<int64_t>(lens.shape(0));
-  const int64_t known = static_cast<int64_t>(std::min(PyList_GET_SIZE(tokens.ptr()), PyList_GET_SIZE(numbers.ptr())));
+  const int64_t known = static_cast<int64_t>(std::min(PyTuple_GET_SIZE(tokens.ptr()), PyTuple_GET_SIZE(numbers.ptr())));
   const uint8_t* data = reinterpret_cast<const uint8_t*>(text.c_str());
   const size_t size = text.size();
   size_t total = 0;
@@ -69,10 +69,10 @@ nb::tuple byte_level_lists(Ids ids, Ids lens, nb::list numbers, nb::list tokens,
     PyList_SET_ITEM(offs.ptr(), static_cast<Py_ssize_t>(i), pair);
     prev_end = chars;
     prev_end_obj = b;
-    PyObject* number = PyList_GET_ITEM(numbers.ptr(), static_cast<Py_ssize_t>(id[i]));
+    PyObject* number = PyTuple_GET_ITEM(numbers.ptr(), static_cast<Py_ssize_t>(id[i]));
     Py_INCREF(number);
     PyList_SET_ITEM(id_list.ptr(), static_cast<Py_ssize_t>(i), number);
-    PyObject* token = PyList_GET_ITEM(tokens.ptr(), static_cast<Py_ssize_t>(id[i]));
+    PyObject* token = PyTuple_GET_ITEM(tokens.ptr(), static_cast<Py_ssize_t>(id[i]));
     Py_INCREF(token);
     PyList_SET_ITEM(toks.ptr(), static_cast<Py_ssize_t>(i), token);
   }

@@ -121,7 +121,9 @@ class NativeByteLevel:
             if t and (t[0] in " \u0120" or t[-1] in " \u0120" or t[0].isspace() or t[-1].isspace()):
                 lead[i], trail[i] = _space_counts(t)
         self.lens, self.lead, self.trail, self.tokens = lens, lead, trail, tokens
-        self.numbers = list(range(size))  # id -> its int object, shared by every Encoding's ids
+        # id -> its int object and its token, shared by every Encoding's lists (tuples: the
+        # garbage collector stops traversing a tuple of ints or strs)
+        self.numbers, self.token_tuple = tuple(range(size)), tuple(tokens)
         self.token_array = np.array(tokens, dtype=object)  # id -> token string, for fancy indexing
         self.is_special = np.zeros(size, dtype=bool)
         self.is_special[list(specials.values())] = True
@@ -180,7 +182,7 @@ class NativeByteLevel:
         if n == 0:
             return Encoding([], [], [], [], [])
         arr = np.asarray(ids, dtype=np.int64)
-        id_list, tokens, offsets = _native._byte_level_lists(arr, self.lens, self.numbers, self.tokens, data)
+        id_list, tokens, offsets = _native._byte_level_lists(arr, self.lens, self.numbers, self.token_tuple, data)
         enc = NativeEncoding(id_list, tokens, offsets,
                              lambda: self._words(data, arr, self._byte_starts(arr)), [type_id] * n)
         enc._trim = (arr, data, self)

@@ -10,8 +10,8 @@ from tokenforge import _native
 
 # id 0 = "a", 1 = the first byte of "é", 2 = its second byte, 3 = "é" whole
 LENS = np.array([1, 1, 1, 2], dtype=np.int64)
-NUMBERS = list(range(4))
-TOKENS = ["a", "Ã", "©", "Ã©"]
+NUMBERS = tuple(range(4))
+TOKENS = ("a", "Ã", "©", "Ã©")
 TEXT = "aéa".encode("utf-8")
 
 
