@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "bindings/common.h"
 
@@ -18,9 +19,7 @@ namespace {
 
 using Ids = nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
-nb::tuple byte_level_lists(Ids ids, Ids lens, nb::tuple numbers, nb::tuple tokens, nb::bytes text) {
-  const int64_t* id = ids.data();
-  const size_t n = ids.shape(0);
+nb::tuple lists_of(const int64_t* id, size_t n, Ids lens, nb::tuple numbers, nb::tuple tokens, nb::bytes text) {
   const int64_t* len = lens.data();
   const int64_t vocab = static_cast<int64_t>(lens.shape(0));
   const int64_t known = static_cast<int64_t>(std::min(PyTuple_GET_SIZE(tokens.ptr()), PyTuple_GET_SIZE(numbers.ptr())));
@@ -79,12 +78,30 @@ nb::tuple byte_level_lists(Ids ids, Ids lens, nb::tuple numbers, nb::tuple token
   return nb::make_tuple(id_list, toks, offs);
 }
 
+nb::tuple from_array(Ids ids, Ids lens, nb::tuple numbers, nb::tuple tokens, nb::bytes text) {
+  return lists_of(ids.data(), ids.shape(0), lens, numbers, tokens, text);
+}
+
+// The ids of the native batch come as a list of ints, read here instead of through numpy
+// (a new ids list is still built: the Encoding's own, which the caller's may not alias).
+nb::tuple from_list(nb::list ids, Ids lens, nb::tuple numbers, nb::tuple tokens, nb::bytes text) {
+  const size_t n = static_cast<size_t>(PyList_GET_SIZE(ids.ptr()));
+  std::vector<int64_t> values(n);
+  for (size_t i = 0; i < n; ++i) {
+    values[i] = PyLong_AsLongLong(PyList_GET_ITEM(ids.ptr(), static_cast<Py_ssize_t>(i)));
+    if (values[i] == -1 && PyErr_Occurred()) throw nb::python_error();
+  }
+  return lists_of(values.data(), n, lens, numbers, tokens, text);
+}
+
 }  // namespace
 
 void bind_byte_level_lists(nb::module_& m) {
-  m.def("_byte_level_lists", &byte_level_lists, nb::arg("ids"), nb::arg("lens"), nb::arg("numbers"), nb::arg("tokens"),
+  m.def("_byte_level_lists", &from_list, nb::arg("ids"), nb::arg("lens"), nb::arg("numbers"), nb::arg("tokens"),
+        nb::arg("text"));
+  m.def("_byte_level_lists", &from_array, nb::arg("ids"), nb::arg("lens"), nb::arg("numbers"), nb::arg("tokens"),
         nb::arg("text"),
-        "(ids, tokens, character offsets) as lists, of byte-level `ids` (int64) over the UTF-8 `text`, given "
+        "(ids, tokens, character offsets) as lists, of byte-level `ids` (a list, or an int64 array) over the UTF-8 `text`, given "
         "each id's byte length `lens` (int64), int object `numbers` and token string `tokens`.\n\nRaises:\n    ValueError: an id without a "
         "token, or token lengths that do not add up to the text's.");
 }

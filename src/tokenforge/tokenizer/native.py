@@ -177,16 +177,24 @@ class NativeByteLevel:
 
     def to_encoding(self, text: str, data: bytes, ids, type_id: int) -> Encoding:
         """ids (a list or a numpy array) with their tokens, offsets and word ids."""
-        np = self.np
         n = len(ids)
         if n == 0:
             return Encoding([], [], [], [], [])
-        arr = np.asarray(ids, dtype=np.int64)
-        id_list, tokens, offsets = _native._byte_level_lists(arr, self.lens, self.numbers, self.token_tuple, data)
-        enc = NativeEncoding(id_list, tokens, offsets,
-                             lambda: self._words(data, arr, self._byte_starts(arr)), [type_id] * n)
-        enc._trim = (arr, data, self)
+        if not isinstance(ids, list):
+            ids = self._array(ids)
+        id_list, tokens, offsets = _native._byte_level_lists(ids, self.lens, self.numbers, self.token_tuple, data)
+
+        def words() -> list[int]:
+            arr = self._array(ids)
+            return self._words(data, arr, self._byte_starts(arr))
+
+        enc = NativeEncoding(id_list, tokens, offsets, words, [type_id] * n)
+        enc._trim = (ids, data, self)  # numpy arrays made only if ByteLevel trims
         return enc
+
+    def _array(self, ids):
+        """ids (a list or an array) as an int64 array."""
+        return self.np.asarray(ids, dtype=self.np.int64)
 
     def _byte_starts(self, arr):
         """Where each token begins in the UTF-8 text."""
@@ -234,7 +242,7 @@ class NativeByteLevel:
         if info is None or info[-1] is not self or len(info[0]) != len(enc.ids):
             return False
         np = self.np
-        arr, data, _ = info
+        arr, data = self._array(info[0]), info[1]
         lead, trail = self.lead[arr], self.trail[arr]
         if not lead.any() and not trail.any():
             return True

@@ -22,12 +22,16 @@ def test_a_character_split_between_tokens_is_in_both():
     assert offsets == [(0, 1), (1, 2), (1, 2), (2, 3)]
 
 
-def test_whole_characters():
-    _, _, offsets = _native._byte_level_lists(np.array([0, 3, 0], dtype=np.int64), LENS, NUMBERS, TOKENS, TEXT)
-    assert offsets == [(0, 1), (1, 2), (2, 3)]
+@pytest.mark.parametrize("make", [list, lambda ids: np.array(ids, dtype=np.int64)])
+def test_whole_characters(make):
+    ids = make([0, 3, 0])
+    got = _native._byte_level_lists(ids, LENS, NUMBERS, TOKENS, TEXT)
+    assert got == ([0, 3, 0], ["a", "Ã©", "a"], [(0, 1), (1, 2), (2, 3)])
+    assert got[0] is not ids
 
 
 @pytest.mark.parametrize("ids", [[0, 3, 4], [0, 3, -1], [0, 3]])
-def test_bad_ids_or_lengths_raise(ids):
+@pytest.mark.parametrize("make", [list, lambda ids: np.array(ids, dtype=np.int64)])
+def test_bad_ids_or_lengths_raise(ids, make):
     with pytest.raises(ValueError):
-        _native._byte_level_lists(np.array(ids, dtype=np.int64), LENS, NUMBERS, TOKENS, TEXT)
+        _native._byte_level_lists(make(ids), LENS, NUMBERS, TOKENS, TEXT)
