@@ -2,9 +2,9 @@
 // byte-level ids (tokenizer/native.py's Encodings), in one pass over the ids and the text.
 // A token's offsets run from the character holding its first byte to the one after the
 // character holding its last byte, as tokenizers reports them.  Building the tuples here
-// spares numpy's intermediate arrays and lists; ids and tokens are the caller's objects
-// (a tuple of each per id: tuples of ints and strs leave the garbage collector's lists) and a token's start reuses the previous token's end object when
-// equal (most are), so a token costs one new int and one tuple.
+// spares numpy's intermediate arrays and lists.  Ids, tokens and offsets below the vocabulary
+// size are the caller's objects (`numbers`, `tokens`: a tuple each, indexed by id; tuples of
+// ints and strs leave the garbage collector's lists), so a token costs one new tuple.
 #include <nanobind/ndarray.h>
 
 #include <algorithm>
@@ -39,21 +39,22 @@ nb::tuple lists_of(const int64_t* id, size_t n, Ids lens, nb::tuple numbers, nb:
   if (!id_list.is_valid() || !toks.is_valid() || !offs.is_valid()) throw nb::python_error();
   size_t pos = 0;
   long chars = 0;           // characters begun in [0, pos)
-  long prev_end = -1;       // the previous token's end, and its int object (borrowed from offs)
-  PyObject* prev_end_obj = nullptr;
+  const long shared = static_cast<long>(PyTuple_GET_SIZE(numbers.ptr()));
+  auto number_of = [&](long v) -> PyObject* {  // a new reference, or nullptr with an error set
+    if (v < shared) {
+      PyObject* o = PyTuple_GET_ITEM(numbers.ptr(), v);
+      Py_INCREF(o);
+      return o;
+    }
+    return PyLong_FromLong(v);
+  };
   for (size_t i = 0; i < n; ++i) {
     long start = chars - ((data[pos] & 0xC0) == 0x80 ? 1 : 0);
     if (start < 0) start = 0;
     const size_t stop = pos + static_cast<size_t>(len[id[i]]);
     for (; pos < stop; ++pos) chars += (data[pos] & 0xC0) != 0x80;
-    PyObject* a;
-    if (start == prev_end) {
-      a = prev_end_obj;
-      Py_INCREF(a);
-    } else {
-      a = PyLong_FromLong(start);
-    }
-    PyObject* b = a != nullptr ? PyLong_FromLong(chars) : nullptr;
+    PyObject* a = number_of(start);
+    PyObject* b = a != nullptr ? number_of(chars) : nullptr;
     PyObject* pair = b != nullptr ? PyTuple_New(2) : nullptr;
     if (pair == nullptr) {
       Py_XDECREF(a);
@@ -66,11 +67,7 @@ nb::tuple lists_of(const int64_t* id, size_t n, Ids lens, nb::tuple numbers, nb:
     // it), it is never traversed by a garbage collection that these allocations trigger.
     PyObject_GC_UnTrack(pair);
     PyList_SET_ITEM(offs.ptr(), static_cast<Py_ssize_t>(i), pair);
-    prev_end = chars;
-    prev_end_obj = b;
-    PyObject* number = PyTuple_GET_ITEM(numbers.ptr(), static_cast<Py_ssize_t>(id[i]));
-    Py_INCREF(number);
-    PyList_SET_ITEM(id_list.ptr(), static_cast<Py_ssize_t>(i), number);
+    PyList_SET_ITEM(id_list.ptr(), static_cast<Py_ssize_t>(i), number_of(id[i]));
     PyObject* token = PyTuple_GET_ITEM(tokens.ptr(), static_cast<Py_ssize_t>(id[i]));
     Py_INCREF(token);
     PyList_SET_ITEM(toks.ptr(), static_cast<Py_ssize_t>(i), token);

@@ -35,3 +35,9 @@ def test_whole_characters(make):
 def test_bad_ids_or_lengths_raise(ids, make):
     with pytest.raises(ValueError):
         _native._byte_level_lists(make(ids), LENS, NUMBERS, TOKENS, TEXT)
+
+
+def test_offsets_past_the_shared_numbers():
+    """Offsets beyond the int objects given (here 0..3) are made anew, with the same values."""
+    _, _, offsets = _native._byte_level_lists([0] * 6, LENS, NUMBERS, TOKENS, b"aaaaaa")
+    assert offsets == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6)]
