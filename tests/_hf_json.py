@@ -50,3 +50,11 @@ def diff(a, b) -> str | None:
         if d:
             return f"overflowing[{k}]: {d}"
     return None
+
+
+def assert_same_encodings(ref, ours, text: str, pair: str) -> None:
+    """ours == tokenizers on `text` alone and with `pair`, with and without special tokens."""
+    for special in (True, False):
+        assert diff(ref.encode(text, add_special_tokens=special), ours.encode(text, add_special_tokens=special)) is None
+        assert diff(ref.encode(text, pair, add_special_tokens=special),
+                    ours.encode(text, pair, add_special_tokens=special)) is None

@@ -21,6 +21,7 @@ void bind_spm_train(nb::module_& m);
 void bind_ubpe(nb::module_& m);
 void bind_wordpiece(nb::module_& m);
 void bind_hf_spm(nb::module_& m);
+void bind_byte_level_lists(nb::module_& m);
 
 PyObject* make_cached_int(uint32_t v) {
   if (v >= kIntCacheSize) return PyLong_FromLong(static_cast<long>(v));
@@ -78,4 +79,5 @@ NB_MODULE(_native, m) {
   tf::py::bind_wordpiece(m);
   tf::py::bind_data(m);
   tf::py::bind_hf_spm(m);
+  tf::py::bind_byte_level_lists(m);
 }

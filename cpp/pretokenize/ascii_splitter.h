@@ -52,9 +52,9 @@ SplitLevel ascii_split_level();
 // benchmarks: not meant to change while another thread encodes.
 SplitLevel set_ascii_split_level(SplitLevel level);
 
-// Whether `pattern` has a splitter here (all of scanner.h's do).
+// Whether `pattern` has a splitter here (the GPT family's do; DeepSeek V3's has none).
 inline bool has_ascii_splitter(SplitPattern pattern) {
-  return static_cast<int>(pattern) <= kLastSplitPattern;
+  return static_cast<int>(pattern) <= static_cast<int>(SplitPattern::kQwen2);
 }
 
 struct AsciiSplit {

@@ -1,4 +1,5 @@
-// Hand-written scanners for the split patterns of the GPT model family.
+// Hand-written scanners for the split patterns of the GPT model family (and DeepSeek V3's
+// three Splits, which the scanner runs as one).
 //
 // Each scanner returns where the piece that starts at `p` ends, exactly as the regex
 // engine's find-iter would (leftmost-first alternation with backtracking), in one forward
@@ -10,6 +11,7 @@
 #include <cstdint>
 
 #include "pretokenize/cl100k_scanner.h"
+#include "pretokenize/deepseek_v3_scanner.h"
 #include "pretokenize/gpt2_scanner.h"
 #include "pretokenize/o200k_scanner.h"
 
@@ -21,8 +23,9 @@ enum class SplitPattern : uint8_t {
   kLlama3 = 2,  // cl100k's older spelling, used by Llama 3 (no `\s++$`, so it splits differently at the end)
   kO200k = 3,   // o200k_base
   kQwen2 = 4,   // Llama 3's spelling with one digit a piece (Qwen 2, 2.5, 3)
+  kDeepSeekV3 = 5,  // DeepSeek V3's tokenizer.json: three Splits on Oniguruma's classes
 };
-constexpr int kLastSplitPattern = 4;
+constexpr int kLastSplitPattern = 5;
 
 using NextPieceFn = const uint8_t* (*)(const uint8_t* p, const uint8_t* end);
 
@@ -33,6 +36,7 @@ inline NextPieceFn scanner_for(SplitPattern pattern) {
     case SplitPattern::kLlama3: return next_piece_llama3;
     case SplitPattern::kO200k: return next_piece_o200k;
     case SplitPattern::kQwen2: return next_piece_qwen2;
+    case SplitPattern::kDeepSeekV3: return next_piece_deepseek_v3;
   }
   return next_piece_gpt2;
 }
@@ -46,6 +50,8 @@ decltype(auto) with_scanner(SplitPattern pattern, F&& f) {
     case SplitPattern::kLlama3: return f([](const uint8_t* p, const uint8_t* e) { return next_piece_llama3(p, e); });
     case SplitPattern::kO200k: return f([](const uint8_t* p, const uint8_t* e) { return next_piece_o200k(p, e); });
     case SplitPattern::kQwen2: return f([](const uint8_t* p, const uint8_t* e) { return next_piece_qwen2(p, e); });
+    case SplitPattern::kDeepSeekV3:
+      return f([](const uint8_t* p, const uint8_t* e) { return next_piece_deepseek_v3(p, e); });
     case SplitPattern::kGpt2: break;
   }
   return f([](const uint8_t* p, const uint8_t* e) { return next_piece_gpt2(p, e); });

@@ -27,6 +27,7 @@ class Scanner(enum.IntEnum):
     LLAMA3 = 2
     O200K = 3
     QWEN2 = 4
+    DEEPSEEK_V3 = 5  # DeepSeek V3's three tokenizer.json Splits as one; no single pattern names it
 
 
 # tiktoken's spellings.

@@ -41,6 +41,40 @@ def _complement(ranges) -> list[tuple[int, int]]:
     return out
 
 
+def _escapes(source: str):
+    """The class escapes of `source` in order: (match, class name, negated, inside a bracket).
+
+    The class name is the key of Oniguruma's table: ``w_in_class`` for ``\\w`` in a bracket.
+    """
+    i, n, depth = 0, len(source), 0
+    while i < n:
+        ch = source[i]
+        if ch == "\\":
+            m = _CLASS_ESCAPE.match(source, i)
+            if m is None:
+                i += 2
+                continue
+            if m.group(6):
+                name, negated = m.group(6).lower(), m.group(6).isupper()
+            else:
+                p, caret, name = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(4), "", m.group(5))
+                negated = (p == "P") != (caret == "^")
+            yield m, ("w_in_class" if name == "w" and depth else name), negated, bool(depth)
+            i = m.end()
+            continue
+        if ch == "[":
+            depth += 1
+            i += 1
+            if source.startswith("^", i):
+                i += 1
+            if source.startswith("]", i):  # a literal ] first in a class
+                i += 1
+            continue
+        if ch == "]" and depth:
+            depth -= 1
+        i += 1
+
+
 def onig_source(source: str) -> str:
     """`source` with its class escapes written out as Oniguruma's ranges (module docstring).
 
@@ -50,45 +84,71 @@ def onig_source(source: str) -> str:
     from tokenforge.normalizers.onig_classes import ONIG_CLASSES
 
     out: list[str] = []
-    i, n, depth = 0, len(source), 0
-    while i < n:
-        ch = source[i]
-        if ch == "\\":
-            m = _CLASS_ESCAPE.match(source, i)
-            if m is None:
-                out.append(source[i:i + 2])
-                i += 2
-                continue
-            if m.group(6):
-                name, negated = m.group(6).lower(), m.group(6).isupper()
-            else:
-                p, caret, name = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(4), "", m.group(5))
-                negated = (p == "P") != (caret == "^")
-            ranges = ONIG_CLASSES.get("w_in_class" if name == "w" and depth else name)
-            if ranges is None:
-                out.append(m.group(0))
-            elif depth:
-                out.append(ranges_text(_complement(ranges) if negated else ranges))
-            else:
-                out.append("[" + ("^" if negated else "") + ranges_text(ranges) + "]")
-            i = m.end()
-            continue
-        if ch == "[":
-            depth += 1
-            out.append(ch)
-            i += 1
-            if source.startswith("^", i):
-                out.append("^")
-                i += 1
-            if source.startswith("]", i):  # a literal ] first in a class
-                out.append("]")
-                i += 1
-            continue
-        if ch == "]" and depth:
-            depth -= 1
-        out.append(ch)
-        i += 1
+    at = 0
+    for m, name, negated, in_bracket in _escapes(source):
+        out.append(source[at:m.start()])
+        at = m.end()
+        ranges = ONIG_CLASSES.get(name)
+        if ranges is None:
+            out.append(m.group(0))
+        elif in_bracket:
+            out.append(ranges_text(_complement(ranges) if negated else ranges))
+        else:
+            out.append("[" + ("^" if negated else "") + ranges_text(ranges) + "]")
+    out.append(source[at:])
     return "".join(out)
+
+
+def _bitmap(ranges):
+    import numpy as np
+
+    bits = np.zeros(0x110000, dtype=bool)
+    for a, b in ranges:
+        bits[a:b + 1] = True
+    return bits
+
+
+@functools.lru_cache(maxsize=32)
+def _class_disputes(name: str):
+    """Code points where Oniguruma's class `name` and the `regex` module's differ (a bool array)."""
+    import numpy as np
+
+    from tokenforge.normalizers.onig_classes import ONIG_CLASSES
+
+    escape = r"\w" if name == "w_in_class" else (rf"\{name}" if name in ("w", "s", "d") else rf"\p{{{name}}}")
+    every = "".join(map(chr, range(0x110000)))
+    ours = np.zeros(0x110000, dtype=bool)
+    for m in regex.finditer(f"[{escape}]+", every):
+        ours[m.start():m.end()] = True
+    return ours ^ _bitmap(ONIG_CLASSES[name])
+
+
+@functools.lru_cache(maxsize=64)
+def disputed_ranges(source: str) -> tuple[tuple[int, int], ...] | None:
+    """The code points on which `source` compiled as written by the `regex` module may match
+    differently from Oniguruma: where one of its classes differs between the two engines.
+
+    On text holding none of them the unrewritten pattern (`regex` module, fast) cuts exactly
+    as the written-out one.  None when that cannot be told from the classes alone: a class
+    without an Oniguruma table, or case-insensitive matching (the engines' folding differs).
+
+    >>> any(a <= 0xB2 <= b for a, b in disputed_ranges(r"\\w+")), disputed_ranges(r"a+")
+    (True, ())
+    """
+    import numpy as np
+
+    from tokenforge.normalizers.onig_classes import ONIG_CLASSES
+
+    if "(?i" in source:
+        return None
+    names = {name for _, name, _, _ in _escapes(source)}
+    if any(name not in ONIG_CLASSES for name in names):
+        return None
+    bits = np.zeros(0x110000, dtype=bool)
+    for name in names:
+        bits |= _class_disputes(name)
+    edges = np.flatnonzero(np.diff(np.concatenate(([False], bits, [False])).astype(np.int8)))
+    return tuple((int(a), int(b) - 1) for a, b in zip(edges[::2], edges[1::2]))
 
 
 @functools.lru_cache(maxsize=256)

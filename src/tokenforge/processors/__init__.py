@@ -27,7 +27,7 @@ def trim_offsets(enc: Encoding, add_prefix_space: bool) -> None:
     """Moves offsets past leading/trailing spaces of byte-level tokens, as tokenizers' ByteLevel."""
     if enc._trim is False:  # an encoding without offsets (encode_batch_fast)
         return
-    if enc._trim is not None and enc._trim[3].trim(enc, add_prefix_space):
+    if enc._trim is not None and enc._trim[-1].trim(enc, add_prefix_space):
         return
     offs = enc.offsets
     for i, tok in enumerate(enc.tokens):

@@ -8,8 +8,9 @@ merged token is its id, so `tokenforge.Encoding` (the tiktoken engine, C++) give
 Added tokens become its special tokens when none has lstrip/rstrip/single_word and none is a
 prefix of another (so leftmost-first and tokenizers' leftmost-longest agree).
 
-Offsets, tokens and word ids are computed from the ids with numpy: token byte lengths summed
-give byte spans, a UTF-8 lead-byte count turns them into characters, ByteLevel's offset
+Offsets, tokens and word ids are computed from the ids: token byte lengths summed give byte
+spans, a UTF-8 lead-byte count turns them into characters (the lists built natively:
+``_native._byte_level_lists``), ByteLevel's offset
 trimming is a per-id table of leading/trailing spaces, and word ids come from the native
 scanner's piece ends.  Text that the normalizer would change (NFC/NFKC) takes the Python
 pipeline.  Anything else — other pre-tokenizers, prefix spaces, byte_fallback — is not native.
@@ -103,7 +104,7 @@ class NativeByteLevel:
         import numpy as np
 
         self.tok, self.scanner, self.form = tok, scanner, form
-        self.engine = _make_engine(scanner, ranks, specials)
+        self.engine = self.make_engine(scanner, ranks, specials)
         size = max(max(ranks.values(), default=0), max(specials.values(), default=0)) + 1
         lens = np.zeros(size, dtype=np.int64)
         lead = np.zeros(size, dtype=np.int64)
@@ -120,11 +121,18 @@ class NativeByteLevel:
             if t and (t[0] in " \u0120" or t[-1] in " \u0120" or t[0].isspace() or t[-1].isspace()):
                 lead[i], trail[i] = _space_counts(t)
         self.lens, self.lead, self.trail, self.tokens = lens, lead, trail, tokens
+        # id -> its int object and its token, shared by every Encoding's lists (tuples: the
+        # garbage collector stops traversing a tuple of ints or strs)
+        self.numbers, self.token_tuple = tuple(range(size)), tuple(tokens)
         self.token_array = np.array(tokens, dtype=object)  # id -> token string, for fancy indexing
         self.is_special = np.zeros(size, dtype=bool)
         self.is_special[list(specials.values())] = True
         self.any_special = bool(specials)
         self.np = np
+
+    def make_engine(self, scanner: int, ranks: dict[bytes, int], specials: dict[str, int]):
+        """The byte-level engine: a `tokenforge.Encoding` on the scanner's pattern."""
+        return _make_engine(scanner, ranks, specials)
 
     @classmethod
     def build(cls, tok) -> "NativeByteLevel | None":
@@ -169,26 +177,38 @@ class NativeByteLevel:
 
     def to_encoding(self, text: str, data: bytes, ids, type_id: int) -> Encoding:
         """ids (a list or a numpy array) with their tokens, offsets and word ids."""
-        np = self.np
         n = len(ids)
         if n == 0:
             return Encoding([], [], [], [], [])
-        arr = np.asarray(ids, dtype=np.int64)
-        ids = arr.tolist()
-        lens = self.lens[arr]
-        ends = np.cumsum(lens)
-        starts = ends - lens
-        if len(data) != len(text):
-            u8 = np.frombuffer(data, dtype=np.uint8)
-            cidx = np.cumsum((u8 & 0xC0) != 0x80) - 1
-            s_chars = cidx[starts]
-            e_chars = cidx[ends - 1] + 1
-        else:
-            s_chars, e_chars = starts, ends
-        enc = NativeEncoding(ids, self.token_array[arr].tolist(), list(zip(s_chars.tolist(), e_chars.tolist())),
-                             lambda: self._words(data, arr, starts), [type_id] * n)
-        enc._trim = (arr, s_chars, e_chars, self)
+        if not isinstance(ids, list):
+            ids = self._array(ids)
+        id_list, tokens, offsets = _native._byte_level_lists(ids, self.lens, self.numbers, self.token_tuple, data)
+
+        def words() -> list[int]:
+            arr = self._array(ids)
+            return self._words(data, arr, self._byte_starts(arr))
+
+        enc = NativeEncoding(id_list, tokens, offsets, words, [type_id] * n)
+        enc._trim = (ids, data, self)  # numpy arrays made only if ByteLevel trims
         return enc
+
+    def _array(self, ids):
+        """ids (a list or an array) as an int64 array."""
+        return self.np.asarray(ids, dtype=self.np.int64)
+
+    def _byte_starts(self, arr):
+        """Where each token begins in the UTF-8 text."""
+        lens = self.lens[arr]
+        return self.np.cumsum(lens) - lens
+
+    def _char_spans(self, arr, data: bytes):
+        """(first character, end character) of each token, as numpy arrays."""
+        np = self.np
+        starts = self._byte_starts(arr)
+        ends = starts + self.lens[arr]
+        u8 = np.frombuffer(data, dtype=np.uint8)
+        cidx = np.cumsum((u8 & 0xC0) != 0x80) - 1  # byte -> index of the character holding it
+        return cidx[starts], cidx[ends - 1] + 1
 
     def _words(self, data: bytes, arr, starts) -> list[int]:
         np = self.np
@@ -219,13 +239,14 @@ class NativeByteLevel:
     def trim(self, enc: Encoding, add_prefix_space: bool) -> bool:
         """ByteLevel's offset trimming on a native Encoding with numpy; False if not native."""
         info = getattr(enc, "_trim", None)
-        if info is None or info[3] is not self or len(info[0]) != len(enc.ids):
+        if info is None or info[-1] is not self or len(info[0]) != len(enc.ids):
             return False
         np = self.np
-        arr, a, b, _ = info
+        arr, data = self._array(info[0]), info[1]
         lead, trail = self.lead[arr], self.trail[arr]
         if not lead.any() and not trail.any():
             return True
+        a, b = self._char_spans(arr, data)
         idx = np.arange(len(arr))
         first = (idx == 0) | (a == 0)
         if add_prefix_space:

@@ -2,11 +2,16 @@
 
 DeepSeek V3's tokenizer.json splits with a Sequence of Split regexes (Isolated), each applied
 to the pieces of the one before, then ByteLevel(use_regex=false).  No native scanner does that
-split, so here the `regex` module makes the pieces (the same compiled patterns the readable
-`Split` uses), and the native byte-level BPE (`_native.Encoding.encode_pieces`) merges every
+split, so here Python's regex engines make the pieces (the same compiled patterns the readable
+`Split` uses, whose classes are Oniguruma's written out), and the native byte-level BPE (`_native.Encoding.encode_pieces`) merges every
 piece in one call.  Added tokens are found first with the native special-token matcher.  The
 rest — ranks from the vocab, offsets from token lengths, word ids from piece ends — is
 :class:`tokenforge.tokenizer.native.NativeByteLevel`'s.
+
+The written-out classes are slow to match; a stretch of text holding none of the code points
+where the `regex` module's classes differ from Oniguruma's (`disputed_ranges`: Oniguruma's
+unassigned ones, its ``\\w`` quirks, ...) is cut by the patterns as written instead, compiled by
+the `regex` module, with the same pieces.
 
 Left out: normalizers (only none or an empty Sequence), other Split behaviors, invert.
 
@@ -27,7 +32,7 @@ from tokenforge.tokenizer.native import NativeByteLevel, _check_surrogates, _sca
 
 
 def split_regexes(pre) -> list | None:
-    """The compiled patterns of a Sequence of Isolated regex Splits ending in ByteLevel
+    """The Split steps of a Sequence of Isolated regex Splits ending in ByteLevel
     without prefix space or regex, or None."""
     steps = pre.pretokenizers if isinstance(pre, Sequence) else []
     if len(steps) < 2 or not isinstance(steps[-1], ByteLevel):
@@ -39,8 +44,31 @@ def split_regexes(pre) -> list | None:
     for sp in steps[:-1]:
         if not isinstance(sp, Split) or "Regex" not in sp.pattern or sp.behavior != "Isolated" or sp.invert:
             return None
-        out.append(sp._re)
+        out.append(sp)
     return out
+
+
+def fast_regexes(splits: list):
+    """(patterns as written, compiled by the `regex` module; a `re` search for the code
+    points where that may differ from Oniguruma) for these Split steps, or None."""
+    import re
+
+    import regex
+
+    from tokenforge.normalizers.pattern import disputed_ranges, ranges_text
+
+    disputed: set[tuple[int, int]] = set()
+    for sp in splits:
+        ranges = disputed_ranges(sp.pattern["Regex"])
+        if ranges is None:
+            return None
+        disputed.update(ranges)
+    try:
+        compiled = [regex.compile(sp.pattern["Regex"]) for sp in splits]
+    except regex.error:
+        return None
+    guard = re.compile("[" + ranges_text(sorted(disputed)) + "]") if disputed else re.compile("(?!)")
+    return compiled, guard
 
 
 _PROBE = "Ab c1 23\n\n  x\t!!\"#'s 中文かな é\u0301 😀\r\n  "
@@ -98,7 +126,10 @@ class NativeSplits(NativeByteLevel):
 
     def __init__(self, tok, regexes: list, form: str, ranks: dict[bytes, int], specials: dict[str, int]) -> None:
         super().__init__(tok, int(Scanner.GPT2), form, ranks, specials)
-        self.regexes = [splitter(rx) for rx in regexes]
+        self.regexes = [splitter(sp._re) for sp in regexes]
+        fast = fast_regexes(regexes)
+        self.fast = None if fast is None else [splitter(rx) for rx in fast[0]]
+        self.guard = None if fast is None else fast[1]
         self.bpe = _native.Encoding(ranks, {}, int(Scanner.GPT2))
         self.special_ids = dict(specials)
         self.special_set = _native.SpecialSet(list(specials.items())) if specials else None
@@ -133,13 +164,19 @@ class NativeSplits(NativeByteLevel):
             text = text[at + len(content):]
         return out
 
+    def _pieces(self, seg: str) -> list[str]:
+        """The pieces of a stretch without added tokens (fast patterns where they agree)."""
+        if self.fast is not None and self.guard.search(seg) is None:
+            return pieces(seg, self.fast)
+        return pieces(seg, self.regexes)
+
     def _ids(self, text: str) -> list[int]:
         ids: list[int] = []
         for seg, sid in self._segments(text):
             if sid is not None:
                 ids.append(sid)
             else:
-                ids.extend(self.bpe.encode_pieces([p.encode("utf-8") for p in pieces(seg, self.regexes)]))
+                ids.extend(self.bpe.encode_pieces([p.encode("utf-8") for p in self._pieces(seg)]))
         return ids
 
     def encode(self, text: str, type_id: int = 0) -> Encoding | None:
@@ -160,7 +197,7 @@ class NativeSplits(NativeByteLevel):
         ends: list[int] = []
         at = 0
         for seg, sid in self._segments(data.decode("utf-8")):
-            for p in ([seg] if sid is not None else pieces(seg, self.regexes)):
+            for p in ([seg] if sid is not None else self._pieces(seg)):
                 at += len(p.encode("utf-8"))
                 ends.append(at)
         return np.searchsorted(np.array(ends, dtype=np.int64), starts, side="right").tolist()

@@ -281,9 +281,11 @@ class Tokenizer:
             self._native = NativeByteLevel.build(self) if NativeByteLevel is not None else None
             if self._native is None and NativeByteLevel is not None:
                 from tokenforge.tokenizer.native_bert import NativeBert
+                from tokenforge.tokenizer.native_deepseek import NativeDeepSeekV3
                 from tokenforge.tokenizer.native_spm import NativeSpm
                 from tokenforge.tokenizer.native_splits import NativeSplits
-                self._native = NativeBert.build(self) or NativeSplits.build(self) or NativeSpm.build(self)
+                self._native = (NativeBert.build(self) or NativeDeepSeekV3.build(self) or NativeSplits.build(self)
+                                or NativeSpm.build(self))
             self._native_checked = True
         return self._native
 
