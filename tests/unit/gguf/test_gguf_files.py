@@ -143,9 +143,14 @@ def test_cl100k_needs_an_explicit_pre():
 def test_missing_extra_says_what_to_install(monkeypatch, tmp_path):
     import sys
 
+    from tokenforge.gguf.reader import read_vocab_with_gguf
+
+    vocab = GGUFVocab(model="gpt2", pre="gpt-2", tokens=["a", "b", "ab"], merges=["a b"])
+    write_vocab(vocab, tmp_path / "y.gguf")
     monkeypatch.setitem(sys.modules, "gguf", None)
+    assert read_vocab(tmp_path / "y.gguf").tokens == vocab.tokens  # reading needs no `gguf`
     with pytest.raises(ImportError, match=r"pip install 'tokenforge\[gguf\]'"):
-        read_vocab(tmp_path / "x.gguf")
+        read_vocab_with_gguf(tmp_path / "y.gguf")
     with pytest.raises(ImportError, match="gguf"):
         write_vocab(GGUFVocab(model="gpt2", tokens=["a"]), tmp_path / "x.gguf")
 
