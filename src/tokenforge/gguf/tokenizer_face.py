@@ -15,9 +15,10 @@
   joined as llama.cpp's detokenizer does, without HF's WordPiece clean-up of `` .``).
 
 The ids are llama.cpp's; offsets are characters of the text: ``gpt2`` and ``llama`` tokens
-spell the text in order, ``t5`` spans are sentencepiece's own (through its charsmap and
-collapsed spaces), ``bert`` ones follow each character of a word back to its source (see
-:mod:`.wordpiece`).
+spell the text in order; ``t5`` and ``bert`` ones are those of the tokenizer.json pipeline the
+file mirrors (:mod:`.hf_mirror`, `tokenizers`' alignment) wherever its ids are llama.cpp's,
+else sentencepiece's spans through the charsmap (``t5``) or each character of a word
+followed back to its source (``bert``, see :mod:`.wordpiece`).
 
 :meth:`Tokenizer.to_gguf` writes a GGUF-made tokenizer's own metadata back (every value as
 read), or converts a ``tokenizer.json`` pipeline llama.cpp can run: byte-level BPE,
@@ -85,7 +86,10 @@ class GGUFModel(VocabModel):
         if self._mirror is None:
             from tokenforge.gguf.hf_mirror import mirror_tokenizer
 
-            self._mirror = mirror_tokenizer(self.engine.vocab, self.engine.special_ids.get("unk")) or False
+            try:
+                self._mirror = mirror_tokenizer(self.engine.vocab, self.engine.special_ids.get("unk")) or False
+            except ValueError:  # a vocabulary the tokenizer.json engine refuses: the engine's spans
+                self._mirror = False
         if not self._mirror or not found:
             return found
         enc = self._mirror.encode(text, add_special_tokens=False)
