@@ -2,7 +2,8 @@
 cuts whitespace after a final newline apart where tiktoken's current spelling keeps it whole;
 on cl100k_base's own ranks no token can join that cut, so the GGUF encodes as tiktoken does
 (checked here on the corpus and hypothesis text against tiktoken itself), and GPT-3.5's
-tokenizer.json (a ``Removed``+``invert`` Split of the original regex) as `tokenizers` does."""
+tokenizer.json (a ``Removed``+``invert`` Split of the original regex) as `tokenizers` does.
+Llama 3's ranks (the same regex, tokens made from higher-ranked parts) too."""
 
 from __future__ import annotations
 
@@ -99,3 +100,25 @@ def test_a_token_across_the_cut_is_refused():
     with pytest.raises(ValueError, match=r"the token b'\\n ' makes the difference matter"):
         vocab_from_encoding(enc)
     assert vocab_from_encoding(enc, pre="llama-bpe").pre == "llama-bpe"  # the user's choice stands
+
+
+def test_llama3_ranks_to_gguf_encode_as_tiktoken(tmp):
+    """Llama 3's ranks hold tokens whose parts rank higher (no merge list from lower-ranked
+    parts): under llama-bpe (ignore_merges) every pair that makes a token is a merge."""
+    tiktoken = pytest.importorskip("tiktoken")
+    from tokenforge.formats.tiktoken_bpe import load_tiktoken_bpe
+
+    ranks = load_tiktoken_bpe(MODELS / "tiktoken" / "llama3.tiktoken")
+    pat = tokenforge.patterns.LLAMA3
+    vocab = vocab_from_encoding(tokenforge.Encoding("llama3", pat_str=pat, mergeable_ranks=ranks, special_tokens={}))
+    assert vocab.pre == "llama-bpe"
+    write_vocab(vocab, f"{tmp}/llama3.gguf")
+    ours = load(f"{tmp}/llama3.gguf")
+    ref = tiktoken.Encoding("llama3", pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+    for corpus in CORPORA:
+        lines = corpus_sample(corpus).split("\n")
+        wrong = [s for s in lines[:: max(1, len(lines) // 2000)] if ours.encode(s, add_special=False) != ref.encode_ordinary(s)]
+        assert not wrong, f"{corpus}: {len(wrong)} lines differ; first: {wrong[0]!r}"
+    with pytest.raises(ValueError, match="is not the merge of two lower-ranked tokens"):
+        vocab_from_encoding(tokenforge.Encoding("llama3", pat_str=pat, mergeable_ranks=ranks, special_tokens={}),
+                            pre="gpt-2")  # no ignore_merges: refused, as before

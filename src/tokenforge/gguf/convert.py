@@ -47,8 +47,8 @@ import os
 
 from tokenforge import patterns
 from tokenforge.core import Encoding
-from tokenforge.formats.merges import merges_from_ranks
-from tokenforge.gguf.pretokenizers import PRE_NAMES, PRE_TYPES
+from tokenforge.formats.merges import every_merge, merges_from_ranks
+from tokenforge.gguf.pretokenizers import PRE_NAMES, PRE_TYPES, pre_tokenizer
 from tokenforge.gguf.vocab import GGUFVocab, TokenType
 from tokenforge.gguf.bytelevel import BYTE_TO_CHAR
 from tokenforge.sentencepiece import ModelProto, ModelType, PieceType
@@ -83,6 +83,18 @@ def pre_for_pattern(pat_str: str | tuple[str, ...] | list[str]) -> str:
             return name
     raise ValueError(f"no llama.cpp pre-tokenizer splits exactly like the pattern {regexes[0][:60]!r}...;"
                      " pass pre= (tokenforge convert: --pre) to choose one")
+
+
+def _merge_pairs(ranks: dict[bytes, int], pre: str) -> list[tuple[bytes, bytes]]:
+    """The merges of a rank table: each token from two lower-ranked ones (a BPE vocabulary);
+    else, under a pre with ``ignore_merges`` (Llama 3's ranks have tokens whose parts rank
+    higher), every pair that makes a token, as tiktoken joins any such pair."""
+    try:
+        return merges_from_ranks(ranks)
+    except ValueError:
+        if pre not in PRE_NAMES or not pre_tokenizer(pre).ignore_merges:
+            raise
+    return every_merge(ranks)
 
 
 def joins_final_whitespace(raw: bytes) -> bool:
@@ -150,7 +162,7 @@ def vocab_from_encoding(enc: Encoding, *, pre: str | None = None, name: str | No
             tokens[i] = f"[PAD{i}]"
             types[i] = int(TokenType.UNUSED)
     merges = ["".join(b2c[b] for b in left) + " " + "".join(b2c[b] for b in right)
-              for left, right in merges_from_ranks(ranks)]
+              for left, right in _merge_pairs(ranks, pre)]
     special_ids = {}
     for short, names in (("bos", _BOS_NAMES), ("eos", _EOS_NAMES)):
         found = next((specials[s] for s in names if s in specials), None)
