@@ -29,7 +29,7 @@ import mmap
 import os
 from typing import Any
 
-from tokenforge.gguf.layout import ARRAY, STRING, KeyValues, check_layout, read_key_values
+from tokenforge.gguf.layout import ARRAY, STRING, KeyValues, read_key_values
 from tokenforge.gguf.vocab import ARRAY_KEYS, FLAG_KEYS, PREFIX, SPECIAL_KEYS, GGUFVocab
 
 _MAGIC = b"GGUF"
@@ -67,16 +67,20 @@ def read_vocab(path: str | os.PathLike[str]) -> GGUFVocab:
             (no ``tokenizer.ggml.model`` or ``tokenizer.ggml.tokens``).
     """
     where = os.fspath(path)
+    return _vocab_of(_walk(path, where, _wanted), where)
+
+
+def _walk(path: str | os.PathLike[str], where: str, wanted) -> KeyValues:
+    """The wanted key/values of the file, after checking its magic and layout."""
     with open(path, "rb") as f:
         if f.read(4) != _MAGIC:
             raise ValueError(f"{where}: not a GGUF file (it does not start with {_MAGIC!r})")
         f.seek(0)
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
             try:
-                values = read_key_values(data, _wanted)
+                return read_key_values(data, wanted)
             except ValueError as e:
                 raise ValueError(f"{where}: malformed GGUF file: {e}") from None
-    return _vocab_of(values, where)
 
 
 def read_vocab_with_gguf(path: str | os.PathLike[str]) -> GGUFVocab:
@@ -88,15 +92,7 @@ def read_vocab_with_gguf(path: str | os.PathLike[str]) -> GGUFVocab:
     """
     gguf = import_gguf()
     where = os.fspath(path)
-    with open(path, "rb") as f:
-        if f.read(4) != _MAGIC:
-            raise ValueError(f"{where}: not a GGUF file (it does not start with {_MAGIC!r})")
-        f.seek(0)
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            try:
-                check_layout(data)  # GGUFReader trusts its counts
-            except ValueError as e:
-                raise ValueError(f"{where}: malformed GGUF file: {e}") from None
+    _walk(path, where, lambda key: False)  # the layout check: GGUFReader trusts its counts
     try:
         reader = gguf.GGUFReader(path, "r")
     except (ValueError, IndexError, KeyError, TypeError, OverflowError, MemoryError) as e:
