@@ -159,7 +159,6 @@ def tokenizer_from_gguf(path: str | os.PathLike[str] | GGUFVocab):
     Raises:
         OSError: the file cannot be read.
         ValueError: not a GGUF file, no tokenizer, an unsupported model or pre.
-        ImportError: the `gguf` package is missing.
     """
     from tokenforge import decoders, processors
     from tokenforge.gguf.reader import read_vocab
