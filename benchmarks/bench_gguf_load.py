@@ -11,7 +11,9 @@ ruT5, ...), in one process and in thread CPU time (the machine may be shared), b
 - ``build``: the engine from the GGUFVocab (``GGUFTokenizer``);
 - ``load``: ``tokenforge.gguf.load(path)`` (read + build), then ``load/reader``, its ratio to
   GGUFReader alone (below 1: faster than gguf's reader, which builds no tokenizer);
-- ``from_gguf``: ``tokenforge.Tokenizer.from_gguf(path)``, the HF-style face around the engine.
+- ``from_gguf``: ``tokenforge.Tokenizer.from_gguf(path)``, the HF-style face around the engine;
+- ``same``: whether ``read_vocab`` equals ``read_vocab_with_gguf`` (the values through
+  ``gguf.GGUFReader``) on the file.
 
     python benchmarks/bench_gguf_load.py [--repeat 2] [--written] [NAME ...]
 """
@@ -52,6 +54,7 @@ def main() -> None:
 
     import tokenforge
     from tokenforge import gguf
+    from tokenforge.gguf.reader import read_vocab_with_gguf
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*", default=NAMES)
@@ -66,16 +69,17 @@ def main() -> None:
             gguf.write_vocab(make(gguf, tokenforge), path)
             files.append((name, path))
     print(f"{'vocabulary':20} {'model':6} {'tokens':>7} {'merges':>7} {'MB':>5} {'GGUFReader s':>12} {'read s':>7} "
-          f"{'build s':>8} {'load s':>7} {'load/reader':>11} {'from_gguf s':>11}")
+          f"{'build s':>8} {'load s':>7} {'load/reader':>11} {'from_gguf s':>11} {'same':>4}")
     for name, path in files:
         t_reader, _ = best(args.repeat, lambda: gguf_package.GGUFReader(path))
         t_read, vocab = best(args.repeat, lambda: gguf.read_vocab(path))
         t_build, _ = best(args.repeat, lambda: gguf.GGUFTokenizer(vocab))
         t_load, _ = best(args.repeat, lambda: gguf.load(path))
         t_face, _ = best(args.repeat, lambda: tokenforge.Tokenizer.from_gguf(path))
+        same = "yes" if read_vocab_with_gguf(path) == vocab else "NO"
         mb = path.stat().st_size / 1e6
         print(f"{name:20} {vocab.model:6} {vocab.n_tokens:7} {len(vocab.merges or []):7} {mb:5.1f} {t_reader:12.3f} "
-              f"{t_read:7.3f} {t_build:8.3f} {t_load:7.3f} {t_load / t_reader:11.3f} {t_face:11.3f}", flush=True)
+              f"{t_read:7.3f} {t_build:8.3f} {t_load:7.3f} {t_load / t_reader:11.3f} {t_face:11.3f} {same:>4}", flush=True)
 
 
 if __name__ == "__main__":

@@ -68,7 +68,9 @@ def test_cl100k_tiktoken_file_to_gguf_encodes_as_tiktoken(corpus, tmp):
     ours, ref = _from_tiktoken_file(tmp), _tiktoken()
     text = corpus_sample(corpus)
     assert ours.encode(text, add_special=False) == ref.encode_ordinary(text)
-    wrong = [line for line in text.split("\n") if ours.encode(line, add_special=False) != ref.encode_ordinary(line)]
+    lines = text.split("\n")
+    wrong = [line for line in lines[:: max(1, len(lines) // 3000)]
+             if ours.encode(line, add_special=False) != ref.encode_ordinary(line)]
     assert not wrong, f"{len(wrong)} lines differ; first: {wrong[0]!r}"
 
 
@@ -76,7 +78,7 @@ def test_cl100k_tiktoken_file_to_gguf_encodes_as_tiktoken(corpus, tmp):
 def test_gpt35_tokenizer_json_to_gguf_encodes_as_tokenizers(corpus, tmp):
     ours, ref = _from_gpt35_json(tmp), _tokenizers()
     lines = corpus_sample(corpus).split("\n")
-    wrong = [line for line in lines
+    wrong = [line for line in lines[:: max(1, len(lines) // 3000)]
              if ours.encode(line, add_special=False, parse_special=True) != ref.encode(line, add_special_tokens=False).ids]
     assert not wrong, f"{len(wrong)} lines differ; first: {wrong[0]!r}"
 

@@ -5,7 +5,7 @@ keys of every GGUF type, and on random vocabularies."""
 from __future__ import annotations
 
 import pytest
-from _gguf import VOCABS, need_gguf, vocab_path
+from _gguf import need_gguf, vocab_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,8 +13,8 @@ from tokenforge.gguf import GGUFVocab, read_vocab, write_vocab
 from tokenforge.gguf.reader import read_vocab_with_gguf
 
 
-@pytest.mark.parametrize("name", VOCABS)
-def test_test_vocabularies_read_as_gguf_reads_them(name):
+@pytest.mark.parametrize("name", ["llama-spm", "phi-3", "deepseek-coder", "bert-bge"])  # the quick ones for
+def test_test_vocabularies_read_as_gguf_reads_them(name):  # GGUFReader; the bench checks all (its `same` column)
     need_gguf()
     assert read_vocab(vocab_path(name)) == read_vocab_with_gguf(vocab_path(name))
 
