@@ -81,7 +81,22 @@ def pairs():
         tok = GGUFTokenizer(vocab_from_json(path))
         return (lambda s: tok.encode(s, add_special=False, parse_special=True)), _hf(path), keep
 
+    def cl100k_tiktoken():
+        import tiktoken
+
+        from tokenforge import Encoding, patterns
+        from tokenforge.formats.tiktoken_bpe import load_tiktoken_bpe
+        from tokenforge.gguf import vocab_from_encoding
+
+        ranks = load_tiktoken_bpe(MODELS / "tiktoken" / "cl100k_base.tiktoken")
+        ref = tiktoken.Encoding("cl100k", pat_str=patterns.CL100K, mergeable_ranks=ranks, special_tokens={})
+        tok = GGUFTokenizer(vocab_from_encoding(Encoding("cl100k", pat_str=patterns.CL100K, mergeable_ranks=ranks,
+                                                         special_tokens={})))
+        return (lambda s: tok.encode(s, add_special=False)), ref.encode_ordinary, None
+
     return {
+        "gpt35-json": lambda: spm_json("gpt35turbo_tokenizer.json"),  # byte-level: llama-bpe
+        "cl100k-tiktoken": cl100k_tiktoken,
         "mistral-json": lambda: spm_json("mistral_v1_tokenizer.json"),
         # Gemma's user-defined runs of ▁ are matched by HF in the raw text (see test_gguf_spm_json.py)
         "gemma-json": lambda: spm_json("gemma_tokenizer.json", lambda s: "\u2581" not in s),

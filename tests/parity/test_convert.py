@@ -114,9 +114,8 @@ def test_cli_tiktoken_to_tokenizer_json_encodes_as_tiktoken(tmp_path):
     ("gguf/ggml-vocab-bert-bge.gguf", "x.json", "'bert' GGUF has no exact tokenizer.json form"),
     ("gguf/ggml-vocab-gpt-2.gguf", "x.model", "not a SentencePiece model"),
     ("sentencepiece/llama2_tokenizer.model", "x.json", "does not convert .model to .json"),
-    ("tiktoken/cl100k_base.tiktoken", "x.gguf", "pass pre= \\(tokenforge convert: --pre\\)"),
     ("sentencepiece/botchan_en_bpe_1000.model", "x.gguf", "would ignore this model's"),
-    ("hf/gpt35turbo_tokenizer.json", "x.gguf", "pre-tokenizer step 'Split' has no llama.cpp equivalent"),
+    ("hf/claude_tokenizer.json", "x.gguf", "normalizer"),
     ("gguf/ggml-vocab-gpt-2.gguf", "x.txt", "cannot tell the format of 'x.txt'"),
 ])
 def test_cli_refuses_what_would_lose_information(src, dst, message, tmp_path, capsys):

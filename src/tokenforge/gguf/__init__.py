@@ -1,11 +1,13 @@
 """llama.cpp's GGUF tokenizers: read a GGUF's ``tokenizer.ggml.*`` metadata, encode with it
 exactly as llama.cpp does, and write tokenizer-only GGUF files.
 
-Reading and writing use the `gguf` package (llama.cpp's own reader/writer), an optional
-extra: ``pip install 'tokenforge[gguf]'``.  The layout follows the pipeline:
+Writing uses the `gguf` package (llama.cpp's own writer), an optional extra:
+``pip install 'tokenforge[gguf]'``; reading is one bounds-checked walk of the file's
+key/values (:mod:`.layout`), checked against ``gguf.GGUFReader`` by the tests and many
+times faster.  The layout follows the pipeline:
 
 - :mod:`.vocab` -- :class:`GGUFVocab`, the file's tokenizer metadata as plain values;
-- :mod:`.reader` / :mod:`.writer` -- GGUF file <-> GGUFVocab (written atomically);
+- :mod:`.layout`, :mod:`.reader` / :mod:`.writer` -- GGUF file <-> GGUFVocab (written atomically);
 - :mod:`.pretokenizers` -- every ``tokenizer.ggml.pre`` llama.cpp knows and its regexes;
   :mod:`.split` runs a sequence of them;
 - :mod:`.bytelevel` (``gpt2``), :mod:`.spm` (``llama``, ``t5``) and :mod:`.wordpiece`
@@ -55,6 +57,5 @@ def load(path: str | os.PathLike[str]) -> GGUFTokenizer:
     Raises:
         OSError: the file cannot be read.
         ValueError: not a GGUF file, no or a malformed tokenizer, an unsupported model or pre.
-        ImportError: the `gguf` package is missing (pip install 'tokenforge[gguf]').
     """
     return GGUFTokenizer(read_vocab(path))

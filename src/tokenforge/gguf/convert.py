@@ -7,9 +7,14 @@ SentencePiece ``.model`` files.
   does), and the merges recovered from the ranks, in rank order.  ``pre`` is the llama.cpp
   name that splits exactly like the encoding's pattern (``gpt-2``, ``llama-bpe``, ``gpt-4o``,
   ...); a pattern no llama.cpp pre-tokenizer matches exactly needs ``pre=`` given
-  explicitly.  cl100k's (tiktoken's, and BpeTrainer's default) is one: its nearest,
-  ``llama-bpe``, cuts whitespace after a final newline apart (``"a\\n "`` -> ``a``, ``\\n``, `` ``
-  where cl100k keeps ``\\n `` whole).
+  explicitly.  cl100k's pattern as tiktoken now spells it (``\\s++$|\\s*[\\r\\n]``, BpeTrainer's
+  default too) is none: ``llama-bpe`` has its older spelling (``\\s*[\\r\\n]+``, the one cl100k
+  was trained with and GPT-3.5's ``tokenizer.json`` holds), which cuts whitespace after a
+  final newline apart (``"a\\n "`` -> ``a``, ``\\n``, `` `` where tiktoken keeps ``\\n `` whole).
+  The two give the same ids whenever no token can join the cut -- no token ends with a newline
+  and then whitespace other than CR/LF (:func:`joins_final_whitespace`): then ``llama-bpe`` is
+  chosen.  cl100k_base's own ranks are such a vocabulary; a BPE trained with the pattern may
+  not be, and is refused.
 - A SentencePiece BPE model becomes ``model = "llama"``, a Unigram one ``"t5"`` (with its
   precompiled charsmap).  llama.cpp's ``llama`` tokenizer does no normalization beyond
   spaces, so a BPE model with a normalizer, ``remove_extra_whitespaces`` or whitespace as
@@ -42,8 +47,8 @@ import os
 
 from tokenforge import patterns
 from tokenforge.core import Encoding
-from tokenforge.formats.merges import merges_from_ranks
-from tokenforge.gguf.pretokenizers import PRE_NAMES, PRE_TYPES
+from tokenforge.formats.merges import every_merge, merges_from_ranks
+from tokenforge.gguf.pretokenizers import PRE_NAMES, PRE_TYPES, pre_tokenizer
 from tokenforge.gguf.vocab import GGUFVocab, TokenType
 from tokenforge.gguf.bytelevel import BYTE_TO_CHAR
 from tokenforge.sentencepiece import ModelProto, ModelType, PieceType
@@ -77,8 +82,44 @@ def pre_for_pattern(pat_str: str | tuple[str, ...] | list[str]) -> str:
         if p.supported and regexes in (tuple(_spelled(p.regexes)), tuple(_spelled(p.llama_cpp_regexes))):
             return name
     raise ValueError(f"no llama.cpp pre-tokenizer splits exactly like the pattern {regexes[0][:60]!r}...;"
-                     " pass pre= (tokenforge convert: --pre), e.g. 'llama-bpe' for cl100k, which splits whitespace after"
-                     " a final newline differently")
+                     " pass pre= (tokenforge convert: --pre) to choose one")
+
+
+def _merge_pairs(ranks: dict[bytes, int], pre: str) -> list[tuple[bytes, bytes]]:
+    """The merges of a rank table: each token from two lower-ranked ones (a BPE vocabulary);
+    else, under a pre with ``ignore_merges`` (Llama 3's ranks have tokens whose parts rank
+    higher), every pair that makes a token, as tiktoken joins any such pair."""
+    try:
+        return merges_from_ranks(ranks)
+    except ValueError:
+        if pre not in PRE_NAMES or not pre_tokenizer(pre).ignore_merges:
+            raise
+    return every_merge(ranks)
+
+
+def joins_final_whitespace(raw: bytes) -> bool:
+    """Whether a token could span the cut llama-bpe makes and cl100k does not: after its last
+    CR or LF, the token holds only (the start of) whitespace other than CR/LF, at least a byte.
+
+    >>> joins_final_whitespace(b"\\n  "), joins_final_whitespace(b"\\n  \\n"), joins_final_whitespace(b" x")
+    (True, False, False)
+    """
+    cut = max(raw.rfind(b"\n"), raw.rfind(b"\r"))
+    if cut < 0 or cut == len(raw) - 1:
+        return False
+    rest = raw[cut + 1:]
+    while rest:
+        whole = next((w for w in _OTHER_WHITESPACE if rest.startswith(w)), None)
+        if whole is None:
+            return any(w.startswith(rest) for w in _OTHER_WHITESPACE)
+        rest = rest[len(whole):]
+    return True
+
+
+# UTF-8 of each character cl100k's \s matches (Unicode White_Space) other than CR and LF.
+_OTHER_WHITESPACE = tuple(chr(c).encode("utf-8") for c in (*range(0x09, 0x0A), 0x0B, 0x0C, 0x20, 0x85, 0xA0, 0x1680,
+                                                           *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F,
+                                                           0x3000))
 
 
 def _spelled(regexes) -> list[str]:
@@ -98,6 +139,14 @@ def vocab_from_encoding(enc: Encoding, *, pre: str | None = None, name: str | No
         ValueError: no exact ``pre`` for the pattern, or ranks that are not a BPE vocabulary.
     """
     ranks, specials = enc._mergeable_ranks, enc._special_tokens
+    if pre is None and patterns.scanner_for(enc._pat_str) == patterns.Scanner.CL100K:
+        bad = next((raw for raw in ranks if joins_final_whitespace(raw)), None)
+        if bad is None:
+            pre = "llama-bpe"  # splits differently, but only where no token can tell
+        else:
+            raise ValueError(f"no llama.cpp pre-tokenizer splits exactly like cl100k's pattern, and the token {bad!r}"
+                             " makes the difference matter (llama-bpe cuts whitespace after a final newline apart):"
+                             " pass pre= (tokenforge convert: --pre)")
     pre = pre if pre is not None else pre_for_pattern(enc._pat_str)
     n = max(max(ranks.values(), default=-1), max(specials.values(), default=-1)) + 1
     b2c = BYTE_TO_CHAR
@@ -113,7 +162,7 @@ def vocab_from_encoding(enc: Encoding, *, pre: str | None = None, name: str | No
             tokens[i] = f"[PAD{i}]"
             types[i] = int(TokenType.UNUSED)
     merges = ["".join(b2c[b] for b in left) + " " + "".join(b2c[b] for b in right)
-              for left, right in merges_from_ranks(ranks)]
+              for left, right in _merge_pairs(ranks, pre)]
     special_ids = {}
     for short, names in (("bos", _BOS_NAMES), ("eos", _EOS_NAMES)):
         found = next((specials[s] for s in names if s in specials), None)
@@ -244,6 +293,8 @@ def _split_regexes(pre_tokenizer: dict | None) -> list[str]:
     for step in steps:
         if step.get("type") == "Split" and step.get("behavior") == "Isolated" and not step.get("invert"):
             regexes.append(step["pattern"].get("Regex") or regex_escape(step["pattern"].get("String", "")))
+        elif step.get("type") == "Split" and _keeps_every_match(step):
+            regexes.append(step["pattern"]["Regex"])
         elif step.get("type") == "ByteLevel":
             if step.get("use_regex", True):
                 regexes.append(patterns.GPT2)
@@ -252,6 +303,17 @@ def _split_regexes(pre_tokenizer: dict | None) -> list[str]:
     if not regexes:
         raise ValueError("the tokenizer.json has no split regex: pass pre= (tokenforge convert: --pre)")
     return regexes
+
+
+def _keeps_every_match(step: dict) -> bool:
+    """A ``Removed`` Split with ``invert`` keeps the regex's matches as pieces and drops the
+    text between them: the same pieces as ``Isolated`` when the regex matches at every
+    position, as the tiktoken-style patterns tokenforge scans natively do (each ends in a
+    whitespace catch-all and holds one for every other character).  GPT-3.5's
+    ``tokenizer.json`` is written this way."""
+    regex = step.get("pattern", {}).get("Regex")
+    return (step.get("behavior") == "Removed" and bool(step.get("invert")) and regex is not None
+            and patterns.scanner_for(_spelled([regex])[0]) is not None)
 
 
 def regex_escape(text: str) -> str:

@@ -34,7 +34,7 @@ import os
 
 from tokenforge.gguf.vocab import GGUFVocab, TokenType
 
-_SPECIAL_TYPES = (TokenType.CONTROL, TokenType.USER_DEFINED, TokenType.UNKNOWN)
+_SPECIAL_TYPES = frozenset(int(t) for t in (TokenType.CONTROL, TokenType.USER_DEFINED, TokenType.UNKNOWN))
 # llama.cpp's special ids for a model whose file does not name them (llama_vocab::impl::load).
 _DEFAULT_IDS = {
     "llama": {"bos": 1, "eos": 2, "unk": 0},
@@ -64,7 +64,7 @@ class GGUFTokenizer:
         self.special_ids.update({k: i for k, i in vocab.special_ids.items() if 0 <= i < n})
         if model == "bert" and "bos" not in vocab.special_ids and 0 <= vocab.special_ids.get("cls", -1) < n:
             self.special_ids["bos"] = vocab.special_ids["cls"]  # older converters name [CLS] only as cls
-        types = [vocab.token_type(i) for i in range(n)] if vocab.token_types is not None else None
+        types = vocab.token_types
         specials = [] if types is None else [i for i, t in enumerate(types) if t in _SPECIAL_TYPES]
         self._specials = sorted(specials, key=lambda i: -len(vocab.tokens[i].encode("utf-8")))  # longest first
         self._user_defined = [i for i in self._specials if types[i] == TokenType.USER_DEFINED]

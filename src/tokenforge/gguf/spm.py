@@ -21,6 +21,8 @@ Example:
 
 from __future__ import annotations
 
+import struct
+
 from tokenforge.sentencepiece import ModelProto, ModelType, PieceType, SentencePieceProcessor
 
 SentencePiece = ModelProto.MESSAGES["pieces"]  # one vocabulary entry of the proto
@@ -40,27 +42,44 @@ def model_proto(tokens: list[str], scores: list[float] | None, token_types: list
         ValueError: `model` is neither ``llama`` nor ``t5``, or byte pieces are missing (and
             not padded, or for a byte no one-character token spells).
     """
+    m = ModelProto()
+    for text, score, kind in _piece_list(tokens, scores, token_types, model, special_ids, pad_bytes):
+        m.pieces.append(SentencePiece(piece=text, score=score, type=kind))
+    _fill_specs(m, len(m.pieces), tokens, token_types, model, precompiled_charsmap=precompiled_charsmap,
+                add_space_prefix=add_space_prefix, remove_extra_whitespaces=remove_extra_whitespaces,
+                special_ids=special_ids)
+    return m
+
+
+def _piece_list(tokens: list[str], scores: list[float] | None, token_types: list[int] | None, model: str,
+                special_ids: dict[str, int] | None, pad_bytes: bool) -> list[tuple[str, float, int]]:
+    """(text, score, SentencePiece type) of every piece, padding bytes included."""
     if model not in ("llama", "t5"):
         raise ValueError(f"model {model!r} is not a SentencePiece model (llama or t5)")
-    m = ModelProto()
     types = list(token_types or [PieceType.NORMAL] * len(tokens))
     # SentencePiece wants one UNKNOWN piece: the unk id's.  Other UNKNOWN-typed tokens (Phi-3's
     # padding) become UNUSED, which encoding never emits, as in llama.cpp.
     unk = (special_ids or {}).get("unk")
     if unk is None and PieceType.UNKNOWN in types:
         unk = types.index(PieceType.UNKNOWN)
-    types = [PieceType.UNUSED if t == PieceType.UNKNOWN else t for t in types]
+    types = [PieceType.UNUSED if t == PieceType.UNKNOWN else (t or PieceType.NORMAL) for t in types]
     if unk is not None and 0 <= unk < len(tokens):
         types[unk] = PieceType.UNKNOWN
-    for i, text in enumerate(tokens):
-        kind = types[i] or PieceType.NORMAL
-        m.pieces.append(SentencePiece(piece=text, score=scores[i] if scores else 0.0, type=kind))
+    pieces = list(zip(tokens, scores if scores else [0.0] * len(tokens), types))
     if PieceType.BYTE in types:
-        _pad_byte_pieces(m, tokens, types, pad_bytes)
+        pieces += [(f"<0x{b:02X}>", 0.0, PieceType.BYTE) for b in _missing_bytes(tokens, types, pad_bytes)]
+    return pieces
+
+
+def _fill_specs(m: ModelProto, n_pieces: int, tokens: list[str], token_types: list[int] | None, model: str, *,
+                precompiled_charsmap: bytes | None, add_space_prefix: bool, remove_extra_whitespaces: bool,
+                special_ids: dict[str, int] | None) -> None:
+    """The trainer and normalizer specs of the proto (everything but the pieces)."""
+    types = token_types or ()
     ts, ns = m.trainer_spec, m.normalizer_spec
     ts.model_type = ModelType.BPE if model == "llama" else ModelType.UNIGRAM
     ts.byte_fallback = PieceType.BYTE in types
-    ts.vocab_size = len(m.pieces)
+    ts.vocab_size = n_pieces
     for short in ("unk", "bos", "eos", "pad"):
         i = (special_ids or {}).get(short)
         setattr(ts, f"{short}_id", i if i is not None and 0 <= i < len(tokens) else -1)
@@ -77,22 +96,46 @@ def model_proto(tokens: list[str], scores: list[float] | None, token_types: list
         ns.add_dummy_prefix = add_space_prefix
         ns.remove_extra_whitespaces = remove_extra_whitespaces
     ns.escape_whitespaces = True
-    return m
 
 
-def _pad_byte_pieces(m: ModelProto, tokens: list[str], types: list[int], pad: bool) -> None:
+def _missing_bytes(tokens: list[str], types: list[int], pad: bool) -> list[int]:
+    """The bytes without a ``<0xXX>`` piece, to pad with (if `pad` and each is spelled)."""
     have = {tokens[i] for i, t in enumerate(types) if t == PieceType.BYTE}
     missing = [b for b in range(256) if f"<0x{b:02X}>" not in have]
     if not missing:
-        return
+        return []
     normal = {tokens[i] for i, t in enumerate(types) if t in (PieceType.NORMAL, PieceType.USER_DEFINED)}
     unspelled = [b for b in missing if b >= 0x80 or chr(b) not in normal]
     if not pad or unspelled:
         raise ValueError(f"byte fallback without the <0x{(unspelled or missing)[0]:02X}> token"
                          + (" (a SentencePiece model needs all 256)" if not unspelled else
                             ": text holding that byte has no tokens"))
-    for b in missing:
-        m.pieces.append(SentencePiece(piece=f"<0x{b:02X}>", score=0.0, type=PieceType.BYTE))
+    return missing
+
+
+def _pieces_bytes(pieces: list[tuple[str, float, int]]) -> bytes:
+    """The serialized ``pieces`` field (number 1) of a ModelProto, every piece in order."""
+    out = bytearray()
+    pack = struct.Struct("<f").pack
+    for text, score, kind in pieces:
+        raw = text.encode("utf-8")
+        body = b"\x0a" + _varint(len(raw)) + raw + b"\x15" + pack(score) + b"\x18" + _varint(kind)
+        out += b"\x0a" + _varint(len(body)) + body
+    return bytes(out)
+
+
+def _varint(n: int) -> bytes:
+    if n < 0x80:
+        return _SMALL[n]
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+_SMALL = [bytes([n]) for n in range(0x80)]
 
 
 def spm_processor(tokens: list[str], scores: list[float] | None, token_types: list[int] | None, model: str,
@@ -102,5 +145,9 @@ def spm_processor(tokens: list[str], scores: list[float] | None, token_types: li
     Raises:
         ValueError: the vocabulary is not a usable SentencePiece model.
     """
-    proto = model_proto(tokens, scores, token_types, model, pad_bytes=True, **options)
-    return SentencePieceProcessor(model_proto=proto.to_bytes())
+    pieces = _piece_list(tokens, scores, token_types, model, options.get("special_ids"), True)
+    specs = ModelProto()
+    _fill_specs(specs, len(pieces), tokens, token_types, model, **{"precompiled_charsmap": None,
+                "add_space_prefix": False, "remove_extra_whitespaces": False, "special_ids": None, **options})
+    # Fields in number order, as protobuf writes them: the pieces (1), then the specs.
+    return SentencePieceProcessor(model_proto=_pieces_bytes(pieces) + specs.to_bytes())

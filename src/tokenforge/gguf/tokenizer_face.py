@@ -15,9 +15,10 @@
   joined as llama.cpp's detokenizer does, without HF's WordPiece clean-up of `` .``).
 
 The ids are llama.cpp's; offsets are characters of the text: ``gpt2`` and ``llama`` tokens
-spell the text in order, ``t5`` spans are sentencepiece's own (through its charsmap and
-collapsed spaces), ``bert`` ones follow each character of a word back to its source (see
-:mod:`.wordpiece`).
+spell the text in order; ``t5`` and ``bert`` ones are those of the tokenizer.json pipeline the
+file mirrors (:mod:`.hf_mirror`, `tokenizers`' alignment) wherever its ids are llama.cpp's,
+else sentencepiece's spans through the charsmap (``t5``) or each character of a word
+followed back to its source (``bert``, see :mod:`.wordpiece`).
 
 :meth:`Tokenizer.to_gguf` writes a GGUF-made tokenizer's own metadata back (every value as
 read), or converts a ``tokenizer.json`` pipeline llama.cpp can run: byte-level BPE,
@@ -57,6 +58,7 @@ class GGUFModel(VocabModel):
         self.engine = engine
         self._prefix = " " if engine.vocab.model == "llama" and engine.add_space_prefix else ""
         self._kinds: dict[str, str | None] = {}  # t5: character -> what the charsmap makes of it
+        self._mirror = None  # t5/bert: the HF pipeline aligning offsets (built on first use; False: none)
 
     def _width(self, i: int) -> int:
         """The UTF-8 bytes of text that token `i` stands for."""
@@ -73,10 +75,27 @@ class GGUFModel(VocabModel):
         """(id, token, (start, end)) for a fragment of text between added tokens."""
         model, tokens = self.engine.vocab.model, self.engine.vocab.tokens
         if model == "bert":
-            return [(i, tokens[i], span) for i, span in self.engine._wpm.encode_with_offsets(text)]
+            return self._as_mirror([(i, tokens[i], span) for i, span in self.engine._wpm.encode_with_offsets(text)], text)
         if model == "t5":
-            return self._unigram_spans(text)
+            return self._as_mirror(self._unigram_spans(text), text)
         return self._laid_end_to_end(text)
+
+    def _as_mirror(self, found: list[tuple[int, str, tuple[int, int]]], text: str):
+        """`found` with the offsets of the HF pipeline the file mirrors when its ids are the
+        same (:mod:`.hf_mirror`): `tokenizers`' alignment on the lines the spans miss."""
+        if self._mirror is None:
+            from tokenforge.gguf.hf_mirror import mirror_tokenizer
+
+            try:
+                self._mirror = mirror_tokenizer(self.engine.vocab, self.engine.special_ids.get("unk")) or False
+            except ValueError:  # a vocabulary the tokenizer.json engine refuses: the engine's spans
+                self._mirror = False
+        if not self._mirror or not found:
+            return found
+        enc = self._mirror.encode(text, add_special_tokens=False)
+        if enc.ids != [i for i, _, _ in found]:
+            return found
+        return [(i, tok, tuple(span)) for (i, tok, _), span in zip(found, enc.offsets)]
 
     def _unigram_spans(self, text: str) -> list[tuple[int, str, tuple[int, int]]]:
         """t5: sentencepiece's spans through its charsmap, but a token's leading ``▁`` on the
@@ -140,7 +159,6 @@ def tokenizer_from_gguf(path: str | os.PathLike[str] | GGUFVocab):
     Raises:
         OSError: the file cannot be read.
         ValueError: not a GGUF file, no tokenizer, an unsupported model or pre.
-        ImportError: the `gguf` package is missing.
     """
     from tokenforge import decoders, processors
     from tokenforge.gguf.reader import read_vocab

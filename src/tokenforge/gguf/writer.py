@@ -81,4 +81,5 @@ def _add_keys(w, gguf, vocab: GGUFVocab) -> None:
         if value is not None:
             w.add_key_value(PREFIX + key, bool(value), t.BOOL)
     for key, (value, vtype, sub_type) in vocab.extra.items():
-        w.add_key_value(key, value, vtype, sub_type)
+        if value is not None:  # None: an array of arrays, which the reader skips
+            w.add_key_value(key, value, t(vtype), None if sub_type is None else t(sub_type))

@@ -131,21 +131,26 @@ def test_gguf_to_encoding_and_back_keeps_tokens(tmp_path):
     assert tok.decode(tok.encode(sample, add_special=False)) == sample
 
 
-def test_cl100k_needs_an_explicit_pre():
+def test_cl100k_is_llama_bpe_where_no_token_joins_the_cut():
+    """llama-bpe cuts whitespace after a final newline apart; no cl100k token can join it
+    (parity with tiktoken: tests/parity/test_gguf_cl100k.py)."""
     need_gguf()
     from _tiktoken_refs import pair
 
-    enc = pair("cl100k_base")[0]
-    with pytest.raises(ValueError, match="pass pre="):
-        vocab_from_encoding(enc)
+    assert vocab_from_encoding(pair("cl100k_base")[0]).pre == "llama-bpe"
 
 
 def test_missing_extra_says_what_to_install(monkeypatch, tmp_path):
     import sys
 
+    from tokenforge.gguf.reader import read_vocab_with_gguf
+
+    vocab = GGUFVocab(model="gpt2", pre="gpt-2", tokens=["a", "b", "ab"], merges=["a b"])
+    write_vocab(vocab, tmp_path / "y.gguf")
     monkeypatch.setitem(sys.modules, "gguf", None)
+    assert read_vocab(tmp_path / "y.gguf").tokens == vocab.tokens  # reading needs no `gguf`
     with pytest.raises(ImportError, match=r"pip install 'tokenforge\[gguf\]'"):
-        read_vocab(tmp_path / "x.gguf")
+        read_vocab_with_gguf(tmp_path / "y.gguf")
     with pytest.raises(ImportError, match="gguf"):
         write_vocab(GGUFVocab(model="gpt2", tokens=["a"]), tmp_path / "x.gguf")
 
@@ -160,16 +165,13 @@ def test_engine_needs_no_gguf_package(monkeypatch):
 
 
 @pytest.mark.parametrize("file, pre", [("gpt2_tokenizer.json", "gpt-2"), ("llama3_tokenizer.json", "llama-bpe"),
-                                       ("qwen3_tokenizer.json", "qwen2"), ("gpt35turbo_tokenizer.json", None)])
+                                       ("qwen3_tokenizer.json", "qwen2"), ("gpt35turbo_tokenizer.json", "llama-bpe"),
+                                       ("deepseek_v3_tokenizer.json", "deepseek-v3")])
 def test_tokenizer_json_pre_is_found_or_asked_for(file, pre):
     need_gguf()
     from tokenforge.gguf.convert import vocab_from_tokenizer_json
 
     path = MODELS / "hf" / file
-    if pre is None:  # an inverted Split: no llama.cpp equivalent
-        with pytest.raises(ValueError, match="pass pre="):
-            vocab_from_tokenizer_json(path)
-        return
     vocab = vocab_from_tokenizer_json(path)
     assert vocab.pre == pre and vocab.model == "gpt2"
 
