@@ -47,6 +47,11 @@ def test_malformed_rank_file_names_the_line(tmp_path, lines, message):
         load_tiktoken_bpe(write(tmp_path, lines))
 
 
+def test_base64_read_as_tiktoken_reads_it(tmp_path):
+    """tiktoken decodes without validation: "=" is the empty token (Whisper's rank 50256)."""
+    assert load_tiktoken_bpe(write(tmp_path, [b64(b"a") + b" 0", b"= 1"])) == {b"a": 0, b"": 1}
+
+
 def test_truncated_real_file(tmp_path):
     need_shared()
     data = (MODELS / "tiktoken" / "r50k_base.tiktoken").read_bytes()
