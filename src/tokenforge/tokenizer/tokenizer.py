@@ -151,12 +151,11 @@ class Tokenizer:
     def from_gguf(cls, path: str | os.PathLike[str]) -> "Tokenizer":
         """The tokenizer of a GGUF file (llama.cpp, Ollama, LM Studio), encoding with llama.cpp's
         ids; special tokens in the text are recognised, as in `tokenizers`.  See
-        :mod:`tokenforge.gguf.tokenizer_face`; needs ``pip install 'tokenforge[gguf]'``.
+        :mod:`tokenforge.gguf.tokenizer_face` (reading needs no extra).
 
         Raises:
             OSError: the file cannot be read.
             ValueError: not a GGUF file, no tokenizer in it, an unsupported model or pre.
-            ImportError: the `gguf` package is missing.
 
         Example:
             >>> import os, tempfile
