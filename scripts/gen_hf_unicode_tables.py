@@ -99,6 +99,17 @@ def main() -> None:
         bad = [c for c, want in zip(CODE_POINTS, u11["forms"][form]) if n.normalize_str(chr(c)) != want]
         if bad:
             raise SystemExit(f"{form}: tokenizers is not Unicode 11.0 on {[hex(c) for c in bad[:10]]}")
+    # Combining classes: tokenizers' are older than its decompositions (Unicode 10.0 and 11.0
+    # marks are starters to it).  A mark of class k moves before U+0345 (class 240) in NFD
+    # exactly when tokenizers gives it a class in 1..239.
+    import unicodedata
+
+    nfd = hn.NFD()
+    unassigned = set(u11["unassigned"])
+    starters = [c for c in CODE_POINTS
+                if 0 < unicodedata.combining(chr(c)) < 240 and c not in unassigned
+                and unicodedata.normalize("NFD", chr(c)) == chr(c)
+                and nfd.normalize_str("\u0345" + chr(c)) == "\u0345" + chr(c)]
     lower = hn.Lowercase()
     lowercase = {c: lower.normalize_str(chr(c)) for c in CODE_POINTS}
     lowercase = {c: s for c, s in lowercase.items() if s != chr(c)}
@@ -134,6 +145,8 @@ def main() -> None:
         "- UNASSIGNED_IN_NORMALIZATION: code points Unicode 11.0 leaves unassigned.  `tokenizers`'",
         "  NFD/NFKD/NFC/NFKC use 11.0's tables, so these are starters that never decompose, reorder",
         "  or compose, whatever a newer `unicodedata` says of them.",
+        "- STARTERS_IN_NORMALIZATION: code points `unicodedata` gives a combining class that",
+        "  `tokenizers`' normalizers take as starters (its combining classes predate Unicode 10.0).",
         "- LOWERCASE: every code point `tokenizers`' Lowercase changes, and what it becomes.",
         "- STRIP_ACCENTS_MARKS: the code points StripAccents removes.",
         "- BERT_MARKS: the code points BertNormalizer's strip_accents removes (after NFD): its own",
@@ -145,6 +158,7 @@ def main() -> None:
         '"""',
         "",
         f"UNASSIGNED_IN_NORMALIZATION = {_ranges(u11['unassigned'])!r}",
+        f"STARTERS_IN_NORMALIZATION = {_ranges(starters)!r}",
         f"LOWERCASE = {lowercase!r}",
         f"STRIP_ACCENTS_MARKS = {_ranges(marks)!r}",
         f"BERT_MARKS = {_ranges(bert_marks)!r}",

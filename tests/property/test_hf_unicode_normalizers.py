@@ -26,7 +26,9 @@ _TRICKY = (["a", "e", "A", "\u0301", "\u0316", "\u0345", "\u0334", "\u093c", "\u
             # starters that compose with the starter before them (Oriya, Bengali, Myanmar), and
             # characters whose decomposition reorders or begins with a mark
             "\u0b47", "\u0b3e", "\u0b56", "\u09c7", "\u09be", "\u1025", "\u102e", "\u0f73", "\u0344",
-            "\u0323", "\u0308", "\u1e0b", "\u0958", "\uff76", "\uff9e", "\u3099", "\u304b"])
+            "\u0323", "\u0308", "\u1e0b", "\u0958", "\uff76", "\uff9e", "\u3099", "\u304b",
+            # marks of Unicode 10.0 and 11.0, which tokenizers' normalizers take as starters
+            "\u0d3b", "\u035f", "\U00011d44", "\u1c37", "\u08d3", "\u1df6"])
 _TEXT = st.one_of(
     st.lists(st.sampled_from(_TRICKY), max_size=12).map("".join),
     st.text(st.characters(blacklist_categories=("Cs",)), max_size=12),
@@ -81,6 +83,12 @@ def test_alignment_is_tokenizers(text):
     that mark's place in `tokenizers`; starters compose with the starter before them."""
     for ref, ours in _ALIGNED:
         assert ours.encode(text).offsets == ref.encode(text).offsets, (ref.normalizer, text)
+
+
+def test_newer_marks_are_starters():
+    """U+0D3B (Unicode 10.0, class 9 in unicodedata) does not move before U+035F (233) in
+    tokenizers' NFD; BertNormalizer then strips U+035F and keeps U+0D3B on character 1."""
+    assert _ours(normalizers.NFD(), "\u035f\u0d3b") == "\u035f\u0d3b" == hn.NFD().normalize_str("\u035f\u0d3b")
 
 
 def test_alignment_worked_by_hand():

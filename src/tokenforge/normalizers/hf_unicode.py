@@ -2,7 +2,9 @@
 `scripts/gen_hf_unicode_tables.py` reads off `tokenizers` (hf_unicode_tables.py).
 
 - normalization (NFD/NFKD/NFC/NFKC) is Unicode 11.0's: a code point 11.0 leaves unassigned
-  is a starter that never changes (`is_inert`), whatever a newer `unicodedata` says;
+  is a starter that never changes (`is_inert`), whatever a newer `unicodedata` says; and its
+  combining classes are older still: the marks of Unicode 10.0 and 11.0 are starters
+  (`combining`);
 - Lowercase is Rust's, one character at a time (`lower`);
 - StripAccents removes its own table of marks (`is_stripped_mark`), not exactly category Mn,
   and BertNormalizer's strip_accents another (`is_bert_mark`);
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 
 from tokenforge.normalizers import hf_unicode_tables as _tables
 
@@ -37,6 +40,7 @@ class _Ranges:
 
 
 _UNASSIGNED = _Ranges(_tables.UNASSIGNED_IN_NORMALIZATION)
+_STARTERS = frozenset(c for a, b in _tables.STARTERS_IN_NORMALIZATION for c in range(a, b + 1))
 _MARKS = frozenset(c for a, b in _tables.STRIP_ACCENTS_MARKS for c in range(a, b + 1))
 _BERT_MARKS = frozenset(c for a, b in _tables.BERT_MARKS for c in range(a, b + 1))
 _DROPPED = _Ranges(_tables.BERT_DROPPED)
@@ -53,6 +57,14 @@ def has_inert(text: str) -> bool:
 def is_inert(ch: str) -> bool:
     """True if `tokenizers`' normalization leaves `ch` alone as an unassigned starter."""
     return ord(ch) in _UNASSIGNED
+
+
+def combining(ch: str) -> int:
+    """The combining class `tokenizers`' normalizers give `ch` (0: a starter)."""
+    o = ord(ch)
+    if o in _STARTERS or o in _UNASSIGNED:
+        return 0
+    return unicodedata.combining(ch)
 
 
 def lower(ch: str) -> str:

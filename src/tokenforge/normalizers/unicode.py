@@ -15,8 +15,8 @@ composite whose absorbed mark came after a reordered one takes that mark's place
 `tokenizers` (``"a\u0316\u0301"`` gives ``"á\u0316"`` aligned to characters 0 and 2).
 
 The Unicode data is `tokenizers`' (hf_unicode.py): normalization as in Unicode 11.0, where a
-character assigned since is a starter that stays as it is and composes with nothing; Lowercase
-and StripAccents by its own tables.
+character assigned since is a starter that stays as it is and composes with nothing, and the
+marks of Unicode 10.0 and 11.0 are starters too; Lowercase and StripAccents by its own tables.
 
 Example:
     >>> from tokenforge.normalizers.normalized_string import NormalizedString
@@ -38,11 +38,11 @@ _DECOMPOSED: dict[tuple[str, str], tuple[tuple[str, int], ...]] = {}
 
 def _decomposed(ch: str, form: str) -> tuple[tuple[str, int], ...]:
     """The full decomposition of one character, each with its combining class."""
-    from tokenforge.normalizers.hf_unicode import is_inert
+    from tokenforge.normalizers.hf_unicode import combining, is_inert
 
     if is_inert(ch):
         return ((ch, 0),)
-    return tuple((c, unicodedata.combining(c)) for c in unicodedata.normalize(form, ch))
+    return tuple((c, combining(c)) for c in unicodedata.normalize(form, ch))
 
 
 @lru_cache(maxsize=1)
