@@ -247,8 +247,10 @@ void UnigramTrainer::em_step(const UnigramOptions& o, UnigramProgress* progress)
   std::vector<Piece> kept;
   double sum = 0.0;
   for (size_t i = 0; i < pieces_.size(); ++i) {
-    if (expected[i] < 0.5 && pieces_[i].chars.size() > 1) continue;  // characters stay: no holes in lattices
-    kept.push_back({std::move(pieces_[i].chars), std::max(expected[i], 1e-3)});
+    // As spm_train, characters go too: the lattice covers them with the unknown edge, and
+    // finish() puts every alphabet character back.
+    if (expected[i] < 0.5) continue;
+    kept.push_back({std::move(pieces_[i].chars), expected[i]});
     sum += kept.back().score;
   }
   const double log_sum = digamma(sum);
@@ -293,11 +295,11 @@ void UnigramTrainer::prune(const UnigramOptions& o, size_t desired) {
   std::vector<std::pair<double, int32_t>> candidates;
   std::vector<Piece> out;
   for (size_t i = 0; i < n; ++i) {
+    if (drop[i] || freq[i] == 0) continue;  // characters unused by Viterbi go too (finish() restores them)
     if (keep[i]) {
       out.push_back(pieces_[i]);
       continue;
     }
-    if (drop[i] || freq[i] == 0) continue;
     const double logprob = std::log(freq[i]) - log_sum;
     const double alt_log_sum = std::log(sum + freq[i] * (static_cast<double>(alternatives[i].size()) - 1));
     double alt = 0.0;
@@ -329,7 +331,8 @@ void UnigramTrainer::finish(const UnigramOptions& o) {
             [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
   for (const auto& [c, n] : by_count) {
     auto it = char_score.find(c);
-    double s = it != char_score.end() ? it->second : min_score - penalty;
+    // A character the EM dropped scores the lowest score plus a growing penalty, as spm_train does.
+    double s = it != char_score.end() ? it->second : min_score + penalty;
     if (it == char_score.end()) penalty += 1e-4;
     final_pieces.push_back({{c}, s});
     chars_in.insert(c);

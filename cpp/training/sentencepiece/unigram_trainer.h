@@ -6,13 +6,16 @@
 //    least twice, counts weighted by word counts), ranked by count * length; the top
 //    seed_size valid pieces plus every alphabet character.  Scores start as log shares.
 // 2. Rounds of EM: num_sub_iterations times, the forward-backward algorithm over each
-//    word's lattice gives expected counts (E), pieces under 0.5 expected uses go, and
-//    scores become digamma(count) - digamma(total) (M, the Bayesian update spm uses).
+//    word's lattice gives expected counts (E), pieces under 0.5 expected uses go (characters
+//    too: the lattice's unknown edge covers them, scored as spm_train's lattice scores an
+//    unknown, the lowest score minus 10), and scores become digamma(count) - digamma(total)
+//    (M, the Bayesian update spm uses).
 // 3. Pruning, while there are more than 1.1 * vocab pieces: each piece's loss is the drop
 //    in likelihood if its Viterbi uses went to its best split into other pieces; the
 //    shrinking_factor share with the largest loss stays (at least 1.1 * vocab); a piece
-//    whose best split beats itself goes, one with no split (a character) stays.
-// 4. The alphabet, then the best-scoring pieces up to the vocabulary size.
+//    whose best split beats itself goes, one with no split (a character) stays if Viterbi uses it.
+// 4. The alphabet (a character the EM dropped scores the lowest score plus 1e-4 per
+//    character before it, as spm_train), then the best-scoring pieces up to the vocabulary size.
 //
 // Pieces are found in a word by walking a trie of the pieces (UnigramPieceIndex) from each
 // position.
