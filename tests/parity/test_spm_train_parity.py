@@ -138,3 +138,13 @@ def test_our_models_encode_alike_in_sentencepiece(corpus_files, model_type):
     lines = _held_out("mixed", 50_000) + _held_out("multi", 30_000)
     assert sp_ours.encode(lines) == ref.encode(lines)
     assert sp_ours.decode(sp_ours.encode(lines)) == ref.decode(ref.encode(lines))
+
+
+def test_unigram_same_pieces_on_any_thread_count(corpus_files):
+    """Expected counts are summed in fixed point: the pieces and scores do not depend on threads."""
+    pieces = []
+    for threads in (1, 2):
+        sp = tokenforge.train_sentencepiece(corpus_files["multi"], 3000, num_threads=threads, minloglevel=2)
+        proto = tokenforge.sentencepiece.ModelProto.from_bytes(sp.serialized_model_proto())
+        pieces.append([(p.piece, p.score, p.type) for p in proto.pieces])
+    assert pieces[0] == pieces[1]
