@@ -8,12 +8,16 @@
 // always followed by "o", is left to "information"), and is a valid piece.  Strings are
 // identified by a 64-bit rolling hash; ranking is by count * length, then code points.
 //
-// Memory: per position of the words a hash (8 bytes) and an "alive" bit (its string of the
+// Memory: per position of the words a hash (8 bytes) and an "alive" byte (its string of the
 // previous level was repeated); a level's strings are counted in parts of the hash space
 // (each part's map holds about kPartStrings strings), and the best candidates are trimmed
 // to seed_size whenever they pass 1.5 * seed_size.
+// Threads: the extension of a level splits the words; the parts go to the threads in turn
+// (each position's alive byte is written by the one thread that owns its part).  The seeds
+// are the same for any number of threads: the ranking is a total order.
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "common/u64_map.h"
 #include "training/sentencepiece/unigram_trainer.h"
@@ -53,75 +57,103 @@ void UnigramTrainer::make_seeds(const UnigramOptions& o) {
     const char32_t* wb = chars_.data() + b.pos;
     return std::lexicographical_compare(wa, wa + a.len, wb, wb + b.len);
   };
-  std::vector<Scored> found;
-  auto trim = [&](size_t keep) {
-    if (found.size() <= keep) return;
-    std::nth_element(found.begin(), found.begin() + static_cast<long>(keep), found.end(), better);
-    found.resize(keep);
-  };
+  using Found = std::vector<Scored>;
   const size_t seed_size = std::max<size_t>(o.seed_size, 1);
+  auto trim = [&](Found* found, size_t keep) {
+    if (found->size() <= keep) return;
+    std::nth_element(found->begin(), found->begin() + static_cast<long>(keep), found->end(), better);
+    found->resize(keep);
+  };
+  const auto threads = static_cast<size_t>(threads_);
+  std::vector<Found> found_by(threads);  // each thread's best candidates
   const size_t max_len = static_cast<size_t>(rules_.max_length);
   const size_t n_chars = chars_.size();
   // hash[i]: the hash of the current level's string at position i; alive[i]: it is counted.
   std::vector<uint64_t> hash(n_chars);
-  std::vector<bool> alive(n_chars, true);
+  std::vector<uint8_t> alive(n_chars, 1);
   for (size_t i = 0; i < n_chars; ++i) hash[i] = hash_step(kHashSeed, chars_[i]);
   size_t last_distinct = n_chars;
   for (size_t len = 2; len <= max_len; ++len) {
-    // Extend every alive string by one character.
-    size_t live = 0;
-    for (size_t w = 0; w < word_count(); ++w) {
-      const uint64_t b = starts_[w], e = starts_[w + 1];
-      for (uint64_t i = b; i < e; ++i) {
-        if (!alive[i]) continue;
-        if (i + len > e || blocked(chars_[i + len - 1]) || (len == 2 && blocked(chars_[i]))) {
-          alive[i] = false;
-          continue;
-        }
-        hash[i] = hash_step(hash[i], chars_[i + len - 1]);
-        ++live;
-      }
-    }
-    if (live == 0) break;
-    const size_t expected = std::min(live, 4 * last_distinct);
-    const uint64_t parts = std::max<uint64_t>(1, (expected + kPartStrings - 1) / kPartStrings);
-    size_t distinct = 0, repeated = 0;
-    for (uint64_t part = 0; part < parts; ++part) {
-      auto in_part = [&](uint64_t h) { return parts == 1 || (h >> 32) % parts == part; };
-      U64Map<Cand> level;
-      for (size_t w = 0; w < word_count(); ++w) {
+    // Extend every alive string by one character (words split over threads).
+    std::vector<size_t> live_by(threads, 0);
+    run_parts(word_count(), [&](size_t wb, size_t we, int t) {
+      size_t live = 0;
+      for (size_t w = wb; w < we; ++w) {
         const uint64_t b = starts_[w], e = starts_[w + 1];
         for (uint64_t i = b; i < e; ++i) {
-          if (!alive[i] || !in_part(hash[i])) continue;
-          Cand& c = level.get_or_insert(map_key(hash[i]), Cand{i, 0, 0, false});
-          const char32_t next = i + len < e ? chars_[i + len] : kWordEnd;
-          if (c.count == 0) {
-            c.next = next;
-          } else if (c.next != next) {
-            c.branching = true;
+          if (!alive[i]) continue;
+          if (i + len > e || blocked(chars_[i + len - 1]) || (len == 2 && blocked(chars_[i]))) {
+            alive[i] = 0;
+            continue;
           }
-          c.count += counts_[w];
+          hash[i] = hash_step(hash[i], chars_[i + len - 1]);
+          ++live;
         }
       }
-      distinct += level.size();
-      level.for_each([&](uint64_t, const Cand& c) {
-        if (c.count < 2) return;
-        ++repeated;
-        if (c.branching && rules_.valid(chars_.data() + c.pos, len)) {
-          found.push_back({c.count * static_cast<int64_t>(len), c.pos, static_cast<uint32_t>(len)});
-          if (found.size() >= seed_size + seed_size / 2) trim(seed_size);
+      live_by[static_cast<size_t>(t)] = live;
+    });
+    size_t live = 0;
+    for (size_t x : live_by) live += x;
+    if (live == 0) break;
+    // Count the strings, a part of the hash space at a time; threads take parts in turn.
+    const size_t expected = std::min(live, 4 * last_distinct);
+    uint64_t parts = std::max<uint64_t>(1, (expected + kPartStrings - 1) / kPartStrings);
+    if (live >= kPartStrings / 8) parts = std::max<uint64_t>(parts, threads);
+    std::vector<size_t> distinct_by(threads, 0), repeated_by(threads, 0);
+    auto count_parts = [&](size_t t) {
+      Found& found = found_by[t];
+      for (uint64_t part = t; part < parts; part += threads) {
+        auto in_part = [&](uint64_t h) { return parts == 1 || (h >> 32) % parts == part; };
+        U64Map<Cand> level;
+        for (size_t w = 0; w < word_count(); ++w) {
+          const uint64_t b = starts_[w], e = starts_[w + 1];
+          for (uint64_t i = b; i < e; ++i) {
+            if (!in_part(hash[i]) || !alive[i]) continue;  // only this part's alive bytes are read
+            Cand& c = level.get_or_insert(map_key(hash[i]), Cand{i, 0, 0, false});
+            const char32_t next = i + len < e ? chars_[i + len] : kWordEnd;
+            if (c.count == 0) {
+              c.next = next;
+            } else if (c.next != next) {
+              c.branching = true;
+            }
+            c.count += counts_[w];
+          }
         }
-      });
-      // Only strings seen at least twice grow at the next level.
-      for (size_t i = 0; i < n_chars; ++i)
-        if (alive[i] && in_part(hash[i]) && level.find(map_key(hash[i]))->count < 2) alive[i] = false;
+        distinct_by[t] += level.size();
+        level.for_each([&](uint64_t, const Cand& c) {
+          if (c.count < 2) return;
+          ++repeated_by[t];
+          if (c.branching && rules_.valid(chars_.data() + c.pos, len)) {
+            found.push_back({c.count * static_cast<int64_t>(len), c.pos, static_cast<uint32_t>(len)});
+            if (found.size() >= seed_size + seed_size / 2) trim(&found, seed_size);
+          }
+        });
+        // Only strings seen at least twice grow at the next level.
+        for (size_t i = 0; i < n_chars; ++i)
+          if (in_part(hash[i]) && alive[i] && level.find(map_key(hash[i]))->count < 2) alive[i] = 0;
+      }
+    };
+    if (parts == 1) {
+      count_parts(0);
+    } else {
+      std::vector<std::thread> pool;
+      for (size_t t = 1; t < threads; ++t) pool.emplace_back(count_parts, t);
+      count_parts(0);
+      for (auto& th : pool) th.join();
     }
+    size_t distinct = 0, repeated = 0;
+    for (size_t t = 0; t < threads; ++t) distinct += distinct_by[t], repeated += repeated_by[t];
     last_distinct = std::max<size_t>(distinct, 1);
     if (repeated == 0) break;
   }
   hash = std::vector<uint64_t>();
-  alive = std::vector<bool>();
-  trim(seed_size);
+  alive = std::vector<uint8_t>();
+  Found found;
+  for (Found& f : found_by) {
+    found.insert(found.end(), f.begin(), f.end());
+    f = Found();
+    trim(&found, seed_size);
+  }
   std::sort(found.begin(), found.end(), better);
   pieces_.clear();
   pieces_.reserve(alphabet_.size() + found.size());
