@@ -103,7 +103,7 @@ void UnigramTrainer::make_seeds(const UnigramOptions& o) {
     auto count_parts = [&](size_t t) {
       Found& found = found_by[t];
       for (uint64_t part = t; part < parts; part += threads) {
-        auto in_part = [&](uint64_t h) { return parts == 1 || (h >> 32) % parts == part; };
+        auto in_part = [&](uint64_t h) { return parts == 1 || (((h >> 32) * parts) >> 32) == part; };
         U64Map<Cand> level;
         for (size_t w = 0; w < word_count(); ++w) {
           const uint64_t b = starts_[w], e = starts_[w + 1];

@@ -21,11 +21,13 @@
 // position.  The code is in three files: unigram_seeds.cc (1), unigram_lattice.cc (the
 // per-word lattices of 2 and 3) and unigram_trainer.cc (the rounds, 3's choice, 4).
 //
-// Threads: E-steps, Viterbi passes and the pruning's per-piece splits split the words (or
-// pieces) over threads; expected counts are summed in fixed point (2^-24 units, rounded per
-// word), so the result is the same for any number of threads.
-// Memory: the words (code points back to back), the seed candidates of one level, and per
-// thread one lattice and one count per piece.
+// Threads: seeding, E-steps, Viterbi passes and the pruning's per-piece splits split the
+// words (or pieces, or parts of the hash space) over threads; expected counts are summed in
+// fixed point (2^-24 units, rounded per word), so the result is the same for any number of
+// threads.
+// Memory: the words (code points back to back); while seeding, 9 bytes per code point of
+// the words plus one bounded map per thread and at most 1.5 * seed_size candidates; then
+// the pieces, their trie, and per thread one lattice and one count per piece.
 #pragma once
 
 #include <atomic>
