@@ -10,7 +10,8 @@
 //
 // Memory: per position of the words a hash (8 bytes) and an "alive" byte (its string of the
 // previous level was repeated); a level's strings are counted in parts of the hash space
-// (each part's map holds about kPartStrings strings), and the best candidates are trimmed
+// (each part's map holds about max(kPartStrings, positions / 8) strings, its size guessed as
+// at most 4 x the previous level's), and the best candidates are trimmed
 // to seed_size whenever they pass 1.5 * seed_size.
 // Threads: the extension of a level splits the words; the parts go to the threads in turn
 // (each position's alive byte is written by the one thread that owns its part).  The seeds
@@ -72,7 +73,11 @@ void UnigramTrainer::make_seeds(const UnigramOptions& o) {
   std::vector<uint64_t> hash(n_chars);
   std::vector<uint8_t> alive(n_chars, 1);
   for (size_t i = 0; i < n_chars; ++i) hash[i] = hash_step(kHashSeed, chars_[i]);
-  size_t last_distinct = n_chars;
+  // A part's map holds about part_strings strings: at least kPartStrings, and up to an eighth
+  // of the positions (then the maps take less than the per-position arrays and a level is at
+  // most about 8 parts, each a scan of the positions).
+  const size_t part_strings = std::max(kPartStrings, n_chars / 8);
+  size_t last_distinct = alphabet_.size() + 1;  // distinct strings of the previous level
   for (size_t len = 2; len <= max_len; ++len) {
     // Extend every alive string by one character (words split over threads).
     std::vector<size_t> live_by(threads, 0);
@@ -97,7 +102,7 @@ void UnigramTrainer::make_seeds(const UnigramOptions& o) {
     if (live == 0) break;
     // Count the strings, a part of the hash space at a time; threads take parts in turn.
     const size_t expected = std::min(live, 4 * last_distinct);
-    uint64_t parts = std::max<uint64_t>(1, (expected + kPartStrings - 1) / kPartStrings);
+    uint64_t parts = std::max<uint64_t>(1, (expected + part_strings - 1) / part_strings);
     if (live >= kPartStrings / 8) parts = std::max<uint64_t>(parts, threads);
     std::vector<size_t> distinct_by(threads, 0), repeated_by(threads, 0);
     auto count_parts = [&](size_t t) {
