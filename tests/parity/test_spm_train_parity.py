@@ -2,8 +2,9 @@
 
 BPE: the .model and .vocab bytes must be identical (pieces, scores, types, trainer and
 normalizer specs).  Unigram: same size and meta ids, held-out tokens per byte and Viterbi
-log-likelihood per byte (benchmarks/spm_unigram_quality.py) within 1 % of sentencepiece's.  Every model we write must load in sentencepiece and encode there as in
-tokenforge.SentencePieceProcessor.
+log-likelihood per byte (benchmarks/spm_unigram_quality.py) within 1 % of sentencepiece's,
+and the same pieces on 1 and 2 threads.  Every model we write must load in sentencepiece and
+encode there as in tokenforge.SentencePieceProcessor.
 """
 
 from __future__ import annotations
