@@ -112,11 +112,9 @@ void UnigramTrainer::prune(const UnigramOptions& o, size_t desired) {
         continue;
       }
       double alt_score;
-      if (!viterbi(chars.data(), chars.size(), static_cast<int32_t>(i), &s, &alternatives[i], &alt_score)) {
-        keep[i] = 1;  // no split into known pieces
-        alternatives[i].clear();
-        continue;
-      }
+      // A split may need the unknown edge (a character the EM dropped): the piece is then
+      // judged like any other, the unknown counted as a piece with no uses of its own.
+      viterbi(chars.data(), chars.size(), static_cast<int32_t>(i), &s, &alternatives[i], &alt_score);
       if (alt_score > pieces_[i].score) drop[i] = 1;  // its own Viterbi path splits it
     }
   });
@@ -139,7 +137,7 @@ void UnigramTrainer::prune(const UnigramOptions& o, size_t desired) {
     const double logprob = std::log(freq[i]) - log_sum;
     const double alt_log_sum = std::log(sum + freq[i] * (static_cast<double>(alternatives[i].size()) - 1));
     double alt = 0.0;
-    for (int32_t a : alternatives[i]) alt += std::log(freq[a] + freq[i]) - alt_log_sum;
+    for (int32_t a : alternatives[i]) alt += std::log((a >= 0 ? freq[a] : 0.0) + freq[i]) - alt_log_sum;
     candidates.emplace_back(freq[i] / sum * (logprob - alt), static_cast<int32_t>(i));
   }
   const size_t target = std::max(desired, static_cast<size_t>(o.shrinking_factor * static_cast<double>(n)));

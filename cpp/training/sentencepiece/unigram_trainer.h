@@ -13,7 +13,10 @@
 // 3. Pruning, while there are more than 1.1 * vocab pieces: each piece's loss is the drop
 //    in likelihood if its Viterbi uses went to its best split into other pieces; the
 //    shrinking_factor share with the largest loss stays (at least 1.1 * vocab); a piece
-//    whose best split beats itself goes, one with no split (a character) stays if Viterbi uses it.
+//    whose best split beats itself goes, a character stays if Viterbi uses it.  A split
+//    through the unknown edge (a character the EM dropped) counts the unknown as a piece
+//    with no uses of its own (such pieces had been kept unconditionally, which filled the
+//    vocabulary with pieces around rare characters on inputs with large alphabets).
 // 4. The alphabet (a character the EM dropped scores the lowest score plus 1e-4 per
 //    character before it, as spm_train), then the best-scoring pieces up to the vocabulary size.
 //
@@ -102,6 +105,8 @@ class UnigramTrainer {
   double expect_log(size_t n, double freq, Scratch* s, std::vector<int64_t>* counts) const;
   // Viterbi pass over words [begin, end): adds count per piece used.
   void viterbi_counts(size_t begin, size_t end, std::vector<double>* counts) const;
+  // The best path (piece ids, -1 for the unknown edge) over chars, without the edge of piece
+  // skip_whole spanning them all; false if it uses the unknown edge.
   bool viterbi(const char32_t* chars, size_t n, int32_t skip_whole, Scratch* s, std::vector<int32_t>* path,
                double* score) const;
   void em_step(const UnigramOptions& o, UnigramProgress* progress);
