@@ -59,6 +59,12 @@ class U64Map {
   // fuller tables take less memory and probe longer.
   void set_max_load(unsigned eighths) { max_eighths_ = eighths < 1 ? 1 : eighths > 7 ? 7 : eighths; }
   size_t size() const { return size_; }
+  // Calls f(key, value) for every entry, in table order (the same for the same inserts).
+  template <class F>
+  void for_each(F&& f) const {
+    for (size_t i = 0; i < keys_.size(); ++i)
+      if (keys_[i] != kEmpty) f(keys_[i], values_[i]);
+  }
 
  private:
   size_t slot(uint64_t key) const { return static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_); }

@@ -1,9 +1,10 @@
 """tokenforge.SentencePieceTrainer against sentencepiece 0.2.3's trainer on corpus samples.
 
 BPE: the .model and .vocab bytes must be identical (pieces, scores, types, trainer and
-normalizer specs).  Unigram: same size and meta ids, held-out tokens per byte close to
-sentencepiece's.  Every model we write must load in sentencepiece and encode there as in
-tokenforge.SentencePieceProcessor.
+normalizer specs).  Unigram: same size and meta ids, held-out tokens per byte and Viterbi
+log-likelihood per byte (benchmarks/spm_unigram_quality.py) within 1 % of sentencepiece's,
+and the same pieces on 1 and 2 threads.  Every model we write must load in sentencepiece and
+encode there as in tokenforge.SentencePieceProcessor.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 
 import pytest
 
-from _shared import corpus_sample, corpus_text, need_shared
+from _shared import benchmark_module, corpus_sample, corpus_text, need_shared
 
 spm = pytest.importorskip("sentencepiece")
 import tokenforge  # noqa: E402
@@ -123,6 +124,11 @@ def test_unigram_quality_near_sentencepiece(corpus_files, name):
     held = _held_out(name)
     ratio = _tokens_per_byte(ours.getvalue(), held) / _tokens_per_byte(ref.getvalue(), held)
     assert ratio <= 1.01, f"held-out tokens/byte {ratio:.4f} x sentencepiece's"
+    # Viterbi log-likelihood per byte, scores renormalized to sum to <= 1 in probability
+    # (log-likelihoods are negative: a ratio above 1 is worse than sentencepiece).
+    quality = benchmark_module("spm_unigram_quality")
+    ll_ref, ll_ours = (quality.viterbi_log_likelihood_per_byte(m.getvalue(), held) for m in (ref, ours))
+    assert ll_ours / ll_ref <= 1.01, f"log-likelihood/byte {ll_ours:.4f} vs sentencepiece's {ll_ref:.4f}"
 
 
 @pytest.mark.parametrize("model_type", ["bpe", "unigram"])
@@ -133,3 +139,13 @@ def test_our_models_encode_alike_in_sentencepiece(corpus_files, model_type):
     lines = _held_out("mixed", 50_000) + _held_out("multi", 30_000)
     assert sp_ours.encode(lines) == ref.encode(lines)
     assert sp_ours.decode(sp_ours.encode(lines)) == ref.decode(ref.encode(lines))
+
+
+def test_unigram_same_pieces_on_any_thread_count(corpus_files):
+    """Expected counts are summed in fixed point: the pieces and scores do not depend on threads."""
+    pieces = []
+    for threads in (1, 2):
+        sp = tokenforge.train_sentencepiece(corpus_files["multi"], 3000, num_threads=threads, minloglevel=2)
+        proto = tokenforge.sentencepiece.ModelProto.from_bytes(sp.serialized_model_proto())
+        pieces.append([(p.piece, p.score, p.type) for p in proto.pieces])
+    assert pieces[0] == pieces[1]
