@@ -7,12 +7,14 @@ ruT5, ...), in one process and in thread CPU time (the machine may be shared), b
 
 - ``GGUFReader``: ``gguf.GGUFReader(path)`` alone, what any GGUF tool pays to open the file
   before it has a tokenizer;
-- ``read``: tokenforge's ``read_vocab`` (one bounds-checked walk of the key/values);
+- ``read``: tokenforge's ``read_vocab(path, reader="tokenforge")`` (one bounds-checked walk of
+  the key/values; the default, ``reader="gguf"``, costs ``GGUFReader`` plus the layout check);
 - ``build``: the engine from the GGUFVocab (``GGUFTokenizer``);
-- ``load``: ``tokenforge.gguf.load(path)`` (read + build), then ``load/reader``, its ratio to
+- ``load``: ``tokenforge.gguf.load(path, reader="tokenforge")`` (read + build), then ``load/reader``, its ratio to
   GGUFReader alone (below 1: faster than gguf's reader, which builds no tokenizer);
-- ``from_gguf``: ``tokenforge.Tokenizer.from_gguf(path)``, the HF-style face around the engine;
-- ``same``: whether ``read_vocab`` equals ``read_vocab_with_gguf`` (the values through
+- ``from_gguf``: ``tokenforge.Tokenizer.from_gguf(path, reader="tokenforge")``, the HF-style
+  face around the engine;
+- ``same``: whether tokenforge's walk equals ``read_vocab_with_gguf`` (the values through
   ``gguf.GGUFReader``) on the file.
 
     python benchmarks/bench_gguf_load.py [--repeat 2] [--written] [NAME ...]
@@ -72,10 +74,10 @@ def main() -> None:
           f"{'build s':>8} {'load s':>7} {'load/reader':>11} {'from_gguf s':>11} {'same':>4}")
     for name, path in files:
         t_reader, _ = best(args.repeat, lambda: gguf_package.GGUFReader(path))
-        t_read, vocab = best(args.repeat, lambda: gguf.read_vocab(path))
+        t_read, vocab = best(args.repeat, lambda: gguf.read_vocab(path, reader="tokenforge"))
         t_build, _ = best(args.repeat, lambda: gguf.GGUFTokenizer(vocab))
-        t_load, _ = best(args.repeat, lambda: gguf.load(path))
-        t_face, _ = best(args.repeat, lambda: tokenforge.Tokenizer.from_gguf(path))
+        t_load, _ = best(args.repeat, lambda: gguf.load(path, reader="tokenforge"))
+        t_face, _ = best(args.repeat, lambda: tokenforge.Tokenizer.from_gguf(path, reader="tokenforge"))
         same = "yes" if read_vocab_with_gguf(path) == vocab else "NO"
         mb = path.stat().st_size / 1e6
         print(f"{name:20} {vocab.model:6} {vocab.n_tokens:7} {len(vocab.merges or []):7} {mb:5.1f} {t_reader:12.3f} "

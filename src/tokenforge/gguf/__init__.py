@@ -51,11 +51,12 @@ __all__ = ["GGUFTokenizer", "GGUFVocab", "PRE_NAMES", "TokenType", "load", "pre_
            "vocab_from_tokenizer_json", "vocab_from_wordpiece", "write_vocab"]
 
 
-def load(path: str | os.PathLike[str]) -> GGUFTokenizer:
-    """The tokenizer of a GGUF file, ready to encode as llama.cpp does.
+def load(path: str | os.PathLike[str], *, reader: str = "gguf") -> GGUFTokenizer:
+    """The tokenizer of a GGUF file, ready to encode as llama.cpp does (`reader`: see
+    :func:`read_vocab`).
 
     Raises:
         OSError: the file cannot be read.
         ValueError: not a GGUF file, no or a malformed tokenizer, an unsupported model or pre.
     """
-    return GGUFTokenizer(read_vocab(path))
+    return GGUFTokenizer(read_vocab(path, reader=reader))

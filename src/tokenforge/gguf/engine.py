@@ -114,11 +114,11 @@ class GGUFTokenizer:
                 raise ValueError(f"{flag}_token is true but the vocabulary has no {short} id")
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str]) -> GGUFTokenizer:
+    def from_file(cls, path: str | os.PathLike[str], *, reader: str = "gguf") -> GGUFTokenizer:
         """Reads a GGUF file's tokenizer (see :func:`tokenforge.gguf.reader.read_vocab`)."""
         from tokenforge.gguf.reader import read_vocab
 
-        return cls(read_vocab(path))
+        return cls(read_vocab(path, reader=reader))
 
     @staticmethod
     def _phi3_rstrip(vocab: GGUFVocab) -> frozenset[int]:

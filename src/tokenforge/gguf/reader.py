@@ -1,12 +1,13 @@
 """Reading the tokenizer metadata of a GGUF file.
 
-:func:`read_vocab` decodes the ``tokenizer.*`` key/values of a GGUF file in one
-bounds-checked walk (:mod:`.layout`) and copies them into a
-:class:`~tokenforge.gguf.vocab.GGUFVocab`: no tensor infos are read and no per-element
-objects beyond the values themselves are made, so it is many times faster than opening the
-file with ``gguf.GGUFReader`` (see ``benchmarks/bench_gguf_load.py``).
-:func:`read_vocab_with_gguf` reads the same through ``gguf.GGUFReader`` (llama.cpp's own
-reader, the `gguf` extra); the tests check that the two agree on every file.  Every
+:func:`read_vocab` reads the ``tokenizer.*`` key/values of a GGUF file into a
+:class:`~tokenforge.gguf.vocab.GGUFVocab`, by default through ``gguf.GGUFReader``
+(llama.cpp's own reader, the `gguf` extra; :func:`read_vocab_with_gguf`), after checking
+every length of the file's layout (:mod:`.layout`), which that reader trusts.  With
+``reader="tokenforge"`` the same bounds-checked walk decodes the values itself: no tensor
+infos are read and no per-element objects are made, many times faster than ``GGUFReader``
+(``benchmarks/bench_gguf_load.py``) and with no extra needed; the tests check that the two
+readers agree on every file.  Every
 failure -- not a GGUF file, a truncated one, a key of the wrong type, no tokenizer at all --
 becomes a ``ValueError`` that names the file and the problem.
 
@@ -17,7 +18,7 @@ Example:
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "not.gguf")
     >>> _ = open(path, "wb").write(b"hello")
-    >>> read_vocab(path)  # doctest: +ELLIPSIS
+    >>> read_vocab(path, reader="tokenforge")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     ValueError: ...not.gguf: not a GGUF file (it does not start with b'GGUF')
@@ -52,11 +53,13 @@ def import_gguf() -> Any:
     return gguf
 
 
-def read_vocab(path: str | os.PathLike[str]) -> GGUFVocab:
+def read_vocab(path: str | os.PathLike[str], *, reader: str = "gguf") -> GGUFVocab:
     """Reads the tokenizer metadata of a GGUF file.
 
     Args:
         path: a ``.gguf`` file (a whole model or a vocabulary-only file).
+        reader: ``"gguf"`` (``gguf.GGUFReader``, the `gguf` extra) or ``"tokenforge"``
+            (tokenforge's own walk of the key/values; the same values, many times faster).
 
     Returns:
         A :class:`GGUFVocab` with the file's values (None for absent keys).
@@ -64,8 +67,13 @@ def read_vocab(path: str | os.PathLike[str]) -> GGUFVocab:
     Raises:
         OSError: the file cannot be opened.
         ValueError: the file is not GGUF, is truncated or malformed, or holds no tokenizer
-            (no ``tokenizer.ggml.model`` or ``tokenizer.ggml.tokens``).
+            (no ``tokenizer.ggml.model`` or ``tokenizer.ggml.tokens``); an unknown `reader`.
+        ImportError: `reader` is ``"gguf"`` and the `gguf` package is missing.
     """
+    if reader == "gguf":
+        return read_vocab_with_gguf(path)
+    if reader != "tokenforge":
+        raise ValueError(f"reader must be 'gguf' or 'tokenforge', not {reader!r}")
     where = os.fspath(path)
     return _vocab_of(_walk(path, where, _wanted), where)
 
@@ -84,7 +92,7 @@ def _walk(path: str | os.PathLike[str], where: str, wanted) -> KeyValues:
 
 
 def read_vocab_with_gguf(path: str | os.PathLike[str]) -> GGUFVocab:
-    """:func:`read_vocab` through ``gguf.GGUFReader`` (slower; the oracle of the tests).
+    """:func:`read_vocab` through ``gguf.GGUFReader`` (its default reader).
 
     Raises:
         ImportError: the `gguf` package is missing.

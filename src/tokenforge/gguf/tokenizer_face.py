@@ -153,7 +153,7 @@ class GGUFModel(VocabModel):
                          "or convert a byte-level one with `tokenforge convert FILE.gguf tokenizer.json`")
 
 
-def tokenizer_from_gguf(path: str | os.PathLike[str] | GGUFVocab):
+def tokenizer_from_gguf(path: str | os.PathLike[str] | GGUFVocab, *, reader: str = "gguf"):
     """The :class:`tokenforge.Tokenizer` of a GGUF file (module docstring).
 
     Raises:
@@ -164,7 +164,7 @@ def tokenizer_from_gguf(path: str | os.PathLike[str] | GGUFVocab):
     from tokenforge.gguf.reader import read_vocab
     from tokenforge.tokenizer import AddedToken, Tokenizer
 
-    vocab = path if isinstance(path, GGUFVocab) else read_vocab(path)
+    vocab = path if isinstance(path, GGUFVocab) else read_vocab(path, reader=reader)
     engine = GGUFTokenizer(vocab)
     tok = Tokenizer(GGUFModel(engine))
     added = []

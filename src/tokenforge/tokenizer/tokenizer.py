@@ -148,14 +148,17 @@ class Tokenizer:
         return tok
 
     @classmethod
-    def from_gguf(cls, path: str | os.PathLike[str]) -> "Tokenizer":
+    def from_gguf(cls, path: str | os.PathLike[str], *, reader: str = "gguf") -> "Tokenizer":
         """The tokenizer of a GGUF file (llama.cpp, Ollama, LM Studio), encoding with llama.cpp's
         ids; special tokens in the text are recognised, as in `tokenizers`.  See
-        :mod:`tokenforge.gguf.tokenizer_face` (reading needs no extra).
+        :mod:`tokenforge.gguf.tokenizer_face`.  Read with ``gguf.GGUFReader`` (``pip install
+        'tokenforge[gguf]'``), or with ``reader="tokenforge"`` by tokenforge's own walk of the
+        file (the same values, many times faster, no extra needed).
 
         Raises:
             OSError: the file cannot be read.
             ValueError: not a GGUF file, no tokenizer in it, an unsupported model or pre.
+            ImportError: the `gguf` package is missing (with ``reader="gguf"``).
 
         Example:
             >>> import os, tempfile
@@ -171,7 +174,7 @@ class Tokenizer:
         """
         from tokenforge.gguf.tokenizer_face import tokenizer_from_gguf
 
-        return tokenizer_from_gguf(path)
+        return tokenizer_from_gguf(path, reader=reader)
 
     def to_gguf(self, path: str | os.PathLike[str], *, pre: str | None = None, name: str | None = None) -> None:
         """Writes a tokenizer-only GGUF file, atomically: a GGUF-made tokenizer's own metadata,

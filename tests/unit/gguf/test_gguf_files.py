@@ -148,9 +148,11 @@ def test_missing_extra_says_what_to_install(monkeypatch, tmp_path):
     vocab = GGUFVocab(model="gpt2", pre="gpt-2", tokens=["a", "b", "ab"], merges=["a b"])
     write_vocab(vocab, tmp_path / "y.gguf")
     monkeypatch.setitem(sys.modules, "gguf", None)
-    assert read_vocab(tmp_path / "y.gguf").tokens == vocab.tokens  # reading needs no `gguf`
-    with pytest.raises(ImportError, match=r"pip install 'tokenforge\[gguf\]'"):
-        read_vocab_with_gguf(tmp_path / "y.gguf")
+    # tokenforge's own walk needs no `gguf`; the default reader, gguf.GGUFReader, does
+    assert read_vocab(tmp_path / "y.gguf", reader="tokenforge").tokens == vocab.tokens
+    for read in (read_vocab, read_vocab_with_gguf):
+        with pytest.raises(ImportError, match=r"pip install 'tokenforge\[gguf\]'"):
+            read(tmp_path / "y.gguf")
     with pytest.raises(ImportError, match="gguf"):
         write_vocab(GGUFVocab(model="gpt2", tokens=["a"]), tmp_path / "x.gguf")
 

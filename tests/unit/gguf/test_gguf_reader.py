@@ -16,7 +16,7 @@ from tokenforge.gguf.reader import read_vocab_with_gguf
 @pytest.mark.parametrize("name", ["llama-spm", "phi-3", "deepseek-coder", "bert-bge"])  # the quick ones for
 def test_test_vocabularies_read_as_gguf_reads_them(name):  # GGUFReader; the bench checks all (its `same` column)
     need_gguf()
-    assert read_vocab(vocab_path(name)) == read_vocab_with_gguf(vocab_path(name))
+    assert read_vocab(vocab_path(name), reader="tokenforge") == read_vocab_with_gguf(vocab_path(name))
 
 
 def test_a_file_with_tensors_and_every_value_type(tmp_path):
@@ -46,7 +46,7 @@ def test_a_file_with_tensors_and_every_value_type(tmp_path):
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
     w.close()
-    ours, theirs = read_vocab(path), read_vocab_with_gguf(path)
+    ours, theirs = read_vocab(path, reader="tokenforge"), read_vocab_with_gguf(path)
     assert ours == theirs
     assert ours.tokens == ["a", "b", "ab", "é"] and ours.name == "tiny model" and ours.architecture == "llama"
     assert ours.extra["tokenizer.chat_template"][0] == "{{ messages }}"
@@ -72,7 +72,7 @@ def test_random_vocabularies_read_as_gguf_reads_them(tmp_path_factory, tokens, d
                       precompiled_charsmap=data.draw(st.none() | st.binary(min_size=1, max_size=40)))
     path = tmp_path_factory.mktemp("r") / "v.gguf"
     write_vocab(vocab, path)
-    ours = read_vocab(path)
+    ours = read_vocab(path, reader="tokenforge")
     assert ours == read_vocab_with_gguf(path)
     assert (ours.tokens, ours.scores, ours.token_types, ours.merges) == (vocab.tokens, vocab.scores,
                                                                          vocab.token_types, vocab.merges)
