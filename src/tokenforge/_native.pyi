@@ -381,3 +381,23 @@ class SpmStyleEncoder:
 
     def encode_ids_batch(self, texts: list, threads: int) -> list:
         """The ids of every text, on native threads."""
+
+    def encode_docs(self, texts: list, threads: int, prefix_ids: Sequence[int], prefix_tokens: list, suffix_ids: Sequence[int], suffix_tokens: list) -> list:
+        """
+        An SpmDoc for each text, between the given special tokens (a template's), or None where the readable pipeline must run; on native threads.
+        """
+
+class SpmDoc:
+    """
+    One text encoded by SpmStyleEncoder.encode_docs; its lists built on request.
+    """
+
+    def __len__(self) -> int: ...
+
+    def ids(self) -> object: ...
+
+    def tokens(self) -> object: ...
+
+    def offsets(self) -> object: ...
+
+    def word_ids(self) -> object: ...

@@ -160,3 +160,48 @@ def test_from_sentencepiece_native(name):
     docs = _docs("multi", 3)
     for x, y in zip(ref.encode_batch(docs), ours.encode_batch(docs)):
         assert diff(x, y) is None
+
+
+@pytest.mark.parametrize("name", NATIVE)
+@pytest.mark.parametrize("special", [True, False])
+def test_documents_finished_natively(name, special):
+    """Single texts come back as DocEncodings (the template framed in C++, lists built when
+    read): every list equal to tokenizers', whichever field is read first."""
+    need_shared()
+    from tokenforge.tokenizer.doc_encoding import DocEncoding
+
+    ref, ours = load(name)
+    docs = _docs("multi", 4) + lines("en", 10, seed=12) + ["", " ", "<s>", "a</s>b"]
+    refs = ref.encode_batch(docs, add_special_tokens=special)
+    mine = ours.encode_batch(docs, add_special_tokens=special)
+    native = sum(type(e) is DocEncoding for e in mine)  # ruT5's charsmap leaves texts with marks to Python
+    assert native == len(docs) if name != "rut5_tokenizer.json" else native >= len(docs) // 2
+    for d, r, e in zip(docs, refs, mine):
+        assert e.offsets == r.offsets, d[:60]  # offsets alone first, then the rest
+        assert e.ids == r.ids and e.word_ids == r.word_ids and e.tokens == r.tokens, d[:60]
+        assert diff(r, e) is None, d[:60]
+    for d in docs[:6]:
+        e = ours.encode(d, add_special_tokens=special)
+        assert e.ids == ref.encode(d, add_special_tokens=special).ids  # ids first
+        assert diff(ref.encode(d, add_special_tokens=special), e) is None
+
+
+@pytest.mark.parametrize("name", NATIVE)
+def test_documents_padded_and_truncated(name):
+    """Padding on DocEncodings, and truncation (the Encoding path), as tokenizers."""
+    need_shared()
+    ref, ours = load(name)
+    docs = lines("en", 8, seed=13) + _docs("code", 2)
+    for t in (ref, ours):
+        t.enable_padding(pad_id=0, pad_token="<pad>", pad_to_multiple_of=8)
+    try:
+        for x, y in zip(ref.encode_batch(docs), ours.encode_batch(docs)):
+            assert diff(x, y) is None
+        for t in (ref, ours):
+            t.enable_truncation(40, stride=5)
+        for x, y in zip(ref.encode_batch(docs), ours.encode_batch(docs)):
+            assert diff(x, y) is None
+    finally:
+        for t in (ref, ours):
+            t.no_padding()
+            t.no_truncation()

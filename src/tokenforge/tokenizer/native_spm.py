@@ -20,7 +20,10 @@ A file takes it when its pipeline is exactly:
 With a charsmap, a text in which some character may share a grapheme with its neighbour
 (marks, joiners, Hangul, CR LF, ...) or that the charsmap deletes from takes the Python
 pipeline (the C++ applies the charsmap per character; see cpp/pipeline/hf_spm_encoder.h).
-Post-processing, truncation and padding stay in Python, as for every file.  Anything else —
+Single texts without truncation come back finished (:meth:`NativeSpm.encode_final`): a
+template's special tokens (Mistral's BOS, ruT5's EOS) framed in C++, each list of the Encoding
+built when first read (:mod:`tokenforge.tokenizer.doc_encoding`).  Pairs, truncation and
+padding take the Encoding path, post-processed in Python.  Anything else —
 regex ``Replace`` of other patterns, ``Strip``, NFKC, other pre-tokenizers — runs on the Python
 pipeline.
 
@@ -42,6 +45,7 @@ from tokenforge.models.unigram import Unigram
 from tokenforge.normalizers import Precompiled, Prepend, Replace
 from tokenforge.normalizers import Sequence as NormSeq
 from tokenforge.pre_tokenizers.metaspace import SCHEMES, Metaspace
+from tokenforge.tokenizer.doc_encoding import frame_docs, single_template
 from tokenforge.tokenizer.encoding import Encoding, NativeEncoding
 from tokenforge.tokenizer.from_sentencepiece import _EDGE_SPACES as _EDGES
 from tokenforge.tokenizer.from_sentencepiece import _SPACE_RUNS as _RUNS
@@ -107,8 +111,8 @@ def _model_args(model) -> dict | None:
 class NativeSpm:
     """The C++ pipeline of one tokenizer (module docstring)."""
 
-    def __init__(self, engine) -> None:
-        self.engine = engine
+    def __init__(self, engine, template) -> None:
+        self.engine, self.template = engine, template
 
     @classmethod
     def build(cls, tok) -> "NativeSpm | None":
@@ -136,7 +140,21 @@ class NativeSpm:
             engine = _native.SpmStyleEncoder(**args, **marking, added=added, token_strs=strs)
         except ValueError:  # no unknown token and incomplete byte fallback, a broken charsmap
             return None
-        return cls(engine)
+        return cls(engine, single_template(tok.post_processor))
+
+    def encode_final(self, texts: list[str], add_special_tokens: bool, threads: int) -> list[Encoding | None] | None:
+        """Post-processed Encodings of single texts (the template's special tokens framed in
+        C++, each list made on first access), None in place of a text the Python path must
+        take; None when the processor is no single-sequence template.
+
+        Raises:
+            ValueError: a lone surrogate in a text.
+        """
+        if self.template is None:
+            return None
+        for t in texts:
+            _check_surrogates(t)
+        return frame_docs(self.engine.encode_docs, self.template, texts, add_special_tokens, threads)
 
     def encode(self, text: str, type_id: int = 0) -> Encoding | None:
         """The Encoding of one text before post-processing, or None for text the charsmap
