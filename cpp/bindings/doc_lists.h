@@ -90,18 +90,21 @@ nb::object doc_tokens(const DocFrame& f, size_t n, Token&& token) {
   });
 }
 
-inline nb::object doc_offsets(const DocFrame& f, const uint32_t* starts, const uint32_t* ends, size_t n) {
+// The offsets; the text's tokens from starts/ends, past `n` (up to n + blank) (0, 0).
+inline nb::object doc_offsets(const DocFrame& f, const uint32_t* starts, const uint32_t* ends, size_t n,
+                              size_t blank = 0) {
   const size_t a = f.pre_ids.size();
-  return build_list(n + f.around(), [&](size_t i) -> PyObject* {
+  return build_list(n + blank + f.around(), [&](size_t i) -> PyObject* {
     if (i >= a && i < a + n) return offset_pair(starts[i - a], ends[i - a]);
     Py_INCREF(f.zero_span.ptr());
     return f.zero_span.ptr();
   });
 }
 
-inline nb::object doc_words(const DocFrame& f, const uint32_t* words, size_t n) {
+// The word ids; the text's tokens from words, past `n` (up to n + blank) None.
+inline nb::object doc_words(const DocFrame& f, const uint32_t* words, size_t n, size_t blank = 0) {
   const size_t a = f.pre_ids.size();
-  return build_list(n + f.around(), [&](size_t i) -> PyObject* {
+  return build_list(n + blank + f.around(), [&](size_t i) -> PyObject* {
     if (i >= a && i < a + n) return cached_int(words[i - a]);
     Py_INCREF(Py_None);
     return Py_None;

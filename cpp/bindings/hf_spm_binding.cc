@@ -80,16 +80,32 @@ struct SpmFrame {
   size_t n_strs;
 };
 
+// With ids_only (encode_batch_fast, as tokenizers' without offsets) the text's tokens read
+// as "", every offset (0, 0) and every word id None.
 struct SpmDoc {
   std::shared_ptr<const HfEncoded> e;
   size_t begin, end;
   std::shared_ptr<const SpmFrame> frame;
+  bool ids_only;
   size_t size() const { return end - begin + frame->frame.around(); }
 };
 
 nb::object spm_doc_tokens(const SpmDoc& d) {
+  if (d.ids_only) {
+    return doc_tokens(d.frame->frame, d.end - d.begin, [](size_t) { return PyUnicode_New(0, 0); });
+  }
   TokenStrs token(d.frame->token_strs.ptr(), d.frame->n_strs, *d.e, d.begin);
   return doc_tokens(d.frame->frame, d.end - d.begin, token);
+}
+
+nb::object spm_doc_offsets(const SpmDoc& d) {
+  if (d.ids_only) return doc_offsets(d.frame->frame, nullptr, nullptr, 0, d.end - d.begin);
+  return doc_offsets(d.frame->frame, d.e->starts.data() + d.begin, d.e->ends.data() + d.begin, d.end - d.begin);
+}
+
+nb::object spm_doc_words(const SpmDoc& d) {
+  if (d.ids_only) return doc_words(d.frame->frame, nullptr, 0, d.end - d.begin);
+  return doc_words(d.frame->frame, d.e->words.data() + d.begin, d.end - d.begin);
 }
 
 using Shared = std::shared_ptr<HfEncoded>;
@@ -237,30 +253,25 @@ void bind_hf_spm(nb::module_& m) {
       .def(
           "encode_docs",
           [](const HfSpm& h, nb::list texts, int threads, std::vector<uint32_t> prefix_ids, nb::list prefix_tokens,
-             std::vector<uint32_t> suffix_ids, nb::list suffix_tokens) {
+             std::vector<uint32_t> suffix_ids, nb::list suffix_tokens, bool ids_only) {
             auto frame = std::make_shared<const SpmFrame>(SpmFrame{
                 DocFrame(std::move(prefix_ids), prefix_tokens, std::move(suffix_ids), suffix_tokens), h.token_strs,
                 h.n_strs});
-            return encode_many(h, texts, threads, false, [&](const Shared& e, size_t a, size_t b) {
-              return nb::cast(SpmDoc{e, a, b, frame});
+            return encode_many(h, texts, threads, ids_only, [&](const Shared& e, size_t a, size_t b) {
+              return nb::cast(SpmDoc{e, a, b, frame, ids_only});
             });
           },
           nb::arg("texts"), nb::arg("threads"), nb::arg("prefix_ids"), nb::arg("prefix_tokens"),
-          nb::arg("suffix_ids"), nb::arg("suffix_tokens"),
+          nb::arg("suffix_ids"), nb::arg("suffix_tokens"), nb::arg("ids_only") = false,
           "An SpmDoc for each text, between the given special tokens (a template's), or None where the "
-          "readable pipeline must run; on native threads.");
+          "readable pipeline must run; on native threads.  With ids_only, no offsets (encode_batch_fast).");
 
   nb::class_<SpmDoc>(m, "SpmDoc", "One text encoded by SpmStyleEncoder.encode_docs; its lists built on request.")
       .def("__len__", &SpmDoc::size)
       .def("ids", [](const SpmDoc& d) { return doc_ids(d.frame->frame, d.e->ids.data() + d.begin, d.end - d.begin); })
       .def("tokens", &spm_doc_tokens)
-      .def("offsets",
-           [](const SpmDoc& d) {
-             return doc_offsets(d.frame->frame, d.e->starts.data() + d.begin, d.e->ends.data() + d.begin,
-                                d.end - d.begin);
-           })
-      .def("word_ids",
-           [](const SpmDoc& d) { return doc_words(d.frame->frame, d.e->words.data() + d.begin, d.end - d.begin); });
+      .def("offsets", &spm_doc_offsets)
+      .def("word_ids", &spm_doc_words);
 }
 
 }  // namespace tf::py

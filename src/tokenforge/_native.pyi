@@ -382,9 +382,9 @@ class SpmStyleEncoder:
     def encode_ids_batch(self, texts: list, threads: int) -> list:
         """The ids of every text, on native threads."""
 
-    def encode_docs(self, texts: list, threads: int, prefix_ids: Sequence[int], prefix_tokens: list, suffix_ids: Sequence[int], suffix_tokens: list) -> list:
+    def encode_docs(self, texts: list, threads: int, prefix_ids: Sequence[int], prefix_tokens: list, suffix_ids: Sequence[int], suffix_tokens: list, ids_only: bool = False) -> list:
         """
-        An SpmDoc for each text, between the given special tokens (a template's), or None where the readable pipeline must run; on native threads.
+        An SpmDoc for each text, between the given special tokens (a template's), or None where the readable pipeline must run; on native threads.  With ids_only, no offsets (encode_batch_fast).
         """
 
 class SpmDoc:

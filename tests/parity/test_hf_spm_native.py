@@ -205,3 +205,17 @@ def test_documents_padded_and_truncated(name):
         for t in (ref, ours):
             t.no_padding()
             t.no_truncation()
+
+
+@pytest.mark.parametrize("name", NATIVE)
+def test_fast_documents(name):
+    """encode_batch_fast on documents: every field as tokenizers' (tokens "", offsets (0, 0)
+    and word ids None, but a post-processor's special tokens keep their text), also for
+    texts the Python path takes (ruT5's charsmap and a combining mark)."""
+    need_shared()
+    ref, ours = load(name)
+    docs = _docs("multi", 3) + lines("en", 6, seed=14) + ["", "e\u0301 x <s>", "a</s>b"]
+    for special in (True, False):
+        for x, y in zip(ref.encode_batch_fast(docs, add_special_tokens=special),
+                        ours.encode_batch_fast(docs, add_special_tokens=special)):
+            assert diff(x, y) is None

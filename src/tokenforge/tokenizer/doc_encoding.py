@@ -86,9 +86,9 @@ def single_template(processor) -> tuple[list, list, int] | None:
     return None if a_type is None else (pre, post, a_type)
 
 
-def frame_docs(encode_docs, template, texts: list[str], add_special_tokens: bool, threads: int) -> list:
+def frame_docs(encode_docs, template, texts: list[str], add_special_tokens: bool, threads: int, **kw) -> list:
     """DocEncodings of `texts` from a native `encode_docs(texts, threads, prefix_ids,
-    prefix_tokens, suffix_ids, suffix_tokens)`, framed by `template` (single_template's
+    prefix_tokens, suffix_ids, suffix_tokens, **kw)`, framed by `template` (single_template's
     result) when add_special_tokens; None in place of a text the native path leaves.
 
     Raises:
@@ -97,7 +97,7 @@ def frame_docs(encode_docs, template, texts: list[str], add_special_tokens: bool
     pre, post, a_type = template if add_special_tokens else ([], [], template[2])
     try:
         docs = encode_docs(texts, threads, [p[0] for p in pre], [p[1] for p in pre],
-                           [p[0] for p in post], [p[1] for p in post])
+                           [p[0] for p in post], [p[1] for p in post], **kw)
     except UnicodeEncodeError as e:
         raise ValueError(f"text holds a lone surrogate at character {e.start}") from None
     shape = ([p[2] for p in pre], a_type, [p[2] for p in post])

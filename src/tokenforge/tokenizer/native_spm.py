@@ -142,10 +142,12 @@ class NativeSpm:
             return None
         return cls(engine, single_template(tok.post_processor))
 
-    def encode_final(self, texts: list[str], add_special_tokens: bool, threads: int) -> list[Encoding | None] | None:
+    def encode_final(self, texts: list[str], add_special_tokens: bool, threads: int,
+                     ids_only: bool = False) -> list[Encoding | None] | None:
         """Post-processed Encodings of single texts (the template's special tokens framed in
         C++, each list made on first access), None in place of a text the Python path must
-        take; None when the processor is no single-sequence template.
+        take; None when the processor is no single-sequence template.  With ids_only, as
+        `encode_batch_fast` gives them: the text's tokens "", offsets (0, 0), word ids None.
 
         Raises:
             ValueError: a lone surrogate in a text.
@@ -154,7 +156,12 @@ class NativeSpm:
             return None
         for t in texts:
             _check_surrogates(t)
-        return frame_docs(self.engine.encode_docs, self.template, texts, add_special_tokens, threads)
+        return frame_docs(self.engine.encode_docs, self.template, texts, add_special_tokens, threads,
+                          ids_only=ids_only)
+
+    def encode_final_fast(self, texts: list[str], add_special_tokens: bool, threads: int) -> list | None:
+        """encode_final without offsets (encode_batch_fast)."""
+        return self.encode_final(texts, add_special_tokens, threads, ids_only=True)
 
     def encode(self, text: str, type_id: int = 0) -> Encoding | None:
         """The Encoding of one text before post-processing, or None for text the charsmap
