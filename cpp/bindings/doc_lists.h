@@ -4,7 +4,8 @@
 // when asked.  Used by the native BERT (wordpiece_binding.cc) and SentencePiece-style
 // (hf_spm_binding.cc) documents.  Special tokens get offsets (0, 0) and word id None, as
 // tokenizers' post-processor gives them.  Offsets are tuples of shared int objects, left
-// out of the garbage collector (two ints hold no cycle).
+// out of the garbage collector (two ints hold no cycle); those of short tokens near the
+// start of a text are shared tuples (offset_pair).
 #pragma once
 
 #include <nanobind/nanobind.h>
@@ -53,7 +54,7 @@ nb::object build_list(size_t n, Make&& make) {
 }
 
 // The new tuple (a, b) of cached ints, untracked; nullptr with an error set.
-inline PyObject* offset_pair(uint32_t a, uint32_t b) {
+inline PyObject* new_pair(uint32_t a, uint32_t b) {
   PyObject* x = cached_int(a);
   PyObject* y = x != nullptr ? cached_int(b) : nullptr;
   PyObject* t = y != nullptr ? PyTuple_New(2) : nullptr;
@@ -66,6 +67,24 @@ inline PyObject* offset_pair(uint32_t a, uint32_t b) {
   PyTuple_SET_ITEM(t, 1, y);
   PyObject_GC_UnTrack(t);
   return t;
+}
+
+// Offsets (a, a + len) with a < kPairStarts and len < kPairLens are shared tuples, made on
+// first use and kept for the life of the process (at most 128 Ki tuples), as the ints of
+// cached_int: a tuple is immutable, so sharing is invisible but for `is`, and a token's
+// offsets then cost an incref instead of a tuple made, later freed, and counted towards the
+// garbage collector's next collection.
+constexpr uint32_t kPairStarts = 1u << 13, kPairLens = 16;
+inline PyObject* pair_cache_slots[kPairStarts * kPairLens] = {};
+
+// The tuple (a, b) (a new reference), or nullptr with an error set (GIL held).
+inline PyObject* offset_pair(uint32_t a, uint32_t b) {
+  const uint32_t len = b - a;
+  if (a >= kPairStarts || len >= kPairLens) return new_pair(a, b);
+  PyObject*& slot = pair_cache_slots[a * kPairLens + len];
+  if (slot == nullptr && (slot = new_pair(a, b)) == nullptr) return nullptr;
+  Py_INCREF(slot);
+  return slot;
 }
 
 // The ids of the framed text: frame + ids[0, n).
