@@ -130,25 +130,38 @@ nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only,
       [&](size_t c) {
         Chunk& ch = chunks[c];
         thread_local Utf8Buffer buffer;
+        // Encoded into the thread's buffers (grown once), then copied out at their size:
+        // the chunk's arrays live as long as its documents.
+        thread_local HfEncoded work;
+        HfEncoded& e = work;
+        e.clear();
         for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
           const std::string_view text = to_utf8(views[i], &buffer);
-          const size_t before = ch.e->ids.size();
-          const size_t surface = ch.e->surface_at.size();
-          const bool ok = h.encoder.encode(text, ch.e.get(), ids_only);
+          const size_t before = e.ids.size();
+          const size_t surface = e.surface_at.size();
+          const bool ok = h.encoder.encode(text, &e, ids_only);
           if (!ok) {  // drop what it appended
-            ch.e->ids.resize(before);
+            e.ids.resize(before);
             if (!ids_only) {
-              ch.e->starts.resize(before);
-              ch.e->ends.resize(before);
-              ch.e->words.resize(before);
-              ch.e->surface_at.resize(surface);
-              ch.e->surface_end.resize(surface);
-              ch.e->surface.resize(surface ? ch.e->surface_end.back() : 0);
+              e.starts.resize(before);
+              e.ends.resize(before);
+              e.words.resize(before);
+              e.surface_at.resize(surface);
+              e.surface_end.resize(surface);
+              e.surface.resize(surface ? e.surface_end.back() : 0);
             }
           }
           ch.ok.push_back(ok);
-          ch.ends.push_back(ch.e->ids.size());
+          ch.ends.push_back(e.ids.size());
         }
+        HfEncoded& kept = *ch.e;
+        kept.ids.assign(e.ids.begin(), e.ids.end());
+        kept.starts.assign(e.starts.begin(), e.starts.end());
+        kept.ends.assign(e.ends.begin(), e.ends.end());
+        kept.words.assign(e.words.begin(), e.words.end());
+        kept.surface_at.assign(e.surface_at.begin(), e.surface_at.end());
+        kept.surface_end.assign(e.surface_end.begin(), e.surface_end.end());
+        kept.surface.assign(e.surface);
       },
       [&](size_t c) {
         Chunk& ch = chunks[c];
