@@ -110,6 +110,25 @@ nb::object spm_doc_words(const SpmDoc& d) {
 
 using Shared = std::shared_ptr<HfEncoded>;
 
+// The index of the first surrogate unit of v, or -1.  Any is lone: a str holds a pair as
+// one 4-byte character.
+int64_t first_surrogate(const StrView& v) {
+  for (size_t i = 0; i < v.length; ++i) {
+    const uint32_t u = v.kind == PyUnicode_2BYTE_KIND ? static_cast<const uint16_t*>(v.data)[i]
+                                                      : static_cast<const uint32_t*>(v.data)[i];
+    if (u >= 0xD800 && u <= 0xDFFF) return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
+// Whether the UTF-8 holds U+FFFD, which to_utf8 also puts for a lone surrogate.
+bool has_replacement(std::string_view t) {
+  for (size_t i = t.find('\xEF'); i != std::string_view::npos; i = t.find('\xEF', i + 1)) {
+    if (t.size() - i >= 3 && t[i + 1] == '\xBF' && t[i + 2] == '\xBD') return true;
+  }
+  return false;
+}
+
 // Every text of `texts` encoded on `threads` threads; each item built by make(e, begin, end).
 template <typename Make>
 nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only, Make make) {
@@ -121,6 +140,7 @@ nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only,
     std::shared_ptr<HfEncoded> e = std::make_shared<HfEncoded>();
     std::vector<size_t> ends;  // item k of the chunk is tokens [ends[k - 1], ends[k])
     std::vector<uint8_t> ok;   // item k was encoded (else it is None: the caller's pipeline)
+    int64_t bad = -1, bad_at = 0;  // the first item with a lone surrogate, and where
   };
   std::vector<Chunk> chunks(starts.size() - 1);
   ResultList out(n);
@@ -137,6 +157,15 @@ nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only,
         e.clear();
         for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
           const std::string_view text = to_utf8(views[i], &buffer);
+          if (!views[i].ascii && views[i].kind != PyUnicode_1BYTE_KIND && has_replacement(text)) {
+            const int64_t at = first_surrogate(views[i]);
+            if (at >= 0) {
+              if (ch.bad < 0) ch.bad = static_cast<int64_t>(i), ch.bad_at = at;
+              ch.ok.push_back(0);
+              ch.ends.push_back(e.ids.size());
+              continue;
+            }
+          }
           const size_t before = e.ids.size();
           const size_t surface = e.surface_at.size();
           const bool ok = h.encoder.encode(text, &e, ids_only);
@@ -183,6 +212,9 @@ nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only,
         return true;
       });
   if (!ok) throw nb::python_error();
+  for (const Chunk& ch : chunks) {
+    if (ch.bad >= 0) value_error("text holds a lone surrogate at character " + std::to_string(ch.bad_at));
+  }
   return out.done();
 }
 

@@ -219,3 +219,19 @@ def test_fast_documents(name):
         for x, y in zip(ref.encode_batch_fast(docs, add_special_tokens=special),
                         ours.encode_batch_fast(docs, add_special_tokens=special)):
             assert diff(x, y) is None
+
+
+@pytest.mark.parametrize("name", NATIVE)
+def test_lone_surrogates_raise(name):
+    """A lone surrogate: ValueError naming the character, on every entry point (the engine
+    finds it: the UTF-8 it encodes shows it as U+FFFD, which a text may also hold itself)."""
+    need_shared()
+    ref, ours = load(name)
+    for bad, at in (("ab\ud800c", 2), ("\u00e9\U0001F600 \udfff", 3), ("\ufffd x \ud83d", 4)):
+        for call in (lambda: ours.encode(bad), lambda: ours.encode_batch(["fine", bad]),
+                     lambda: ours.encode_batch_fast([bad]), lambda: ours.encode(bad, "pair")):
+            with pytest.raises(ValueError, match=f"surrogate at character {at}"):
+                call()
+    good = ["\ufffd real replacement \u00e9", "x\ufffd\U0001F600"]
+    for x, y in zip(ref.encode_batch(good), ours.encode_batch(good)):
+        assert diff(x, y) is None

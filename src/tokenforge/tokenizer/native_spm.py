@@ -154,8 +154,6 @@ class NativeSpm:
         """
         if self.template is None:
             return None
-        for t in texts:
-            _check_surrogates(t)
         return frame_docs(self.engine.encode_docs, self.template, texts, add_special_tokens, threads,
                           ids_only=ids_only)
 
@@ -175,15 +173,15 @@ class NativeSpm:
         return None if out is None else _encoding(*out, type_id)
 
     def encode_batch(self, texts: list[str], threads: int) -> list[Encoding | None]:
-        """Encodings of many texts, on native threads (None where the Python path must run)."""
-        for t in texts:
-            _check_surrogates(t)
+        """Encodings of many texts, on native threads (None where the Python path must run).
+
+        Raises:
+            ValueError: a lone surrogate in a text (found by the engine).
+        """
         return [None if x is None else _encoding(*x, 0) for x in self.engine.encode_batch(texts, threads)]
 
     def ids_batch(self, texts: list[str], threads: int) -> list[list[int] | None]:
         """Ids of many texts, on native threads (None where the Python path must run)."""
-        for t in texts:
-            _check_surrogates(t)
         return self.engine.encode_ids_batch(texts, threads)
 
 
