@@ -53,11 +53,10 @@ nb::object build_list(size_t n, Make&& make) {
   return owner;
 }
 
-// The new tuple (a, b) of cached ints, untracked; nullptr with an error set.
-inline PyObject* new_pair(uint32_t a, uint32_t b) {
-  PyObject* x = cached_int(a);
-  PyObject* y = x != nullptr ? cached_int(b) : nullptr;
-  PyObject* t = y != nullptr ? PyTuple_New(2) : nullptr;
+// The new tuple (x, y), untracked (two ints hold no cycle), stealing both references;
+// nullptr with an error set when x or y is nullptr (the other is released) or on no memory.
+inline PyObject* steal_pair(PyObject* x, PyObject* y) {
+  PyObject* t = x != nullptr && y != nullptr ? PyTuple_New(2) : nullptr;
   if (t == nullptr) {
     Py_XDECREF(x);
     Py_XDECREF(y);
@@ -67,6 +66,12 @@ inline PyObject* new_pair(uint32_t a, uint32_t b) {
   PyTuple_SET_ITEM(t, 1, y);
   PyObject_GC_UnTrack(t);
   return t;
+}
+
+// The new tuple (a, b) of cached ints, untracked; nullptr with an error set.
+inline PyObject* new_pair(uint32_t a, uint32_t b) {
+  PyObject* x = cached_int(a);
+  return steal_pair(x, x != nullptr ? cached_int(b) : nullptr);
 }
 
 // Offsets (a, a + len) with a < kPairStarts and len < kPairLens are shared tuples, made on

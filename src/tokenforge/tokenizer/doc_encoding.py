@@ -19,21 +19,7 @@ Example:
 from __future__ import annotations
 
 from tokenforge.processors import BertProcessing, TemplateProcessing
-from tokenforge.tokenizer.encoding import Encoding
-
-
-def _from_doc(field: str, make):
-    slot = Encoding.__dict__[field]
-
-    def get(self):
-        try:
-            return slot.__get__(self)
-        except AttributeError:
-            value = make(self)
-            slot.__set__(self, value)
-            return value
-
-    return property(get, slot.__set__)
+from tokenforge.tokenizer.encoding import Encoding, lazy_field
 
 
 def _spread(self, pre, mid, post) -> list:
@@ -51,15 +37,15 @@ class DocEncoding(Encoding):
         Encoding.overflowing.__set__(self, [])
         Encoding._trim.__set__(self, None)
 
-    ids = _from_doc("ids", lambda self: self._doc.ids())
-    tokens = _from_doc("tokens", lambda self: self._doc.tokens())
-    offsets = _from_doc("offsets", lambda self: self._doc.offsets())
-    word_ids = _from_doc("word_ids", lambda self: self._doc.word_ids())
-    type_ids = _from_doc("type_ids", lambda self: _spread(self, self._shape[0], self._shape[1], self._shape[2]))
-    special_tokens_mask = _from_doc("special_tokens_mask", lambda self: _spread(
+    ids = lazy_field("ids", lambda self: self._doc.ids())
+    tokens = lazy_field("tokens", lambda self: self._doc.tokens())
+    offsets = lazy_field("offsets", lambda self: self._doc.offsets())
+    word_ids = lazy_field("word_ids", lambda self: self._doc.word_ids())
+    type_ids = lazy_field("type_ids", lambda self: _spread(self, self._shape[0], self._shape[1], self._shape[2]))
+    special_tokens_mask = lazy_field("special_tokens_mask", lambda self: _spread(
         self, [1] * len(self._shape[0]), 0, [1] * len(self._shape[2])))
-    attention_mask = _from_doc("attention_mask", lambda self: [1] * len(self._doc))
-    sequence_ids = _from_doc("sequence_ids", lambda self: _spread(
+    attention_mask = lazy_field("attention_mask", lambda self: [1] * len(self._doc))
+    sequence_ids = lazy_field("sequence_ids", lambda self: _spread(
         self, [None] * len(self._shape[0]), 0, [None] * len(self._shape[2])))
 
 
