@@ -82,6 +82,10 @@ struct SpmFrame {
 
 // With ids_only (encode_batch_fast, as tokenizers' without offsets) the text's tokens read
 // as "", every offset (0, 0) and every word id None.
+struct SpmFrameHandle {  // a frame made once (SpmStyleEncoder.frame) for encode_doc
+  std::shared_ptr<const SpmFrame> frame;
+};
+
 struct SpmDoc {
   std::shared_ptr<const HfEncoded> e;
   size_t begin, end;
@@ -110,9 +114,16 @@ nb::object spm_doc_words(const SpmDoc& d) {
 
 using Shared = std::shared_ptr<HfEncoded>;
 
-// The index of the first surrogate unit of v, or -1.  Any is lone: a str holds a pair as
-// one 4-byte character.
-int64_t first_surrogate(const StrView& v) {
+// The index of the first lone surrogate of a str, given its view and to_utf8's UTF-8 of
+// it, or -1.  Checked only when the UTF-8 holds U+FFFD (what to_utf8 puts for a lone
+// surrogate); then any surrogate unit is lone: a str holds a pair as one 4-byte character.
+int64_t lone_surrogate(const StrView& v, std::string_view utf8) {
+  if (v.ascii || v.kind == PyUnicode_1BYTE_KIND) return -1;
+  bool replacement = false;
+  for (size_t i = utf8.find('\xEF'); i != std::string_view::npos && !replacement; i = utf8.find('\xEF', i + 1)) {
+    replacement = utf8.size() - i >= 3 && utf8[i + 1] == '\xBF' && utf8[i + 2] == '\xBD';
+  }
+  if (!replacement) return -1;
   for (size_t i = 0; i < v.length; ++i) {
     const uint32_t u = v.kind == PyUnicode_2BYTE_KIND ? static_cast<const uint16_t*>(v.data)[i]
                                                       : static_cast<const uint32_t*>(v.data)[i];
@@ -121,12 +132,21 @@ int64_t first_surrogate(const StrView& v) {
   return -1;
 }
 
-// Whether the UTF-8 holds U+FFFD, which to_utf8 also puts for a lone surrogate.
-bool has_replacement(std::string_view t) {
-  for (size_t i = t.find('\xEF'); i != std::string_view::npos; i = t.find('\xEF', i + 1)) {
-    if (t.size() - i >= 3 && t[i + 1] == '\xBF' && t[i + 2] == '\xBD') return true;
-  }
-  return false;
+[[noreturn]] void surrogate_error(int64_t at) {
+  value_error("text holds a lone surrogate at character " + std::to_string(at));
+}
+
+// A copy of `from` in arrays of its size (what documents keep alive).
+std::shared_ptr<HfEncoded> kept_copy(const HfEncoded& from) {
+  auto kept = std::make_shared<HfEncoded>();
+  kept->ids.assign(from.ids.begin(), from.ids.end());
+  kept->starts.assign(from.starts.begin(), from.starts.end());
+  kept->ends.assign(from.ends.begin(), from.ends.end());
+  kept->words.assign(from.words.begin(), from.words.end());
+  kept->surface_at.assign(from.surface_at.begin(), from.surface_at.end());
+  kept->surface_end.assign(from.surface_end.begin(), from.surface_end.end());
+  kept->surface.assign(from.surface);
+  return kept;
 }
 
 // Every text of `texts` encoded on `threads` threads; each item built by make(e, begin, end).
@@ -137,7 +157,7 @@ nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only,
   const std::vector<StrView> views = str_views(items);
   const std::vector<size_t> starts = batch_chunks(n, threads, [&](size_t i) { return approx_utf8_size(views[i]); });
   struct alignas(64) Chunk {  // own cache line: two threads fill neighbouring chunks
-    std::shared_ptr<HfEncoded> e = std::make_shared<HfEncoded>();
+    std::shared_ptr<HfEncoded> e;  // set when the chunk is encoded
     std::vector<size_t> ends;  // item k of the chunk is tokens [ends[k - 1], ends[k])
     std::vector<uint8_t> ok;   // item k was encoded (else it is None: the caller's pipeline)
     int64_t bad = -1, bad_at = 0;  // the first item with a lone surrogate, and where
@@ -157,14 +177,11 @@ nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only,
         e.clear();
         for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
           const std::string_view text = to_utf8(views[i], &buffer);
-          if (!views[i].ascii && views[i].kind != PyUnicode_1BYTE_KIND && has_replacement(text)) {
-            const int64_t at = first_surrogate(views[i]);
-            if (at >= 0) {
-              if (ch.bad < 0) ch.bad = static_cast<int64_t>(i), ch.bad_at = at;
-              ch.ok.push_back(0);
-              ch.ends.push_back(e.ids.size());
-              continue;
-            }
+          if (const int64_t at = lone_surrogate(views[i], text); at >= 0) {
+            if (ch.bad < 0) ch.bad = static_cast<int64_t>(i), ch.bad_at = at;
+            ch.ok.push_back(0);
+            ch.ends.push_back(e.ids.size());
+            continue;
           }
           const size_t before = e.ids.size();
           const size_t surface = e.surface_at.size();
@@ -183,14 +200,7 @@ nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only,
           ch.ok.push_back(ok);
           ch.ends.push_back(e.ids.size());
         }
-        HfEncoded& kept = *ch.e;
-        kept.ids.assign(e.ids.begin(), e.ids.end());
-        kept.starts.assign(e.starts.begin(), e.starts.end());
-        kept.ends.assign(e.ends.begin(), e.ends.end());
-        kept.words.assign(e.words.begin(), e.words.end());
-        kept.surface_at.assign(e.surface_at.begin(), e.surface_at.end());
-        kept.surface_end.assign(e.surface_end.begin(), e.surface_end.end());
-        kept.surface.assign(e.surface);
+        ch.e = kept_copy(e);
       },
       [&](size_t c) {
         Chunk& ch = chunks[c];
@@ -213,7 +223,7 @@ nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only,
       });
   if (!ok) throw nb::python_error();
   for (const Chunk& ch : chunks) {
-    if (ch.bad >= 0) value_error("text holds a lone surrogate at character " + std::to_string(ch.bad_at));
+    if (ch.bad >= 0) surrogate_error(ch.bad_at);
   }
   return out.done();
 }
@@ -309,7 +319,38 @@ void bind_hf_spm(nb::module_& m) {
           nb::arg("texts"), nb::arg("threads"), nb::arg("prefix_ids"), nb::arg("prefix_tokens"),
           nb::arg("suffix_ids"), nb::arg("suffix_tokens"), nb::arg("ids_only") = false,
           "An SpmDoc for each text, between the given special tokens (a template's), or None where the "
-          "readable pipeline must run; on native threads.  With ids_only, no offsets (encode_batch_fast).");
+          "readable pipeline must run; on native threads.  With ids_only, no offsets (encode_batch_fast).")
+      .def(
+          "frame",
+          [](const HfSpm& h, std::vector<uint32_t> prefix_ids, nb::list prefix_tokens, std::vector<uint32_t> suffix_ids,
+             nb::list suffix_tokens) {
+            return SpmFrameHandle{std::make_shared<const SpmFrame>(SpmFrame{
+                DocFrame(std::move(prefix_ids), prefix_tokens, std::move(suffix_ids), suffix_tokens), h.token_strs,
+                h.n_strs})};
+          },
+          nb::arg("prefix_ids"), nb::arg("prefix_tokens"), nb::arg("suffix_ids"), nb::arg("suffix_tokens"),
+          "The special tokens before and after a text, made once for encode_doc.")
+      .def(
+          "encode_doc",
+          [](const HfSpm& h, nb::str text, const SpmFrameHandle& frame) -> nb::object {
+            const StrView view = str_view(text);
+            thread_local Utf8Buffer buffer;
+            const std::string_view utf8 = to_utf8(view, &buffer);
+            if (const int64_t at = lone_surrogate(view, utf8); at >= 0) surrogate_error(at);
+            thread_local HfEncoded work;
+            work.clear();
+            bool ok;
+            {
+              nb::gil_scoped_release release;
+              ok = h.encoder.encode(utf8, &work, false);
+            }
+            if (!ok) return nb::none();
+            return nb::cast(SpmDoc{kept_copy(work), 0, work.ids.size(), frame.frame, false});
+          },
+          nb::arg("text"), nb::arg("frame"),
+          "encode_docs of one text in the given frame, without the batch's threads: an SpmDoc, or None.");
+
+  nb::class_<SpmFrameHandle>(m, "SpmFrame", "The special tokens around a text, for SpmStyleEncoder.encode_doc.");
 
   nb::class_<SpmDoc>(m, "SpmDoc", "One text encoded by SpmStyleEncoder.encode_docs; its lists built on request.")
       .def("__len__", &SpmDoc::size)

@@ -45,7 +45,7 @@ from tokenforge.models.unigram import Unigram
 from tokenforge.normalizers import Precompiled, Prepend, Replace
 from tokenforge.normalizers import Sequence as NormSeq
 from tokenforge.pre_tokenizers.metaspace import SCHEMES, Metaspace
-from tokenforge.tokenizer.doc_encoding import frame_docs, single_template
+from tokenforge.tokenizer.doc_encoding import DocEncoding, frame_docs, single_template
 from tokenforge.tokenizer.encoding import Encoding, NativeEncoding
 from tokenforge.tokenizer.from_sentencepiece import _EDGE_SPACES as _EDGES
 from tokenforge.tokenizer.from_sentencepiece import _SPACE_RUNS as _RUNS
@@ -113,6 +113,13 @@ class NativeSpm:
 
     def __init__(self, engine, template) -> None:
         self.engine, self.template = engine, template
+        self._frames = {}  # add_special_tokens -> (the engine's frame, DocEncoding's shape)
+        if template is not None:
+            for special in (True, False):
+                pre, post, a_type = template if special else ([], [], template[2])
+                frame = engine.frame([p[0] for p in pre], [p[1] for p in pre], [p[0] for p in post],
+                                     [p[1] for p in post])
+                self._frames[special] = (frame, ([p[2] for p in pre], a_type, [p[2] for p in post]))
 
     @classmethod
     def build(cls, tok) -> "NativeSpm | None":
@@ -156,6 +163,19 @@ class NativeSpm:
             return None
         return frame_docs(self.engine.encode_docs, self.template, texts, add_special_tokens, threads,
                           ids_only=ids_only)
+
+    def encode_final_one(self, text: str, add_special_tokens: bool) -> Encoding | None:
+        """encode_final of one text, without the batch machinery (Tokenizer.encode); None
+        when the Python path must take it.
+
+        Raises:
+            ValueError: a lone surrogate in the text.
+        """
+        if self.template is None:
+            return None
+        frame, shape = self._frames[bool(add_special_tokens)]
+        doc = self.engine.encode_doc(text, frame)
+        return None if doc is None else DocEncoding(doc, shape)
 
     def encode_final_fast(self, texts: list[str], add_special_tokens: bool, threads: int) -> list | None:
         """encode_final without offsets (encode_batch_fast)."""

@@ -332,6 +332,13 @@ class Tokenizer:
         Raises:
             ValueError: a lone surrogate or a value that is not text.
         """
+        if pair is None and not is_pretokenized and self._truncation is None and isinstance(sequence, str):
+            one = getattr(self._native_engine(), "encode_final_one", None)
+            enc = one(sequence, add_special_tokens) if one is not None else None
+            if enc is not None:
+                if self._padding is not None:
+                    self._padding.pad([enc])
+                return enc
         done = self._native_final([sequence], add_special_tokens, 1) if pair is None and not is_pretokenized else None
         if done is not None and done[0] is not None:
             if self._padding is not None:
