@@ -1,7 +1,10 @@
 // Binding of tf::hf::SpmStyleEncoder: SentencePiece-style tokenizer.json pipelines
-// (tokenforge/tokenizer/native_spm.py builds it).  Each encoded text comes back as the
-// lists an Encoding holds: (ids, tokens, offsets, word ids); batches run on native
-// threads with the GIL released (bindings/batch.h).
+// (tokenforge/tokenizer/native_spm.py builds it).  `encode`/`encode_batch` give each text as
+// the lists an Encoding holds: (ids, tokens, offsets, word ids); `encode_docs`/`encode_doc`
+// give SpmDocs: a text's arrays framed by a template's special tokens (bindings/doc_lists.h),
+// turned into lists only when read (tokenizer/doc_encoding.py).  Batches run on native
+// threads with the GIL released (bindings/batch.h); a batch's documents share their
+// chunk's arrays, copied out at their size.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>

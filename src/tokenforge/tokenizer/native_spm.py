@@ -20,10 +20,12 @@ A file takes it when its pipeline is exactly:
 With a charsmap, a text in which some character may share a grapheme with its neighbour
 (marks, joiners, Hangul, CR LF, ...) or that the charsmap deletes from takes the Python
 pipeline (the C++ applies the charsmap per character; see cpp/pipeline/hf_spm_encoder.h).
-Single texts without truncation come back finished (:meth:`NativeSpm.encode_final`): a
+Single texts without truncation come back finished (:meth:`NativeSpm.encode_final`, one text
+:meth:`NativeSpm.encode_final_one`, without offsets :meth:`NativeSpm.encode_final_fast`): a
 template's special tokens (Mistral's BOS, ruT5's EOS) framed in C++, each list of the Encoding
-built when first read (:mod:`tokenforge.tokenizer.doc_encoding`).  Pairs, truncation and
-padding take the Encoding path, post-processed in Python.  Anything else —
+built when first read (:mod:`tokenforge.tokenizer.doc_encoding`); padding applies to them as to
+any Encoding.  Pairs and truncation take the Encoding path, post-processed in Python.  Lone
+surrogates raise ValueError (the engine finds them in the batch paths).  Anything else —
 regex ``Replace`` of other patterns, ``Strip``, NFKC, other pre-tokenizers — runs on the Python
 pipeline.
 
