@@ -117,6 +117,11 @@ nb::object spm_doc_words(const SpmDoc& d) {
 
 using Shared = std::shared_ptr<HfEncoded>;
 
+// One text encoded (GIL released) into the calling thread's arrays, valid until its next
+// call; nullptr for text the readable pipeline must take.  Raises ValueError on a lone
+// surrogate.
+const HfEncoded* encode_text(const HfSpm& h, nb::str text);
+
 // The index of the first lone surrogate of a str, given its view and to_utf8's UTF-8 of
 // it, or -1.  Checked only when the UTF-8 holds U+FFFD (what to_utf8 puts for a lone
 // surrogate); then any surrogate unit is lone: a str holds a pair as one 4-byte character.
@@ -150,6 +155,21 @@ std::shared_ptr<HfEncoded> kept_copy(const HfEncoded& from) {
   kept->surface_end.assign(from.surface_end.begin(), from.surface_end.end());
   kept->surface.assign(from.surface);
   return kept;
+}
+
+const HfEncoded* encode_text(const HfSpm& h, nb::str text) {
+  const StrView view = str_view(text);
+  thread_local Utf8Buffer buffer;
+  const std::string_view utf8 = to_utf8(view, &buffer);
+  if (const int64_t at = lone_surrogate(view, utf8); at >= 0) surrogate_error(at);
+  thread_local HfEncoded work;
+  work.clear();
+  bool ok;
+  {
+    nb::gil_scoped_release release;
+    ok = h.encoder.encode(utf8, &work, false);
+  }
+  return ok ? &work : nullptr;
 }
 
 // Every text of `texts` encoded on `threads` threads; each item built by make(e, begin, end).
@@ -278,16 +298,8 @@ void bind_hf_spm(nb::module_& m) {
       .def(
           "encode",
           [](const HfSpm& h, nb::str text) -> nb::object {
-            const std::string_view view = utf8(text);
-            thread_local HfEncoded e;
-            e.clear();
-            bool ok;
-            {
-              nb::gil_scoped_release release;
-              ok = h.encoder.encode(view, &e, false);
-            }
-            if (!ok) return nb::none();
-            return encoding_tuple(h, e, 0, e.ids.size());
+            const HfEncoded* e = encode_text(h, text);
+            return e == nullptr ? nb::none() : encoding_tuple(h, *e, 0, e->ids.size());
           },
           nb::arg("text"),
           "(ids, tokens, offsets, word ids) of one text (valid UTF-8: no lone surrogates), or None for text "
@@ -336,19 +348,8 @@ void bind_hf_spm(nb::module_& m) {
       .def(
           "encode_doc",
           [](const HfSpm& h, nb::str text, const SpmFrameHandle& frame) -> nb::object {
-            const StrView view = str_view(text);
-            thread_local Utf8Buffer buffer;
-            const std::string_view utf8 = to_utf8(view, &buffer);
-            if (const int64_t at = lone_surrogate(view, utf8); at >= 0) surrogate_error(at);
-            thread_local HfEncoded work;
-            work.clear();
-            bool ok;
-            {
-              nb::gil_scoped_release release;
-              ok = h.encoder.encode(utf8, &work, false);
-            }
-            if (!ok) return nb::none();
-            return nb::cast(SpmDoc{kept_copy(work), 0, work.ids.size(), frame.frame, false});
+            const HfEncoded* e = encode_text(h, text);
+            return e == nullptr ? nb::none() : nb::cast(SpmDoc{kept_copy(*e), 0, e->ids.size(), frame.frame, false});
           },
           nb::arg("text"), nb::arg("frame"),
           "encode_docs of one text in the given frame, without the batch's threads: an SpmDoc, or None.");
