@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bindings/common.h"
+#include "bindings/doc_lists.h"
 
 namespace tf::py {
 
@@ -54,18 +55,10 @@ nb::tuple lists_of(const int64_t* id, size_t n, Ids lens, nb::tuple numbers, nb:
     const size_t stop = pos + static_cast<size_t>(len[id[i]]);
     for (; pos < stop; ++pos) chars += (data[pos] & 0xC0) != 0x80;
     PyObject* a = number_of(start);
-    PyObject* b = a != nullptr ? number_of(chars) : nullptr;
-    PyObject* pair = b != nullptr ? PyTuple_New(2) : nullptr;
-    if (pair == nullptr) {
-      Py_XDECREF(a);
-      Py_XDECREF(b);
-      throw nb::python_error();
-    }
-    PyTuple_SET_ITEM(pair, 0, a);
-    PyTuple_SET_ITEM(pair, 1, b);
-    // A tuple of two ints can hold no cycle: untracked (as CPython's collector would leave
-    // it), it is never traversed by a garbage collection that these allocations trigger.
-    PyObject_GC_UnTrack(pair);
+    // Untracked (as CPython's collector would leave it): never traversed by a garbage
+    // collection that these allocations trigger.
+    PyObject* pair = steal_pair(a, a != nullptr ? number_of(chars) : nullptr);
+    if (pair == nullptr) throw nb::python_error();
     PyList_SET_ITEM(offs.ptr(), static_cast<Py_ssize_t>(i), pair);
     PyList_SET_ITEM(id_list.ptr(), static_cast<Py_ssize_t>(i), number_of(id[i]));
     PyObject* token = PyTuple_GET_ITEM(tokens.ptr(), static_cast<Py_ssize_t>(id[i]));

@@ -1,7 +1,10 @@
 // Binding of tf::hf::SpmStyleEncoder: SentencePiece-style tokenizer.json pipelines
-// (tokenforge/tokenizer/native_spm.py builds it).  Each encoded text comes back as the
-// lists an Encoding holds: (ids, tokens, offsets, word ids); batches run on native
-// threads with the GIL released (bindings/batch.h).
+// (tokenforge/tokenizer/native_spm.py builds it).  `encode`/`encode_batch` give each text as
+// the lists an Encoding holds: (ids, tokens, offsets, word ids); `encode_docs`/`encode_doc`
+// give SpmDocs: a text's arrays framed by a template's special tokens (bindings/doc_lists.h),
+// turned into lists only when read (tokenizer/doc_encoding.py).  Batches run on native
+// threads with the GIL released (bindings/batch.h); a batch's documents share their
+// chunk's arrays, copied out at their size.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -15,6 +18,7 @@
 
 #include "bindings/batch.h"
 #include "bindings/common.h"
+#include "bindings/doc_lists.h"
 #include "pipeline/hf_spm_encoder.h"
 
 namespace nb = nanobind;
@@ -32,76 +36,140 @@ struct HfSpm {
   size_t n_strs;
 };
 
-// A list of n cached ints read through get(i); nullptr with a Python error set.
-template <typename Get>
-PyObject* int_list(size_t n, Get get) {
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
-  if (list == nullptr) return nullptr;
-  for (size_t i = 0; i < n; ++i) {
-    PyObject* v = get(i);
-    if (v == nullptr) {
-      Py_DECREF(list);
-      return nullptr;
-    }
-    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), v);
+// The tokens of [begin, begin + n) of e, each from token(i): the id's str, or for a token
+// reported as its own text (e.surface_at), that text.
+class TokenStrs {
+ public:
+  TokenStrs(PyObject* strs, size_t n_strs, const HfEncoded& e, size_t begin)
+      : strs_(strs), n_strs_(n_strs), e_(e), begin_(begin) {
+    sk_ = std::lower_bound(e.surface_at.begin(), e.surface_at.end(), static_cast<uint32_t>(begin)) -
+          e.surface_at.begin();
   }
-  return list;
-}
-
-// (ids, tokens, offsets, word ids) of tokens [begin, end) of e; nullptr with an error set.
-PyObject* encoding_tuple(const HfSpm& h, const HfEncoded& e, size_t begin, size_t end) {
-  const size_t n = end - begin;
-  PyObject* strs = h.token_strs.ptr();
-  PyObject* ids = new_id_list(e.ids.data() + begin, n);
-  // Tokens reported as their own text: e.surface_at from the first at or after `begin`.
-  size_t sk = std::lower_bound(e.surface_at.begin(), e.surface_at.end(), static_cast<uint32_t>(begin)) -
-              e.surface_at.begin();
-  PyObject* toks = ids ? int_list(n, [&](size_t i) -> PyObject* {
-    if (sk < e.surface_at.size() && e.surface_at[sk] == begin + i) {
-      const size_t a = sk ? e.surface_end[sk - 1] : 0, b = e.surface_end[sk];
-      ++sk;
-      return PyUnicode_DecodeUTF8(e.surface.data() + a, static_cast<Py_ssize_t>(b - a), "strict");
+  // A new reference to token i's str (i ascending from 0), or nullptr with an error set.
+  PyObject* operator()(size_t i) {
+    if (sk_ < e_.surface_at.size() && e_.surface_at[sk_] == begin_ + i) {
+      const size_t a = sk_ ? e_.surface_end[sk_ - 1] : 0, b = e_.surface_end[sk_];
+      ++sk_;
+      return PyUnicode_DecodeUTF8(e_.surface.data() + a, static_cast<Py_ssize_t>(b - a), "strict");
     }
-    const uint32_t id = e.ids[begin + i];
-    PyObject* s = id < h.n_strs ? PyList_GET_ITEM(strs, id) : Py_None;
+    const uint32_t id = e_.ids[begin_ + i];
+    PyObject* s = id < n_strs_ ? PyList_GET_ITEM(strs_, id) : Py_None;
     Py_INCREF(s);
     return s;
-  }) : nullptr;
-  PyObject* offs = toks ? int_list(n, [&](size_t i) -> PyObject* {
-    PyObject* a = cached_int(e.starts[begin + i]);
-    if (a == nullptr) return nullptr;
-    PyObject* b = cached_int(e.ends[begin + i]);
-    if (b == nullptr) {
-      Py_DECREF(a);
-      return nullptr;
-    }
-    PyObject* t = PyTuple_New(2);
-    if (t == nullptr) {
-      Py_DECREF(a);
-      Py_DECREF(b);
-      return nullptr;
-    }
-    PyTuple_SET_ITEM(t, 0, a);
-    PyTuple_SET_ITEM(t, 1, b);
-    // Two ints cannot form a cycle: untracked, the garbage collector does not walk the
-    // hundreds of thousands of offsets a batch keeps alive (CPython untracks such tuples
-    // itself, but only when a collection first meets them).
-    PyObject_GC_UnTrack(t);
-    return t;
-  }) : nullptr;
-  PyObject* words = offs ? new_id_list(e.words.data() + begin, n) : nullptr;
-  if (words == nullptr) {
-    Py_XDECREF(ids);
-    Py_XDECREF(toks);
-    Py_XDECREF(offs);
-    return nullptr;
   }
-  PyObject* t = PyTuple_Pack(4, ids, toks, offs, words);
-  Py_DECREF(ids);
-  Py_DECREF(toks);
-  Py_DECREF(offs);
-  Py_DECREF(words);
-  return t;
+
+ private:
+  PyObject* strs_;
+  size_t n_strs_;
+  const HfEncoded& e_;
+  size_t begin_, sk_;
+};
+
+// (ids, tokens, offsets, word ids) of tokens [begin, end) of e.
+nb::object encoding_tuple(const HfSpm& h, const HfEncoded& e, size_t begin, size_t end) {
+  const size_t n = end - begin;
+  nb::object ids = to_list(e.ids.data() + begin, n);
+  nb::object toks = build_list(n, TokenStrs(h.token_strs.ptr(), h.n_strs, e, begin));
+  nb::object offs = build_list(n, [&](size_t i) { return offset_pair(e.starts[begin + i], e.ends[begin + i]); });
+  nb::object words = to_list(e.words.data() + begin, n);
+  return nb::make_tuple(ids, toks, offs, words);
+}
+
+// One text of encode_docs: tokens [begin, end) of a chunk's output (shared by the chunk's
+// documents and freed with the last), framed by the template's special tokens.
+struct SpmFrame {
+  DocFrame frame;
+  nb::list token_strs;  // the encoder's
+  size_t n_strs;
+};
+
+// With ids_only (encode_batch_fast, as tokenizers' without offsets) the text's tokens read
+// as "", every offset (0, 0) and every word id None.
+struct SpmFrameHandle {  // a frame made once (SpmStyleEncoder.frame) for encode_doc
+  std::shared_ptr<const SpmFrame> frame;
+};
+
+struct SpmDoc {
+  std::shared_ptr<const HfEncoded> e;
+  size_t begin, end;
+  std::shared_ptr<const SpmFrame> frame;
+  bool ids_only;
+  size_t size() const { return end - begin + frame->frame.around(); }
+};
+
+nb::object spm_doc_tokens(const SpmDoc& d) {
+  if (d.ids_only) {
+    return doc_tokens(d.frame->frame, d.end - d.begin, [](size_t) { return PyUnicode_New(0, 0); });
+  }
+  TokenStrs token(d.frame->token_strs.ptr(), d.frame->n_strs, *d.e, d.begin);
+  return doc_tokens(d.frame->frame, d.end - d.begin, token);
+}
+
+nb::object spm_doc_offsets(const SpmDoc& d) {
+  if (d.ids_only) return doc_offsets(d.frame->frame, nullptr, nullptr, 0, d.end - d.begin);
+  return doc_offsets(d.frame->frame, d.e->starts.data() + d.begin, d.e->ends.data() + d.begin, d.end - d.begin);
+}
+
+nb::object spm_doc_words(const SpmDoc& d) {
+  if (d.ids_only) return doc_words(d.frame->frame, nullptr, 0, d.end - d.begin);
+  return doc_words(d.frame->frame, d.e->words.data() + d.begin, d.end - d.begin);
+}
+
+using Shared = std::shared_ptr<HfEncoded>;
+
+// One text encoded (GIL released) into the calling thread's arrays, valid until its next
+// call; nullptr for text the readable pipeline must take.  Raises ValueError on a lone
+// surrogate.
+const HfEncoded* encode_text(const HfSpm& h, nb::str text);
+
+// The index of the first lone surrogate of a str, given its view and to_utf8's UTF-8 of
+// it, or -1.  Checked only when the UTF-8 holds U+FFFD (what to_utf8 puts for a lone
+// surrogate); then any surrogate unit is lone: a str holds a pair as one 4-byte character.
+int64_t lone_surrogate(const StrView& v, std::string_view utf8) {
+  if (v.ascii || v.kind == PyUnicode_1BYTE_KIND) return -1;
+  bool replacement = false;
+  for (size_t i = utf8.find('\xEF'); i != std::string_view::npos && !replacement; i = utf8.find('\xEF', i + 1)) {
+    replacement = utf8.size() - i >= 3 && utf8[i + 1] == '\xBF' && utf8[i + 2] == '\xBD';
+  }
+  if (!replacement) return -1;
+  for (size_t i = 0; i < v.length; ++i) {
+    const uint32_t u = v.kind == PyUnicode_2BYTE_KIND ? static_cast<const uint16_t*>(v.data)[i]
+                                                      : static_cast<const uint32_t*>(v.data)[i];
+    if (u >= 0xD800 && u <= 0xDFFF) return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
+[[noreturn]] void surrogate_error(int64_t at) {
+  value_error("text holds a lone surrogate at character " + std::to_string(at));
+}
+
+// A copy of `from` in arrays of its size (what documents keep alive).
+std::shared_ptr<HfEncoded> kept_copy(const HfEncoded& from) {
+  auto kept = std::make_shared<HfEncoded>();
+  kept->ids.assign(from.ids.begin(), from.ids.end());
+  kept->starts.assign(from.starts.begin(), from.starts.end());
+  kept->ends.assign(from.ends.begin(), from.ends.end());
+  kept->words.assign(from.words.begin(), from.words.end());
+  kept->surface_at.assign(from.surface_at.begin(), from.surface_at.end());
+  kept->surface_end.assign(from.surface_end.begin(), from.surface_end.end());
+  kept->surface.assign(from.surface);
+  return kept;
+}
+
+const HfEncoded* encode_text(const HfSpm& h, nb::str text) {
+  const StrView view = str_view(text);
+  thread_local Utf8Buffer buffer;
+  const std::string_view utf8 = to_utf8(view, &buffer);
+  if (const int64_t at = lone_surrogate(view, utf8); at >= 0) surrogate_error(at);
+  thread_local HfEncoded work;
+  work.clear();
+  bool ok;
+  {
+    nb::gil_scoped_release release;
+    ok = h.encoder.encode(utf8, &work, false);
+  }
+  return ok ? &work : nullptr;
 }
 
 // Every text of `texts` encoded on `threads` threads; each item built by make(e, begin, end).
@@ -112,9 +180,10 @@ nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only,
   const std::vector<StrView> views = str_views(items);
   const std::vector<size_t> starts = batch_chunks(n, threads, [&](size_t i) { return approx_utf8_size(views[i]); });
   struct alignas(64) Chunk {  // own cache line: two threads fill neighbouring chunks
-    HfEncoded e;
+    std::shared_ptr<HfEncoded> e;  // set when the chunk is encoded
     std::vector<size_t> ends;  // item k of the chunk is tokens [ends[k - 1], ends[k])
     std::vector<uint8_t> ok;   // item k was encoded (else it is None: the caller's pipeline)
+    int64_t bad = -1, bad_at = 0;  // the first item with a lone surrogate, and where
   };
   std::vector<Chunk> chunks(starts.size() - 1);
   ResultList out(n);
@@ -124,39 +193,61 @@ nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only,
       [&](size_t c) {
         Chunk& ch = chunks[c];
         thread_local Utf8Buffer buffer;
+        // Encoded into the thread's buffers (grown once), then copied out at their size:
+        // the chunk's arrays live as long as its documents.
+        thread_local HfEncoded work;
+        HfEncoded& e = work;
+        e.clear();
         for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
           const std::string_view text = to_utf8(views[i], &buffer);
-          const size_t before = ch.e.ids.size();
-          const size_t surface = ch.e.surface_at.size();
-          const bool ok = h.encoder.encode(text, &ch.e, ids_only);
+          if (const int64_t at = lone_surrogate(views[i], text); at >= 0) {
+            if (ch.bad < 0) ch.bad = static_cast<int64_t>(i), ch.bad_at = at;
+            ch.ok.push_back(0);
+            ch.ends.push_back(e.ids.size());
+            continue;
+          }
+          const size_t before = e.ids.size();
+          const size_t surface = e.surface_at.size();
+          const bool ok = h.encoder.encode(text, &e, ids_only);
           if (!ok) {  // drop what it appended
-            ch.e.ids.resize(before);
+            e.ids.resize(before);
             if (!ids_only) {
-              ch.e.starts.resize(before);
-              ch.e.ends.resize(before);
-              ch.e.words.resize(before);
-              ch.e.surface_at.resize(surface);
-              ch.e.surface_end.resize(surface);
-              ch.e.surface.resize(surface ? ch.e.surface_end.back() : 0);
+              e.starts.resize(before);
+              e.ends.resize(before);
+              e.words.resize(before);
+              e.surface_at.resize(surface);
+              e.surface_end.resize(surface);
+              e.surface.resize(surface ? e.surface_end.back() : 0);
             }
           }
           ch.ok.push_back(ok);
-          ch.ends.push_back(ch.e.ids.size());
+          ch.ends.push_back(e.ids.size());
         }
+        ch.e = kept_copy(e);
       },
       [&](size_t c) {
         Chunk& ch = chunks[c];
         size_t begin = 0;
         for (size_t k = 0; k < ch.ends.size(); ++k) {
-          PyObject* item = ch.ok[k] ? make(ch.e, begin, ch.ends[k]) : Py_NewRef(Py_None);
-          if (item == nullptr) return false;
-          out.set(starts[c] + k, item);
+          if (ch.ok[k]) {
+            try {
+              out.set(starts[c] + k, make(ch.e, begin, ch.ends[k]).release().ptr());
+            } catch (nb::python_error& err) {
+              err.restore();
+              return false;
+            }
+          } else {
+            out.set(starts[c] + k, Py_NewRef(Py_None));
+          }
           begin = ch.ends[k];
         }
-        ch.e = HfEncoded();  // built: free it now
+        ch.e.reset();  // built: free it now (unless documents share it)
         return true;
       });
   if (!ok) throw nb::python_error();
+  for (const Chunk& ch : chunks) {
+    if (ch.bad >= 0) surrogate_error(ch.bad_at);
+  }
   return out.done();
 }
 
@@ -207,18 +298,8 @@ void bind_hf_spm(nb::module_& m) {
       .def(
           "encode",
           [](const HfSpm& h, nb::str text) -> nb::object {
-            const std::string_view view = utf8(text);
-            thread_local HfEncoded e;
-            e.clear();
-            bool ok;
-            {
-              nb::gil_scoped_release release;
-              ok = h.encoder.encode(view, &e, false);
-            }
-            if (!ok) return nb::none();
-            PyObject* t = encoding_tuple(h, e, 0, e.ids.size());
-            if (t == nullptr) throw nb::python_error();
-            return nb::steal(t);
+            const HfEncoded* e = encode_text(h, text);
+            return e == nullptr ? nb::none() : encoding_tuple(h, *e, 0, e->ids.size());
           },
           nb::arg("text"),
           "(ids, tokens, offsets, word ids) of one text (valid UTF-8: no lone surrogates), or None for text "
@@ -226,19 +307,61 @@ void bind_hf_spm(nb::module_& m) {
       .def(
           "encode_batch",
           [](const HfSpm& h, nb::list texts, int threads) {
-            return encode_many(h, texts, threads, false, [&](const HfEncoded& e, size_t a, size_t b) {
-              return encoding_tuple(h, e, a, b);
+            return encode_many(h, texts, threads, false, [&](const Shared& e, size_t a, size_t b) {
+              return encoding_tuple(h, *e, a, b);
             });
           },
           nb::arg("texts"), nb::arg("threads"), "encode() of every text, on native threads.")
       .def(
           "encode_ids_batch",
           [](const HfSpm& h, nb::list texts, int threads) {
-            return encode_many(h, texts, threads, true, [](const HfEncoded& e, size_t a, size_t b) {
-              return new_id_list(e.ids.data() + a, b - a);
+            return encode_many(h, texts, threads, true, [](const Shared& e, size_t a, size_t b) {
+              return to_list(e->ids.data() + a, b - a);
             });
           },
-          nb::arg("texts"), nb::arg("threads"), "The ids of every text, on native threads.");
+          nb::arg("texts"), nb::arg("threads"), "The ids of every text, on native threads.")
+      .def(
+          "encode_docs",
+          [](const HfSpm& h, nb::list texts, int threads, std::vector<uint32_t> prefix_ids, nb::list prefix_tokens,
+             std::vector<uint32_t> suffix_ids, nb::list suffix_tokens, bool ids_only) {
+            auto frame = std::make_shared<const SpmFrame>(SpmFrame{
+                DocFrame(std::move(prefix_ids), prefix_tokens, std::move(suffix_ids), suffix_tokens), h.token_strs,
+                h.n_strs});
+            return encode_many(h, texts, threads, ids_only, [&](const Shared& e, size_t a, size_t b) {
+              return nb::cast(SpmDoc{e, a, b, frame, ids_only});
+            });
+          },
+          nb::arg("texts"), nb::arg("threads"), nb::arg("prefix_ids"), nb::arg("prefix_tokens"),
+          nb::arg("suffix_ids"), nb::arg("suffix_tokens"), nb::arg("ids_only") = false,
+          "An SpmDoc for each text, between the given special tokens (a template's), or None where the "
+          "readable pipeline must run; on native threads.  With ids_only, no offsets (encode_batch_fast).")
+      .def(
+          "frame",
+          [](const HfSpm& h, std::vector<uint32_t> prefix_ids, nb::list prefix_tokens, std::vector<uint32_t> suffix_ids,
+             nb::list suffix_tokens) {
+            return SpmFrameHandle{std::make_shared<const SpmFrame>(SpmFrame{
+                DocFrame(std::move(prefix_ids), prefix_tokens, std::move(suffix_ids), suffix_tokens), h.token_strs,
+                h.n_strs})};
+          },
+          nb::arg("prefix_ids"), nb::arg("prefix_tokens"), nb::arg("suffix_ids"), nb::arg("suffix_tokens"),
+          "The special tokens before and after a text, made once for encode_doc.")
+      .def(
+          "encode_doc",
+          [](const HfSpm& h, nb::str text, const SpmFrameHandle& frame) -> nb::object {
+            const HfEncoded* e = encode_text(h, text);
+            return e == nullptr ? nb::none() : nb::cast(SpmDoc{kept_copy(*e), 0, e->ids.size(), frame.frame, false});
+          },
+          nb::arg("text"), nb::arg("frame"),
+          "encode_docs of one text in the given frame, without the batch's threads: an SpmDoc, or None.");
+
+  nb::class_<SpmFrameHandle>(m, "SpmFrame", "The special tokens around a text, for SpmStyleEncoder.encode_doc.");
+
+  nb::class_<SpmDoc>(m, "SpmDoc", "One text encoded by SpmStyleEncoder.encode_docs; its lists built on request.")
+      .def("__len__", &SpmDoc::size)
+      .def("ids", [](const SpmDoc& d) { return doc_ids(d.frame->frame, d.e->ids.data() + d.begin, d.end - d.begin); })
+      .def("tokens", &spm_doc_tokens)
+      .def("offsets", &spm_doc_offsets)
+      .def("word_ids", &spm_doc_words);
 }
 
 }  // namespace tf::py

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "bindings/common.h"
+#include "bindings/doc_lists.h"
 #include "models/wordpiece/wordpiece.h"
 #include "normalize/bert_chars.h"
 #include "pipeline/bert_encoder.h"
@@ -37,14 +38,11 @@ struct WordPieceHandle {
 };
 
 // The template's special tokens around a sequence and the id -> token table, shared by the
-// documents of one call (BertDoc).  The lists hold the references; the vectors borrow.
+// documents of one call (BertDoc).  The list holds the references; the vector borrows.
 struct BertWrap {
+  DocFrame frame;
   nb::list token_refs;  // id -> token str (None for ids without one)
   std::vector<PyObject*> tokens;
-  std::vector<uint32_t> pre_ids, suf_ids;
-  nb::list pre_refs, suf_refs;
-  std::vector<PyObject*> pre_toks, suf_toks;
-  nb::object zero_span;  // (0, 0)
 };
 
 struct BertHandle {
@@ -57,7 +55,7 @@ struct BertHandle {
 struct BertDoc {
   BertResult r;
   std::shared_ptr<const BertWrap> wrap;
-  size_t size() const { return wrap->pre_ids.size() + r.ids.size() + wrap->suf_ids.size(); }
+  size_t size() const { return r.ids.size() + wrap->frame.around(); }
 };
 
 // Encodes the texts on up to `threads` threads (GIL released).
@@ -80,20 +78,6 @@ std::vector<BertResult> run_batch(const BertEncoder& encoder, nb::list texts, in
   return results;
 }
 
-// A new list of n items from make(i) (each a new reference), or a Python error.
-template <typename Make>
-nb::object build_list(size_t n, Make&& make) {
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
-  if (list == nullptr) throw nb::python_error();
-  nb::object owner = nb::steal(list);
-  for (size_t i = 0; i < n; ++i) {
-    PyObject* v = make(i);
-    if (v == nullptr) throw nb::python_error();
-    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), v);
-  }
-  return owner;
-}
-
 template <typename T>
 nb::object array_of(const std::vector<T>& v) {
   T* data = static_cast<T*>(std::malloc(std::max<size_t>(v.size(), 1) * sizeof(T)));
@@ -110,67 +94,16 @@ nb::object result_of(const BertResult& r) {
   return nb::make_tuple(array_of(r.ids), array_of(r.starts), array_of(r.ends), array_of(r.words));
 }
 
-nb::object doc_ids(const BertDoc& d) {
-  const BertWrap& w = *d.wrap;
-  std::vector<uint32_t> ids;
-  ids.reserve(d.size());
-  ids.insert(ids.end(), w.pre_ids.begin(), w.pre_ids.end());
-  ids.insert(ids.end(), d.r.ids.begin(), d.r.ids.end());
-  ids.insert(ids.end(), w.suf_ids.begin(), w.suf_ids.end());
-  PyObject* list = new_id_list(ids.data(), ids.size());
-  if (list == nullptr) throw nb::python_error();
-  return nb::steal(list);
-}
+const uint32_t* ids_of(const BertResult& r) { return reinterpret_cast<const uint32_t*>(r.ids.data()); }
 
-nb::object doc_tokens(const BertDoc& d) {
+nb::object bert_doc_tokens(const BertDoc& d) {
   const BertWrap& w = *d.wrap;
-  const size_t a = w.pre_ids.size(), m = d.r.ids.size(), table = w.tokens.size();
-  return build_list(d.size(), [&](size_t i) -> PyObject* {
-    PyObject* t;
-    if (i < a) {
-      t = w.pre_toks[i];
-    } else if (i >= a + m) {
-      t = w.suf_toks[i - a - m];
-    } else {
-      const auto id = static_cast<uint32_t>(d.r.ids[i - a]);
-      t = id < table ? w.tokens[id] : Py_None;
-    }
+  const size_t table = w.tokens.size();
+  return doc_tokens(w.frame, d.r.ids.size(), [&](size_t i) {
+    const auto id = static_cast<uint32_t>(d.r.ids[i]);
+    PyObject* t = id < table ? w.tokens[id] : Py_None;
     Py_INCREF(t);
     return t;
-  });
-}
-
-nb::object doc_offsets(const BertDoc& d) {
-  const BertWrap& w = *d.wrap;
-  const size_t a = w.pre_ids.size(), m = d.r.ids.size();
-  return build_list(d.size(), [&](size_t i) -> PyObject* {
-    if (i < a || i >= a + m) {
-      Py_INCREF(w.zero_span.ptr());
-      return w.zero_span.ptr();
-    }
-    PyObject* x = cached_int(d.r.starts[i - a]);
-    PyObject* y = cached_int(d.r.ends[i - a]);
-    PyObject* t = (x != nullptr && y != nullptr) ? PyTuple_New(2) : nullptr;
-    if (t == nullptr) {
-      Py_XDECREF(x);
-      Py_XDECREF(y);
-      return nullptr;
-    }
-    PyTuple_SET_ITEM(t, 0, x);
-    PyTuple_SET_ITEM(t, 1, y);
-    PyObject_GC_UnTrack(t);  // two ints: no cycle possible, so the collector need not visit it
-    return t;
-  });
-}
-
-nb::object doc_words(const BertDoc& d) {
-  const size_t a = d.wrap->pre_ids.size(), m = d.r.ids.size();
-  return build_list(d.size(), [&](size_t i) -> PyObject* {
-    if (i < a || i >= a + m) {
-      Py_INCREF(Py_None);
-      return Py_None;
-    }
-    return cached_int(d.r.words[i - a]);
   });
 }
 
@@ -305,19 +238,9 @@ void bind_wordpiece(nb::module_& m) {
           "encode_docs",
           [](const BertHandle& self, nb::list texts, int num_threads, std::vector<uint32_t> pre_ids, nb::list pre_tokens,
              std::vector<uint32_t> suf_ids, nb::list suf_tokens) {
-            if (pre_ids.size() != pre_tokens.size() || suf_ids.size() != suf_tokens.size()) {
-              throw nb::value_error("encode_docs: ids and tokens of different lengths");
-            }
-            auto wrap = std::make_shared<BertWrap>();
-            wrap->token_refs = self.token_refs;
+            auto wrap = std::make_shared<BertWrap>(
+                BertWrap{DocFrame(std::move(pre_ids), pre_tokens, std::move(suf_ids), suf_tokens), self.token_refs, {}});
             for (nb::handle t : self.token_refs) wrap->tokens.push_back(t.ptr());
-            wrap->pre_ids = std::move(pre_ids);
-            wrap->suf_ids = std::move(suf_ids);
-            wrap->pre_refs = pre_tokens;
-            wrap->suf_refs = suf_tokens;
-            for (nb::handle t : pre_tokens) wrap->pre_toks.push_back(t.ptr());
-            for (nb::handle t : suf_tokens) wrap->suf_toks.push_back(t.ptr());
-            wrap->zero_span = nb::make_tuple(0, 0);
             std::vector<BertResult> results = run_batch(*self.encoder, texts, num_threads);
             nb::list out;
             for (BertResult& r : results) {
@@ -335,10 +258,11 @@ void bind_wordpiece(nb::module_& m) {
 
   nb::class_<BertDoc>(m, "BertDoc", "One text encoded by BertEncoder.encode_docs; its lists built on request.")
       .def("__len__", &BertDoc::size)
-      .def("ids", &doc_ids)
-      .def("tokens", &doc_tokens)
-      .def("offsets", &doc_offsets)
-      .def("word_ids", &doc_words);
+      .def("ids", [](const BertDoc& d) { return doc_ids(d.wrap->frame, ids_of(d.r), d.r.ids.size()); })
+      .def("tokens", &bert_doc_tokens)
+      .def("offsets",
+           [](const BertDoc& d) { return doc_offsets(d.wrap->frame, d.r.starts.data(), d.r.ends.data(), d.r.ids.size()); })
+      .def("word_ids", [](const BertDoc& d) { return doc_words(d.wrap->frame, d.r.words.data(), d.r.ids.size()); });
 }
 
 }  // namespace tf::py

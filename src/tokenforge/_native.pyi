@@ -381,3 +381,34 @@ class SpmStyleEncoder:
 
     def encode_ids_batch(self, texts: list, threads: int) -> list:
         """The ids of every text, on native threads."""
+
+    def encode_docs(self, texts: list, threads: int, prefix_ids: Sequence[int], prefix_tokens: list, suffix_ids: Sequence[int], suffix_tokens: list, ids_only: bool = False) -> list:
+        """
+        An SpmDoc for each text, between the given special tokens (a template's), or None where the readable pipeline must run; on native threads.  With ids_only, no offsets (encode_batch_fast).
+        """
+
+    def frame(self, prefix_ids: Sequence[int], prefix_tokens: list, suffix_ids: Sequence[int], suffix_tokens: list) -> SpmFrame:
+        """The special tokens before and after a text, made once for encode_doc."""
+
+    def encode_doc(self, text: str, frame: SpmFrame) -> object:
+        """
+        encode_docs of one text in the given frame, without the batch's threads: an SpmDoc, or None.
+        """
+
+class SpmFrame:
+    """The special tokens around a text, for SpmStyleEncoder.encode_doc."""
+
+class SpmDoc:
+    """
+    One text encoded by SpmStyleEncoder.encode_docs; its lists built on request.
+    """
+
+    def __len__(self) -> int: ...
+
+    def ids(self) -> object: ...
+
+    def tokens(self) -> object: ...
+
+    def offsets(self) -> object: ...
+
+    def word_ids(self) -> object: ...

@@ -160,3 +160,79 @@ def test_from_sentencepiece_native(name):
     docs = _docs("multi", 3)
     for x, y in zip(ref.encode_batch(docs), ours.encode_batch(docs)):
         assert diff(x, y) is None
+
+
+@pytest.mark.parametrize("name", NATIVE)
+@pytest.mark.parametrize("special", [True, False])
+def test_documents_finished_natively(name, special):
+    """Single texts come back as DocEncodings (the template framed in C++, lists built when
+    read): every list equal to tokenizers', whichever field is read first."""
+    need_shared()
+    from tokenforge.tokenizer.doc_encoding import DocEncoding
+
+    ref, ours = load(name)
+    docs = _docs("multi", 4) + lines("en", 10, seed=12) + ["", " ", "<s>", "a</s>b"]
+    refs = ref.encode_batch(docs, add_special_tokens=special)
+    mine = ours.encode_batch(docs, add_special_tokens=special)
+    native = sum(type(e) is DocEncoding for e in mine)  # ruT5's charsmap leaves texts with marks to Python
+    assert native == len(docs) if name != "rut5_tokenizer.json" else native >= len(docs) // 2
+    for d, r, e in zip(docs, refs, mine):
+        assert e.offsets == r.offsets, d[:60]  # offsets alone first, then the rest
+        assert e.ids == r.ids and e.word_ids == r.word_ids and e.tokens == r.tokens, d[:60]
+        assert diff(r, e) is None, d[:60]
+    for d in docs[:6]:
+        e = ours.encode(d, add_special_tokens=special)
+        assert type(e) is DocEncoding or name == "rut5_tokenizer.json"
+        assert e.ids == ref.encode(d, add_special_tokens=special).ids  # ids first
+        assert diff(ref.encode(d, add_special_tokens=special), e) is None
+
+
+@pytest.mark.parametrize("name", NATIVE)
+def test_documents_padded_and_truncated(name):
+    """Padding on DocEncodings, and truncation (the Encoding path), as tokenizers."""
+    need_shared()
+    ref, ours = load(name)
+    docs = lines("en", 8, seed=13) + _docs("code", 2)
+    for t in (ref, ours):
+        t.enable_padding(pad_id=0, pad_token="<pad>", pad_to_multiple_of=8)
+    try:
+        for x, y in zip(ref.encode_batch(docs), ours.encode_batch(docs)):
+            assert diff(x, y) is None
+        for t in (ref, ours):
+            t.enable_truncation(40, stride=5)
+        for x, y in zip(ref.encode_batch(docs), ours.encode_batch(docs)):
+            assert diff(x, y) is None
+    finally:
+        for t in (ref, ours):
+            t.no_padding()
+            t.no_truncation()
+
+
+@pytest.mark.parametrize("name", NATIVE)
+def test_fast_documents(name):
+    """encode_batch_fast on documents: every field as tokenizers' (tokens "", offsets (0, 0)
+    and word ids None, but a post-processor's special tokens keep their text), also for
+    texts the Python path takes (ruT5's charsmap and a combining mark)."""
+    need_shared()
+    ref, ours = load(name)
+    docs = _docs("multi", 3) + lines("en", 6, seed=14) + ["", "e\u0301 x <s>", "a</s>b"]
+    for special in (True, False):
+        for x, y in zip(ref.encode_batch_fast(docs, add_special_tokens=special),
+                        ours.encode_batch_fast(docs, add_special_tokens=special)):
+            assert diff(x, y) is None
+
+
+@pytest.mark.parametrize("name", NATIVE)
+def test_lone_surrogates_raise(name):
+    """A lone surrogate: ValueError naming the character, on every entry point (the engine
+    finds it: the UTF-8 it encodes shows it as U+FFFD, which a text may also hold itself)."""
+    need_shared()
+    ref, ours = load(name)
+    for bad, at in (("ab\ud800c", 2), ("\u00e9\U0001F600 \udfff", 3), ("\ufffd x \ud83d", 4)):
+        for call in (lambda: ours.encode(bad), lambda: ours.encode_batch(["fine", bad]),
+                     lambda: ours.encode_batch_fast([bad]), lambda: ours.encode(bad, "pair")):
+            with pytest.raises(ValueError, match=f"surrogate at character {at}"):
+                call()
+    good = ["\ufffd real replacement \u00e9", "x\ufffd\U0001F600"]
+    for x, y in zip(ref.encode_batch(good), ours.encode_batch(good)):
+        assert diff(x, y) is None

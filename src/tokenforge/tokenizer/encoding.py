@@ -141,18 +141,24 @@ class Encoding:
             setattr(self, f, cur + [v] * k if direction == "right" else [v] * k + cur)
 
 
-def _lazy(field: str, default):
+def lazy_field(field: str, make):
+    """A property over Encoding's slot `field` that, when the slot is unset, fills it with
+    make(encoding) first (for subclasses that build their lists on first access)."""
     slot = Encoding.__dict__[field]
 
     def get(self):
         try:
             return slot.__get__(self)
         except AttributeError:
-            value = default(len(self.ids))
+            value = make(self)
             slot.__set__(self, value)
             return value
 
     return property(get, slot.__set__)
+
+
+def _lazy(field: str, default):
+    return lazy_field(field, lambda self: default(len(self.ids)))
 
 
 class IdsEncoding(Encoding):

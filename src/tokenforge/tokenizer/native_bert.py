@@ -24,8 +24,8 @@ from tokenforge import _native
 from tokenforge.models.wordpiece import WordPiece
 from tokenforge.normalizers.bert import BertNormalizer
 from tokenforge.pre_tokenizers.simple import BertPreTokenizer
-from tokenforge.processors import BertProcessing, TemplateProcessing
 from tokenforge.tokenizer.bert_chars import bert_tables
+from tokenforge.tokenizer.doc_encoding import frame_docs, single_template
 from tokenforge.tokenizer.encoding import Encoding
 
 
@@ -38,70 +38,6 @@ def wordpiece_model(model: WordPiece) -> "_native.WordPieceModel | None":
         return None
     return _native.WordPieceModel(list(vocab.items()), unk, model.continuing_subword_prefix,
                                   model.max_input_chars_per_word)
-
-
-def _from_doc(field: str, make):
-    slot = Encoding.__dict__[field]
-
-    def get(self):
-        try:
-            return slot.__get__(self)
-        except AttributeError:
-            value = make(self)
-            slot.__set__(self, value)
-            return value
-
-    return property(get, slot.__set__)
-
-
-def _spread(self, pre, mid, post) -> list:
-    a, b = len(self._shape[0]), len(self._shape[2])
-    return pre + [mid] * (len(self._doc) - a - b) + post
-
-
-class DocEncoding(Encoding):
-    """An Encoding over a native `BertDoc`: each list is made the first time it is read."""
-
-    __slots__ = ("_doc", "_shape")
-
-    def __init__(self, doc, shape) -> None:
-        self._doc, self._shape = doc, shape  # shape: (prefix type ids, A's type id, suffix type ids)
-        Encoding.overflowing.__set__(self, [])
-        Encoding._trim.__set__(self, None)
-
-    ids = _from_doc("ids", lambda self: self._doc.ids())
-    tokens = _from_doc("tokens", lambda self: self._doc.tokens())
-    offsets = _from_doc("offsets", lambda self: self._doc.offsets())
-    word_ids = _from_doc("word_ids", lambda self: self._doc.word_ids())
-    type_ids = _from_doc("type_ids", lambda self: _spread(self, self._shape[0], self._shape[1], self._shape[2]))
-    special_tokens_mask = _from_doc("special_tokens_mask", lambda self: _spread(
-        self, [1] * len(self._shape[0]), 0, [1] * len(self._shape[2])))
-    attention_mask = _from_doc("attention_mask", lambda self: [1] * len(self._doc))
-    sequence_ids = _from_doc("sequence_ids", lambda self: _spread(
-        self, [None] * len(self._shape[0]), 0, [None] * len(self._shape[2])))
-
-
-def single_template(processor) -> tuple[list, list, int] | None:
-    """The special tokens before and after `$A` in a single-sequence template, as
-    [(id, token, type_id)], and A's type id; None for a processor that is not a template
-    (no processor: nothing around A, type id 0)."""
-    if processor is None:
-        return [], [], 0
-    if type(processor) not in (TemplateProcessing, BertProcessing):
-        return None
-    pre: list = []
-    post: list = []
-    a_type = None
-    for piece in processor.single:
-        kind, v = processor._piece(piece)
-        if kind == "Sequence":
-            if v["id"] != "A" or a_type is not None:
-                return None
-            a_type = v["type_id"]
-            continue
-        st = processor.special_tokens[v["id"]]
-        (post if a_type is not None else pre).extend((i, t, v["type_id"]) for i, t in zip(st["ids"], st["tokens"]))
-    return None if a_type is None else (pre, post, a_type)
 
 
 class NativeBert:
@@ -157,14 +93,7 @@ class NativeBert:
         the processor is no template."""
         if self.template is None:
             return None
-        pre, post, a_type = self.template if add_special_tokens else ([], [], self.template[2])
-        try:
-            docs = self.engine.encode_docs(texts, threads, [p[0] for p in pre], [p[1] for p in pre],
-                                           [p[0] for p in post], [p[1] for p in post])
-        except UnicodeEncodeError as e:
-            raise ValueError(f"text holds a lone surrogate at character {e.start}") from None
-        shape = ([p[2] for p in pre], a_type, [p[2] for p in post])
-        return [None if d is None else DocEncoding(d, shape) for d in docs]
+        return frame_docs(self.engine.encode_docs, self.template, texts, add_special_tokens, threads)
 
     def encode(self, text: str, type_id: int = 0) -> Encoding | None:
         """The Encoding of one text (before post-processing), or None to use the Python path."""

@@ -20,7 +20,12 @@ A file takes it when its pipeline is exactly:
 With a charsmap, a text in which some character may share a grapheme with its neighbour
 (marks, joiners, Hangul, CR LF, ...) or that the charsmap deletes from takes the Python
 pipeline (the C++ applies the charsmap per character; see cpp/pipeline/hf_spm_encoder.h).
-Post-processing, truncation and padding stay in Python, as for every file.  Anything else —
+Single texts without truncation come back finished (:meth:`NativeSpm.encode_final`, one text
+:meth:`NativeSpm.encode_final_one`, without offsets :meth:`NativeSpm.encode_final_fast`): a
+template's special tokens (Mistral's BOS, ruT5's EOS) framed in C++, each list of the Encoding
+built when first read (:mod:`tokenforge.tokenizer.doc_encoding`); padding applies to them as to
+any Encoding.  Pairs and truncation take the Encoding path, post-processed in Python.  Lone
+surrogates raise ValueError (the engine finds them in the batch paths).  Anything else —
 regex ``Replace`` of other patterns, ``Strip``, NFKC, other pre-tokenizers — runs on the Python
 pipeline.
 
@@ -42,6 +47,7 @@ from tokenforge.models.unigram import Unigram
 from tokenforge.normalizers import Precompiled, Prepend, Replace
 from tokenforge.normalizers import Sequence as NormSeq
 from tokenforge.pre_tokenizers.metaspace import SCHEMES, Metaspace
+from tokenforge.tokenizer.doc_encoding import DocEncoding, frame_docs, single_template
 from tokenforge.tokenizer.encoding import Encoding, NativeEncoding
 from tokenforge.tokenizer.from_sentencepiece import _EDGE_SPACES as _EDGES
 from tokenforge.tokenizer.from_sentencepiece import _SPACE_RUNS as _RUNS
@@ -107,8 +113,15 @@ def _model_args(model) -> dict | None:
 class NativeSpm:
     """The C++ pipeline of one tokenizer (module docstring)."""
 
-    def __init__(self, engine) -> None:
-        self.engine = engine
+    def __init__(self, engine, template) -> None:
+        self.engine, self.template = engine, template
+        self._frames = {}  # add_special_tokens -> (the engine's frame, DocEncoding's shape)
+        if template is not None:
+            for special in (True, False):
+                pre, post, a_type = template if special else ([], [], template[2])
+                frame = engine.frame([p[0] for p in pre], [p[1] for p in pre], [p[0] for p in post],
+                                     [p[1] for p in post])
+                self._frames[special] = (frame, ([p[2] for p in pre], a_type, [p[2] for p in post]))
 
     @classmethod
     def build(cls, tok) -> "NativeSpm | None":
@@ -136,7 +149,39 @@ class NativeSpm:
             engine = _native.SpmStyleEncoder(**args, **marking, added=added, token_strs=strs)
         except ValueError:  # no unknown token and incomplete byte fallback, a broken charsmap
             return None
-        return cls(engine)
+        return cls(engine, single_template(tok.post_processor))
+
+    def encode_final(self, texts: list[str], add_special_tokens: bool, threads: int,
+                     ids_only: bool = False) -> list[Encoding | None] | None:
+        """Post-processed Encodings of single texts (the template's special tokens framed in
+        C++, each list made on first access), None in place of a text the Python path must
+        take; None when the processor is no single-sequence template.  With ids_only, as
+        `encode_batch_fast` gives them: the text's tokens "", offsets (0, 0), word ids None.
+
+        Raises:
+            ValueError: a lone surrogate in a text.
+        """
+        if self.template is None:
+            return None
+        return frame_docs(self.engine.encode_docs, self.template, texts, add_special_tokens, threads,
+                          ids_only=ids_only)
+
+    def encode_final_one(self, text: str, add_special_tokens: bool) -> Encoding | None:
+        """encode_final of one text, without the batch machinery (Tokenizer.encode); None
+        when the Python path must take it.
+
+        Raises:
+            ValueError: a lone surrogate in the text.
+        """
+        if self.template is None:
+            return None
+        frame, shape = self._frames[bool(add_special_tokens)]
+        doc = self.engine.encode_doc(text, frame)
+        return None if doc is None else DocEncoding(doc, shape)
+
+    def encode_final_fast(self, texts: list[str], add_special_tokens: bool, threads: int) -> list | None:
+        """encode_final without offsets (encode_batch_fast)."""
+        return self.encode_final(texts, add_special_tokens, threads, ids_only=True)
 
     def encode(self, text: str, type_id: int = 0) -> Encoding | None:
         """The Encoding of one text before post-processing, or None for text the charsmap
@@ -150,15 +195,15 @@ class NativeSpm:
         return None if out is None else _encoding(*out, type_id)
 
     def encode_batch(self, texts: list[str], threads: int) -> list[Encoding | None]:
-        """Encodings of many texts, on native threads (None where the Python path must run)."""
-        for t in texts:
-            _check_surrogates(t)
+        """Encodings of many texts, on native threads (None where the Python path must run).
+
+        Raises:
+            ValueError: a lone surrogate in a text (found by the engine).
+        """
         return [None if x is None else _encoding(*x, 0) for x in self.engine.encode_batch(texts, threads)]
 
     def ids_batch(self, texts: list[str], threads: int) -> list[list[int] | None]:
         """Ids of many texts, on native threads (None where the Python path must run)."""
-        for t in texts:
-            _check_surrogates(t)
         return self.engine.encode_ids_batch(texts, threads)
 
 

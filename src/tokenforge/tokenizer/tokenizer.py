@@ -319,12 +319,13 @@ class Tokenizer:
             encs = self.post_processor.process(encs, add_special_tokens)
         return encs[0] if len(encs) == 1 else processors.merge(encs)
 
-    def _native_final(self, texts: list, add_special_tokens: bool, threads: int) -> list | None:
+    def _native_final(self, texts: list, add_special_tokens: bool, threads: int, fast: bool = False) -> list | None:
         """Finished Encodings of single texts from a native path that also applies the
-        post-processor (None items: texts the Python path must take), or None."""
+        post-processor (None items: texts the Python path must take), or None.  With fast,
+        without offsets (encode_batch_fast)."""
         if self._truncation is not None or not all(isinstance(t, str) for t in texts):
             return None
-        final = getattr(self._native_engine(), "encode_final", None)
+        final = getattr(self._native_engine(), "encode_final_fast" if fast else "encode_final", None)
         return final(texts, add_special_tokens, threads) if final is not None else None
 
     def encode(self, sequence, pair=None, is_pretokenized: bool = False, add_special_tokens: bool = True) -> Encoding:
@@ -333,6 +334,13 @@ class Tokenizer:
         Raises:
             ValueError: a lone surrogate or a value that is not text.
         """
+        if pair is None and not is_pretokenized and self._truncation is None and isinstance(sequence, str):
+            one = getattr(self._native_engine(), "encode_final_one", None)
+            enc = one(sequence, add_special_tokens) if one is not None else None
+            if enc is not None:
+                if self._padding is not None:
+                    self._padding.pad([enc])
+                return enc
         done = self._native_final([sequence], add_special_tokens, 1) if pair is None and not is_pretokenized else None
         if done is not None and done[0] is not None:
             if self._padding is not None:
@@ -381,6 +389,13 @@ class Tokenizer:
         """As :meth:`encode_batch` without offsets, as `tokenizers`: tokens are empty strings,
         offsets (0, 0) and word ids None; ids, type ids and masks are the same."""
         inputs = list(inputs)
+        done = self._native_final(inputs, add_special_tokens, num_threads, fast=True) if not is_pretokenized else None
+        if done is not None:
+            out = [e if e is not None else self._fast_fallback(x, False, add_special_tokens)
+                   for e, x in zip(done, inputs)]
+            if self._padding is not None:
+                self._padding.pad(out)
+            return out
         native = self._native_engine() if not is_pretokenized else None
         ids_list: list = [None] * len(inputs)
         if native is not None and all(isinstance(x, str) for x in inputs):
@@ -392,13 +407,20 @@ class Tokenizer:
                 if self.post_processor is not None or self._truncation is not None:
                     enc = self._post_process(enc, None, add_special_tokens)
             else:
-                enc = self.encode_batch([x], is_pretokenized, add_special_tokens)[0]
-                n = len(enc.ids)
-                enc.tokens, enc.offsets, enc.word_ids = [""] * n, [(0, 0)] * n, [None] * n
+                enc = self._fast_fallback(x, is_pretokenized, add_special_tokens)
             out.append(enc)
         if self._padding is not None:
             self._padding.pad(out)
         return out
+
+    def _fast_fallback(self, x, is_pretokenized: bool, add_special_tokens: bool) -> Encoding:
+        """An encode_batch_fast item the native ids path did not take: encoded with offsets,
+        then blanked (a post-processor's special tokens keep their text, as in tokenizers)."""
+        enc = self.encode_batch([x], is_pretokenized, add_special_tokens)[0]
+        n = len(enc.ids)
+        enc.tokens = [t if m else "" for t, m in zip(enc.tokens, enc.special_tokens_mask)]
+        enc.offsets, enc.word_ids = [(0, 0)] * n, [None] * n
+        return enc
 
     # ---- decoding ----
 

@@ -1,0 +1,90 @@
+"""Finished Encodings over a native document: the single-sequence template applied in C++,
+each list built the first time it is read.
+
+The native BERT and SentencePiece-style paths (:mod:`tokenforge.tokenizer.native_bert`,
+:mod:`tokenforge.tokenizer.native_spm`) encode single texts to documents (`BertDoc`,
+`SpmDoc`: C++ arrays of the text's tokens, framed by the special tokens before and after
+``$A``); :class:`DocEncoding` turns a document's arrays into the Python lists of an
+:class:`~tokenforge.tokenizer.encoding.Encoding` only when a field is read, so a caller that
+reads only `offsets` never pays for `tokens` or `word_ids`.  :func:`single_template` reads
+the frame off a post-processor.  Pairs, truncation and other post-processors are not handled
+here: they take the Encoding path.
+
+Example:
+    >>> from tokenforge.processors import from_dict
+    >>> single_template(from_dict({"type": "BertProcessing", "sep": ["[SEP]", 102], "cls": ["[CLS]", 101]}))
+    ([(101, '[CLS]', 0)], [(102, '[SEP]', 0)], 0)
+"""
+
+from __future__ import annotations
+
+from tokenforge.processors import BertProcessing, TemplateProcessing
+from tokenforge.tokenizer.encoding import Encoding, lazy_field
+
+
+def _spread(self, pre, mid, post) -> list:
+    a, b = len(self._shape[0]), len(self._shape[2])
+    return pre + [mid] * (len(self._doc) - a - b) + post
+
+
+class DocEncoding(Encoding):
+    """An Encoding over a native document: each list is made the first time it is read."""
+
+    __slots__ = ("_doc", "_shape")
+
+    def __init__(self, doc, shape) -> None:
+        self._doc, self._shape = doc, shape  # shape: (prefix type ids, A's type id, suffix type ids)
+        Encoding.overflowing.__set__(self, [])
+        Encoding._trim.__set__(self, None)
+
+    ids = lazy_field("ids", lambda self: self._doc.ids())
+    tokens = lazy_field("tokens", lambda self: self._doc.tokens())
+    offsets = lazy_field("offsets", lambda self: self._doc.offsets())
+    word_ids = lazy_field("word_ids", lambda self: self._doc.word_ids())
+    type_ids = lazy_field("type_ids", lambda self: _spread(self, self._shape[0], self._shape[1], self._shape[2]))
+    special_tokens_mask = lazy_field("special_tokens_mask", lambda self: _spread(
+        self, [1] * len(self._shape[0]), 0, [1] * len(self._shape[2])))
+    attention_mask = lazy_field("attention_mask", lambda self: [1] * len(self._doc))
+    sequence_ids = lazy_field("sequence_ids", lambda self: _spread(
+        self, [None] * len(self._shape[0]), 0, [None] * len(self._shape[2])))
+
+
+def single_template(processor) -> tuple[list, list, int] | None:
+    """The special tokens before and after `$A` in a single-sequence template, as
+    [(id, token, type_id)], and A's type id; None for a processor that is not a template
+    (no processor: nothing around A, type id 0)."""
+    if processor is None:
+        return [], [], 0
+    if type(processor) not in (TemplateProcessing, BertProcessing):
+        return None
+    pre: list = []
+    post: list = []
+    a_type = None
+    for piece in processor.single:
+        kind, v = processor._piece(piece)
+        if kind == "Sequence":
+            if v["id"] != "A" or a_type is not None:
+                return None
+            a_type = v["type_id"]
+            continue
+        st = processor.special_tokens[v["id"]]
+        (post if a_type is not None else pre).extend((i, t, v["type_id"]) for i, t in zip(st["ids"], st["tokens"]))
+    return None if a_type is None else (pre, post, a_type)
+
+
+def frame_docs(encode_docs, template, texts: list[str], add_special_tokens: bool, threads: int, **kw) -> list:
+    """DocEncodings of `texts` from a native `encode_docs(texts, threads, prefix_ids,
+    prefix_tokens, suffix_ids, suffix_tokens, **kw)`, framed by `template` (single_template's
+    result) when add_special_tokens; None in place of a text the native path leaves.
+
+    Raises:
+        ValueError: a text holding a lone surrogate.
+    """
+    pre, post, a_type = template if add_special_tokens else ([], [], template[2])
+    try:
+        docs = encode_docs(texts, threads, [p[0] for p in pre], [p[1] for p in pre],
+                           [p[0] for p in post], [p[1] for p in post], **kw)
+    except UnicodeEncodeError as e:
+        raise ValueError(f"text holds a lone surrogate at character {e.start}") from None
+    shape = ([p[2] for p in pre], a_type, [p[2] for p in post])
+    return [None if d is None else DocEncoding(d, shape) for d in docs]
