@@ -1,7 +1,7 @@
 """tokenizer.json throughput: tokenforge.tokenizer.Tokenizer vs HF tokenizers vs fastokens.
 
-Same ~4 KB documents of each corpus for every tool, in one process; every timed repetition
-gets a fresh instance of each tool (loaded before the clock starts) warmed on a batch of other
+Same ~4 KB documents of each corpus for every tool, in one process; every timed repetition of
+every row gets a fresh instance of each tool (loaded before the clock starts) warmed on a batch of other
 text (the first 200 kB of mixed.txt); best of --repeat.  Rows, per file and corpus (MB/s):
 
   single      encode() per document, every Encoding's offsets read (tokenizers: encode)
@@ -83,16 +83,17 @@ def run(args) -> None:
     for name in args.files:
         path = str(MODELS / "hf" / f"{name}_tokenizer.json")
         makers = tools(path, args.threads)
+        row_names = {tool: list(make()) for tool, make in makers.items()}
         for corpus in args.corpora:
             docs = documents(corpus_text(corpus, int(args.mb * 1_000_000)))
             size = sum(len(d.encode("utf-8")) for d in docs) / 1e6
             best: dict[tuple[str, str], float] = {}
             for _ in range(args.repeat):
                 for tool, make in makers.items():
-                    rows = make()
-                    for row, fn in rows.items():
+                    for row in row_names[tool]:  # a fresh instance per row: no row meets another's caches
                         if tool == "tokenizers" and row == "single" and args.skip_hf_single:
                             continue
+                        fn = make()[row]
                         gc.collect()
                         t0 = clock()
                         fn(docs)
