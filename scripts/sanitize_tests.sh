@@ -48,9 +48,13 @@ env LD_PRELOAD="$LIBASAN" PYTHONMALLOC=malloc \
   PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}" \
   ASAN_OPTIONS="detect_leaks=1:leak_check_at_exit=0:log_path=$PWD/$LOGS/asan:abort_on_error=1:detect_stack_use_after_return=0" \
   LSAN_OPTIONS="exitcode=0:suppressions=$PWD/scripts/lsan_suppressions.txt:print_suppressions=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$PWD/$LOGS/ubsan" \
-  "$VENV/bin/python" -m pytest -p no:cacheprovider -p lsan_check "$@" || status=$?
+  "$VENV/bin/python" -m pytest -p no:cacheprovider -p lsan_check --capture=sys "$@" 2>&1 | tee "$LOGS/pytest.out" \
+  || status=$?
 # ASan/UBSan errors other than leaks (a process ASan could not start in counts too), and
-# leaks whose stack passes through tokenforge.
+# leaks whose stack passes through tokenforge.  --capture=sys above: pytest's default
+# (capture=fd) keeps a test's fd 2 in a temporary file, so a report that the sanitizer
+# writes there and then exits on (UBSan with halt_on_error writes to stderr and exits 1,
+# here despite its log_path) vanished with the process, leaving neither a summary nor a log.
 errors=$(grep -l -E "ERROR: AddressSanitizer|runtime error|ASan cannot proceed" "$LOGS"/* 2>/dev/null || true)
 ours=$("$VENV/bin/python" - "$LOGS" <<'PY'
 import pathlib, re, sys
