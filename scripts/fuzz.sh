@@ -3,6 +3,8 @@
 #   scripts/fuzz.sh TARGET [SECONDS] [more libFuzzer options]
 #   scripts/fuzz.sh list        # the targets
 # Needs `pip install atheris` (the `fuzz` extra).  Crash inputs land in build/fuzz/crashes/.
+# For a count of executions rather than a time (the 10^6 per target of the hardening check),
+# with a corpus kept across runs and a log of executions, use scripts/fuzz_long.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python}

@@ -36,7 +36,9 @@ class PieceMap {
         if (++size_ * 2 > slots_.size()) grow();
         return;
       }
-      if (s.hash == h && s.len == n && std::memcmp(arena_.data() + s.offset, p, n) == 0) {
+      // n == 0: an empty piece (a pattern's empty match), whose p may be null: memcmp
+      // is not called on it (a null pointer is undefined behaviour even for 0 bytes).
+      if (s.hash == h && s.len == n && (n == 0 || std::memcmp(arena_.data() + s.offset, p, n) == 0)) {
         s.count += count;
         return;
       }

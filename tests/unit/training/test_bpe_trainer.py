@@ -59,6 +59,19 @@ def test_custom_pattern_runs_through_the_regex_module(tmp_path):
     assert t2.merges == trainer.merges
 
 
+def test_pattern_with_empty_matches():
+    """A pattern that also matches the empty string gives empty pieces, which hold no pair:
+    the merges are the reference's.  (Under scripts/sanitize_tests.sh, UBSan once stopped
+    here: an empty piece's null pointer reached memcmp; found by the bpe_trainer fuzz
+    target's regression input.)"""
+    pat = r"a*"
+    texts = ["aaab aab ba caaa", "baaaa"] * 5
+    trainer, enc = train(texts, pat_str=pat)
+    assert trainer.merges == train_bpe(count_pieces(texts, pat), 300)[1]
+    assert trainer.merges  # "aa" and longer runs were learned
+    assert enc.decode(enc.encode_ordinary("aaaa")) == "aaaa"
+
+
 def test_stops_early_when_pairs_run_out():
     _, enc = train(["abcd"], vocab_size=1000)
     assert enc.n_vocab == 259
