@@ -7,7 +7,7 @@ differs from the reference library (tiktoken, sentencepiece) or fails to round t
 finding.  Run one with `scripts/fuzz.sh TARGET SECONDS` (atheris, see fuzz/run.py);
 tests/fuzz/test_fuzz_targets.py runs each for a few seconds.
 
-Left out: GGUF and tokenizer.json loaders (not in this tree yet); timing.
+Left out: timing.
 """
 
 from __future__ import annotations
@@ -273,6 +273,59 @@ def fuzz_bpe_trainer(data: bytes) -> None:
         assert enc.encode_ordinary(text) == want
 
 
+def fuzz_tokenizer_json(data: bytes) -> None:
+    """tokenizer.json text: loaded or refused (ValueError); a loaded one encodes and decodes
+    small texts, and what it writes (`to_str`) loads again to the same ids."""
+    from tokenforge import Tokenizer
+
+    try:
+        tok = Tokenizer.from_str(data.decode("utf-8", "replace"))
+    except REFUSED:
+        return
+    again = None
+    for text in ["", "hello world", "héllo 中文 😀", "  x  "]:
+        ids = _outcome(lambda: tok.encode(text).ids)
+        if isinstance(ids, type):
+            continue
+        _outcome(lambda: tok.decode(ids))
+        _outcome(lambda: tok.encode(text, "pair").ids)
+        if again is None:
+            again = _outcome(lambda: Tokenizer.from_str(tok.to_str()))
+        if not isinstance(again, type):
+            assert again.encode(text).ids == ids, text
+
+
+def fuzz_gguf(data: bytes) -> None:
+    """GGUF bytes: what tokenforge's own walk reads, gguf's reader reads to the same values
+    (once the tensor infos, which only gguf's reader parses, are dropped); a read vocabulary
+    builds an engine or is refused, and encodes."""
+    from tokenforge.gguf import GGUFTokenizer, read_vocab
+    from tokenforge.gguf.reader import read_vocab_with_gguf
+
+    path = _scratch() / "f.gguf"
+    path.write_bytes(data)
+    try:
+        vocab = read_vocab(path, reader="tokenforge")
+    except REFUSED:
+        return
+    try:
+        theirs = read_vocab_with_gguf(path)
+    except REFUSED:
+        # gguf's reader also parses the tensor infos, which ours leaves alone (layout.py):
+        # without tensors it must read what ours read.
+        path.write_bytes(data[:8] + bytes(8) + data[16:])
+        theirs = read_vocab_with_gguf(path)
+    assert theirs == vocab
+    try:
+        tok = GGUFTokenizer(vocab)
+    except REFUSED:
+        return
+    for text in ["", "hello world", "héllo 中文 😀", "  x  "]:
+        ids = _outcome(lambda: tok.encode(text))
+        if not isinstance(ids, type):
+            _outcome(lambda: tok.decode(ids))
+
+
 TARGETS = {name[len("fuzz_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("fuzz_")}
 
 
@@ -292,8 +345,54 @@ def seeds(target: str) -> list[bytes]:
         with tempfile.TemporaryDirectory() as d:
             minbpe.save(enc, Path(d) / "s")
             return [(Path(d) / "s.model").read_bytes()]
+    if target == "tokenizer_json":
+        return _tokenizer_json_seeds()
+    if target == "gguf":
+        return _gguf_seeds()
     corpus = (SHARED / "models" / "corpus" / "botchan.txt").read_bytes()
     return [corpus[i:i + 400] for i in range(0, 4000, 400)]
+
+
+def _tokenizer_json_seeds() -> list[bytes]:
+    """Small tokenizer.json files of each model kind: byte-level BPE, WordPiece, Unigram, and
+    the SentencePiece-style BPE pipeline `from_sentencepiece` writes."""
+    import json
+
+    from tokenforge import Tokenizer
+    from tokenforge.formats.hf_json import to_dict
+    from tokenforge.models import Unigram, WordPiece
+    from tokenforge.normalizers import BertNormalizer
+    from tokenforge.pre_tokenizers import BertPreTokenizer, Metaspace
+
+    enc = tokenforge.BpeTrainer(270, show_progress=False).train_from_iterator(["hello world " * 20])
+    bert = Tokenizer(WordPiece({"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "un": 3, "##able": 4, "hello": 5}))
+    bert.normalizer, bert.pre_tokenizer = BertNormalizer(), BertPreTokenizer()
+    uni = Tokenizer(Unigram([("<unk>", 0.0), ("▁a", -1.0), ("b", -2.0), ("▁ab", -1.5), ("▁", -3.0), ("a", -2.5)],
+                            unk_id=0))
+    uni.pre_tokenizer = Metaspace()
+    spm = Tokenizer.from_sentencepiece(str(MODELS / "sentencepiece" / "llama2c_tok512.model"))
+    return [json.dumps(to_dict(enc)).encode(), bert.to_str().encode(), uni.to_str().encode(), spm.to_str().encode()]
+
+
+def _gguf_seeds() -> list[bytes]:
+    """Small GGUF vocabularies of three model kinds tokenforge writes (gpt2, t5, bert)."""
+    from tokenforge import Tokenizer, gguf
+    from tokenforge.models import WordPiece
+    from tokenforge.normalizers import BertNormalizer
+    from tokenforge.pre_tokenizers import BertPreTokenizer
+
+    enc = tokenforge.BpeTrainer(270, show_progress=False).train_from_iterator(["hello world " * 20])
+    bert = Tokenizer(WordPiece({"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "un": 3, "##able": 4, "hello": 5}))
+    bert.normalizer, bert.pre_tokenizer = BertNormalizer(), BertPreTokenizer()
+    out = []
+    with tempfile.TemporaryDirectory() as d:
+        gguf.write_vocab(gguf.vocab_from_encoding(enc, pre="gpt-2"), Path(d) / "a.gguf")
+        t5 = gguf.vocab_from_sentencepiece(str(MODELS / "sentencepiece" / "botchan_en_unigram_1000.model"))
+        gguf.write_vocab(t5, Path(d) / "b.gguf")
+        bert.to_gguf(Path(d) / "c.gguf")
+        for name in ("a", "b", "c"):
+            out.append((Path(d) / f"{name}.gguf").read_bytes())
+    return out
 
 
 if __name__ == "__main__":

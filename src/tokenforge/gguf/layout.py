@@ -65,7 +65,7 @@ def read_key_values(data: Any, wanted: Callable[[str], bool]) -> KeyValues:
 
     Raises:
         ValueError: bad magic or version, a length that runs past the end, an unknown value
-            type, or a wanted string that is not UTF-8.
+            type, a key that appears twice, or a wanted string that is not UTF-8.
     """
     end = len(data)
     if bytes(data[:4]) != b"GGUF":
@@ -83,6 +83,7 @@ def read_key_values(data: Any, wanted: Callable[[str], bool]) -> KeyValues:
     n_kv = _U64.unpack_from(data, pos + 12)[0]
     pos += 20
     out: KeyValues = {}
+    seen: set[str] = set()
     for k in range(n_kv):
         where = f"key {k} of {n_kv}"
         need(8, where)
@@ -94,6 +95,9 @@ def read_key_values(data: Any, wanted: Callable[[str], bool]) -> KeyValues:
         kind = _U32.unpack_from(data, pos)[0]
         pos += 4
         where = f"{where} ({key})"
+        if key in seen:  # as llama.cpp and gguf's reader refuse it
+            raise ValueError(f"{where}: the key appears twice")
+        seen.add(key)
         if wanted(key):
             value, item, pos = _read_value(data, pos, end, kind, where)
             out[key] = (value, kind, item)
