@@ -33,7 +33,9 @@ from functools import lru_cache
 from tokenforge.normalizers.normalized_string import NormalizedString
 
 
+# (character, form) -> its decomposition; emptied when it reaches _DECOMPOSED_LIMIT entries.
 _DECOMPOSED: dict[tuple[str, str], tuple[tuple[str, int], ...]] = {}
+_DECOMPOSED_LIMIT = 1 << 16
 
 
 def _decomposed(ch: str, form: str) -> tuple[tuple[str, int], ...]:
@@ -78,6 +80,8 @@ def _decompose(text: str, form: str) -> list[tuple[str, int, int]]:
     for ch in text:
         parts = cache.get((ch, form))
         if parts is None:
+            if len(cache) >= _DECOMPOSED_LIMIT:  # text over every code point must not grow it without bound
+                cache.clear()
             parts = cache[(ch, form)] = _decomposed(ch, form)
         if len(parts) == 1 and parts[0][1] == 0:  # one starter
             if len(out) - run > 1:
