@@ -10,6 +10,8 @@ tests/unit/test_memory_flat.py runs the same table with fewer calls.
 
     python benchmarks/memory_flat.py [CALLS] [NAME_SUBSTRING]   # default 1,000,000 per entry point
 
+The tokenizer.json rows (hf_entry_points) use one file of each model kind.
+
 Left out: concurrent callers (tests/unit/test_threads.py), texts of gigabytes
 (benchmarks/large_inputs.py).
 """
@@ -81,9 +83,57 @@ def entry_points(enc, sp_bpe, sp_unigram, lines: list[str]) -> dict[str, object]
     }
 
 
+def hf_entry_points(tokenizers: dict[str, object], lines: list[str]) -> dict[str, object]:
+    """The same for `tokenforge.Tokenizer` (tokenizer.json files): name -> call(i).
+
+    `tokenizers` maps a short name to a loaded Tokenizer; each gets encode (single, pair,
+    with truncation and padding), the batches (with offsets and ids only), decode, decode_batch,
+    DecodeStream and the error paths of a bad id and of malformed JSON.
+    """
+    import tokenforge
+
+    n = len(lines)
+    batches = [lines[k:k + 8] for k in range(0, n, 8)]
+    nb = len(batches)
+    table: dict[str, object] = {}
+    for name, tok in tokenizers.items():
+        ids = [tok.encode(line).ids for line in lines]
+        bad = [0, tok.get_vocab_size() + 10**6]
+        clipped = tokenforge.Tokenizer.from_str(tok.to_str())
+        clipped.enable_truncation(32)
+        clipped.enable_padding(length=32)
+        stream_ids = [i for line_ids in ids[:64] for i in line_ids]
+        ns = len(stream_ids)
+        streams = {"s": tokenforge.decoders.DecodeStream(skip_special_tokens=False)}
+
+        def step(i, tok=tok, stream_ids=stream_ids, ns=ns, streams=streams):
+            if i % ns == 0:  # a new stream each pass over the ids
+                streams["s"] = tokenforge.decoders.DecodeStream(skip_special_tokens=False)
+            streams["s"].step(tok, stream_ids[i % ns])
+
+        table.update({
+            f"{name} encode": lambda i, tok=tok: tok.encode(lines[i % n]),
+            f"{name} encode pair": lambda i, tok=tok: tok.encode(lines[i % n], lines[(i + 1) % n]),
+            f"{name} encode trunc+pad": lambda i, t=clipped: t.encode(lines[i % n]),
+            f"{name} encode_batch x8": lambda i, tok=tok: tok.encode_batch(batches[i % nb]),
+            f"{name} encode_batch_fast x8": lambda i, tok=tok: tok.encode_batch_fast(batches[i % nb]),
+            f"{name} decode": lambda i, tok=tok, ids=ids: tok.decode(ids[i % n]),
+            f"{name} decode_batch x8": lambda i, tok=tok, ids=ids: tok.decode_batch(ids[i % n:i % n + 8]),
+            f"{name} DecodeStream.step": step,
+            f"{name} decode bad id (error)": lambda i, tok=tok, bad=bad: _raises(lambda: tok.decode(bad)),
+        })
+    table["from_str malformed (error)"] = lambda i: _raises(
+        lambda: tokenforge.Tokenizer.from_str('{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a b"]}'))
+    return table
+
+
 # Entry points run this many times fewer calls: encode_with_unstable searches the
 # vocabulary for completions (milliseconds a call).
 FEWER_CALLS = {"encode_with_unstable": 100}
+
+# The tokenizer.json files of the HF rows: one per model kind (byte-level BPE, WordPiece,
+# SentencePiece-style BPE with byte fallback, Unigram).
+HF_FILES = {"hf gpt2": "gpt2", "hf minilm": "minilm_bert_uncased", "hf mistral": "mistral_v1", "hf rut5": "rut5"}
 
 
 def measure(call, calls: int) -> tuple[int, int, int]:
@@ -114,6 +164,9 @@ def main() -> None:
     sp_bpe = tokenforge.SentencePieceProcessor(model_file=str(spm / "llama2_tokenizer.model"))
     sp_unigram = tokenforge.SentencePieceProcessor(model_file=str(spm / "botchan_en_unigram_1000.model"))
     table = entry_points(enc, sp_bpe, sp_unigram, lines)
+    hf = MODELS / "hf"
+    table.update(hf_entry_points({name: tokenforge.Tokenizer.from_file(str(hf / f"{file}_tokenizer.json"))
+                                  for name, file in HF_FILES.items()}, lines))
     print(f"{calls} calls per entry point, {len(lines)} distinct lines of the multi corpus; RSS in MB")
     print(f"{'entry point':30s} {'start':>8s} {'peak':>8s} {'end':>8s} {'growth':>8s} {'per call':>9s} {'cpu s':>7s}")
     for name, call in table.items():

@@ -59,3 +59,35 @@ def test_rss_flat(table, name):
     gc.collect()
     start, _, end = bench.measure(call, n)
     assert end - start < SLACK, f"{name}: RSS grew by {(end - start) >> 10} KB over {n} calls"
+
+
+@pytest.fixture(scope="module")
+def hf_table():
+    need_shared()
+    bench = benchmark_module("memory_flat")
+    lines = [line for line in corpus_sample("multi").splitlines() if line][:200]
+    hf = MODELS / "hf"
+    toks = {name: tokenforge.Tokenizer.from_file(str(hf / f"{file}_tokenizer.json"))
+            for name, file in bench.HF_FILES.items()}
+    return bench, bench.hf_entry_points(toks, lines)
+
+
+HF_KINDS = ["encode", "encode pair", "encode trunc+pad", "encode_batch x8", "encode_batch_fast x8", "decode",
+            "decode_batch x8", "DecodeStream.step", "decode bad id (error)"]
+HF_ENTRY_POINTS = [f"hf {model} {kind}" for model in ("gpt2", "minilm", "mistral", "rut5") for kind in HF_KINDS]
+HF_ENTRY_POINTS.append("from_str malformed (error)")
+
+
+def test_hf_table_names_every_entry_point(hf_table):
+    assert list(hf_table[1]) == HF_ENTRY_POINTS
+
+
+@pytest.mark.parametrize("name", HF_ENTRY_POINTS)
+def test_hf_rss_flat(hf_table, name):
+    bench, calls = hf_table
+    call = calls[name]
+    n = 1000
+    bench.measure(call, n)
+    gc.collect()
+    start, _, end = bench.measure(call, n)
+    assert end - start < SLACK, f"{name}: RSS grew by {(end - start) >> 10} KB over {n} calls"

@@ -231,7 +231,11 @@ class Tokenizer:
         return v
 
     def get_vocab_size(self, with_added_tokens: bool = True) -> int:
-        return len(self.get_vocab(with_added_tokens)) if with_added_tokens else len(self.model.vocab)
+        vocab = self.model.vocab
+        if not with_added_tokens:
+            return len(vocab)
+        # len(get_vocab()) without copying the vocab: added contents not already in it.
+        return len(vocab) + sum(1 for content in self.added.ids if content not in vocab)
 
     def get_added_tokens_decoder(self) -> dict[int, AddedToken]:
         return dict(sorted(self.added.tokens.items()))
