@@ -25,8 +25,8 @@ from __future__ import annotations
 import os
 import random
 import struct
+import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -224,13 +224,23 @@ def _count_files(new_counter: Callable[[], Any], files: list[str], num_threads: 
         for path, start, end in ranges:
             counter.add_file(path, start, end)
 
-    if threads == 1:
-        count(counters[0], parts[0])
-    else:
-        with ThreadPoolExecutor(threads) as pool:
-            futures = [pool.submit(count, c, r) for c, r in zip(counters, parts)]
-            for f in futures:  # the first part's error first: it comes earliest in the input
-                f.result()
+    errors: list[BaseException | None] = [None] * threads
+
+    def run(i: int) -> None:
+        try:
+            count(counters[i], parts[i])
+        except BaseException as e:  # noqa: BLE001 - re-raised below, in the caller's thread
+            errors[i] = e
+
+    workers = [threading.Thread(target=run, args=(i,)) for i in range(1, threads)]
+    for w in workers:
+        w.start()
+    run(0)
+    for w in workers:
+        w.join()
+    for e in errors:  # the first part's error first: it comes earliest in the input
+        if e is not None:
+            raise e
     counter = counters[0]
     for other in counters[1:]:
         counter.merge(other)
