@@ -68,6 +68,7 @@ void BpeMerger::reserve(size_t words, size_t chars) {
 }
 
 bool BpeMerger::add_word(const char32_t* chars, size_t n, int64_t count) {
+  if (n == 0) return true;  // no pairs; and every word owns its start position (word_of)
   if (n >= kNone - syms_.size()) return false;
   for (size_t i = 0; i < n; ++i) syms_.push_back(char_symbol(chars[i]));
   starts_.push_back(static_cast<uint32_t>(syms_.size()));
@@ -75,18 +76,21 @@ bool BpeMerger::add_word(const char32_t* chars, size_t n, int64_t count) {
   return true;
 }
 
-size_t BpeMerger::word_of(uint32_t pos, size_t from) const {
-  // Gallops forward from `from` (a word at or before pos), then searches the last stride.
-  size_t lo = from, hi = from + 1, step = 1;
-  const size_t n = starts_.size();
-  while (hi < n && starts_[hi] <= pos) {
-    lo = hi;
-    hi += step;
-    step *= 2;
+void BpeMerger::index_word_starts() {
+  const size_t n = syms_.size();
+  std::vector<WordStarts>(n / 64 + 1).swap(word_starts_);
+  for (size_t w = 0; w + 1 < starts_.size(); ++w) word_starts_[starts_[w] >> 6].bits |= uint64_t{1} << (starts_[w] & 63);
+  uint32_t rank = 0;
+  for (WordStarts& ws : word_starts_) {
+    ws.rank = rank;
+    rank += static_cast<uint32_t>(__builtin_popcountll(ws.bits));
   }
-  const auto first = starts_.begin() + static_cast<std::ptrdiff_t>(lo);
-  const auto last = starts_.begin() + static_cast<std::ptrdiff_t>(std::min(hi, n));
-  return static_cast<size_t>(std::upper_bound(first, last, pos) - starts_.begin()) - 1;
+}
+
+size_t BpeMerger::word_of(uint32_t pos) const {
+  const WordStarts& ws = word_starts_[pos >> 6];
+  const uint64_t upto = (uint64_t{2} << (pos & 63)) - 1;  // bits 0..pos&63 (all 64 when it is 63)
+  return ws.rank + static_cast<size_t>(__builtin_popcountll(ws.bits & upto)) - 1;
 }
 
 uint32_t BpeMerger::next_index(uint32_t i, uint32_t end) const {
@@ -216,13 +220,22 @@ void BpeMerger::accept(int32_t best) {
   if (!std::is_sorted(positions.begin(), positions.end())) std::sort(positions.begin(), positions.end());
   positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
   const int32_t bl = b.left, br = b.right;
-  size_t w = 0;  // the word holding l: positions are sorted, so it only moves forward
-  constexpr size_t kAhead = 16;  // the positions are known: fetch their symbols early
+  // The positions are known: fetch their symbols and word-start entries early, and their
+  // words' bounds and counts a little later.
+  constexpr size_t kAhead = 16, kWordAhead = 8;
   for (size_t k = 0; k < positions.size(); ++k) {
-    if (k + kAhead < positions.size()) __builtin_prefetch(syms_.data() + positions[k + kAhead]);
+    if (k + kAhead < positions.size()) {
+      __builtin_prefetch(syms_.data() + positions[k + kAhead]);
+      __builtin_prefetch(word_starts_.data() + (positions[k + kAhead] >> 6));
+    }
+    if (k + kWordAhead < positions.size()) {
+      const size_t ahead = word_of(positions[k + kWordAhead]);
+      __builtin_prefetch(starts_.data() + ahead);
+      __builtin_prefetch(counts_.data() + ahead);
+    }
     const uint32_t l = positions[k];
     if (syms_[l] != bl) continue;  // merged since, or overlapped by the previous merge ("aaa")
-    w = word_of(l, w);
+    const size_t w = word_of(l);
     const uint32_t begin = starts_[w], end = starts_[w + 1];
     const uint32_t r = next_index(l, end);
     if (r == kNone || syms_[r] != br) continue;
@@ -247,6 +260,7 @@ std::string BpeMerger::to_utf8(const Symbol& s) const {
 }
 
 void BpeMerger::train(size_t pieces, std::atomic<uint32_t>* done) {
+  index_word_starts();
   for (uint32_t w = 0; w + 1 < starts_.size(); ++w)
     for (uint32_t i = starts_[w] + 1; i < starts_[w + 1]; ++i) add_pair(w, i - 1, i);
   auto flush_pending = [&] {

@@ -66,7 +66,8 @@ class BpeMerger {
   void add_pair(uint32_t word, uint32_t left, uint32_t right);
   void remove_pair(uint32_t word, uint32_t left, uint32_t right, int32_t best);
   void accept(int32_t best);
-  size_t word_of(uint32_t pos, size_t from) const;  // the word holding syms_[pos], searched from word `from` on
+  void index_word_starts();  // fills word_starts_ once the words are in
+  size_t word_of(uint32_t pos) const;  // the word holding syms_[pos]
   uint32_t next_index(uint32_t i, uint32_t end) const;    // the next live position before end, or kNone
   uint32_t prev_index(uint32_t i, uint32_t begin) const;  // the previous live position from begin, or kNone
   struct HeapEntry {
@@ -96,6 +97,11 @@ class BpeMerger {
   std::vector<int32_t> syms_;        // every word's symbols, -1 once merged away
   std::vector<uint32_t> starts_{0};  // word w is syms_[starts_[w], starts_[w + 1])
   std::vector<int64_t> counts_;
+  struct WordStarts {
+    uint64_t bits = 0;  // bit i: a word starts at position 64 * index + i
+    uint32_t rank = 0;  // the words starting before this entry's positions
+  };
+  std::vector<WordStarts> word_starts_;  // position -> word in one read (a rank over the word starts)
   struct MemoEntry {
     uint64_t key = ~uint64_t{0};
     uint32_t generation = 0;
