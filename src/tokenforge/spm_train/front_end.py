@@ -184,10 +184,11 @@ def count_corpus(ts: TrainerSpec, ns: NormalizerSpec, meta: list[str], files: li
             raise OSError(f"input file not found: {path}")
     limit = ts.input_sentence_size
     if iterator is None and ts.input_format != "tsv" and limit == 0:
-        counter = _count_files(new_counter, files, ts.num_threads, log)
+        counter, (chars, total) = _count_files(new_counter, files, ts.num_threads, log)
     else:
         counter = new_counter()
         _add_lines(counter, ts, _lines(ts, files, iterator), limit, log)
+        chars, total = counter.char_counts()
     stats = dict(counter.stats())
     if stats["too_long"]:
         log(f"skipped {stats['too_long']} lines longer than max_sentence_length={ts.max_sentence_length} bytes")
@@ -196,7 +197,6 @@ def count_corpus(ts: TrainerSpec, ns: NormalizerSpec, meta: list[str], files: li
     if stats["words"] == 0:
         raise ValueError("the input has no sentence to train on (empty, or every line was skipped)")
     log(f"loaded {stats['sentences']} sentences, {stats['words']} distinct words")
-    chars, total = counter.char_counts()
     alphabet = choose_alphabet(chars, total, ts)
     log(f"alphabet: {len(alphabet)} characters")
     return Corpus(counter, alphabet, stats)
@@ -211,24 +211,29 @@ def usable_cpus() -> int:
 
 
 def _count_files(new_counter: Callable[[], Any], files: list[str], num_threads: int,
-                 log: Callable[[str], None]) -> Any:
+                 log: Callable[[str], None]) -> tuple[Any, tuple[dict[int, int], int]]:
     """Counts whole files on up to `num_threads` threads: each counts one run of the lines
     into its own counter, and the counters are merged in the runs' order, so every word
-    keeps the place of its first occurrence, as on one thread."""
+    keeps the place of its first occurrence, as on one thread.  Returns the counter and its
+    character counts (each thread counts its own words' characters: the sums are the
+    same)."""
     total = sum(os.path.getsize(p) for p in files)
     threads = max(1, min(num_threads, usable_cpus(), total // PARALLEL_MIN_BYTES))
     parts = split_files(files, threads)
     counters = [new_counter() for _ in parts]
 
-    def count(counter: Any, ranges: list[tuple[str, int, int]]) -> None:
-        for path, start, end in ranges:
-            counter.add_file(path, start, end)
+    char_counts: list[tuple[dict[int, int], int]] = [({}, 0)] * threads
+
+    def count(i: int) -> None:
+        for path, start, end in parts[i]:
+            counters[i].add_file(path, start, end)
+        char_counts[i] = counters[i].char_counts()
 
     errors: list[BaseException | None] = [None] * threads
 
     def run(i: int) -> None:
         try:
-            count(counters[i], parts[i])
+            count(i)
         except BaseException as e:  # noqa: BLE001 - re-raised below, in the caller's thread
             errors[i] = e
 
@@ -244,8 +249,13 @@ def _count_files(new_counter: Callable[[], Any], files: list[str], num_threads: 
     counter = counters[0]
     for other in counters[1:]:
         counter.merge(other)
+    chars, char_total = char_counts[0]
+    for more, more_total in char_counts[1:]:
+        for c, n in more.items():
+            chars[c] = chars.get(c, 0) + n
+        char_total += more_total
     log(f"read {len(files)} file(s), {total} bytes, on {threads} thread(s)")
-    return counter
+    return counter, (chars, char_total)
 
 
 def _add_lines(counter: Any, ts: TrainerSpec, lines: Iterator[tuple[str, int]], limit: int,
