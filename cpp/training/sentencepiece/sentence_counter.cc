@@ -116,8 +116,9 @@ bool SentenceCounter::add_file(const std::string& path, uint64_t start, uint64_t
     buf.resize(keep + static_cast<size_t>(got));
     if (got == 0) break;
     pos += static_cast<uint64_t>(got);
-    const size_t cut = buf.rfind('\n');
-    if (cut == std::string::npos) continue;  // one long line so far: read on
+    const size_t found = std::string_view(buf).substr(keep).rfind('\n');  // the carry holds none
+    if (found == std::string_view::npos) continue;  // one long line so far: read on
+    const size_t cut = keep + found;
     const std::string_view block(buf.data(), cut + 1);
     if (!check_utf8(block, path, offset, error)) {
       *os_error = false;

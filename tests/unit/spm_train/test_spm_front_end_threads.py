@@ -72,3 +72,28 @@ def test_bad_utf8_named_with_its_offset_on_threads(tmp_path, monkeypatch):
     paths = _files(tmp_path, [b"good line\n" * 50 + b"bad \xff byte\n" + b"more\n" * 50])
     with pytest.raises(ValueError, match=r"not UTF-8 \(byte 504\)"):
         _counted(paths, 3, monkeypatch)
+
+
+def test_file_reader_counts_the_lines_python_splits(tmp_path, monkeypatch):
+    """The native reader against Python's own line split: a line longer than a read block,
+    '\\r\\n' endings (the '\\r' stays, as in spm_train), a last line without '\\n'."""
+    from tokenforge.formats.sentencepiece_model import NormalizerSpec, TrainerSpec
+    from tokenforge.spm_train.charsmaps import fill_normalizer_spec
+
+    long_line = " ".join(f"w{i % 5000}" for i in range(300_000))  # about 2 MB
+    text = "first line\r\nsecond\n\n" + long_line + "\nnaïve café\r\n日本語 テキスト\nlast without newline"
+    path = tmp_path / "t.txt"
+    path.write_bytes(text.encode("utf-8"))
+    ns = NormalizerSpec(name="identity")
+    fill_normalizer_spec(ns)
+    monkeypatch.setattr(front_end, "PARALLEL_MIN_BYTES", 1)
+    monkeypatch.setattr(front_end, "usable_cpus", lambda: 16)
+    results = []
+    for threads in (1, 3):
+        ts = TrainerSpec(num_threads=threads, max_sentence_length=1 << 24)
+        corpus = front_end.count_corpus(ts, ns, [], [str(path)], None, lambda msg: None)
+        results.append((list(corpus.counter.words().items()), corpus.alphabet))
+    ts = TrainerSpec(max_sentence_length=1 << 24)
+    corpus = front_end.count_corpus(ts, ns, [], [], iter(text.split("\n")), lambda msg: None)
+    assert results[0] == results[1] == (list(corpus.counter.words().items()), corpus.alphabet)
+    assert corpus.counter.words()["▁first".encode()] == 1
