@@ -157,6 +157,7 @@ def test_bpe_identical_on_threads_and_several_files(corpus_files, tmp_path, monk
 
     monkeypatch.setattr(front_end, "PARALLEL_MIN_BYTES", 1)
     monkeypatch.setattr(front_end, "usable_cpus", lambda: 16)
+    monkeypatch.setattr(front_end, "MAX_COUNT_THREADS", 16)
     files = [corpus_files["en"], corpus_files["multi"], corpus_files["code"]]
     ref = spm.SentencePieceTrainer
     out = {}

@@ -1,17 +1,18 @@
 """sentencepiece's training front end: lines in, counted words and the alphabet out.
 
-Lines come from files (read in 4 MB blocks, split at '\\n' as spm_train's ReadLine does,
-so a '\\r' stays in the line), from ``input_format="tsv"`` files (``text<TAB>count``) or
-from an iterator of str (one sentence each).  Empty lines, lines over
-``max_sentence_length`` bytes and lines holding U+2585 (the trainer's unknown mark) are
-skipped.  With ``input_sentence_size`` N > 0 only N lines are kept: a reservoir sample with
-a fixed seed when ``shuffle_input_sentence`` (sentencepiece's own sample is random), else
-the first N.  The native :class:`SpmSentenceCounter` reads whole files itself, normalizes, cuts out meta
-pieces and counts words; memory grows with the distinct words.  Whole files (no sampling,
-no tsv) are counted on up to ``num_threads`` threads: the input, taken as one run of lines,
-is cut at line starts into one part per thread, each counted into its own table, and the
-tables are merged in the parts' order, so every word keeps the place of its first
-occurrence and the result is the same on any number of threads.
+Lines come from files (split at '\\n' as spm_train's ReadLine does, so a '\\r' stays in
+the line), from ``input_format="tsv"`` files (``text<TAB>count``) or from an iterator of
+str (one sentence each).  Empty lines, lines over ``max_sentence_length`` bytes and lines
+holding U+2585 (the trainer's unknown mark) are skipped.  With ``input_sentence_size``
+N > 0 only N lines are kept: a reservoir sample with a fixed seed when
+``shuffle_input_sentence`` (sentencepiece's own sample is random), else the first N.  The
+native :class:`SpmSentenceCounter` reads whole files itself (in 1 MB reads), normalizes,
+cuts out meta pieces and counts words; memory grows with the distinct words.  Whole files
+(no sampling, no tsv) are counted on up to ``num_threads`` threads (at most
+``MAX_COUNT_THREADS``): the input, taken as one run of lines, is cut at line starts into
+one part per thread, each counted into its own table, and the tables are merged in the
+parts' order, so every word keeps the place of its first occurrence and the result is the
+same on any number of threads.
 
 The alphabet: characters sorted by (given in ``required_chars``, count, code point), taken
 while the covered share, computed in float32 as sentencepiece does, is below
@@ -36,6 +37,10 @@ from tokenforge.spm_train.charsmaps import load_charsmap
 
 BLOCK = 4 << 20
 PARALLEL_MIN_BYTES = 1 << 20  # each counting thread gets at least this much input
+# Each counting thread fills its own word table, and words repeat across parts, so the
+# tables' memory grows with the thread count, while merging them stays serial: past a few
+# threads that costs more than it saves.
+MAX_COUNT_THREADS = 4
 UNKNOWN_MARK = "\u2585"
 BOUNDARY = 0x1F  # what meta pieces are replaced by; never in the alphabet
 _F32 = struct.Struct("<f")
@@ -218,7 +223,7 @@ def _count_files(new_counter: Callable[[], Any], files: list[str], num_threads: 
     character counts (each thread counts its own words' characters: the sums are the
     same)."""
     total = sum(os.path.getsize(p) for p in files)
-    threads = max(1, min(num_threads, usable_cpus(), total // PARALLEL_MIN_BYTES))
+    threads = max(1, min(num_threads, usable_cpus(), MAX_COUNT_THREADS, total // PARALLEL_MIN_BYTES))
     parts = split_files(files, threads)
     counters = [new_counter() for _ in parts]
 

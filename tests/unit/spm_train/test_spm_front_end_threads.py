@@ -49,6 +49,7 @@ def _counted(paths, threads, monkeypatch):
 
     monkeypatch.setattr(front_end, "PARALLEL_MIN_BYTES", 1)
     monkeypatch.setattr(front_end, "usable_cpus", lambda: 16)
+    monkeypatch.setattr(front_end, "MAX_COUNT_THREADS", 16)
     ts, ns = TrainerSpec(num_threads=threads), NormalizerSpec(name="nmt_nfkc")
     fill_normalizer_spec(ns)
     corpus = front_end.count_corpus(ts, ns, ["<unk>", "<s>", "</s>"], paths, None, lambda msg: None)
@@ -88,6 +89,7 @@ def test_file_reader_counts_the_lines_python_splits(tmp_path, monkeypatch):
     fill_normalizer_spec(ns)
     monkeypatch.setattr(front_end, "PARALLEL_MIN_BYTES", 1)
     monkeypatch.setattr(front_end, "usable_cpus", lambda: 16)
+    monkeypatch.setattr(front_end, "MAX_COUNT_THREADS", 16)
     results = []
     for threads in (1, 3):
         ts = TrainerSpec(num_threads=threads, max_sentence_length=1 << 24)
