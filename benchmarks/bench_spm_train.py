@@ -111,7 +111,8 @@ def main() -> None:
                                                   prefix, str(args.threads)], capture_output=True, text=True,
                                                  timeout=args.timeout)
                         except subprocess.TimeoutExpired:
-                            print(f"{mb:>5} {model_type:8} {vocab:>6} {trainer:14} timed out after {args.timeout} s")
+                            print(f"{mb:>5} {model_type:8} {vocab:>6} {trainer:14} unfinished after {args.timeout} s "
+                                  f"(--timeout)")
                             continue
                         if out.returncode != 0:
                             print(f"{mb:>5} {model_type:8} {vocab:>6} {trainer:14} failed: {out.stderr.strip()[-300:]}")

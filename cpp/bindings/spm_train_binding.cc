@@ -106,6 +106,22 @@ void bind_spm_train(nb::module_& m) {
              c.add_block(v);
            },
            nb::arg("block"), "Adds every line of a block of UTF-8 text (lines end with '\\n').")
+      .def("add_file",
+           [](SentenceCounter& c, const std::string& path, uint64_t start, uint64_t end) {
+             std::string error;
+             bool os_error = false, ok;
+             {
+               nb::gil_scoped_release release;
+               ok = c.add_file(path, start, end, &error, &os_error);
+             }
+             if (ok) return;
+             if (!os_error) value_error(error);
+             PyErr_SetString(PyExc_OSError, error.c_str());
+             throw nb::python_error();
+           },
+           nb::arg("path"), nb::arg("start") = 0, nb::arg("end") = ~uint64_t{0},
+           "Adds the lines of bytes [start, end) of a file (start at a line start); OSError if it cannot be "
+           "read, ValueError if it is not UTF-8.")
       .def("add_sentences",
            [](SentenceCounter& c, nb::list sentences, std::vector<int64_t> freqs, bool checked) {
              nb::tuple items = snapshot(sentences);
@@ -119,6 +135,16 @@ void bind_spm_train(nb::module_& m) {
            },
            nb::arg("sentences"), nb::arg("freqs") = std::vector<int64_t>(), nb::arg("checked") = false,
            "Adds sentences (str); checked=True when the caller applied the line checks already.")
+      .def("merge",
+           [](SentenceCounter& c, SentenceCounter& other) {
+             if (&c == &other) value_error("a counter cannot merge itself");
+             nb::gil_scoped_release release;
+             c.merge(other);
+             other.clear_words();
+           },
+           nb::arg("other"),
+           "Adds other's words and statistics after this counter's own (words first seen in other come "
+           "last, in other's order) and empties other's words.")
       .def("stats",
            [](const SentenceCounter& c) {
              nb::dict d;

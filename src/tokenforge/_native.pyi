@@ -238,9 +238,19 @@ class SpmSentenceCounter:
     def add_block(self, block: bytes) -> None:
         """Adds every line of a block of UTF-8 text (lines end with '\\n')."""
 
+    def add_file(self, path: str, start: int = 0, end: int = 18446744073709551615) -> None:
+        """
+        Adds the lines of bytes [start, end) of a file (start at a line start); OSError if it cannot be read, ValueError if it is not UTF-8.
+        """
+
     def add_sentences(self, sentences: list, freqs: Sequence[int] = [], checked: bool = False) -> None:
         """
         Adds sentences (str); checked=True when the caller applied the line checks already.
+        """
+
+    def merge(self, other: SpmSentenceCounter) -> None:
+        """
+        Adds other's words and statistics after this counter's own (words first seen in other come last, in other's order) and empties other's words.
         """
 
     def stats(self) -> dict: ...

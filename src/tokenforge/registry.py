@@ -20,7 +20,6 @@ import hashlib
 import os
 import tempfile
 import threading
-import urllib.request
 
 from tokenforge import patterns
 from tokenforge.core import Encoding
@@ -121,6 +120,8 @@ def _cached_rank_file(rank_name: str) -> bytes:
         if hashlib.sha256(data).hexdigest() == sha256:
             return data
     try:
+        import urllib.request  # only on a download: it pulls in ssl, email and http
+
         with urllib.request.urlopen(url, timeout=30) as response:
             data = response.read()
     except OSError as e:

@@ -149,3 +149,27 @@ def test_unigram_same_pieces_on_any_thread_count(corpus_files):
         proto = tokenforge.sentencepiece.ModelProto.from_bytes(sp.serialized_model_proto())
         pieces.append([(p.piece, p.score, p.type) for p in proto.pieces])
     assert pieces[0] == pieces[1]
+
+
+def test_bpe_identical_on_threads_and_several_files(corpus_files, tmp_path, monkeypatch):
+    """Counting on several threads (the input cut into runs of lines) gives sentencepiece's pieces."""
+    from tokenforge.spm_train import front_end
+
+    monkeypatch.setattr(front_end, "PARALLEL_MIN_BYTES", 1)
+    monkeypatch.setattr(front_end, "usable_cpus", lambda: 16)
+    monkeypatch.setattr(front_end, "MAX_COUNT_THREADS", 16)
+    files = [corpus_files["en"], corpus_files["multi"], corpus_files["code"]]
+    ref = spm.SentencePieceTrainer
+    out = {}
+    for who, threads in (("ref", 2), ("t1", 1), ("t2", 2), ("t5", 5)):
+        d = tmp_path / who
+        d.mkdir()
+        monkeypatch.chdir(d)
+        trainer = ref if who == "ref" else tokenforge.SentencePieceTrainer
+        trainer.train(input=files, model_prefix="m", vocab_size=3000, model_type="bpe", num_threads=threads,
+                      minloglevel=2)
+        proto = tokenforge.sentencepiece.ModelProto.from_bytes((d / "m.model").read_bytes())
+        out[who] = [(p.piece, p.score, p.type) for p in proto.pieces]
+    assert out["t1"] == out["ref"]
+    assert out["t2"] == out["ref"]
+    assert out["t5"] == out["ref"]

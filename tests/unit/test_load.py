@@ -88,10 +88,12 @@ def test_data_gym_matches_r50k():
 def test_get_encoding_offline_error_says_where(tmp_path, monkeypatch):
     monkeypatch.setenv("TOKENFORGE_MODELS_DIR", str(tmp_path))
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    import urllib.request
+
     import tokenforge.registry as registry
 
     registry._ranks.cache_clear()
-    monkeypatch.setattr(registry.urllib.request, "urlopen", lambda *a, **k: (_ for _ in ()).throw(OSError("offline")))
+    monkeypatch.setattr(urllib.request, "urlopen", lambda *a, **k: (_ for _ in ()).throw(OSError("offline")))
     with pytest.raises(OSError, match="TOKENFORGE_MODELS_DIR"):
         registry.get_encoding("p50k_base")
     registry._ranks.cache_clear()

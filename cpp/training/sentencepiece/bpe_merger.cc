@@ -16,35 +16,48 @@ int32_t BpeMerger::char_symbol(char32_t c) {
   }
   const auto id = static_cast<int32_t>(symbols_.size());
   Symbol& s = symbols_.add();
+  heap_pos_.push_back(-1);
   s.chars_begin = static_cast<uint32_t>(chars_.size());
   s.chars_size = 1;
   s.unknown = c == kUnknownMark;
+  if (s.unknown) unknown_id_ = id;
   chars_.push_back(c);
   if (c < kDirectChars) direct_ids_[c] = id; else char_ids_.emplace(c, id);
   return id;
 }
 
 int32_t BpeMerger::pair_symbol(int32_t left, int32_t right) {
-  if (left < 0 || right < 0 || symbols_[left].unknown || symbols_[right].unknown) return -1;
+  if (left < 0 || right < 0) return -1;
   const uint64_t key = (static_cast<uint64_t>(left) << 32) | static_cast<uint32_t>(right);
+  // Within one merge (one generation) a pair's answer does not change: only `best` turns
+  // inactive, and only after its merge.  Most neighbours repeat, so a small cache answers.
+  MemoEntry& memo = memo_[static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> (64 - kMemoBits))];
+  if (memo.key == key && memo.generation == generation_) return memo.id;
+  const int32_t id = find_pair_symbol(left, right);
+  memo = {key, generation_, id};
+  return id;
+}
+
+int32_t BpeMerger::find_pair_symbol(int32_t left, int32_t right) {
+  if (left == unknown_id_ || right == unknown_id_) return -1;  // only the unknown mark is unknown
+  bool inserted;
+  int32_t& known = pair_ids_.slot(static_cast<uint32_t>(left), static_cast<uint32_t>(right), -1, &inserted);
   // An accepted or dropped pair made again is a new symbol, as sentencepiece erases it from its cache.
-  if (const int32_t* v = pair_ids_.find(key); v != nullptr && (*v < 0 || symbols_[*v].active)) return *v;
+  if (!inserted && (known < 0 || symbols_[known].active)) return known;
   const Symbol& l = symbols_[static_cast<size_t>(left)];
   const Symbol& r = symbols_[static_cast<size_t>(right)];
   scratch_.assign(chars_.begin() + l.chars_begin, chars_.begin() + l.chars_begin + l.chars_size);
   scratch_.insert(scratch_.end(), chars_.begin() + r.chars_begin, chars_.begin() + r.chars_begin + r.chars_size);
-  if (!rules_.valid(scratch_.data(), scratch_.size())) {
-    pair_ids_.set(key, -1);  // validity never changes: remember the answer
-    return -1;
-  }
+  if (!rules_.valid(scratch_.data(), scratch_.size())) return known = -1;  // validity never changes: kept
   const auto id = static_cast<int32_t>(symbols_.size());
   Symbol& s = symbols_.add();
+  heap_pos_.push_back(-1);
   s.left = left;
   s.right = right;
   s.chars_begin = static_cast<uint32_t>(chars_.size());
   s.chars_size = static_cast<uint16_t>(scratch_.size());
   chars_.insert(chars_.end(), scratch_.begin(), scratch_.end());
-  pair_ids_.set(key, id);
+  known = id;
   return id;
 }
 
@@ -55,6 +68,7 @@ void BpeMerger::reserve(size_t words, size_t chars) {
 }
 
 bool BpeMerger::add_word(const char32_t* chars, size_t n, int64_t count) {
+  if (n == 0) return true;  // no pairs; and every word owns its start position (word_of)
   if (n >= kNone - syms_.size()) return false;
   for (size_t i = 0; i < n; ++i) syms_.push_back(char_symbol(chars[i]));
   starts_.push_back(static_cast<uint32_t>(syms_.size()));
@@ -62,18 +76,21 @@ bool BpeMerger::add_word(const char32_t* chars, size_t n, int64_t count) {
   return true;
 }
 
-size_t BpeMerger::word_of(uint32_t pos, size_t from) const {
-  // Gallops forward from `from` (a word at or before pos), then searches the last stride.
-  size_t lo = from, hi = from + 1, step = 1;
-  const size_t n = starts_.size();
-  while (hi < n && starts_[hi] <= pos) {
-    lo = hi;
-    hi += step;
-    step *= 2;
+void BpeMerger::index_word_starts() {
+  const size_t n = syms_.size();
+  std::vector<WordStarts>(n / 64 + 1).swap(word_starts_);
+  for (size_t w = 0; w + 1 < starts_.size(); ++w) word_starts_[starts_[w] >> 6].bits |= uint64_t{1} << (starts_[w] & 63);
+  uint32_t rank = 0;
+  for (WordStarts& ws : word_starts_) {
+    ws.rank = rank;
+    rank += static_cast<uint32_t>(__builtin_popcountll(ws.bits));
   }
-  const auto first = starts_.begin() + static_cast<std::ptrdiff_t>(lo);
-  const auto last = starts_.begin() + static_cast<std::ptrdiff_t>(std::min(hi, n));
-  return static_cast<size_t>(std::upper_bound(first, last, pos) - starts_.begin()) - 1;
+}
+
+size_t BpeMerger::word_of(uint32_t pos) const {
+  const WordStarts& ws = word_starts_[pos >> 6];
+  const uint64_t upto = (uint64_t{2} << (pos & 63)) - 1;  // bits 0..pos&63 (all 64 when it is 63)
+  return ws.rank + static_cast<size_t>(__builtin_popcountll(ws.bits & upto)) - 1;
 }
 
 uint32_t BpeMerger::next_index(uint32_t i, uint32_t end) const {
@@ -129,9 +146,9 @@ int BpeMerger::compare_chars(const Symbol& a, const Symbol& b) const {
 // larger id (the first one made).
 bool BpeMerger::ranks_below(const HeapEntry& a, const HeapEntry& b) const {
   if (a.freq != b.freq) return a.freq < b.freq;
+  if (a.chars_size != b.chars_size) return a.chars_size > b.chars_size;
   const Symbol& sa = symbols_[static_cast<size_t>(a.symbol)];
   const Symbol& sb = symbols_[static_cast<size_t>(b.symbol)];
-  if (sa.chars_size != sb.chars_size) return sa.chars_size > sb.chars_size;
   const int c = compare_chars(sa, sb);
   if (c != 0) return c > 0;
   return a.symbol > b.symbol;
@@ -139,7 +156,7 @@ bool BpeMerger::ranks_below(const HeapEntry& a, const HeapEntry& b) const {
 
 void BpeMerger::heap_place(size_t i, const HeapEntry& e) {
   heap_[i] = e;
-  symbols_[static_cast<size_t>(e.symbol)].heap_pos = static_cast<int32_t>(i);
+  heap_pos_[static_cast<size_t>(e.symbol)] = static_cast<int32_t>(i);
 }
 
 void BpeMerger::sift_up(size_t i) {
@@ -168,30 +185,30 @@ void BpeMerger::sift_down(size_t i) {
 }
 
 void BpeMerger::heap_remove(int32_t id) {
-  Symbol& s = symbols_[static_cast<size_t>(id)];
-  if (s.heap_pos < 0) return;
-  const auto i = static_cast<size_t>(s.heap_pos);
-  s.heap_pos = -1;
+  int32_t& pos = heap_pos_[static_cast<size_t>(id)];
+  if (pos < 0) return;
+  const auto i = static_cast<size_t>(pos);
+  pos = -1;
   const HeapEntry last = heap_.back();
   heap_.pop_back();
   if (i == heap_.size()) return;
   heap_place(i, last);
   sift_up(i);
-  sift_down(static_cast<size_t>(symbols_[static_cast<size_t>(last.symbol)].heap_pos));
+  sift_down(static_cast<size_t>(heap_pos_[static_cast<size_t>(last.symbol)]));
 }
 
 void BpeMerger::heap_update(int32_t id) {
   Symbol& s = symbols_[static_cast<size_t>(id)];
   if (!s.active || s.freq <= 0) {
     heap_remove(id);
-  } else if (s.heap_pos < 0) {
-    heap_.push_back({s.freq, id});
+  } else if (heap_pos_[static_cast<size_t>(id)] < 0) {
+    heap_.push_back({s.freq, id, s.chars_size});
     sift_up(heap_.size() - 1);
   } else {
-    const auto i = static_cast<size_t>(s.heap_pos);
+    const auto i = static_cast<size_t>(heap_pos_[static_cast<size_t>(id)]);
     heap_[i].freq = s.freq;
     sift_up(i);
-    sift_down(static_cast<size_t>(s.heap_pos));
+    sift_down(static_cast<size_t>(heap_pos_[static_cast<size_t>(id)]));
   }
 }
 
@@ -203,10 +220,22 @@ void BpeMerger::accept(int32_t best) {
   if (!std::is_sorted(positions.begin(), positions.end())) std::sort(positions.begin(), positions.end());
   positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
   const int32_t bl = b.left, br = b.right;
-  size_t w = 0;  // the word holding l: positions are sorted, so it only moves forward
-  for (uint32_t l : positions) {
+  // The positions are known: fetch their symbols and word-start entries early, and their
+  // words' bounds and counts a little later.
+  constexpr size_t kAhead = 16, kWordAhead = 8;
+  for (size_t k = 0; k < positions.size(); ++k) {
+    if (k + kAhead < positions.size()) {
+      __builtin_prefetch(syms_.data() + positions[k + kAhead]);
+      __builtin_prefetch(word_starts_.data() + (positions[k + kAhead] >> 6));
+    }
+    if (k + kWordAhead < positions.size()) {
+      const size_t ahead = word_of(positions[k + kWordAhead]);
+      __builtin_prefetch(starts_.data() + ahead);
+      __builtin_prefetch(counts_.data() + ahead);
+    }
+    const uint32_t l = positions[k];
     if (syms_[l] != bl) continue;  // merged since, or overlapped by the previous merge ("aaa")
-    w = word_of(l, w);
+    const size_t w = word_of(l);
     const uint32_t begin = starts_[w], end = starts_[w + 1];
     const uint32_t r = next_index(l, end);
     if (r == kNone || syms_[r] != br) continue;
@@ -231,7 +260,7 @@ std::string BpeMerger::to_utf8(const Symbol& s) const {
 }
 
 void BpeMerger::train(size_t pieces, std::atomic<uint32_t>* done) {
-  pair_ids_.set_max_load(6);  // hundreds of thousands of pairs: memory over probe length
+  index_word_starts();
   for (uint32_t w = 0; w + 1 < starts_.size(); ++w)
     for (uint32_t i = starts_[w] + 1; i < starts_[w + 1]; ++i) add_pair(w, i - 1, i);
   auto flush_pending = [&] {
@@ -254,7 +283,9 @@ void BpeMerger::train(size_t pieces, std::atomic<uint32_t>* done) {
     }
     learned_.push_back(std::move(piece));
     if (done != nullptr) done->store(static_cast<uint32_t>(learned_.size()), std::memory_order_relaxed);
+    ++generation_;
     accept(best);
+    ++generation_;
     flush_pending();
   }
 }

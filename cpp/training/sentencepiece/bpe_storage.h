@@ -6,7 +6,9 @@
 // array grown to 6, 14, 30, ... entries (sizes that fill glibc's chunks).
 // BpeChunks<T>: an index -> T store in chunks of 4096 that never move, so growing it never
 // copies (or briefly doubles) what it holds.
-// Neither is thread-safe; both are move-only.
+// PairIdTable: (left, right) -> int32 for the merger's pair -> symbol map, open addressing
+// with the key halves and the value side by side in 12 bytes, so a lookup reads one place.
+// None is thread-safe; the first two are move-only.
 #pragma once
 
 #include <cstdint>
@@ -73,6 +75,57 @@ class BpeChunks {
   static constexpr size_t kMask = (size_t{1} << kShift) - 1;
   std::vector<std::unique_ptr<T[]>> chunks_;
   size_t size_ = 0;
+};
+
+class PairIdTable {
+ public:
+  // The value of (left, right), inserted as `init` when absent (*inserted tells which); the
+  // reference stays valid until the next call.  left must not be 0xFFFFFFFF.
+  int32_t& slot(uint32_t left, uint32_t right, int32_t init, bool* inserted) {
+    if ((size_ + 1) * 4 > entries_.size() * 3) grow();
+    for (size_t i = index(left, right);; i = (i + 1) & mask_) {
+      Entry& e = entries_[i];
+      if (e.left == left && e.right == right) {
+        *inserted = false;
+        return e.value;
+      }
+      if (e.left == kEmpty) {
+        e = {left, right, init};
+        ++size_;
+        *inserted = true;
+        return e.value;
+      }
+    }
+  }
+  size_t size() const { return size_; }
+
+ private:
+  static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
+  struct Entry {
+    uint32_t left, right;
+    int32_t value;
+  };
+  size_t index(uint32_t left, uint32_t right) const {
+    const uint64_t key = (static_cast<uint64_t>(left) << 32) | right;
+    return static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_);
+  }
+  void grow() {
+    const size_t capacity = entries_.empty() ? 1024 : entries_.size() * 2;
+    std::vector<Entry> old(capacity, Entry{kEmpty, 0, 0});
+    old.swap(entries_);
+    mask_ = capacity - 1;
+    shift_ = 64;
+    for (size_t c = capacity; c > 1; c >>= 1) --shift_;
+    for (const Entry& e : old) {
+      if (e.left == kEmpty) continue;
+      size_t i = index(e.left, e.right);
+      while (entries_[i].left != kEmpty) i = (i + 1) & mask_;
+      entries_[i] = e;
+    }
+  }
+  std::vector<Entry> entries_;
+  size_t mask_ = 0, size_ = 0;
+  unsigned shift_ = 64;
 };
 
 }  // namespace tf::spm_train

@@ -1,11 +1,16 @@
 #include "training/sentencepiece/sentence_counter.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
 
+#include "training/byte_level/text_chunks.h"
 #include "training/sentencepiece/piece_rules.h"
 
 namespace tf::spm_train {
@@ -13,6 +18,15 @@ namespace tf::spm_train {
 namespace {
 constexpr std::string_view kSpaceUtf8 = "\xe2\x96\x81";
 constexpr std::string_view kUnknownUtf8 = "\xe2\x96\x85";
+constexpr size_t kReadBlock = size_t{1} << 20;
+
+// Checks a block's UTF-8; false with *error naming the first bad byte.
+bool check_utf8(std::string_view block, const std::string& path, uint64_t offset, std::string* error) {
+  const size_t bad = train::utf8_first_invalid(reinterpret_cast<const uint8_t*>(block.data()), block.size());
+  if (bad == block.size()) return true;
+  *error = path + ": not UTF-8 (byte " + std::to_string(offset + bad) + ")";
+  return false;
+}
 }  // namespace
 
 char32_t decode_char(const uint8_t* s, size_t n, int* len) {
@@ -73,6 +87,57 @@ void SentenceCounter::add_block(std::string_view block) {
   }
 }
 
+bool SentenceCounter::add_file(const std::string& path, uint64_t start, uint64_t end, std::string* error,
+                               bool* os_error) {
+  *os_error = true;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = path + ": " + std::strerror(errno);
+    return false;
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  std::string buf;  // the carried partial line, then the bytes read after it
+  uint64_t pos = start, offset = start;  // next byte to read; file offset of buf[0]
+  while (pos < end) {
+    const size_t keep = buf.size();
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(kReadBlock, end - pos));
+    buf.resize(keep + want);
+    ssize_t got;
+    do {
+      got = ::pread(fd, buf.data() + keep, want, static_cast<off_t>(pos));
+    } while (got < 0 && errno == EINTR);
+    if (got < 0) {
+      *error = path + ": " + std::strerror(errno);
+      return false;
+    }
+    buf.resize(keep + static_cast<size_t>(got));
+    if (got == 0) break;
+    pos += static_cast<uint64_t>(got);
+    const size_t found = std::string_view(buf).substr(keep).rfind('\n');  // the carry holds none
+    if (found == std::string_view::npos) continue;  // one long line so far: read on
+    const size_t cut = keep + found;
+    const std::string_view block(buf.data(), cut + 1);
+    if (!check_utf8(block, path, offset, error)) {
+      *os_error = false;
+      return false;
+    }
+    add_block(block);
+    offset += cut + 1;
+    buf.erase(0, cut + 1);
+  }
+  if (!buf.empty()) {
+    if (!check_utf8(buf, path, offset, error)) {
+      *os_error = false;
+      return false;
+    }
+    add_block(buf);
+  }
+  return true;
+}
+
 void SentenceCounter::add_line(std::string_view line, int64_t freq) {
   stats_.bytes += line.size() + 1;
   if (accept(line)) add_checked(line, freq);
@@ -81,16 +146,15 @@ void SentenceCounter::add_line(std::string_view line, int64_t freq) {
 void SentenceCounter::add_checked(std::string_view line, int64_t freq) {
   ++stats_.sentences;
   std::string_view norm = normalizer_.normalize_view(line, &norm_buffer_);
-  if (!meta_.empty()) {
-    replace_meta(norm, &replaced_);
-    norm = replaced_;
-  }
+  if (!meta_.empty()) norm = replace_meta(norm, &replaced_);
   if (!norm.empty()) count_words(norm, freq);
 }
 
-void SentenceCounter::replace_meta(std::string_view text, std::string* out) const {
-  out->clear();
-  size_t i = 0;
+// Meta pieces are valid UTF-8, so their first byte is never a continuation byte: a byte
+// match is a character match, and the text is scanned byte by byte.
+std::string_view SentenceCounter::replace_meta(std::string_view text, std::string* out) const {
+  size_t i = 0, copied = 0;
+  bool replaced = false;
   while (i < text.size()) {
     size_t matched = 0;
     if (meta_first_[static_cast<uint8_t>(text[i])]) {
@@ -101,16 +165,20 @@ void SentenceCounter::replace_meta(std::string_view text, std::string* out) cons
         }
       }
     }
-    if (matched > 0) {
-      out->push_back('\x1f');
-      i += matched;
-    } else {
-      int len;
-      decode_char(reinterpret_cast<const uint8_t*>(text.data() + i), text.size() - i, &len);
-      out->append(text.data() + i, static_cast<size_t>(len));
-      i += static_cast<size_t>(len);
+    if (matched == 0) {
+      ++i;
+      continue;
     }
+    if (!replaced) out->clear();
+    replaced = true;
+    out->append(text.data() + copied, i - copied);
+    out->push_back('\x1f');
+    i += matched;
+    copied = i;
   }
+  if (!replaced) return text;
+  out->append(text.data() + copied, text.size() - copied);
+  return *out;
 }
 
 // sentencepiece's word split: a word starts at the text's start and at each "▁" (with
@@ -129,7 +197,12 @@ void SentenceCounter::count_words(std::string_view text, int64_t freq) {
     word_start = end;
   };
   const auto* s = reinterpret_cast<const uint8_t*>(text.data());
-  if (options_.treat_whitespace_as_suffix) {
+  if (!options_.treat_whitespace_as_suffix && !allow_ws) {
+    // The usual case: a word starts at the start and at every "▁" (its bytes only ever
+    // start a character in UTF-8, so a byte search finds exactly the characters).
+    for (size_t at = text.find(kSpaceUtf8, 1); at != std::string_view::npos; at = text.find(kSpaceUtf8, at + 3))
+      emit(at);
+  } else if (options_.treat_whitespace_as_suffix) {
     while (i < text.size()) {
       int len;
       decode_char(s + i, text.size() - i, &len);

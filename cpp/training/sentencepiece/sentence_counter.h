@@ -43,6 +43,11 @@ class SentenceCounter {
             std::string* error);
   // Adds every '\n'-terminated line of block (the last may lack its '\n').
   void add_block(std::string_view block);
+  // Adds the lines of bytes [start, end) of a file (start must be a line start; end past
+  // the file's size means its end), read in blocks into one reused buffer.  On failure
+  // returns false with *error set and *os_error true for a read error (false: the text is
+  // not UTF-8; the lines before the bad one's block are counted).
+  bool add_file(const std::string& path, uint64_t start, uint64_t end, std::string* error, bool* os_error);
   // Adds one line (no '\n' inside), with a frequency.
   void add_line(std::string_view line, int64_t freq);
   // Adds one line that passed the checks already (the caller sampled it).
@@ -69,7 +74,9 @@ class SentenceCounter {
 
  private:
   void count_words(std::string_view normalized, int64_t freq);
-  void replace_meta(std::string_view text, std::string* out) const;
+  // The text with every meta piece replaced by U+001F: `text` itself when it holds none,
+  // else a view of *out.
+  std::string_view replace_meta(std::string_view text, std::string* out) const;
 
   FrontEndOptions options_;
   spm::SpmNormalizer normalizer_;

@@ -284,13 +284,68 @@ def _decode_int(kind: str, raw: int) -> int | bool:
     return raw
 
 
+_FLOAT = struct.Struct("<f")
+
+
 class SentencePiece(Message):
     """One vocabulary entry: ``piece`` (text), ``score`` and ``type`` (:class:`PieceType`)."""
 
     FIELDS = {1: ("piece", "string", "", False), 2: ("score", "float", 0.0, False), 3: ("type", "enum", 1, False)}
 
+    @classmethod
+    def of(cls, piece: str, score: float, type: int | None = None) -> SentencePiece:  # noqa: A002
+        """A piece with these fields set (``type`` left unset when None), made without the
+        per-field checks of the keyword constructor (trainers make tens of thousands).
 
-_FLOAT = struct.Struct("<f")
+        >>> SentencePiece.of("ab", -1.0).to_bytes() == SentencePiece(piece="ab", score=-1.0).to_bytes()
+        True
+        """
+        values: dict[str, Any] = {"piece": piece, "score": score}
+        if type is not None:
+            values["type"] = type
+        return _piece_with(values)
+
+    def to_bytes(self) -> bytes:
+        values = self._values
+        if len(values) == 2 and not self._unknown:
+            piece, score = values.get("piece"), values.get("score")
+            if piece is not None and score is not None:
+                body = piece.encode("utf-8")
+                if len(body) < 0x80:  # a one-byte length: the usual learned piece
+                    return b"\x0a%c%b\x15%b" % (len(body), body, _FLOAT.pack(score))
+        return super().to_bytes()
+
+    def _write(self, out: bytearray) -> None:
+        values = self._values
+        if self._unknown or not values.keys() <= _PIECE_FIELDS:
+            super()._write(out)
+            return
+        # The usual shape, written as the generic writer writes it (field order 1, 2, 3).
+        piece = values.get("piece")
+        if piece is not None:
+            body = piece.encode("utf-8")
+            out.append(0x0A)
+            _write_varint(out, len(body))
+            out += body
+        score = values.get("score")
+        if score is not None:
+            out.append(0x15)
+            out += _FLOAT.pack(score)
+        kind = values.get("type")
+        if kind is not None:
+            out.append(0x18)
+            _write_varint(out, int(kind))
+
+
+_PIECE_FIELDS = frozenset(("piece", "score", "type"))
+
+
+def _piece_with(values: dict[str, Any]) -> SentencePiece:
+    piece = SentencePiece.__new__(SentencePiece)
+    object.__setattr__(piece, "_values", values)
+    object.__setattr__(piece, "_unknown", [])
+    object.__setattr__(piece, "_present", True)
+    return piece
 
 
 def _parse_piece(buf: bytes, pos: int, end: int) -> SentencePiece:
@@ -315,11 +370,7 @@ def _parse_piece(buf: bytes, pos: int, end: int) -> SentencePiece:
         piece = SentencePiece()
         piece._parse(buf, start, end, 1)
         return piece
-    piece = SentencePiece.__new__(SentencePiece)
-    object.__setattr__(piece, "_values", values)
-    object.__setattr__(piece, "_unknown", [])
-    object.__setattr__(piece, "_present", True)
-    return piece
+    return _piece_with(values)
 
 
 class NormalizerSpec(Message):

@@ -37,15 +37,16 @@ def build_model(ts: TrainerSpec, ns: NormalizerSpec, meta: dict[int, tuple[str, 
     for pid in range(max(total, ts.vocab_size)):
         if pid in meta:
             piece, kind = meta[pid]
-            sp = SentencePiece(piece=piece, score=0.0, type=kind)
+            sp = SentencePiece.of(piece, 0.0, kind)
         else:
             nxt = next(it, None)
             if nxt is None:
                 continue
-            sp = SentencePiece(piece=nxt[0], score=nxt[1])
-        if sp.piece in seen:
-            raise ValueError(f"piece {sp.piece!r} is defined twice")
-        seen.add(sp.piece)
+            piece = nxt[0]
+            sp = SentencePiece.of(piece, nxt[1])
+        if piece in seen:
+            raise ValueError(f"piece {piece!r} is defined twice")
+        seen.add(piece)
         m.pieces.append(sp)
     spec = TrainerSpec.from_bytes(ts.to_bytes())
     if not ts.hard_vocab_limit:
