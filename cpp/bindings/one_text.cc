@@ -104,6 +104,35 @@ struct alignas(64) Part {  // own cache line: two threads fill neighbouring part
   std::string error;
 };
 
+// The parts' id buffers, kept by the calling thread between calls with their capacity:
+// memory freed after one call and allocated anew by the next came back as fresh pages,
+// touched for the first time (a page fault each) by whichever thread encoded a part.
+// Up to kKeepBytes are kept.
+class PartBuffers {
+ public:
+  static constexpr size_t kKeepBytes = size_t{16} << 20;
+  void lend(std::vector<Part>* parts) {
+    for (size_t k = 0; k < parts->size() && !kept_.empty(); ++k) {
+      (*parts)[k].ids.swap(kept_.back());
+      (*parts)[k].ids.clear();
+      kept_.pop_back();
+    }
+  }
+  void take_back(std::vector<Part>* parts) {
+    size_t bytes = 0;
+    for (const auto& v : kept_) bytes += v.capacity() * sizeof(uint32_t);
+    for (Part& p : *parts) {
+      const size_t b = p.ids.capacity() * sizeof(uint32_t);
+      if (b == 0 || bytes + b > kKeepBytes) continue;
+      bytes += b;
+      kept_.push_back(std::move(p.ids));
+    }
+  }
+
+ private:
+  std::vector<std::vector<uint32_t>> kept_;
+};
+
 // Part k encoded (or counted: `allowed` is then set) into parts[k]; catches running out of memory.
 void run_part(const Encoding& enc, const Source& src, const SpecialMatcher* allowed, bool count_only, size_t k,
               Part* part) {
@@ -203,11 +232,15 @@ nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vect
   Source src(text, cuts);
   const size_t n = src.parts();
   std::vector<Part> parts(n);
+  thread_local PartBuffers buffers;
+  if (!count_only) buffers.lend(&parts);
   std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[n]);
   for (size_t k = 0; k < n; ++k) done[k].store(false, std::memory_order_relaxed);
   std::atomic<size_t> next{0};
   Items items;
-  if (!count_only && !items.reserve(src.approx_bytes() / 4 + 16)) throw nb::python_error();
+  // A small start, grown as parts are built: a block of the worst case's size each call came
+  // back from malloc as fresh pages more often than a grown one (a fault per page touched).
+  if (!count_only && !items.reserve(src.approx_bytes() / 16 + 16)) throw nb::python_error();
   size_t built = 0;       // parts [0, built) are in `items` (or the build stopped)
   bool stopped = false;   // a part failed, or building raised: build no further
   bool raised = false;    // building raised (a Python error is set)
@@ -225,7 +258,6 @@ nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vect
         stopped = raised = true;
         break;
       }
-      std::vector<uint32_t>().swap(p.ids);  // built: free it now
     }
   };
   auto encode = [&](size_t k) {
@@ -257,6 +289,7 @@ nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vect
   }
   // Every part is encoded by now (the caller may have run no worker at all).
   build_ready();
+  if (!count_only) buffers.take_back(&parts);
   if (raised) throw nb::python_error();
   for (const Part& p : parts) {
     if (!p.ok) throw nb::value_error(p.error.c_str());
