@@ -7,9 +7,9 @@
 // UTF-8 lengths), else each part is converted by the thread that encodes it.
 //
 // Every thread takes the next part in order; the calling thread also builds the result
-// list, in part order, straight into one item array that grows in place (realloc of a
-// large block moves pages, it does not copy), each part as soon as it and those before it
-// are encoded.  So no part list is made and then joined (a copy of the whole item array,
+// list, in part order, straight into one item array (sized from the first part's ids per
+// byte, with a margin; grown if need be), each part as soon as it and those before it are
+// encoded.  So no part list is made and then joined (a copy of the whole item array,
 // with the first touch of its pages, after all the encoding), and the work left after the
 // last part is encoded is the building of that part alone.
 //
@@ -100,6 +100,7 @@ class Source {
 struct alignas(64) Part {  // own cache line: two threads fill neighbouring parts
   std::vector<uint32_t> ids;
   size_t count = 0;
+  size_t bytes = 0;  // of its UTF-8
   bool ok = true;
   std::string error;
 };
@@ -139,6 +140,7 @@ void run_part(const Encoding& enc, const Source& src, const SpecialMatcher* allo
   thread_local Utf8Buffer buffer;
   try {
     const std::string_view text = src.part(k, &buffer);
+    part->bytes = text.size();
     if (count_only) {
       part->ok = enc.count(text, *allowed, &part->count, &part->error);
     } else {
@@ -238,9 +240,6 @@ nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vect
   for (size_t k = 0; k < n; ++k) done[k].store(false, std::memory_order_relaxed);
   std::atomic<size_t> next{0};
   Items items;
-  // A small start, grown as parts are built: a block of the worst case's size each call came
-  // back from malloc as fresh pages more often than a grown one (a fault per page touched).
-  if (!count_only && !items.reserve(src.approx_bytes() / 16 + 16)) throw nb::python_error();
   size_t built = 0;       // parts [0, built) are in `items` (or the build stopped)
   bool stopped = false;   // a part failed, or building raised: build no further
   bool raised = false;    // building raised (a Python error is set)
@@ -253,6 +252,15 @@ nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vect
       if (!p.ok) {
         stopped = true;
         break;
+      }
+      if (built == 0) {
+        // Room for the whole text at the first part's ids per byte, and a margin: growing
+        // the array later may copy it (a realloc that cannot extend the block in place).
+        const double per_byte = static_cast<double>(p.ids.size() + 1) / static_cast<double>(p.bytes + 1);
+        if (!items.reserve(static_cast<size_t>(per_byte * 1.15 * static_cast<double>(src.approx_bytes())) + 4096)) {
+          stopped = raised = true;
+          break;
+        }
       }
       if (!items.append(p.ids.data(), p.ids.size())) {
         stopped = raised = true;
