@@ -20,7 +20,6 @@ caches cost (each merges the new pieces the other also merges).
 
 from __future__ import annotations
 
-import argparse
 import os
 import resource
 import statistics
@@ -28,7 +27,7 @@ import statistics
 from _common import corpus_text
 
 import tokenforge
-from bench_one_text import load
+from bench_one_text import arguments, load
 
 
 def thread_cpu() -> dict[str, float]:
@@ -54,12 +53,8 @@ def measure(call) -> tuple[float, float, int]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("texts", nargs="+")
-    ap.add_argument("--encodings", nargs="+", default=["cl100k_base", "o200k_base"])
+    ap = arguments(7)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--mb", type=float, default=4.0)
     args = ap.parse_args()
     warm_text = corpus_text("mixed", 400_000)
     print(f"median of {args.repeat}; ms of CPU; 'x' = 1 thread / busiest thread of {args.threads}")

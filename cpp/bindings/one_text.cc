@@ -47,13 +47,6 @@ size_t utf8_length(const StrView& v) {
   return n;
 }
 
-StrView units_of(const StrView& sv, size_t from, size_t to) {
-  StrView part = sv;
-  part.data = static_cast<const char*>(sv.data) + from * static_cast<size_t>(sv.kind);
-  part.length = to - from;
-  return part;
-}
-
 // Where the parts' UTF-8 comes from (see the file comment).
 class Source {
  public:
@@ -64,13 +57,8 @@ class Source {
       bounds_.push_back(c);
     }
     bounds_.push_back(sv_.length);
-    PyObject* o = text.ptr();
-    if (PyUnicode_IS_COMPACT_ASCII(o)) {
-      whole_ = std::string_view(static_cast<const char*>(sv_.data), sv_.length);
-      byte_bounds_ = bounds_;
-    } else if (const auto* c = reinterpret_cast<const PyCompactUnicodeObject*>(o); c->utf8 != nullptr) {
-      whole_ = std::string_view(c->utf8, static_cast<size_t>(c->utf8_length));
-    }
+    whole_ = cached_utf8(text);
+    if (PyUnicode_IS_COMPACT_ASCII(text.ptr())) byte_bounds_ = bounds_;
   }
   size_t parts() const { return bounds_.size() - 1; }
   size_t approx_bytes() const { return whole_.data() != nullptr ? whole_.size() : approx_utf8_size(sv_); }
@@ -79,7 +67,7 @@ class Source {
   void locate(int threads) {
     if (whole_.data() == nullptr || !byte_bounds_.empty()) return;
     std::vector<size_t> lengths(parts());
-    parallel_for(parts(), threads, [&](size_t k) { lengths[k] = utf8_length(units_of(sv_, bounds_[k], bounds_[k + 1])); });
+    parallel_for(parts(), threads, [&](size_t k) { lengths[k] = utf8_length(units(sv_, bounds_[k], bounds_[k + 1])); });
     byte_bounds_.assign(1, 0);
     for (size_t len : lengths) byte_bounds_.push_back(byte_bounds_.back() + len);
     if (byte_bounds_.back() != whole_.size()) whole_ = {};  // not what was expected: convert instead
@@ -88,7 +76,7 @@ class Source {
   // The UTF-8 of part k (valid until *buffer's next use).
   std::string_view part(size_t k, Utf8Buffer* buffer) const {
     if (whole_.data() != nullptr) return whole_.substr(byte_bounds_[k], byte_bounds_[k + 1] - byte_bounds_[k]);
-    return to_utf8(units_of(sv_, bounds_[k], bounds_[k + 1]), buffer);
+    return to_utf8(units(sv_, bounds_[k], bounds_[k + 1]), buffer);
   }
 
  private:
