@@ -33,13 +33,18 @@ def load(name: str, mb: float) -> str:
     return text[:limit] if len(text.encode()) > limit else text
 
 
-def main() -> None:
+def arguments(repeat: int) -> argparse.ArgumentParser:
+    """The arguments of this script (bench_one_text_cpu.py adds its own)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("texts", nargs="+")
     ap.add_argument("--encodings", nargs="+", default=["cl100k_base", "o200k_base"])
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=repeat)
     ap.add_argument("--mb", type=float, default=4.0)
-    args = ap.parse_args()
+    return ap
+
+
+def main() -> None:
+    args = arguments(3).parse_args()
     import tiktoken
 
     warm = corpus_text("mixed", 400_000)

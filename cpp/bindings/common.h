@@ -103,6 +103,24 @@ inline std::vector<StrView> str_views(const nb::tuple& items) {
   return views;
 }
 
+// The code units [from, to) of a str.
+inline StrView units(const StrView& sv, size_t from, size_t to) {
+  StrView part = sv;
+  part.data = static_cast<const char*>(sv.data) + from * static_cast<size_t>(sv.kind);
+  part.length = to - from;
+  return part;
+}
+
+// The UTF-8 CPython has cached on a str (its own data when ASCII), or an empty view.
+inline std::string_view cached_utf8(nb::handle text) {
+  PyObject* o = text.ptr();
+  if (PyUnicode_IS_COMPACT_ASCII(o)) return std::string_view(static_cast<const char*>(PyUnicode_DATA(o)),
+                                                             static_cast<size_t>(PyUnicode_GET_LENGTH(o)));
+  const auto* c = reinterpret_cast<const PyCompactUnicodeObject*>(o);
+  if (c->utf8 == nullptr) return {};
+  return std::string_view(c->utf8, static_cast<size_t>(c->utf8_length));
+}
+
 // About the UTF-8 length of a str, to balance chunks (exact for ASCII).
 inline size_t approx_utf8_size(const StrView& v) {
   if (v.ascii) return v.length;

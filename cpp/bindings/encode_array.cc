@@ -40,28 +40,10 @@ namespace tf::py {
 
 namespace {
 
-// The UTF-8 CPython has cached on a str (its own data when ASCII), or an empty view.
-std::string_view cached_utf8(nb::handle text) {
-  PyObject* o = text.ptr();
-  if (PyUnicode_IS_COMPACT_ASCII(o)) return std::string_view(static_cast<const char*>(PyUnicode_DATA(o)),
-                                                             static_cast<size_t>(PyUnicode_GET_LENGTH(o)));
-  const auto* c = reinterpret_cast<const PyCompactUnicodeObject*>(o);
-  if (c->utf8 == nullptr) return {};
-  return std::string_view(c->utf8, static_cast<size_t>(c->utf8_length));
-}
-
 bool is_high_surrogate(const StrView& v, size_t i) {
   if (v.kind == PyUnicode_2BYTE_KIND) return (static_cast<const uint16_t*>(v.data)[i] & 0xFC00) == 0xD800;
   if (v.kind == PyUnicode_4BYTE_KIND) return (static_cast<const uint32_t*>(v.data)[i] & 0xFFFFFC00u) == 0xD800;
   return false;
-}
-
-// The code units [from, to) of a str.
-StrView units(const StrView& sv, size_t from, size_t to) {
-  StrView part = sv;
-  part.data = static_cast<const char*>(sv.data) + from * static_cast<size_t>(sv.kind);
-  part.length = to - from;
-  return part;
 }
 
 // A part's ids, in pages of their own (mmap, grown by mremap) on Linux: freed, they go

@@ -9,6 +9,7 @@
 #include "bindings/batch.h"
 #include "bindings/common.h"
 #include "bindings/encode_array.h"
+#include "bindings/one_text.h"
 #include "pipeline/encoding.h"
 
 #include <algorithm>
@@ -199,6 +200,18 @@ void bind_encoding(nb::module_& m) {
         check(ok, error);
         return n;
       })
+      .def("encode_parts", [](const Encoding& e, nb::handle text, const std::vector<size_t>& cuts,
+                              const SpecialMatcher* allowed, int threads) {
+        return encode_one_text(e, text, cuts, allowed, threads, false);
+      }, nb::arg("text"), nb::arg("cuts"), nb::arg("allowed").none(), nb::arg("threads"),
+           "The ids of one text as one list, its parts between `cuts` (increasing character offsets where the "
+           "parts' ids are the whole's) encoded on up to `threads` threads; specials of `allowed` (None: none) "
+           "as such.")
+      .def("count_parts", [](const Encoding& e, nb::handle text, const std::vector<size_t>& cuts,
+                             const SpecialMatcher& allowed, int threads) {
+        return encode_one_text(e, text, cuts, &allowed, threads, true);
+      }, nb::arg("text"), nb::arg("cuts"), nb::arg("allowed"), nb::arg("threads"),
+           "The number of ids of one text, as `encode_parts` would give them.")
       .def("encode_to_numpy", &encode_to_array, nb::arg("text"), nb::arg("allowed"), nb::arg("disallowed").none() = nb::none(),
            nb::arg("chunk_chars") = Py_ssize_t{1} << 20, nb::arg("cuts") = std::vector<size_t>(), nb::arg("threads") = 1,
            "encode() as a uint32 array; if text holds a special of `disallowed`, (None, its bytes) instead. "

@@ -8,6 +8,9 @@
 // the whole text's.  Output ids and pieces then come from the joined tokens exactly as for
 // one thread.  Sampling keeps one thread: its random draws follow the text from its start.
 #include <algorithm>
+#include <atomic>
+#include <memory>
+#include <thread>
 
 #include "common/parallel.h"
 #include "pipeline/sentencepiece_processor.h"
@@ -61,15 +64,46 @@ size_t SentencePieceProcessor::segment_in_parts(std::string_view normalized, siz
     });
     return count;
   }
+  // The calling thread settles each part, in order, as soon as it and those before it are
+  // encoded, and encodes parts itself while none is ready: the serial settling (a Viterbi
+  // for the few words whose cached segmentation may not hold) overlaps the other threads'
+  // encoding instead of following it.
   std::vector<UnigramPart>& ahead = parts_scratch().ahead;
   if (ahead.size() < count) ahead.resize(count);
-  parallel_for(count, threads, [&](size_t k) {
-    unigram_.encode_part(part(k), static_cast<uint32_t>(bounds[k]), merge_unknown, &ahead[k]);
-  });
+  std::unique_ptr<std::atomic<bool>[]> encoded(new std::atomic<bool>[count]);
+  for (size_t k = 0; k < count; ++k) encoded[k].store(false, std::memory_order_relaxed);
+  std::atomic<size_t> next{0};
+  size_t settled = 0;
   float total = 0.0f;
-  for (size_t k = 0; k < count; ++k) {
-    total = unigram_.settle_part(part(k), static_cast<uint32_t>(bounds[k]), ahead[k], total, &(*tokens)[k]);
-  }
+  auto encode = [&](size_t k) {
+    unigram_.encode_part(part(k), static_cast<uint32_t>(bounds[k]), merge_unknown, &ahead[k]);
+    encoded[k].store(true, std::memory_order_release);
+  };
+  auto settle_ready = [&]() {
+    for (; settled < count && encoded[settled].load(std::memory_order_acquire); ++settled) {
+      total = unigram_.settle_part(part(settled), static_cast<uint32_t>(bounds[settled]), ahead[settled], total,
+                                   &(*tokens)[settled]);
+    }
+  };
+  const std::thread::id caller = std::this_thread::get_id();
+  const size_t t = std::min<size_t>(static_cast<size_t>(std::max(1, threads)), count);
+  parallel_for(t, static_cast<int>(t), [&](size_t) {
+    size_t k;
+    if (std::this_thread::get_id() != caller) {
+      while ((k = next.fetch_add(1, std::memory_order_relaxed)) < count) encode(k);
+      return;
+    }
+    while (settled < count) {
+      if (encoded[settled].load(std::memory_order_acquire)) {
+        settle_ready();
+      } else if ((k = next.fetch_add(1, std::memory_order_relaxed)) < count) {
+        encode(k);
+      } else {
+        std::this_thread::yield();  // the last parts, on other threads
+      }
+    }
+  });
+  settle_ready();  // every part is encoded by now (the caller may have run no worker)
   if (done) parallel_for(count, threads, [&](size_t k) { done(k, &(*tokens)[k]); });
   return count;
 }

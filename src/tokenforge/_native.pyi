@@ -41,6 +41,14 @@ class Encoding:
 
     def count(self, arg0: object, arg1: SpecialSet, /) -> int: ...
 
+    def encode_parts(self, text: object, cuts: Sequence[int], allowed: SpecialSet | None, threads: int) -> object:
+        """
+        The ids of one text as one list, its parts between `cuts` (increasing character offsets where the parts' ids are the whole's) encoded on up to `threads` threads; specials of `allowed` (None: none) as such.
+        """
+
+    def count_parts(self, text: object, cuts: Sequence[int], allowed: SpecialSet, threads: int) -> object:
+        """The number of ids of one text, as `encode_parts` would give them."""
+
     def encode_to_numpy(self, text: object, allowed: SpecialSet, disallowed: SpecialSet | None = None, chunk_chars: int = 1048576, cuts: Sequence[int] = [], threads: int = 1) -> object:
         """
         encode() as a uint32 array; if text holds a special of `disallowed`, (None, its bytes) instead. With `cuts` (increasing character offsets where the ids of the parts equal the whole's), the parts are encoded on up to `threads` threads.

@@ -128,9 +128,9 @@ class Encoding:
         """
         if self._regex is not None:
             return self._encode_by_regex(_clean(text), _NO_SPECIALS)
-        split = self._parallel_parts(text, num_threads)
-        if split is not None:
-            return self._core.encode_ordinary_batch(*split, joined=True)
+        cuts, threads = self._parallel_cuts(text, num_threads)
+        if cuts:  # the parts of a long text, read in place from the str (no part strs)
+            return self._core.encode_parts(text, cuts, None, threads)
         return _repairing(self._core.encode_ordinary, text)
 
     def encode(
@@ -160,9 +160,9 @@ class Encoding:
         [104, 105, 60, 124, 101, 111, 116, 124, 62]
         """
         allowed = self._allowed(allowed_special, disallowed_special, text)
-        split = self._parallel_parts(text, num_threads, allowed_special)
-        if split is not None:
-            return self._core.encode_batch(split[0], allowed, None, split[1], joined=True)
+        cuts, threads = self._parallel_cuts(text, num_threads, allowed_special)
+        if cuts:
+            return self._core.encode_parts(text, cuts, allowed, threads)
         return self._encode_checked(text, allowed)
 
     def encode_with_unstable(
@@ -231,9 +231,9 @@ class Encoding:
         allowed = self._allowed(allowed_special, disallowed_special, text)
         if self._regex is not None:
             return len(self._encode_by_regex(_clean(text), allowed))
-        split = self._parallel_parts(text, num_threads, allowed_special)
-        if split is not None:
-            return _native.count_batch(self._core, split[0], allowed, split[1])
+        cuts, threads = self._parallel_cuts(text, num_threads, allowed_special)
+        if cuts:
+            return self._core.count_parts(text, cuts, allowed, threads)
         return _repairing(self._core.count, text, allowed)
 
     def encode_to_numpy(
@@ -267,13 +267,14 @@ class Encoding:
     def _parallel_cuts(self, text: str, num_threads: int | None, allowed_special=frozenset()) -> tuple[list[int], int]:
         """(cuts, threads) to encode a long text in parts on native threads: no cuts to encode
         it on this thread (short text, one thread, a pattern without known cuts, no cut found).
-        Eight parts per thread, so that the last ones balance the threads' work."""
+        Many parts per thread (of at least 32 Ki characters), so that the last ones balance
+        the threads' work: what is left when one thread runs out of parts is a small one."""
         if len(text) < PARALLEL_MIN_CHARS or self._regex is not None:
             return [], 1
         threads = resolve_threads(num_threads)
         if threads < 2:
             return [], 1
-        wanted = min(8 * threads, len(text) // (PARALLEL_MIN_CHARS // 4))
+        wanted = min(32 * threads, len(text) // (1 << 15))
         specials = self.special_tokens_set if allowed_special == "all" else allowed_special
         return _cuts.cut_points(text, wanted, self._scanner != int(patterns.Scanner.GPT2), specials), threads
 

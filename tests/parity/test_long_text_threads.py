@@ -96,3 +96,62 @@ def test_many_scripts_on_threads_give_one_threads_ids(name):
         fresh = type(ours)(ours.name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks, special_tokens={})
         assert fresh.encode_ordinary(text, num_threads=threads) == expected
         assert fresh.encode_ordinary(text, num_threads=threads) == expected  # caches warm
+
+
+def _copy(text: str) -> str:
+    """A new str equal to `text`, without its cached UTF-8."""
+    return text[:-1] + text[-1:]
+
+
+def _utf8_is_cached(text: str) -> bool:
+    """Whether CPython holds the UTF-8 of `text` (its size grows by that copy)."""
+    import sys
+
+    return sys.getsizeof(text) > sys.getsizeof(_copy(text))
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("corpus_name", ["en", "multi"])
+def test_parts_read_from_every_kind_of_str(name, corpus_name):
+    """The parts are read in place from the str: ASCII characters, else the UTF-8 CPython has
+    cached on it (then found by byte offset), else converted per part; tiktoken's ids each way."""
+    ours, ref = pair(name)
+    sample = corpus_sample(corpus_name)[:500_000]
+    texts = {"ascii": sample.encode("ascii", "ignore").decode(), "not cached": _copy(sample)}
+    for kind, text in texts.items():
+        expected = ref.encode_ordinary(_copy(text))  # (tiktoken leaves the UTF-8 cached on its str)
+        assert ours.encode_ordinary(text, num_threads=2) == expected, kind
+        assert ours.count_tokens(text, num_threads=2) == len(expected), kind
+        assert ours.encode(text, num_threads=3, disallowed_special=()) == expected, kind
+    text = texts["not cached"]
+    if not text.isascii():
+        assert not _utf8_is_cached(text)
+        ours.count_tokens(text, num_threads=1)  # the one-thread path asks CPython for the UTF-8
+        assert _utf8_is_cached(text)
+        assert ours.encode_ordinary(text, num_threads=2) == expected
+        assert ours.count_tokens(text, num_threads=2) == len(expected)
+
+
+def test_lone_surrogates_in_parts_are_repaired_as_tiktoken_repairs_them():
+    ours, ref = pair("cl100k_base")
+    text = " ".join(["word", "\ud800", "x\udfffy", "\ud83d\ude00", "Ωmega"] * 60_000)
+    assert ours._parallel_cuts(text, 2)[0]
+    assert ours.encode_ordinary(text, num_threads=2) == ref.encode_ordinary(text)
+    assert ours.count_tokens(text, num_threads=2) == len(ref.encode_ordinary(text))
+
+
+def test_parts_that_cannot_be_encoded_raise_value_error():
+    """A vocabulary without some byte: the error of the first such part, as on one thread."""
+    import tokenforge
+
+    ranks = {bytes([b]): b for b in range(256) if b != ord("q")}
+    ranks = {k: i for i, k in enumerate(ranks)}
+    enc = tokenforge.Encoding("noq", pat_str=tokenforge.patterns.CL100K, mergeable_ranks=ranks, special_tokens={})
+    text = "some words here " * 40_000 + "quiet " + "more words " * 30_000
+    with pytest.raises(ValueError) as one:
+        enc.encode_ordinary(text, num_threads=1)
+    with pytest.raises(ValueError) as two:
+        enc.encode_ordinary(text, num_threads=2)
+    assert str(one.value) == str(two.value)
+    with pytest.raises(ValueError):
+        enc.count_tokens(text, num_threads=2)

@@ -156,9 +156,9 @@ def test_thread_count_resolution(monkeypatch):
     monkeypatch.setattr(processor_module, "PARALLEL_MIN_CHARS", 64)
     text = "x" * 1000
     monkeypatch.setenv("TOKENFORGE_NUM_THREADS", "3")
-    assert processor_module._parts(text, None) == (12, 3)
-    assert processor_module._parts(text, -1) == (12, 3)  # sentencepiece's "automatic"
-    assert processor_module._parts(text, 2) == (8, 2)
+    assert processor_module._parts(text, None) == (48, 3)
+    assert processor_module._parts(text, -1) == (48, 3)  # sentencepiece's "automatic"
+    assert processor_module._parts(text, 2) == (32, 2)
     assert processor_module._parts(text, 0) == (1, 1)
     assert processor_module._parts(text, 1) == (1, 1)
     assert processor_module._parts("x" * 10, 4) == (1, 1)  # short: not cut
@@ -169,7 +169,7 @@ def test_thread_count_resolution(monkeypatch):
         processor_module._parts(text, None)
     monkeypatch.delenv("TOKENFORGE_NUM_THREADS")
     monkeypatch.setattr(processor_module, "resolve_threads", lambda n: n if n is not None else 5)
-    assert processor_module._parts(text, None) == (20, 5)
+    assert processor_module._parts(text, None) == (80, 5)
 
 
 def _child(path, text, queue):

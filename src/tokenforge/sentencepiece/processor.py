@@ -78,7 +78,7 @@ def _parts(text: str | bytes, num_threads: int | None) -> tuple[int, int]:
     threads = _default_threads(num_threads)
     if threads < 2:
         return 1, 1
-    return min(4 * threads, max(2, len(text) // max(1, PARALLEL_MIN_CHARS // 4))), threads
+    return min(16 * threads, max(2, len(text) // max(1, PARALLEL_MIN_CHARS // 8))), threads
 
 
 class SentencePieceProcessor:

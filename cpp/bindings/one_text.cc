@@ -1,0 +1,303 @@
+// One long str encoded (or counted) in parts on several threads, as one list of ids.
+//
+// The caller (core.py) gives the cuts: character offsets where the parts' ids, joined, are
+// the whole text's (tokenforge/_cuts.py).  The parts are read from the one str in place,
+// with no part strs made: an ASCII str's own characters, else the UTF-8 CPython has cached
+// on it (then the parts' byte offsets are found first, in parallel, from the characters'
+// UTF-8 lengths), else each part is converted by the thread that encodes it.
+//
+// Every thread takes the next part in order; the calling thread also builds the result
+// list, in part order, straight into one item array (sized from the first part's ids per
+// byte, with a margin; grown if need be), each part as soon as it and those before it are
+// encoded.  So no part list is made and then joined (a copy of the whole item array,
+// with the first touch of its pages, after all the encoding), and the work left after the
+// last part is encoded is the building of that part alone.
+//
+// What it leaves out: disallowed specials (core.py looks for them before calling), numpy
+// output (encode_array.cc), many texts (encoding_binding.cc's batches).
+#include "bindings/one_text.h"
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/parallel.h"
+
+namespace tf::py {
+
+namespace {
+
+// The UTF-8 length of the code units of a str without surrogates.
+size_t utf8_length(const StrView& v) {
+  size_t n = v.length;
+  if (v.kind == PyUnicode_1BYTE_KIND) {
+    const auto* p = static_cast<const uint8_t*>(v.data);
+    for (size_t i = 0; i < v.length; ++i) n += p[i] >> 7;
+  } else if (v.kind == PyUnicode_2BYTE_KIND) {
+    const auto* p = static_cast<const uint16_t*>(v.data);
+    for (size_t i = 0; i < v.length; ++i) n += (p[i] >= 0x80) + (p[i] >= 0x800);
+  } else {
+    const auto* p = static_cast<const uint32_t*>(v.data);
+    for (size_t i = 0; i < v.length; ++i) n += (p[i] >= 0x80) + (p[i] >= 0x800) + (p[i] >= 0x10000);
+  }
+  return n;
+}
+
+// Where the parts' UTF-8 comes from (see the file comment).
+class Source {
+ public:
+  Source(nb::handle text, const std::vector<size_t>& cuts) : sv_(str_view(text)) {
+    bounds_.push_back(0);
+    for (size_t c : cuts) {
+      if (c <= bounds_.back() || c >= sv_.length) throw nb::value_error("cuts must increase inside the text");
+      bounds_.push_back(c);
+    }
+    bounds_.push_back(sv_.length);
+    whole_ = cached_utf8(text);
+    if (PyUnicode_IS_COMPACT_ASCII(text.ptr())) byte_bounds_ = bounds_;
+  }
+  size_t parts() const { return bounds_.size() - 1; }
+  size_t approx_bytes() const { return whole_.data() != nullptr ? whole_.size() : approx_utf8_size(sv_); }
+
+  // Finds the parts' byte offsets in the cached UTF-8 (no GIL needed; call before part()).
+  void locate(int threads) {
+    if (whole_.data() == nullptr || !byte_bounds_.empty()) return;
+    std::vector<size_t> lengths(parts());
+    parallel_for(parts(), threads, [&](size_t k) { lengths[k] = utf8_length(units(sv_, bounds_[k], bounds_[k + 1])); });
+    byte_bounds_.assign(1, 0);
+    for (size_t len : lengths) byte_bounds_.push_back(byte_bounds_.back() + len);
+    if (byte_bounds_.back() != whole_.size()) whole_ = {};  // not what was expected: convert instead
+  }
+
+  // The UTF-8 of part k (valid until *buffer's next use).
+  std::string_view part(size_t k, Utf8Buffer* buffer) const {
+    if (whole_.data() != nullptr) return whole_.substr(byte_bounds_[k], byte_bounds_[k + 1] - byte_bounds_[k]);
+    return to_utf8(units(sv_, bounds_[k], bounds_[k + 1]), buffer);
+  }
+
+ private:
+  StrView sv_;
+  std::vector<size_t> bounds_, byte_bounds_;
+  std::string_view whole_;  // the whole text's UTF-8, when it is at hand
+};
+
+struct alignas(64) Part {  // own cache line: two threads fill neighbouring parts
+  std::vector<uint32_t> ids;
+  size_t count = 0;
+  size_t bytes = 0;  // of its UTF-8
+  bool ok = true;
+  std::string error;
+};
+
+// The parts' id buffers, kept by the calling thread between calls with their capacity:
+// memory freed after one call and allocated anew by the next came back as fresh pages,
+// touched for the first time (a page fault each) by whichever thread encoded a part.
+// Up to kKeepBytes are kept.
+class PartBuffers {
+ public:
+  static constexpr size_t kKeepBytes = size_t{16} << 20;
+  void lend(std::vector<Part>* parts) {
+    for (size_t k = 0; k < parts->size() && !kept_.empty(); ++k) {
+      (*parts)[k].ids.swap(kept_.back());
+      (*parts)[k].ids.clear();
+      kept_.pop_back();
+    }
+  }
+  void take_back(std::vector<Part>* parts) {
+    size_t bytes = 0;
+    for (const auto& v : kept_) bytes += v.capacity() * sizeof(uint32_t);
+    for (Part& p : *parts) {
+      const size_t b = p.ids.capacity() * sizeof(uint32_t);
+      if (b == 0 || bytes + b > kKeepBytes) continue;
+      bytes += b;
+      kept_.push_back(std::move(p.ids));
+    }
+  }
+
+ private:
+  std::vector<std::vector<uint32_t>> kept_;
+};
+
+// Part k encoded (or counted: `allowed` is then set) into parts[k]; catches running out of memory.
+void run_part(const Encoding& enc, const Source& src, const SpecialMatcher* allowed, bool count_only, size_t k,
+              Part* part) {
+  thread_local Utf8Buffer buffer;
+  try {
+    const std::string_view text = src.part(k, &buffer);
+    part->bytes = text.size();
+    if (count_only) {
+      part->ok = enc.count(text, *allowed, &part->count, &part->error);
+    } else {
+      part->ids.reserve(text.size() / 3 + 16);
+      part->ok = allowed != nullptr ? enc.encode(text, *allowed, &part->ids, &part->error)
+                                    : enc.encode_ordinary(text, &part->ids, &part->error);
+    }
+  } catch (const std::bad_alloc&) {
+    part->ok = false;
+    part->error = "out of memory";
+  }
+  buffer.trim(size_t{16} << 20);
+}
+
+// The result's item array: new references, appended in order by the calling thread (GIL held).
+class Items {
+ public:
+  ~Items() {
+    for (size_t i = 0; i < size_; ++i) Py_DECREF(items_[i]);
+    PyMem_Free(items_);
+  }
+  // Appends a reference to the int of each id; false with a Python error set.
+  bool append(const uint32_t* ids, size_t n) {
+    if (size_ + n > cap_ && !grow(size_ + n)) return false;
+    PyObject** out = items_ + size_;
+    for (size_t i = 0; i < n; ++i) out[i] = ids[i] < kIntCacheSize ? int_cache_slots[ids[i]] : nullptr;
+    for (size_t i = 0; i < n; ++i) {
+      if (out[i] != nullptr) {
+        Py_INCREF(out[i]);
+      } else if ((out[i] = make_cached_int(ids[i])) == nullptr) {
+        size_ += i;  // those hold references; the rest are dropped
+        return false;
+      }
+    }
+    size_ += n;
+    return true;
+  }
+  bool reserve(size_t n) { return n <= cap_ || grow(n); }
+  // The list of the items (they move over); nullptr with a Python error set.
+  PyObject* to_list() {
+#if defined(Py_GIL_DISABLED) || PY_VERSION_HEX >= 0x030F0000
+    PyObject* list = PyList_New(static_cast<Py_ssize_t>(size_));
+    if (list == nullptr) return nullptr;
+    for (size_t i = 0; i < size_; ++i) PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), items_[i]);
+    size_ = 0;
+    return list;
+#else
+    PyObject* list = PyList_New(0);
+    if (list == nullptr || size_ == 0) return list;
+    if (cap_ > size_ + size_ / 8) {  // give back the unused tail
+      if (auto* p = static_cast<PyObject**>(PyMem_Realloc(items_, size_ * sizeof(PyObject*)))) {
+        items_ = p;
+        cap_ = size_;
+      }
+    }
+    auto* l = reinterpret_cast<PyListObject*>(list);
+    PyMem_Free(l->ob_item);
+    l->ob_item = items_;
+    l->allocated = static_cast<Py_ssize_t>(cap_);
+    Py_SET_SIZE(l, static_cast<Py_ssize_t>(size_));
+    items_ = nullptr;
+    size_ = cap_ = 0;
+    return list;
+#endif
+  }
+
+ private:
+  bool grow(size_t need) {
+    const size_t cap = std::max(need, cap_ + cap_ / 2);
+    if (cap > static_cast<size_t>(PY_SSIZE_T_MAX) / sizeof(PyObject*)) {
+      PyErr_NoMemory();
+      return false;
+    }
+    auto* p = static_cast<PyObject**>(PyMem_Realloc(items_, cap * sizeof(PyObject*)));
+    if (p == nullptr) {
+      PyErr_NoMemory();
+      return false;
+    }
+    items_ = p;
+    cap_ = cap;
+    return true;
+  }
+  PyObject** items_ = nullptr;
+  size_t size_ = 0, cap_ = 0;
+};
+
+}  // namespace
+
+nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vector<size_t>& cuts,
+                           const SpecialMatcher* allowed, int threads, bool count_only) {
+  Source src(text, cuts);
+  const size_t n = src.parts();
+  std::vector<Part> parts(n);
+  thread_local PartBuffers buffers;
+  if (!count_only) buffers.lend(&parts);
+  std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[n]);
+  for (size_t k = 0; k < n; ++k) done[k].store(false, std::memory_order_relaxed);
+  std::atomic<size_t> next{0};
+  Items items;
+  size_t built = 0;       // parts [0, built) are in `items` (or the build stopped)
+  bool stopped = false;   // a part failed, or building raised: build no further
+  bool raised = false;    // building raised (a Python error is set)
+  const std::thread::id caller = std::this_thread::get_id();
+  const size_t t = std::min({static_cast<size_t>(std::max(1, threads)), n, usable_cpus()});
+  // The finished parts next in order, built (GIL held).
+  auto build_ready = [&]() {
+    for (; !stopped && built < n && done[built].load(std::memory_order_acquire); ++built) {
+      Part& p = parts[built];
+      if (!p.ok) {
+        stopped = true;
+        break;
+      }
+      if (built == 0) {
+        // Room for the whole text at the first part's ids per byte, and a margin: growing
+        // the array later may copy it (a realloc that cannot extend the block in place).
+        const double per_byte = static_cast<double>(p.ids.size() + 1) / static_cast<double>(p.bytes + 1);
+        if (!items.reserve(static_cast<size_t>(per_byte * 1.15 * static_cast<double>(src.approx_bytes())) + 4096)) {
+          stopped = raised = true;
+          break;
+        }
+      }
+      if (!items.append(p.ids.data(), p.ids.size())) {
+        stopped = raised = true;
+        break;
+      }
+    }
+  };
+  auto encode = [&](size_t k) {
+    run_part(enc, src, allowed, count_only, k, &parts[k]);
+    done[k].store(true, std::memory_order_release);
+  };
+  {
+    nb::gil_scoped_release release;
+    src.locate(static_cast<int>(t));
+    parallel_for(t, static_cast<int>(t), [&](size_t) {
+      size_t k;
+      if (count_only || std::this_thread::get_id() != caller) {
+        while ((k = next.fetch_add(1, std::memory_order_relaxed)) < n) encode(k);
+        return;
+      }
+      while (true) {
+        if (!stopped && built < n && done[built].load(std::memory_order_acquire)) {
+          nb::gil_scoped_acquire gil;
+          build_ready();
+        } else if ((k = next.fetch_add(1, std::memory_order_relaxed)) < n) {
+          encode(k);
+        } else if (stopped || built == n) {
+          return;
+        } else {
+          std::this_thread::yield();  // the last parts, on other threads
+        }
+      }
+    });
+  }
+  // Every part is encoded by now (the caller may have run no worker at all).
+  build_ready();
+  if (!count_only) buffers.take_back(&parts);
+  if (raised) throw nb::python_error();
+  for (const Part& p : parts) {
+    if (!p.ok) throw nb::value_error(p.error.c_str());
+  }
+  if (count_only) {
+    size_t total = 0;
+    for (const Part& p : parts) total += p.count;
+    return nb::int_(total);
+  }
+  PyObject* list = items.to_list();
+  if (list == nullptr) throw nb::python_error();
+  return nb::steal(list);
+}
+
+}  // namespace tf::py
