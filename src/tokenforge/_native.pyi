@@ -335,9 +335,9 @@ class BertEncoder:
     def set_tokens(self, tokens: list) -> None:
         """The token str of each id (a list indexed by id), for encode_docs."""
 
-    def encode_docs(self, texts: list, num_threads: int, prefix_ids: Sequence[int], prefix_tokens: list, suffix_ids: Sequence[int], suffix_tokens: list) -> list:
+    def encode_docs(self, texts: list, num_threads: int, prefix_ids: Sequence[int], prefix_tokens: list, suffix_ids: Sequence[int], suffix_tokens: list, ids_only: bool = False) -> list:
         """
-        A BertDoc for each text between the given special tokens, or None (the Python pipeline).
+        A BertDoc for each text between the given special tokens, or None (the Python pipeline); with ids_only, no offsets (encode_batch_fast).
         """
 
 class BertDoc:

@@ -87,13 +87,20 @@ class NativeBert:
         return Encoding(ids.tolist(), self.token_array[ids].tolist(), list(zip(starts.tolist(), ends.tolist())),
                         words.tolist(), [type_id] * n)
 
-    def encode_final(self, texts: list[str], add_special_tokens: bool, threads: int) -> list[Encoding | None] | None:
+    def encode_final(self, texts: list[str], add_special_tokens: bool, threads: int,
+                     ids_only: bool = False) -> list[Encoding | None] | None:
         """Post-processed Encodings of single texts (the template applied in C++, each list
         made on first access), None in place of a text the Python path must take; None when
         the processor is no template."""
         if self.template is None:
             return None
-        return frame_docs(self.engine.encode_docs, self.template, texts, add_special_tokens, threads)
+        return frame_docs(self.engine.encode_docs, self.template, texts, add_special_tokens, threads,
+                          ids_only=ids_only)
+
+    def encode_final_fast(self, texts: list[str], add_special_tokens: bool, threads: int) -> list | None:
+        """encode_final without offsets (encode_batch_fast): tokens "" but the template's,
+        offsets (0, 0), word ids None."""
+        return self.encode_final(texts, add_special_tokens, threads, ids_only=True)
 
     def encode(self, text: str, type_id: int = 0) -> Encoding | None:
         """The Encoding of one text (before post-processing), or None to use the Python path."""
