@@ -205,8 +205,10 @@ nb::list encode_docs(const ByteLevelTables& t, const Encoding& enc, const Specia
         for (size_t k = 0; k < ch.ends.size(); ++k) {
           try {
             ByteLevelDoc d{ch.spans, begin, ch.ends[k], frame, ids_only, {}, {}};
-            if (lists_now && ids_only) d.ids_list = doc_ids(frame->frame, ch.spans->ids.data() + begin, ch.ends[k] - begin);
-            if (lists_now && !ids_only) d.offsets_list = doc_offset_list(d);
+            if (lists_now && ids_only) {
+              d.ids_list = held_back(doc_ids(frame->frame, ch.spans->ids.data() + begin, ch.ends[k] - begin));
+            }
+            if (lists_now && !ids_only) d.offsets_list = held_back(doc_offset_list(d));
             out.set(starts[c] + k, nb::cast(std::move(d)).release().ptr());
           } catch (nb::python_error& err) {
             err.restore();
@@ -274,11 +276,11 @@ void bind_byte_level_docs(nb::module_& m) {
   nb::class_<ByteLevelDoc>(m, "ByteLevelDoc", "One text of ByteLevelDocs.encode_docs; its lists built on request.")
       .def("__len__", &ByteLevelDoc::size)
       .def("ids", [](ByteLevelDoc& d) {
-        if (d.ids_list.is_valid()) return std::move(d.ids_list);
+        if (d.ids_list.is_valid()) return hand_out(d.ids_list);
         return doc_ids(d.frame->frame, d.c->ids.data() + d.begin, d.end - d.begin);
       })
       .def("tokens", &doc_token_list)
-      .def("offsets", [](ByteLevelDoc& d) { return d.offsets_list.is_valid() ? std::move(d.offsets_list) : doc_offset_list(d); })
+      .def("offsets", [](ByteLevelDoc& d) { return d.offsets_list.is_valid() ? hand_out(d.offsets_list) : doc_offset_list(d); })
       .def("word_ids", [](const ByteLevelDoc& d) {
         return doc_words(d.frame->frame, nullptr, 0, d.end - d.begin);  // all None: word ids come from Python
       }, "Word ids all None (the caller computes the text's from its ids).")

@@ -340,7 +340,7 @@ void bind_hf_spm(nb::module_& m) {
             const bool early = std::min(static_cast<size_t>(std::max(threads, 1)), usable_cpus()) > 1;
             return encode_many(h, texts, threads, ids_only, [&](const Shared& e, size_t a, size_t b) {
               SpmDoc d{e, a, b, frame, ids_only, {}};
-              if (early) d.early = ids_only ? spm_doc_ids(d) : spm_doc_offsets(d);
+              if (early) d.early = held_back(ids_only ? spm_doc_ids(d) : spm_doc_offsets(d));
               return nb::cast(std::move(d));
             });
           },
@@ -371,9 +371,9 @@ void bind_hf_spm(nb::module_& m) {
 
   nb::class_<SpmDoc>(m, "SpmDoc", "One text encoded by SpmStyleEncoder.encode_docs; its lists built on request.")
       .def("__len__", &SpmDoc::size)
-      .def("ids", [](SpmDoc& d) { return d.ids_only && d.early.is_valid() ? std::move(d.early) : spm_doc_ids(d); })
+      .def("ids", [](SpmDoc& d) { return d.ids_only && d.early.is_valid() ? hand_out(d.early) : spm_doc_ids(d); })
       .def("tokens", &spm_doc_tokens)
-      .def("offsets", [](SpmDoc& d) { return !d.ids_only && d.early.is_valid() ? std::move(d.early) : spm_doc_offsets(d); })
+      .def("offsets", [](SpmDoc& d) { return !d.ids_only && d.early.is_valid() ? hand_out(d.early) : spm_doc_offsets(d); })
       .def("word_ids", &spm_doc_words);
 }
 

@@ -144,7 +144,7 @@ nb::list encode_docs(const BertHandle& self, nb::list texts, int threads, std::v
           }
           try {
             BertDoc d{std::move(results[i]), wrap, ids_only, {}};
-            if (early) d.early = ids_only ? bert_doc_ids(d) : bert_doc_offsets(d);
+            if (early) d.early = held_back(ids_only ? bert_doc_ids(d) : bert_doc_offsets(d));
             out.set(i, nb::cast(std::move(d)).release().ptr());
           } catch (nb::python_error& err) {
             err.restore();
@@ -303,9 +303,9 @@ void bind_wordpiece(nb::module_& m) {
 
   nb::class_<BertDoc>(m, "BertDoc", "One text encoded by BertEncoder.encode_docs; its lists built on request.")
       .def("__len__", &BertDoc::size)
-      .def("ids", [](BertDoc& d) { return d.ids_only && d.early.is_valid() ? std::move(d.early) : bert_doc_ids(d); })
+      .def("ids", [](BertDoc& d) { return d.ids_only && d.early.is_valid() ? hand_out(d.early) : bert_doc_ids(d); })
       .def("tokens", &bert_doc_tokens)
-      .def("offsets", [](BertDoc& d) { return !d.ids_only && d.early.is_valid() ? std::move(d.early) : bert_doc_offsets(d); })
+      .def("offsets", [](BertDoc& d) { return !d.ids_only && d.early.is_valid() ? hand_out(d.early) : bert_doc_offsets(d); })
       .def("word_ids", [](const BertDoc& d) {
         if (d.ids_only) return doc_words(d.wrap->frame, nullptr, 0, d.r.ids.size());
         return doc_words(d.wrap->frame, d.r.words.data(), d.r.ids.size());
