@@ -28,7 +28,6 @@
 #include "bindings/batch.h"
 #include "bindings/common.h"
 #include "bindings/doc_lists.h"
-#include "common/parallel.h"
 #include "pipeline/encoding.h"
 #include "pipeline/special_matcher.h"
 
@@ -160,7 +159,7 @@ nb::list encode_docs(const ByteLevelTables& t, const Encoding& enc, const Specia
   const nb::tuple items = snapshot(texts);
   const size_t n = items.size();
   const std::vector<StrView> views = str_views(items);
-  const std::vector<size_t> starts = batch_chunks(n, threads, [&](size_t i) { return approx_utf8_size(views[i]); });
+  const std::vector<size_t> starts = batch_chunks(views, threads);
   struct alignas(64) Chunk {  // own cache line: two threads fill neighbouring chunks
     std::shared_ptr<SpanChunk> spans;
     std::vector<size_t> ends;  // item k of the chunk is tokens [ends[k - 1], ends[k])
@@ -168,7 +167,7 @@ nb::list encode_docs(const ByteLevelTables& t, const Encoding& enc, const Specia
     std::string error;
   };
   std::vector<Chunk> chunks(starts.size() - 1);
-  const bool lists_now = std::min({static_cast<size_t>(std::max(threads, 1)), chunks.size(), usable_cpus()}) > 1;
+  const bool lists_now = has_pool_threads(chunks.size(), threads);
   ResultList out(n);
   NoGc no_gc;
   const bool ok = run_batch_overlapped(

@@ -19,7 +19,6 @@
 #include "bindings/batch.h"
 #include "bindings/common.h"
 #include "bindings/doc_lists.h"
-#include "common/parallel.h"
 #include "pipeline/hf_spm_encoder.h"
 
 namespace nb = nanobind;
@@ -337,7 +336,7 @@ void bind_hf_spm(nb::module_& m) {
             // list) is made in the build step, on the calling thread while the pool encodes
             // the next chunks, instead of in a serial tail when the Encoding is first read
             // (bindings/byte_level_docs_binding.cc does the same, and says why not ids too).
-            const bool early = std::min(static_cast<size_t>(std::max(threads, 1)), usable_cpus()) > 1;
+            const bool early = has_pool_threads(texts.size(), threads);
             return encode_many(h, texts, threads, ids_only, [&](const Shared& e, size_t a, size_t b) {
               SpmDoc d{e, a, b, frame, ids_only, {}};
               if (early) d.early = held_back(ids_only ? spm_doc_ids(d) : spm_doc_offsets(d));

@@ -21,7 +21,6 @@
 #include "bindings/batch.h"
 #include "bindings/common.h"
 #include "bindings/doc_lists.h"
-#include "common/parallel.h"
 #include "models/wordpiece/wordpiece.h"
 #include "normalize/bert_chars.h"
 #include "pipeline/bert_encoder.h"
@@ -127,7 +126,7 @@ nb::list encode_docs(const BertHandle& self, nb::list texts, int threads, std::v
   for (size_t i = 0; i < n; ++i) views[i] = utf8(items[i]);
   const std::vector<size_t> starts = batch_chunks(views, threads);
   const size_t chunks = starts.size() - 1;
-  const bool early = std::min({static_cast<size_t>(std::max(threads, 1)), chunks, usable_cpus()}) > 1;
+  const bool early = has_pool_threads(chunks, threads);
   std::vector<BertResult> results(n);
   ResultList out(n);
   NoGc no_gc;

@@ -8,8 +8,10 @@ pass gives ids, character offsets and word ids, as the readable pipeline
 (:mod:`tokenforge.tokenizer.bert_chars`); a text holding a character whose alignment
 NFD's reordering could change (a spacing mark with a combining class) comes back as None and
 takes the Python pipeline, which follows `tokenizers`' edit list step by step
-(:func:`tokenforge.normalizers.unicode.normalize_aligned`).  The post-processor ([CLS]/[SEP] templates),
-truncation and padding stay in Python.  Everything else is not native.
+(:func:`tokenforge.normalizers.unicode.normalize_aligned`).  Single texts come back as
+documents framed by the template's [CLS]/[SEP] in C++ (:meth:`NativeBert.encode_final`; without
+offsets for `encode_batch_fast`); pairs, other post-processors, truncation and padding stay in
+Python.  Everything else is not native.
 
 Example:
     >>> NativeBert.build(object()) is None
