@@ -33,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include "bindings/common.h"
 #include "common/parallel.h"
 
 namespace tf::py {
@@ -61,6 +62,17 @@ std::vector<size_t> batch_chunks(size_t items, int threads, Size&& size) {
 
 inline std::vector<size_t> batch_chunks(const std::vector<std::string_view>& views, int threads) {
   return batch_chunks(views.size(), threads, [&](size_t i) { return views[i].size(); });
+}
+
+inline std::vector<size_t> batch_chunks(const std::vector<StrView>& views, int threads) {
+  return batch_chunks(views.size(), threads, [&](size_t i) { return approx_utf8_size(views[i]); });
+}
+
+// Whether run_batch_overlapped(chunks, threads, ...) gets pool threads beside the caller:
+// then what its build step makes overlaps their encoding (documents make their lists there
+// only then; on one thread nothing would overlap).
+inline bool has_pool_threads(size_t chunks, int threads) {
+  return std::min({static_cast<size_t>(std::max(1, threads)), chunks, usable_cpus()}) > 1;
 }
 
 // The result list of a batch: n slots that build() fills with PyList_SET_ITEM.  It is not

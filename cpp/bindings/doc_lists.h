@@ -92,6 +92,23 @@ inline PyObject* offset_pair(uint32_t a, uint32_t b) {
   return slot;
 }
 
+// A list made ahead of need (a batch's documents on two threads make theirs while the pool
+// still encodes) is kept out of the garbage collector until handed to Python code: made
+// while collection is off (NoGc), the lists would all be young at once, and the first
+// collection after the batch would walk every one of their items, a serial tail of its
+// own.  Untracked, a list only the document holds can be in no cycle; handed out, it is
+// tracked again like any list.
+inline nb::object held_back(nb::object list) {
+  PyObject_GC_UnTrack(list.ptr());
+  return list;
+}
+
+// The held-back list, tracked again, moved out of `held` (left empty).
+inline nb::object hand_out(nb::object& held) {
+  if (!PyObject_GC_IsTracked(held.ptr())) PyObject_GC_Track(held.ptr());
+  return std::move(held);
+}
+
 // The ids of the framed text: frame + ids[0, n).
 inline nb::object doc_ids(const DocFrame& f, const uint32_t* ids, size_t n) {
   std::vector<uint32_t> all;

@@ -94,6 +94,9 @@ struct SpmDoc {
   size_t begin, end;
   std::shared_ptr<const SpmFrame> frame;
   bool ids_only;
+  // The offsets list (with ids_only, the ids list) when encode_docs made it while the pool
+  // still encoded, handed out once: the Encoding keeps it.
+  nb::object early;
   size_t size() const { return end - begin + frame->frame.around(); }
 };
 
@@ -104,6 +107,8 @@ nb::object spm_doc_tokens(const SpmDoc& d) {
   TokenStrs token(d.frame->token_strs.ptr(), d.frame->n_strs, *d.e, d.begin);
   return doc_tokens(d.frame->frame, d.end - d.begin, token);
 }
+
+nb::object spm_doc_ids(const SpmDoc& d) { return doc_ids(d.frame->frame, d.e->ids.data() + d.begin, d.end - d.begin); }
 
 nb::object spm_doc_offsets(const SpmDoc& d) {
   if (d.ids_only) return doc_offsets(d.frame->frame, nullptr, nullptr, 0, d.end - d.begin);
@@ -327,8 +332,15 @@ void bind_hf_spm(nb::module_& m) {
             auto frame = std::make_shared<const SpmFrame>(SpmFrame{
                 DocFrame(std::move(prefix_ids), prefix_tokens, std::move(suffix_ids), suffix_tokens), h.token_strs,
                 h.n_strs});
+            // On two threads or more, each document's offsets list (with ids_only, its ids
+            // list) is made in the build step, on the calling thread while the pool encodes
+            // the next chunks, instead of in a serial tail when the Encoding is first read
+            // (bindings/byte_level_docs_binding.cc does the same, and says why not ids too).
+            const bool early = has_pool_threads(texts.size(), threads);
             return encode_many(h, texts, threads, ids_only, [&](const Shared& e, size_t a, size_t b) {
-              return nb::cast(SpmDoc{e, a, b, frame, ids_only});
+              SpmDoc d{e, a, b, frame, ids_only, {}};
+              if (early) d.early = held_back(ids_only ? spm_doc_ids(d) : spm_doc_offsets(d));
+              return nb::cast(std::move(d));
             });
           },
           nb::arg("texts"), nb::arg("threads"), nb::arg("prefix_ids"), nb::arg("prefix_tokens"),
@@ -349,7 +361,7 @@ void bind_hf_spm(nb::module_& m) {
           "encode_doc",
           [](const HfSpm& h, nb::str text, const SpmFrameHandle& frame) -> nb::object {
             const HfEncoded* e = encode_text(h, text);
-            return e == nullptr ? nb::none() : nb::cast(SpmDoc{kept_copy(*e), 0, e->ids.size(), frame.frame, false});
+            return e == nullptr ? nb::none() : nb::cast(SpmDoc{kept_copy(*e), 0, e->ids.size(), frame.frame, false, {}});
           },
           nb::arg("text"), nb::arg("frame"),
           "encode_docs of one text in the given frame, without the batch's threads: an SpmDoc, or None.");
@@ -358,9 +370,9 @@ void bind_hf_spm(nb::module_& m) {
 
   nb::class_<SpmDoc>(m, "SpmDoc", "One text encoded by SpmStyleEncoder.encode_docs; its lists built on request.")
       .def("__len__", &SpmDoc::size)
-      .def("ids", [](const SpmDoc& d) { return doc_ids(d.frame->frame, d.e->ids.data() + d.begin, d.end - d.begin); })
+      .def("ids", [](SpmDoc& d) { return d.ids_only && d.early.is_valid() ? hand_out(d.early) : spm_doc_ids(d); })
       .def("tokens", &spm_doc_tokens)
-      .def("offsets", &spm_doc_offsets)
+      .def("offsets", [](SpmDoc& d) { return !d.ids_only && d.early.is_valid() ? hand_out(d.early) : spm_doc_offsets(d); })
       .def("word_ids", &spm_doc_words);
 }
 

@@ -22,6 +22,7 @@ void bind_ubpe(nb::module_& m);
 void bind_wordpiece(nb::module_& m);
 void bind_hf_spm(nb::module_& m);
 void bind_byte_level_lists(nb::module_& m);
+void bind_byte_level_docs(nb::module_& m);
 
 PyObject* make_cached_int(uint32_t v) {
   if (v >= kIntCacheSize) return PyLong_FromLong(static_cast<long>(v));
@@ -80,4 +81,5 @@ NB_MODULE(_native, m) {
   tf::py::bind_data(m);
   tf::py::bind_hf_spm(m);
   tf::py::bind_byte_level_lists(m);
+  tf::py::bind_byte_level_docs(m);
 }

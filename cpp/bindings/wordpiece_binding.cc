@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "bindings/batch.h"
 #include "bindings/common.h"
 #include "bindings/doc_lists.h"
 #include "models/wordpiece/wordpiece.h"
@@ -52,9 +53,15 @@ struct BertHandle {
 
 // One encoded text: its arrays, turned into Python lists only when asked (each list once:
 // the Python Encoding keeps what it got).
+// With ids_only (encode_batch_fast, as tokenizers' without offsets) the text's tokens read
+// as "", its offsets (0, 0) and its word ids None.
 struct BertDoc {
   BertResult r;
   std::shared_ptr<const BertWrap> wrap;
+  bool ids_only = false;
+  // The offsets list (with ids_only, the ids list) when encode_docs made it while the pool
+  // still encoded, handed out once: the Encoding keeps it.
+  nb::object early;
   size_t size() const { return r.ids.size() + wrap->frame.around(); }
 };
 
@@ -96,8 +103,62 @@ nb::object result_of(const BertResult& r) {
 
 const uint32_t* ids_of(const BertResult& r) { return reinterpret_cast<const uint32_t*>(r.ids.data()); }
 
+nb::object bert_doc_ids(const BertDoc& d) { return doc_ids(d.wrap->frame, ids_of(d.r), d.r.ids.size()); }
+
+nb::object bert_doc_offsets(const BertDoc& d) {
+  if (d.ids_only) return doc_offsets(d.wrap->frame, nullptr, nullptr, 0, d.r.ids.size());
+  return doc_offsets(d.wrap->frame, d.r.starts.data(), d.r.ends.data(), d.r.ids.size());
+}
+
+// BertDocs of every text (None where the Python pipeline must run), encoded in
+// byte-balanced chunks on the pool while the calling thread wraps finished ones
+// (bindings/batch.h).  On two threads or more each document's offsets list (with ids_only,
+// its ids list) is made then too, overlapping the pool's encoding, instead of in a serial
+// tail when the Encoding is first read.  Raises UnicodeEncodeError on a lone surrogate.
+nb::list encode_docs(const BertHandle& self, nb::list texts, int threads, std::vector<uint32_t> pre_ids,
+                     nb::list pre_tokens, std::vector<uint32_t> suf_ids, nb::list suf_tokens, bool ids_only) {
+  auto wrap = std::make_shared<BertWrap>(
+      BertWrap{DocFrame(std::move(pre_ids), pre_tokens, std::move(suf_ids), suf_tokens), self.token_refs, {}});
+  for (nb::handle t : self.token_refs) wrap->tokens.push_back(t.ptr());
+  const nb::tuple items = snapshot(texts);
+  const size_t n = items.size();
+  std::vector<std::string_view> views(n);
+  for (size_t i = 0; i < n; ++i) views[i] = utf8(items[i]);
+  const std::vector<size_t> starts = batch_chunks(views, threads);
+  const size_t chunks = starts.size() - 1;
+  const bool early = has_pool_threads(chunks, threads);
+  std::vector<BertResult> results(n);
+  ResultList out(n);
+  NoGc no_gc;
+  const bool ok = run_batch_overlapped(
+      chunks, threads,
+      [&](size_t c) {
+        for (size_t i = starts[c]; i < starts[c + 1]; ++i) self.encoder->encode(views[i], results[i]);
+      },
+      [&](size_t c) {
+        for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
+          if (results[i].fallback) {
+            out.set(i, Py_NewRef(Py_None));
+            continue;
+          }
+          try {
+            BertDoc d{std::move(results[i]), wrap, ids_only, {}};
+            if (early) d.early = held_back(ids_only ? bert_doc_ids(d) : bert_doc_offsets(d));
+            out.set(i, nb::cast(std::move(d)).release().ptr());
+          } catch (nb::python_error& err) {
+            err.restore();
+            return false;
+          }
+        }
+        return true;
+      });
+  if (!ok) throw nb::python_error();
+  return out.done();
+}
+
 nb::object bert_doc_tokens(const BertDoc& d) {
   const BertWrap& w = *d.wrap;
+  if (d.ids_only) return doc_tokens(w.frame, d.r.ids.size(), [](size_t) { return PyUnicode_New(0, 0); });
   const size_t table = w.tokens.size();
   return doc_tokens(w.frame, d.r.ids.size(), [&](size_t i) {
     const auto id = static_cast<uint32_t>(d.r.ids[i]);
@@ -234,35 +295,20 @@ void bind_wordpiece(nb::module_& m) {
           "set_tokens",
           [](BertHandle& self, nb::list tokens) { self.token_refs = tokens; },
           nb::arg("tokens"), "The token str of each id (a list indexed by id), for encode_docs.")
-      .def(
-          "encode_docs",
-          [](const BertHandle& self, nb::list texts, int num_threads, std::vector<uint32_t> pre_ids, nb::list pre_tokens,
-             std::vector<uint32_t> suf_ids, nb::list suf_tokens) {
-            auto wrap = std::make_shared<BertWrap>(
-                BertWrap{DocFrame(std::move(pre_ids), pre_tokens, std::move(suf_ids), suf_tokens), self.token_refs, {}});
-            for (nb::handle t : self.token_refs) wrap->tokens.push_back(t.ptr());
-            std::vector<BertResult> results = run_batch(*self.encoder, texts, num_threads);
-            nb::list out;
-            for (BertResult& r : results) {
-              if (r.fallback) {
-                out.append(nb::none());
-              } else {
-                out.append(nb::cast(BertDoc{std::move(r), wrap}));
-              }
-            }
-            return out;
-          },
-          nb::arg("texts"), nb::arg("num_threads"), nb::arg("prefix_ids"), nb::arg("prefix_tokens"),
-          nb::arg("suffix_ids"), nb::arg("suffix_tokens"),
-          "A BertDoc for each text between the given special tokens, or None (the Python pipeline).");
+      .def("encode_docs", &encode_docs, nb::arg("texts"), nb::arg("num_threads"), nb::arg("prefix_ids"),
+           nb::arg("prefix_tokens"), nb::arg("suffix_ids"), nb::arg("suffix_tokens"), nb::arg("ids_only") = false,
+           "A BertDoc for each text between the given special tokens, or None (the Python pipeline); with "
+           "ids_only, no offsets (encode_batch_fast).");
 
   nb::class_<BertDoc>(m, "BertDoc", "One text encoded by BertEncoder.encode_docs; its lists built on request.")
       .def("__len__", &BertDoc::size)
-      .def("ids", [](const BertDoc& d) { return doc_ids(d.wrap->frame, ids_of(d.r), d.r.ids.size()); })
+      .def("ids", [](BertDoc& d) { return d.ids_only && d.early.is_valid() ? hand_out(d.early) : bert_doc_ids(d); })
       .def("tokens", &bert_doc_tokens)
-      .def("offsets",
-           [](const BertDoc& d) { return doc_offsets(d.wrap->frame, d.r.starts.data(), d.r.ends.data(), d.r.ids.size()); })
-      .def("word_ids", [](const BertDoc& d) { return doc_words(d.wrap->frame, d.r.words.data(), d.r.ids.size()); });
+      .def("offsets", [](BertDoc& d) { return !d.ids_only && d.early.is_valid() ? hand_out(d.early) : bert_doc_offsets(d); })
+      .def("word_ids", [](const BertDoc& d) {
+        if (d.ids_only) return doc_words(d.wrap->frame, nullptr, 0, d.r.ids.size());
+        return doc_words(d.wrap->frame, d.r.words.data(), d.r.ids.size());
+      });
 }
 
 }  // namespace tf::py

@@ -4,6 +4,10 @@ tokenforge's native core (C++); use the Python API in `tokenforge` instead.
 """
 
 from collections.abc import Sequence
+from typing import Annotated
+
+import numpy
+from numpy.typing import NDArray
 
 
 class SpecialSet:
@@ -349,9 +353,9 @@ class BertEncoder:
     def set_tokens(self, tokens: list) -> None:
         """The token str of each id (a list indexed by id), for encode_docs."""
 
-    def encode_docs(self, texts: list, num_threads: int, prefix_ids: Sequence[int], prefix_tokens: list, suffix_ids: Sequence[int], suffix_tokens: list) -> list:
+    def encode_docs(self, texts: list, num_threads: int, prefix_ids: Sequence[int], prefix_tokens: list, suffix_ids: Sequence[int], suffix_tokens: list, ids_only: bool = False) -> list:
         """
-        A BertDoc for each text between the given special tokens, or None (the Python pipeline).
+        A BertDoc for each text between the given special tokens, or None (the Python pipeline); with ids_only, no offsets (encode_batch_fast).
         """
 
 class BertDoc:
@@ -430,3 +434,44 @@ class SpmDoc:
     def offsets(self) -> object: ...
 
     def word_ids(self) -> object: ...
+
+class ByteLevelDocs:
+    """
+    Byte-level BPE encoded into documents with character offsets (tokenizer/native.py).
+    """
+
+    def __init__(self, lens: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], lead: Annotated[NDArray[numpy.uint8], dict(shape=(None,), order='C', device='cpu', writable=False)], trail: Annotated[NDArray[numpy.uint8], dict(shape=(None,), order='C', device='cpu', writable=False)], tokens: tuple) -> None:
+        """
+        Per id: byte length (uint32, 0 for no token), leading and trailing space-like characters (uint8, for ByteLevel's offset trimming), token str (a tuple).
+        """
+
+    def encode_docs(self, engine: Encoding, allowed: SpecialSet, texts: list, threads: int, prefix_ids: Sequence[int], prefix_tokens: list, suffix_ids: Sequence[int], suffix_tokens: list, trim: bool, add_prefix_space: bool, ids_only: bool = False) -> list:
+        """
+        A ByteLevelDoc for each text (no lone surrogates) between the given special tokens, encoded by `engine` with the specials of `allowed`, on native threads; with `trim`, offsets trimmed as ByteLevel's post-processor does; with ids_only, no offsets (encode_batch_fast).
+
+        Raises:
+            ValueError: a byte the vocabulary cannot encode, or an id the tables do not know.
+        """
+
+class ByteLevelDoc:
+    """One text of ByteLevelDocs.encode_docs; its lists built on request."""
+
+    def __len__(self) -> int: ...
+
+    def ids(self) -> object: ...
+
+    def tokens(self) -> object: ...
+
+    def offsets(self) -> object: ...
+
+    def word_ids(self) -> object:
+        """Word ids all None (the caller computes the text's from its ids)."""
+
+    def text_ids(self) -> object:
+        """The text's ids, without the frame."""
+
+    @property
+    def ids_only(self) -> bool: ...
+
+    @property
+    def prefix_len(self) -> int: ...

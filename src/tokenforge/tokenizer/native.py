@@ -8,6 +8,13 @@ merged token is its id, so `tokenforge.Encoding` (the tiktoken engine, C++) give
 Added tokens become its special tokens when none has lstrip/rstrip/single_word and none is a
 prefix of another (so leftmost-first and tokenizers' leftmost-longest agree).
 
+Whole Encodings of single texts (`encode`, `encode_batch`, `encode_batch_fast`, when the
+post-processor is at most a template and ByteLevel: :func:`post_plan`) come from
+``_native.ByteLevelDocs`` (cpp/bindings/byte_level_docs_binding.cc): ids, character offsets
+and ByteLevel's offset trimming worked out on the native threads, the template's special
+tokens framed in C++, each list made when read (:class:`ByteLevelDocEncoding`).  Otherwise
+(pairs, truncation, other processors) the Encoding below is made and post-processed in Python.
+
 Offsets, tokens and word ids are computed from the ids: token byte lengths summed give byte
 spans, a UTF-8 lead-byte count turns them into characters (the lists built natively:
 ``_native._byte_level_lists``), ByteLevel's offset
@@ -37,7 +44,8 @@ from tokenforge.pre_tokenizers import ByteLevel, Sequence, Split
 from tokenforge.pre_tokenizers.byte_level import CHAR_BYTES
 from tokenforge.processors import ByteLevel as ByteLevelProcessor
 from tokenforge.processors import Sequence as ProcSeq
-from tokenforge.tokenizer.encoding import Encoding, NativeEncoding
+from tokenforge.tokenizer.doc_encoding import DocEncoding, single_template
+from tokenforge.tokenizer.encoding import Encoding, NativeEncoding, lazy_field
 
 _GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
 
@@ -129,6 +137,9 @@ class NativeByteLevel:
         self.is_special[list(specials.values())] = True
         self.any_special = bool(specials)
         self.np = np
+
+        self.plan = post_plan(tok.post_processor)
+        self._doc_tables = None
 
     def make_engine(self, scanner: int, ranks: dict[bytes, int], specials: dict[str, int]):
         """The byte-level engine: a `tokenforge.Encoding` on the scanner's pattern."""
@@ -236,6 +247,62 @@ class NativeByteLevel:
                 seg_start_byte = int(starts[k] + self.lens[arr[k]])
         return out.tolist()
 
+    def engine_and_specials(self):
+        """The native engine (`_native.Encoding`) and the SpecialSet of every added token."""
+        return self.engine._core, self.engine._special_sets("all", ())[0]
+
+    def _tables(self):
+        """The native tables of encode_docs (made on first use)."""
+        if self._doc_tables is None:
+            np = self.np
+            self._doc_tables = (_native.ByteLevelDocs(self.lens.astype(np.uint32), self.lead.astype(np.uint8),
+                                                      self.trail.astype(np.uint8), self.token_tuple),
+                                *self.engine_and_specials())
+        return self._doc_tables
+
+    def encode_final(self, texts: list[str], add_special_tokens: bool, threads: int,
+                     ids_only: bool = False) -> list[Encoding | None] | None:
+        """Post-processed Encodings of single texts, encoded with their offsets (trimmed, if
+        the post-processor trims) on native threads and framed by its template there, each list
+        made on first access; None in place of a text the normalizer would change; None when
+        the post-processor is not a template and ByteLevel (:func:`post_plan`).  With
+        ids_only, as encode_batch_fast: no offsets.
+
+        Raises:
+            ValueError: a text holding a lone surrogate.
+        """
+        if self.plan is None:
+            return None
+        (pre, post, a_type), trim, prefix_space = self.plan
+        if trim and max(int(self.lead.max()), int(self.trail.max())) > 255:
+            return None  # the native tables count spaces in a byte
+        if not add_special_tokens:
+            pre, post = [], []
+        ok = [True] * len(texts) if not self.form else [unicodedata.is_normalized(self.form, t) for t in texts]
+        todo = texts if all(ok) else [t for t, k in zip(texts, ok) if k]
+        tables, core, allowed = self._tables()
+        docs = iter(tables.encode_docs(core, allowed, todo, threads, [p[0] for p in pre], [p[1] for p in pre],
+                                       [p[0] for p in post], [p[1] for p in post], trim, prefix_space, ids_only))
+        shape = ([p[2] for p in pre], a_type, [p[2] for p in post])
+        return [ByteLevelDocEncoding(next(docs), shape, self, t) if k else None for t, k in zip(texts, ok)]
+
+    def encode_final_fast(self, texts: list[str], add_special_tokens: bool, threads: int) -> list | None:
+        """encode_final without offsets (encode_batch_fast)."""
+        return self.encode_final(texts, add_special_tokens, threads, ids_only=True)
+
+    def encode_final_one(self, text: str, add_special_tokens: bool) -> Encoding | None:
+        """encode_final of one text (None: the Python path must take it)."""
+        done = self.encode_final([text], add_special_tokens, 1)
+        return None if done is None else done[0]
+
+    def text_words(self, text: str, ids: list[int]) -> list[int]:
+        """The word id of each of a text's tokens (`ids`: the text's, no template's)."""
+        if not ids:
+            return []
+        data = text.encode("utf-8")
+        arr = self._array(ids)
+        return self._words(data, arr, self._byte_starts(arr))
+
     def trim(self, enc: Encoding, add_prefix_space: bool) -> bool:
         """ByteLevel's offset trimming on a native Encoding with numpy; False if not native."""
         info = getattr(enc, "_trim", None)
@@ -255,6 +322,52 @@ class NativeByteLevel:
         b2 = np.where((trail > 0) & (b >= trail), np.maximum(b - trail, a2), b)
         enc.offsets = list(zip(a2.tolist(), b2.tolist()))
         return True
+
+
+class ByteLevelDocEncoding(DocEncoding):
+    """A DocEncoding of NativeByteLevel.encode_final: word ids from the ids, when read."""
+
+    __slots__ = ("_src",)
+
+    def __init__(self, doc, shape, native: "NativeByteLevel", text: str) -> None:
+        super().__init__(doc, shape)
+        self._src = (native, text)
+
+    def _word_list(self) -> list:
+        d = self._doc
+        if d.ids_only:
+            return d.word_ids()
+        words = self._src[0].text_words(self._src[1], d.text_ids())
+        return [None] * d.prefix_len + words + [None] * (len(d) - d.prefix_len - len(words))
+
+    word_ids = lazy_field("word_ids", _word_list)
+
+
+def post_plan(processor) -> tuple[tuple[list, list, int], bool, bool] | None:
+    """What a post-processor does to a single text's native Encoding: (its template's frame,
+    as doc_encoding.single_template gives it; whether offsets are trimmed; ByteLevel's
+    add_prefix_space), or None for processors beyond templates and ByteLevel (then the
+    Encoding path runs).
+
+    Example:
+        >>> post_plan(ByteLevelProcessor(trim_offsets=True))
+        (([], [], 0), True, True)
+    """
+    steps = processor.processors if isinstance(processor, ProcSeq) else [] if processor is None else [processor]
+    frame, trims = None, []
+    for p in steps:
+        if isinstance(p, ByteLevelProcessor):
+            if p.trim_offsets:
+                trims.append(p.add_prefix_space)
+            continue
+        if frame is not None:
+            return None
+        frame = single_template(p)
+        if frame is None:
+            return None
+    if len(trims) > 1:
+        return None
+    return (frame or ([], [], 0)), bool(trims), bool(trims and trims[0])
 
 
 def rank_tables(tok) -> tuple[str, dict[bytes, int], dict[str, int]] | None:

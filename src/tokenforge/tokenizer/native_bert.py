@@ -8,8 +8,10 @@ pass gives ids, character offsets and word ids, as the readable pipeline
 (:mod:`tokenforge.tokenizer.bert_chars`); a text holding a character whose alignment
 NFD's reordering could change (a spacing mark with a combining class) comes back as None and
 takes the Python pipeline, which follows `tokenizers`' edit list step by step
-(:func:`tokenforge.normalizers.unicode.normalize_aligned`).  The post-processor ([CLS]/[SEP] templates),
-truncation and padding stay in Python.  Everything else is not native.
+(:func:`tokenforge.normalizers.unicode.normalize_aligned`).  Single texts come back as
+documents framed by the template's [CLS]/[SEP] in C++ (:meth:`NativeBert.encode_final`; without
+offsets for `encode_batch_fast`); pairs, other post-processors, truncation and padding stay in
+Python.  Everything else is not native.
 
 Example:
     >>> NativeBert.build(object()) is None
@@ -87,13 +89,20 @@ class NativeBert:
         return Encoding(ids.tolist(), self.token_array[ids].tolist(), list(zip(starts.tolist(), ends.tolist())),
                         words.tolist(), [type_id] * n)
 
-    def encode_final(self, texts: list[str], add_special_tokens: bool, threads: int) -> list[Encoding | None] | None:
+    def encode_final(self, texts: list[str], add_special_tokens: bool, threads: int,
+                     ids_only: bool = False) -> list[Encoding | None] | None:
         """Post-processed Encodings of single texts (the template applied in C++, each list
         made on first access), None in place of a text the Python path must take; None when
         the processor is no template."""
         if self.template is None:
             return None
-        return frame_docs(self.engine.encode_docs, self.template, texts, add_special_tokens, threads)
+        return frame_docs(self.engine.encode_docs, self.template, texts, add_special_tokens, threads,
+                          ids_only=ids_only)
+
+    def encode_final_fast(self, texts: list[str], add_special_tokens: bool, threads: int) -> list | None:
+        """encode_final without offsets (encode_batch_fast): tokens "" but the template's,
+        offsets (0, 0), word ids None."""
+        return self.encode_final(texts, add_special_tokens, threads, ids_only=True)
 
     def encode(self, text: str, type_id: int = 0) -> Encoding | None:
         """The Encoding of one text (before post-processing), or None to use the Python path."""

@@ -57,6 +57,9 @@ class NativeDeepSeekV3(NativeByteLevel):
     def make_engine(self, scanner: int, ranks: dict[bytes, int], specials: dict[str, int]) -> AllSpecialsEngine:
         return AllSpecialsEngine(ranks, specials, scanner)
 
+    def engine_and_specials(self):
+        return self.engine.core, self.engine.all
+
     @classmethod
     def build(cls, tok) -> "NativeDeepSeekV3 | None":
         """The native path for `tok` if it splits exactly as DeepSeek V3, else None."""
