@@ -4,7 +4,8 @@ Unigram, with and without a Precompiled charsmap) and the BERT pipeline (BertEnc
 and batch, checked with the limit lowered through the test hook
 ``_native._testing.set_hf_text_limit`` (texts of 4 GiB cannot be made in a test).  The
 byte-level paths (NativeByteLevel, DeepSeek, Split) keep 64-bit offsets: a text past the
-limit encodes there (the gigabyte cases are in benchmarks/large_inputs.py).
+limit encodes there (the gigabyte cases are in benchmarks/large_inputs.py).  A long text the
+native path declines goes to the readable Python pipeline with a RuntimeWarning.
 
 Expected sizes are worked by hand: Mistral's normalizer prepends ▁ (3 bytes) and turns each
 space into ▁ (3 bytes); ruT5's charsmap (NFKC) turns ½ (2 bytes) into 1⁄2 (5 bytes).
@@ -143,3 +144,25 @@ def test_byte_level_has_no_such_limit():
     with limit(LIMIT):
         got = t.encode(text)
         assert (got.ids, got.offsets) == (want.ids, want.offsets)
+
+
+def test_python_pipeline_warns_on_long_text(monkeypatch):
+    """ruT5's native path declines a text holding a combining mark (a grapheme of two
+    characters): the Python pipeline takes it, with a warning once it is long."""
+    import warnings
+
+    from tokenforge.tokenizer import tokenizer as module
+
+    t = _tok("rut5_tokenizer.json")
+    text = "cafe\u0301 " * 10
+    assert t._native_engine().encode(text) is None
+    want = t.encode(text).ids
+    monkeypatch.setattr(module, "SLOW_PIPELINE_CHARS", len(text) - 1)
+    for call in [lambda: t.encode(text).ids, lambda: t.encode_batch([text])[0].ids,
+                 lambda: t.encode_batch_fast([text])[0].ids]:
+        with pytest.warns(RuntimeWarning, match=f"a text of {len(text)} characters takes the readable Python"):
+            assert call() == want
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        t.encode("short")
+        t.encode(text[:-2])
