@@ -166,3 +166,16 @@ def test_python_pipeline_warns_on_long_text(monkeypatch):
         warnings.simplefilter("error")
         t.encode("short")
         t.encode(text[:-2])
+
+
+def test_bert_normalized_word_limit():
+    """Lowercasing can lengthen a word: Ⱥ (U+023A, 2 bytes) becomes ⱥ (U+2C65, 3 bytes), so
+    20 of them are 40 bytes of text and one word of 60 normalized bytes."""
+    t = _tok("minilm_bert_uncased_tokenizer.json")
+    text = "\u023a" * 20
+    want = t.encode(text)
+    with limit(50):
+        _all_refuse(t, text, "a word of the normalized text has 60 bytes, past the 50 bytes")
+    with limit(60):
+        got = t.encode(text)
+        assert (got.ids, got.offsets) == (want.ids, want.offsets)
