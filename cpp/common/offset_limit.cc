@@ -1,18 +1,12 @@
 #include "common/offset_limit.h"
 
-#include <atomic>
-
 namespace tf {
 
-namespace {
-std::atomic<size_t> g_limit{kMaxOffsetBytes};
-}  // namespace
-
-size_t hf_text_limit() { return g_limit.load(std::memory_order_relaxed); }
+std::atomic<size_t> g_hf_text_limit{kMaxOffsetBytes};
 
 size_t set_hf_text_limit(size_t bytes) {
   if (bytes == 0 || bytes > kMaxOffsetBytes) bytes = kMaxOffsetBytes;
-  return g_limit.exchange(bytes, std::memory_order_relaxed);
+  return g_hf_text_limit.exchange(bytes, std::memory_order_relaxed);
 }
 
 std::string too_long_message(const char* what, size_t bytes) {

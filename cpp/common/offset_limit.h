@@ -8,6 +8,7 @@
 // (tokenforge._native._testing.set_hf_text_limit); it never rises above kMaxOffsetBytes.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 
@@ -15,8 +16,9 @@ namespace tf {
 
 inline constexpr size_t kMaxOffsetBytes = 0xFFFFFFFFu;
 
-// The current limit (kMaxOffsetBytes unless a test lowered it).
-size_t hf_text_limit();
+// The current limit (kMaxOffsetBytes unless a test lowered it); read once a word, so inline.
+extern std::atomic<size_t> g_hf_text_limit;
+inline size_t hf_text_limit() { return g_hf_text_limit.load(std::memory_order_relaxed); }
 // Sets it (clamped to kMaxOffsetBytes; 0 restores it) and returns the previous one.
 size_t set_hf_text_limit(size_t bytes);
 
