@@ -15,7 +15,8 @@ cases (the refusals and the 2^31-character ASCII str, under half a minute of CPU
 tests/unit/test_large_inputs.py when that much is free; the HEAVY ones take longer and run
 there only with TOKENFORGE_BIG_INPUTS=1.
 
-Left out: SentencePiece encodes of a gigabyte text that fits the limits (its lattice and
+Left out: tokenizer.json encodes of gigabyte texts that fit the limits (Encoding objects of
+some 10^9 tokens: tens of GB of Python lists), SentencePiece encodes of a gigabyte text that fits the limits (its lattice and
 token arrays take tens of bytes per byte: a memory benchmark of its own), and
 `Encoding._encode_bytes` of over 4 GiB (its list of some 10^9 ids alone takes 8 GB; its
 pieces are refused past 4 GiB, case_piece_over_4gib).
@@ -85,6 +86,47 @@ def case_spm_normalized_over_4gib(enc, sp) -> str:
     return _expect_value_error(lambda: sp.encode(text), "a normalized text of")
 
 
+def _hf_tokenizer(name: str):
+    """A tokenizer.json file of ../shared/models/hf as a tokenforge Tokenizer (no truncation)."""
+    from pathlib import Path
+
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    from _common import MODELS
+
+    from tokenforge.tokenizer import Tokenizer
+
+    tok = Tokenizer.from_file(str(MODELS / "hf" / name))
+    tok.no_truncation()
+    tok.no_padding()
+    return tok
+
+
+def case_hf_json_str_over_4gib(enc, sp) -> str:
+    """tokenizer.json files on their native paths with 32-bit offsets (SpmStyleEncoder for
+    Mistral, BertEncoder for MiniLM): Tokenizer.encode, encode_batch and encode_batch_fast of
+    an ASCII str over 4 GiB are refused before anything is normalized."""
+    text = "a" * (4 * GIB + 16)
+    for name in ["mistral_v1_tokenizer.json", "minilm_bert_uncased_tokenizer.json"]:
+        tok = _hf_tokenizer(name)
+        for call in [lambda: tok.encode(text), lambda: tok.encode_batch(["x", text], num_threads=2),
+                     lambda: tok.encode_batch_fast(["x", text], num_threads=2)]:
+            message = _expect_value_error(call, "a text of 4294967312 bytes")
+    return message
+
+
+def case_hf_json_2gib_spaces(enc, sp) -> str:
+    """Mistral's tokenizer.json on a str of 2^31 spaces: each space becomes the 3-byte ▁ and
+    one ▁ is prepended, 3 * 2^31 + 3 bytes: refused by the exact count made before the
+    normalized buffers are allocated."""
+    text = " " * (2 * GIB)
+    tok = _hf_tokenizer("mistral_v1_tokenizer.json")
+    for call in [lambda: tok.encode(text), lambda: tok.encode_batch_fast(["x", text], num_threads=2)]:
+        message = _expect_value_error(call, f"normalizes to {3 * 2 * GIB + 3} bytes")
+    return message
+
+
 # ---- gigabytes encoded --------------------------------------------------------------------
 
 def _check_repeated(enc, text: str, unit: str, k: int) -> int:
@@ -123,7 +165,8 @@ def case_str_utf8_over_4gib(enc, sp) -> str:
 
 # CHEAP: under half a minute of CPU (the refusals, and 2 GiB of ASCII at a few hundred MB/s);
 # HEAVY: normalizing or encoding more.
-CHEAP = [case_piece_over_4gib, case_spm_bytes_over_4gib, case_str_2gib_ascii]
+CHEAP = [case_piece_over_4gib, case_spm_bytes_over_4gib, case_str_2gib_ascii, case_hf_json_str_over_4gib,
+         case_hf_json_2gib_spaces]
 HEAVY = [case_spm_normalized_over_4gib, case_str_utf8_over_4gib]
 
 

@@ -169,11 +169,13 @@ const HfEncoded* encode_text(const HfSpm& h, nb::str text) {
   if (const int64_t at = lone_surrogate(view, utf8); at >= 0) surrogate_error(at);
   thread_local HfEncoded work;
   work.clear();
+  std::string error;
   bool ok;
   {
     nb::gil_scoped_release release;
-    ok = h.encoder.encode(utf8, &work, false);
+    ok = h.encoder.encode(utf8, &work, false, &error);
   }
+  if (!error.empty()) value_error(error);
   return ok ? &work : nullptr;
 }
 
@@ -189,6 +191,7 @@ nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only,
     std::vector<size_t> ends;  // item k of the chunk is tokens [ends[k - 1], ends[k])
     std::vector<uint8_t> ok;   // item k was encoded (else it is None: the caller's pipeline)
     int64_t bad = -1, bad_at = 0;  // the first item with a lone surrogate, and where
+    std::string error;  // the first item too long for 32-bit offsets: what the encoder said
   };
   std::vector<Chunk> chunks(starts.size() - 1);
   ResultList out(n);
@@ -213,7 +216,9 @@ nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only,
           }
           const size_t before = e.ids.size();
           const size_t surface = e.surface_at.size();
-          const bool ok = h.encoder.encode(text, &e, ids_only);
+          std::string error;
+          const bool ok = h.encoder.encode(text, &e, ids_only, &error);
+          if (!error.empty() && ch.error.empty()) ch.error = std::move(error);
           if (!ok) {  // drop what it appended
             e.ids.resize(before);
             if (!ids_only) {
@@ -252,6 +257,7 @@ nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only,
   if (!ok) throw nb::python_error();
   for (const Chunk& ch : chunks) {
     if (ch.bad >= 0) surrogate_error(ch.bad_at);
+    if (!ch.error.empty()) value_error(ch.error);
   }
   return out.done();
 }

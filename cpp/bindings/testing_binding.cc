@@ -1,8 +1,10 @@
 // tokenforge._native._testing: hooks for the tests, not an API.  `ascii_split_level` and
 // `trie_merge_level` force the ASCII splitter's SSE path or the scalar scanner, and the
 // trie merge's baseline or AVX2 build, so tests reach every path; the constants are the
-// thresholds the long-piece tests must cross.
+// thresholds the long-piece tests must cross; `set_hf_text_limit` lowers the 32-bit offset
+// limit of the tokenizer.json encoders (common/offset_limit.h).
 #include "bindings/common.h"
+#include "common/offset_limit.h"
 #include "models/byte_level/merge/long_piece_tables.h"
 #include "models/byte_level/merge/trie_chunk_merge.h"
 #include "pretokenize/ascii_splitter.h"
@@ -28,6 +30,11 @@ void bind_testing(nb::module_& parent) {
       nb::arg("level") = -1,
       "The trie merge's build (0 baseline, 1 AVX2 and BMI2); with level >= 0 sets it (clamped to what the CPU "
       "runs) and returns the previous one.");
+  m.attr("MAX_OFFSET_BYTES") = kMaxOffsetBytes;
+  m.def("set_hf_text_limit", &set_hf_text_limit, nb::arg("bytes"),
+        "Lowers the bytes a text, a normalized stretch or word, or a word count may reach in the tokenizer.json "
+        "encoders (SpmStyleEncoder, BertEncoder) below MAX_OFFSET_BYTES, so tests reach their refusals; 0 "
+        "restores it.  Returns the previous limit.");
 }
 
 }  // namespace tf::py

@@ -72,16 +72,21 @@ std::vector<BertResult> run_batch(const BertEncoder& encoder, nb::list texts, in
   std::vector<std::string_view> views(n);
   for (size_t i = 0; i < n; ++i) views[i] = utf8(items[i]);
   std::vector<BertResult> results(n);
-  nb::gil_scoped_release release;
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < n;) encoder.encode(views[i], results[i]);
-  };
-  const size_t t = std::min<size_t>(std::max(1, threads), std::max<size_t>(1, n / 4));
-  std::vector<std::thread> pool;
-  for (size_t k = 1; k < t; ++k) pool.emplace_back(work);
-  work();
-  for (std::thread& th : pool) th.join();
+  {
+    nb::gil_scoped_release release;
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i; (i = next.fetch_add(1)) < n;) encoder.encode(views[i], results[i]);
+    };
+    const size_t t = std::min<size_t>(std::max(1, threads), std::max<size_t>(1, n / 4));
+    std::vector<std::thread> pool;
+    for (size_t k = 1; k < t; ++k) pool.emplace_back(work);
+    work();
+    for (std::thread& th : pool) th.join();
+  }
+  for (const BertResult& r : results) {  // a text too long for 32-bit offsets, on any thread
+    if (!r.error.empty()) value_error(r.error);
+  }
   return results;
 }
 
@@ -266,6 +271,7 @@ void bind_wordpiece(nb::module_& m) {
               nb::gil_scoped_release release;
               self.encoder->encode(t, r);
             }
+            if (!r.error.empty()) value_error(r.error);
             return result_of(r);
           },
           nb::arg("text"), "(ids, starts, ends, words) as numpy arrays, or None: use the Python pipeline.")

@@ -3,6 +3,7 @@
 
 #include <tuple>
 
+#include "common/offset_limit.h"
 #include "common/unicode/unicode.h"
 
 namespace tf::wordpiece {
@@ -52,6 +53,10 @@ void BertEncoder::encode(std::string_view text, BertResult& out) const {
   out.clear();
   const auto* p = reinterpret_cast<const uint8_t*>(text.data());
   const size_t n = text.size();
+  if (n > hf_text_limit()) {  // character offsets are 32-bit
+    out.error = too_long_message("a text of", n);
+    return;
+  }
   size_t pos = 0;
   uint32_t chars = 0, word = 0;
   for (;;) {
@@ -60,13 +65,20 @@ void BertEncoder::encode(std::string_view text, BertResult& out) const {
     const size_t stop = m.found ? m.pos : n;
     if (stop > pos) {
       if (!stretch(p + pos, stop - pos, chars, &word, out, s)) {
+        std::string error = std::move(out.error);
         out.clear();
-        out.fallback = true;
+        out.fallback = error.empty();
+        out.error = std::move(error);
         return;
       }
       chars += count_chars(p + pos, stop - pos);
     }
     if (!m.found) break;
+    if (word >= hf_text_limit()) {
+      out.clear();
+      out.error = "a text of more than " + std::to_string(word) + " words is longer than 32-bit word ids allow";
+      return;
+    }
     const uint32_t k = count_chars(p + m.pos, m.len);
     out.ids.push_back(static_cast<int32_t>(m.id));
     out.starts.push_back(chars);
@@ -141,13 +153,17 @@ bool BertEncoder::stretch(const uint8_t* p, size_t n, uint32_t char_base, uint32
     if (!(f & kPunct)) {
       while (j < m && !(t.flags(s.norm[j]) & (kSpace | kPunct))) ++j;
     }
-    word_pieces(i, j, (*word)++, out, s);
+    if (*word >= hf_text_limit()) {  // word ids are 32-bit
+      out.error = "a text of more than " + std::to_string(*word) + " words is longer than 32-bit word ids allow";
+      return false;
+    }
+    if (!word_pieces(i, j, (*word)++, out, s)) return false;
     i = j;
   }
   return true;
 }
 
-void BertEncoder::word_pieces(size_t a, size_t b, uint32_t word, BertResult& out, Scratch& s) const {
+bool BertEncoder::word_pieces(size_t a, size_t b, uint32_t word, BertResult& out, Scratch& s) const {
   s.word.clear();
   bool ascii = true;
   for (size_t k = a; k < b; ++k) {
@@ -168,6 +184,10 @@ void BertEncoder::word_pieces(size_t a, size_t b, uint32_t word, BertResult& out
     }
     s.char_of.push_back(static_cast<uint32_t>(b - a));
   }
+  if (s.word.size() > hf_text_limit()) {  // WordPiece's spans are 32-bit byte offsets
+    out.error = too_long_message("a word of the normalized text has", s.word.size());
+    return false;
+  }
   s.pieces.clear();
   model_->tokenize(s.word, b - a, s.pieces);
   for (const SubwordSpan& pc : s.pieces) {
@@ -178,6 +198,7 @@ void BertEncoder::word_pieces(size_t a, size_t b, uint32_t word, BertResult& out
     out.ends.push_back(s.src[a + c1 - 1] + 1);
     out.words.push_back(word);
   }
+  return true;
 }
 
 }  // namespace tf::wordpiece

@@ -9,6 +9,9 @@
 // normalized characters; added tokens and words are numbered in order (word ids).
 // A text holding a character whose alignment NFD's reordering could change (kReorder,
 // bert_chars.h) sets `fallback` and the caller runs the readable pipeline.
+// Character offsets, word ids and a word's byte spans are 32-bit: a text, a word count or a
+// normalized word past common/offset_limit.h's limit sets `error` (the binding raises it),
+// never wraps.
 // Post-processing (the [CLS]/[SEP] template), truncation and padding stay with the caller.
 #pragma once
 
@@ -32,12 +35,14 @@ struct BertResult {
   std::vector<uint32_t> ends;
   std::vector<uint32_t> words;
   bool fallback = false;
+  std::string error;  // set (and the arrays empty) for a text too long for 32-bit offsets
   void clear() {
     ids.clear();
     starts.clear();
     ends.clear();
     words.clear();
     fallback = false;
+    error.clear();
   }
 };
 
@@ -51,9 +56,11 @@ class BertEncoder {
 
  private:
   struct Scratch;
-  // One stretch between added tokens; false when it needs the readable pipeline.
+  // One stretch between added tokens; false when it needs the readable pipeline, or (with
+  // out.error set) when it is too long.
   bool stretch(const uint8_t* p, size_t n, uint32_t char_base, uint32_t* word, BertResult& out, Scratch& s) const;
-  void word_pieces(size_t a, size_t b, uint32_t word, BertResult& out, Scratch& s) const;
+  // False (and out.error set) for a word too long for 32-bit byte spans.
+  bool word_pieces(size_t a, size_t b, uint32_t word, BertResult& out, Scratch& s) const;
 
   std::shared_ptr<const WordPiece> model_;
   std::shared_ptr<const BertCharTable> table_;

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "common/offset_limit.h"
 #include "common/unicode/unicode.h"
 
 namespace tf::hf {
@@ -93,15 +94,36 @@ bool SpmStyleEncoder::prenormalize(const uint8_t* text, size_t n, uint32_t first
   return true;
 }
 
-void SpmStyleEncoder::encode_stretch(const uint8_t* text, size_t n, const uint32_t* of, uint32_t first,
-                                     uint32_t* word, HfEncoded* out, bool ids_only, Scratch& scratch) const {
-  if (n == 0) return;
+size_t SpmStyleEncoder::marked_size(const uint8_t* text, size_t n) const {
+  size_t k = n + (marking_.prepend ? 3 : 0);
+  if (marking_.replace_spaces) {
+    for (size_t i = 0; i < n; ++i) k += text[i] == ' ' ? 2 : 0;
+  }
+  return k;
+}
+
+bool SpmStyleEncoder::encode_stretch(const uint8_t* text, size_t n, const uint32_t* of, uint32_t first,
+                                     uint32_t* word, HfEncoded* out, bool ids_only, Scratch& scratch,
+                                     std::string* error) const {
+  if (n == 0) return true;
+  // Normalized positions (HfToken, the models' base) are 32-bit.  The buffers take at most
+  // 3 bytes per input byte (a space becomes ▁) and two ▁ in front; where that bound passes
+  // the limit, the exact size is counted first (and the buffers sized to it).
+  const size_t limit = hf_text_limit();
+  size_t room = 3 * n + 6;
+  if (room > limit) {
+    room = marked_size(text, n);
+    const size_t size = room + (marking_.metaspace_prepend != 0 ? 3 : 0);
+    if (size > limit) {
+      *error = too_long_message("a stretch of the text normalizes to", size);
+      return false;
+    }
+  }
   std::string& norm = scratch.norm;
   std::vector<uint32_t>& char_of = scratch.char_of;  // normalized byte -> original character
   std::vector<HfToken>& tokens = scratch.tokens;
-  // At most 3 bytes per input byte (a space becomes ▁) and two ▁ in front.
-  norm.resize(3 * n + 6);
-  char_of.resize(3 * n + 6);
+  norm.resize(room);
+  char_of.resize(room);
   uint8_t* w = reinterpret_cast<uint8_t*>(&norm[0]);
   uint32_t* a = char_of.data();
   size_t k = 0;
@@ -162,14 +184,23 @@ void SpmStyleEncoder::encode_stretch(const uint8_t* text, size_t n, const uint32
       out->ends.push_back(char_of[t.end - 1] + 1);
       out->words.push_back(*word);
     }
+    if (*word >= limit) {  // word ids are 32-bit too (a piece per ▁: up to two per character)
+      *error = "a text of more than " + std::to_string(limit) + " words (pieces) is longer than 32-bit word ids allow";
+      return false;
+    }
     ++*word;
     piece = stop;
   }
+  return true;
 }
 
-bool SpmStyleEncoder::encode(std::string_view text, HfEncoded* out, bool ids_only) const {
+bool SpmStyleEncoder::encode(std::string_view text, HfEncoded* out, bool ids_only, std::string* error) const {
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
   const size_t n = text.size();
+  if (n > hf_text_limit()) {  // character offsets are 32-bit
+    *error = too_long_message("a text of", n);
+    return false;
+  }
   size_t done = 0;
   uint32_t chars = 0;  // characters in [0, done)
   uint32_t word = 0;
@@ -182,13 +213,19 @@ bool SpmStyleEncoder::encode(std::string_view text, HfEncoded* out, bool ids_onl
     const uint32_t stretch_chars = count_chars(s + done, stop - done);
     if (pre) {
       if (!prenormalize(s + done, stop - done, chars, scratch)) return false;
-      encode_stretch(reinterpret_cast<const uint8_t*>(scratch.pre.data()), scratch.pre.size(), scratch.pre_of.data(),
-                     chars, &word, out, ids_only, scratch);
-    } else {
-      encode_stretch(s + done, stop - done, nullptr, chars, &word, out, ids_only, scratch);
+      if (!encode_stretch(reinterpret_cast<const uint8_t*>(scratch.pre.data()), scratch.pre.size(),
+                          scratch.pre_of.data(), chars, &word, out, ids_only, scratch, error)) {
+        return false;
+      }
+    } else if (!encode_stretch(s + done, stop - done, nullptr, chars, &word, out, ids_only, scratch, error)) {
+      return false;
     }
     chars += stretch_chars;
     if (!m.found) break;
+    if (word >= hf_text_limit()) {
+      *error = "a text of more than " + std::to_string(word) + " words (pieces) is longer than 32-bit word ids allow";
+      return false;
+    }
     const uint32_t token_chars = count_chars(s + m.pos, m.len);
     out->ids.push_back(m.id);
     if (!ids_only) {

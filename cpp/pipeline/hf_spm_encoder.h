@@ -18,7 +18,9 @@
 // The charsmap is applied per character, which is `tokenizers`' per-grapheme lookup only
 // when no character joins the next into one grapheme and none is deleted; encode() returns
 // false for text where that may not hold (a mark, a joiner, Hangul jamo, a regional
-// indicator, CR LF, ...), and the caller takes its readable pipeline.  What stays in Python:
+// indicator, CR LF, ...), and the caller takes its readable pipeline.  Positions are 32-bit:
+// a text, a normalized stretch or a word count past common/offset_limit.h's limit is refused
+// (false with an error), never wrapped.  What stays in Python:
 // which files match (tokenforge/tokenizer/native_spm.py), post-processing, truncation,
 // padding.
 #pragma once
@@ -73,17 +75,21 @@ class SpmStyleEncoder {
         added_(std::move(added)) {}
 
   // Appends the tokens of `text` (valid UTF-8) to *out; with ids_only, only out->ids.
-  // Returns false (out partly filled) for text the charsmap step cannot take (above).
-  bool encode(std::string_view text, HfEncoded* out, bool ids_only) const;
+  // Returns false (out partly filled) for text the charsmap step cannot take (above), with
+  // *error left empty, or for a text too long for 32-bit offsets, with *error set.
+  bool encode(std::string_view text, HfEncoded* out, bool ids_only, std::string* error) const;
 
  private:
   struct Scratch;
-  // The charsmap and space collapsing of one stretch into scratch.pre / pre_of.
+  // The charsmap and space collapsing of one stretch into scratch.pre / pre_of (its size is
+  // checked by encode_stretch); false when the readable pipeline must take it.
   bool prenormalize(const uint8_t* text, size_t n, uint32_t first, Scratch& scratch) const;
   // One stretch between added tokens: bytes [text, text + n), byte i from character of[i]
-  // (of == nullptr: counted from `first`).
-  void encode_stretch(const uint8_t* text, size_t n, const uint32_t* of, uint32_t first, uint32_t* word,
-                      HfEncoded* out, bool ids_only, Scratch& scratch) const;
+  // (of == nullptr: counted from `first`).  False (and *error set) past the limit.
+  bool encode_stretch(const uint8_t* text, size_t n, const uint32_t* of, uint32_t first, uint32_t* word,
+                      HfEncoded* out, bool ids_only, Scratch& scratch, std::string* error) const;
+  // The size of encode_stretch's normalized form of n bytes (before Metaspace's ▁).
+  size_t marked_size(const uint8_t* text, size_t n) const;
 
   std::unique_ptr<MergeRankBpe> bpe_;
   std::unique_ptr<ViterbiUnigram> unigram_;

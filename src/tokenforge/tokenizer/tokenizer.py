@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 
 from tokenforge import decoders, models, normalizers, pre_tokenizers, processors
 from tokenforge._files import read_utf8, write_atomic
@@ -29,6 +30,11 @@ from tokenforge.tokenizer.added_vocabulary import AddedToken, AddedVocabulary
 from tokenforge.tokenizer.encoding import Encoding, IdsEncoding
 from tokenforge.tokenizer.pipeline import encode_sequence
 from tokenforge.tokenizer.truncation import Padding, Truncation, truncate_pair
+
+# Texts longer than this (characters) that the readable Python pipeline takes get a
+# RuntimeWarning: it keeps a Python object per character, so a text of gigabytes looks like
+# a hang and may run out of memory; the native paths refuse past 4 GiB (common/offset_limit.h).
+SLOW_PIPELINE_CHARS = 1 << 26
 
 
 class Tokenizer:
@@ -310,6 +316,10 @@ class Tokenizer:
             enc = native.encode(seq, type_id)
             if enc is not None:  # None: text the normalizer changes takes the Python path
                 return enc
+        if len(seq) > SLOW_PIPELINE_CHARS:
+            why = "the native path declined it" if native is not None else "this file has no native path"
+            warnings.warn(f"a text of {len(seq)} characters takes the readable Python pipeline ({why}): slow, and "
+                          "several objects per character in memory; split the text", RuntimeWarning, stacklevel=3)
         return encode_sequence(seq, self.normalizer, self.pre_tokenizer, self.model, self.added, type_id)
 
     def _post_process(self, a: Encoding, b: Encoding | None, add_special_tokens: bool) -> Encoding:
@@ -336,7 +346,12 @@ class Tokenizer:
         """Encodes a text (or a list of words with `is_pretokenized`), optionally with a pair.
 
         Raises:
-            ValueError: a lone surrogate or a value that is not text.
+            ValueError: a lone surrogate, a value that is not text, or a text (or a normalized
+                stretch of it) past the 4 GiB that a native path's 32-bit offsets allow.
+
+        Warns:
+            RuntimeWarning: a text of over SLOW_PIPELINE_CHARS characters that the readable
+                Python pipeline takes (slow; it may run out of memory).
         """
         if pair is None and not is_pretokenized and self._truncation is None and isinstance(sequence, str):
             one = getattr(self._native_engine(), "encode_final_one", None)
