@@ -119,7 +119,8 @@ nb::object bert_doc_offsets(const BertDoc& d) {
 // byte-balanced chunks on the pool while the calling thread wraps finished ones
 // (bindings/batch.h).  On two threads or more each document's offsets list (with ids_only,
 // its ids list) is made then too, overlapping the pool's encoding, instead of in a serial
-// tail when the Encoding is first read.  Raises UnicodeEncodeError on a lone surrogate.
+// tail when the Encoding is first read.  Raises UnicodeEncodeError on a lone surrogate and
+// ValueError on a text past the 32-bit offsets (the first such text's error).
 nb::list encode_docs(const BertHandle& self, nb::list texts, int threads, std::vector<uint32_t> pre_ids,
                      nb::list pre_tokens, std::vector<uint32_t> suf_ids, nb::list suf_tokens, bool ids_only) {
   auto wrap = std::make_shared<BertWrap>(
@@ -142,6 +143,10 @@ nb::list encode_docs(const BertHandle& self, nb::list texts, int threads, std::v
       },
       [&](size_t c) {
         for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
+          if (!results[i].error.empty()) {  // a text too long for 32-bit offsets
+            PyErr_SetString(PyExc_ValueError, results[i].error.c_str());
+            return false;
+          }
           if (results[i].fallback) {
             out.set(i, Py_NewRef(Py_None));
             continue;
