@@ -93,3 +93,11 @@ def test_corpus_lines_equal_reference(name):
     native, words, alphabet = native_unigram(lines, PieceRulesRef(), rare, 1000, 10**6, 0.75, 2, threads=2)
     assert len(words) > 1000
     assert_same(native, train_unigram(words, alphabet, PieceRulesRef(), 1000))
+
+
+def test_underflowing_word_equals_reference():
+    """A word of 300 unknown characters: its lattice total underflows a double, so both E-steps
+    redo it in log space."""
+    texts = ["ab ba aab abb"] * 5 + ["a" + "c" * 300 + "b", "ca" * 150]
+    native, words, alphabet = native_unigram(texts, PieceRulesRef(), {"c"}, 8, 100, 0.75, 2)
+    assert_same(native, train_unigram(words, alphabet, PieceRulesRef(), 8, seed_size=100))
