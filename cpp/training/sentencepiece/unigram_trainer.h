@@ -20,6 +20,7 @@
 // 4. The alphabet (a character the EM dropped scores the lowest score plus 1e-4 per
 //    character before it, as spm_train), then the best-scoring pieces up to the vocabulary size.
 //
+// The readable reference, the oracle of the property tests: src/tokenforge/spm_train/unigram_reference.py.
 // Pieces are found in a word by walking a trie of the pieces (UnigramPieceIndex) from each
 // position.  The code is in three files: unigram_seeds.cc (1), unigram_lattice.cc (the
 // per-word lattices of 2 and 3) and unigram_trainer.cc (the rounds, 3's choice, 4).

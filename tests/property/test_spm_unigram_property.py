@@ -1,0 +1,103 @@
+"""The native sentencepiece Unigram trainer against the pure-Python reference
+(unigram_reference.py, whose docstring says what is comparable and why).
+
+Seeds and their counts are integers: compared exactly (no EM round, a vocabulary that keeps
+them all: the result is every seed with its initial score).  Whole training runs (EM,
+pruning, finish): identical pieces, float32 scores within a relative 1e-6, on hypothesis
+corpora of a few letters (one thread: tiny inputs are not split) and on the first lines of
+the shared corpora (over 1000 distinct words, so the native E-steps and Viterbi passes run
+on 2 threads).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from _shared import corpus_sample, need_shared
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tokenforge import _native
+from tokenforge.spm_train.reference import PieceRulesRef
+from tokenforge.spm_train.unigram_reference import mark_unknown, seed_pieces, train_unigram
+
+# Few letters, so that words repeat; "▁" and " " cut words; "1" and "ア" change scripts.
+LETTERS = st.sampled_from(list("aaabbc ▁1ア"))
+TEXTS = st.lists(st.text(LETTERS, min_size=1, max_size=30), min_size=1, max_size=25)
+RULES = st.builds(PieceRulesRef, max_length=st.integers(2, 8), split_by_unicode_script=st.booleans(),
+                  split_by_whitespace=st.booleans(), split_by_number=st.booleans(), split_digits=st.booleans(),
+                  treat_whitespace_as_suffix=st.booleans(), allow_whitespace_only_pieces=st.booleans())
+BOUNDARY = 0x1F
+
+
+def native_unigram(texts: list[str], rules: PieceRulesRef, unknown: set[str], vocab_size: int, seed_size: int,
+                   shrinking_factor: float, sub_iterations: int, threads: int = 1,
+                   ) -> tuple[list[tuple[str, float]], dict[str, int], dict[str, int]]:
+    """The native trainer's (piece, score) list, and the words and alphabet it was given."""
+    counter = _native.SpmSentenceCounter(b"", (True, True, True, rules.treat_whitespace_as_suffix), 4192,
+                                         rules.split_by_whitespace, rules.allow_whitespace_only_pieces, [])
+    counter.add_sentences(texts)
+    words = {w.decode(): n for w, n in counter.words().items()}
+    chars, _ = counter.char_counts()
+    alphabet = {cp: n for cp, n in chars.items() if cp != BOUNDARY and chr(cp) not in unknown and n > 0}
+    fields = (rules.max_length, rules.split_by_unicode_script, rules.split_by_whitespace, rules.split_by_number,
+              rules.split_digits, rules.treat_whitespace_as_suffix, rules.allow_whitespace_only_pieces)
+    trainer = _native.SpmUnigramTrainer(counter, sorted(alphabet.items()), fields)
+    trainer.train(vocab_size, seed_size, shrinking_factor, sub_iterations, threads)
+    return trainer.pieces(), words, {chr(c): n for c, n in alphabet.items()}
+
+
+def assert_same(native: list[tuple[str, float]], reference: list[tuple[str, float]]) -> None:
+    assert [p for p, _ in native] == [p for p, _ in reference]
+    for (p, a), (_, b) in zip(native, reference):
+        assert math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9), (p, a, b)
+
+
+@settings(max_examples=120, deadline=None)
+@given(TEXTS, RULES, st.sets(st.sampled_from(list("bc1ア"))), st.integers(1, 40))
+def test_seeds_equal_reference(texts, rules, unknown, seed_size):
+    """No EM (sub_iterations=0) and room for every piece: the result is the seeds as scored at the start."""
+    native, words, alphabet = native_unigram(texts, rules, unknown, 10**6, seed_size, 0.75, 0)
+    seeds = seed_pieces(mark_unknown(words, alphabet), alphabet, rules, seed_size)
+    expected = train_unigram(words, alphabet, rules, 10**6, seed_size=seed_size, sub_iterations=0)
+    assert sorted(p for p, _ in native) == sorted(p for p, _ in seeds)
+    assert_same(native, expected)
+
+
+@settings(max_examples=80, deadline=None)
+@given(TEXTS, RULES, st.sets(st.sampled_from(list("bc1ア"))), st.integers(1, 30), st.integers(1, 60),
+       st.sampled_from([0.5, 0.75, 0.9]), st.integers(1, 3))
+def test_training_equals_reference(texts, rules, unknown, vocab_size, seed_size, shrinking_factor, sub_iterations):
+    native, words, alphabet = native_unigram(texts, rules, unknown, vocab_size, seed_size, shrinking_factor,
+                                             sub_iterations)
+    expected = train_unigram(words, alphabet, rules, vocab_size, seed_size=seed_size,
+                             shrinking_factor=shrinking_factor, sub_iterations=sub_iterations)
+    assert_same(native, expected)
+
+
+def test_seeds_by_hand():
+    """'▁ab' x2 and '▁a' x1: only '▁a' is repeated and followed by two different things."""
+    native, _, _ = native_unigram(["ab", "ab", "a"], PieceRulesRef(), set(), 100, 10, 0.75, 0)
+    total = 3 + 3 + 2 + 6  # '▁', 'a', 'b' and '▁a' (3 uses x 2 characters)
+    expected = {"▁a": 6, "a": 3, "▁": 3, "b": 2}
+    assert {p: round(s, 5) for p, s in native} == {p: round(math.log(n / total), 5) for p, n in expected.items()}
+
+
+@pytest.mark.parametrize("name", ["en", "code", "multi"])
+def test_corpus_lines_equal_reference(name):
+    """Real words: the first 800 lines, characters seen under 3 times unknown, default options."""
+    need_shared()
+    lines = [x for x in corpus_sample(name).split("\n") if x][:800]
+    rare = {c for c in set("".join(lines)) if "".join(lines).count(c) < 3}
+    native, words, alphabet = native_unigram(lines, PieceRulesRef(), rare, 1000, 10**6, 0.75, 2, threads=2)
+    assert len(words) > 1000
+    assert_same(native, train_unigram(words, alphabet, PieceRulesRef(), 1000))
+
+
+def test_underflowing_word_equals_reference():
+    """A word of 300 unknown characters: its lattice total underflows a double, so both E-steps
+    redo it in log space."""
+    texts = ["ab ba aab abb"] * 5 + ["a" + "c" * 300 + "b", "ca" * 150]
+    native, words, alphabet = native_unigram(texts, PieceRulesRef(), {"c"}, 8, 100, 0.75, 2)
+    assert_same(native, train_unigram(words, alphabet, PieceRulesRef(), 8, seed_size=100))
