@@ -2,7 +2,7 @@
 # A long, resumable fuzz run of one target of fuzz/targets.py (atheris), for the count of
 # executions the hardening check asks for (10^6 per target); not part of CI:
 #
-#   scripts/fuzz_long.sh TARGET RUNS [WORKDIR]     # e.g. scripts/fuzz_long.sh decode 1000000
+#   scripts/fuzz_long.sh TARGET RUNS [WORKDIR [libFuzzer options...]]   # e.g. ... decode 1000000
 #   scripts/fuzz_long.sh total [WORKDIR]           # cumulative executions per target
 #
 # WORKDIR (default build/fuzz-long) holds per target a corpus that persists across runs
@@ -22,6 +22,7 @@ if [ "${1:-}" = "total" ]; then
 fi
 if [ $# -lt 2 ]; then sed -n 2,14p "$0"; exit 2; fi
 target=$1; runs=$2; work=${3:-build/fuzz-long}
+shift $(( $# < 3 ? $# : 3 ))
 mkdir -p "$work/$target" "$work/crashes" "$work/logs"
 if [ -z "$(ls -A "$work/$target")" ]; then  # seeds, as fuzz/run.py makes them for its default corpus
   "$PY" -c "import sys; sys.path.insert(0, 'fuzz'); import targets
@@ -29,7 +30,7 @@ for i, s in enumerate(targets.seeds('$target')): open('$work/$target/seed-%d' % 
 fi
 out="$work/logs/$target-$(date -u +%Y%m%dT%H%M%S).log"
 nice -n 19 "$PY" fuzz/run.py "$target" -runs="$runs" -rss_limit_mb=4096 -timeout=60 \
-  -artifact_prefix="$work/crashes/$target-" -print_final_stats=1 "$work/$target" >"$out" 2>&1
+  -artifact_prefix="$work/crashes/$target-" -print_final_stats=1 "$@" "$work/$target" >"$out" 2>&1
 status=$?
 done_runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out" | tail -1)
 if [ -z "$done_runs" ]; then  # killed before the final stats: the last progress line's count

@@ -25,9 +25,11 @@ from collections.abc import Callable
 from typing import Any
 
 
-def clear_from_thread(items: list, call: Callable[[], Any]) -> tuple[Any, bool]:
+def clear_from_thread(items: list, call: Callable[[], Any], wait: float = 0.02) -> tuple[Any, bool]:
     """(call(), whether another thread emptied `items` before `call` returned).  Use a bound
-    native method: Python code before the snapshot could give up the GIL too early."""
+    native method: Python code before the snapshot could give up the GIL too early.  `wait`
+    is how long (seconds) the calling thread holds the GIL after waking the other one, for
+    the OS to run it up to its wait for the GIL."""
     state = {"returned": False, "inside": False}
     go = threading.Event()
 
@@ -42,7 +44,7 @@ def clear_from_thread(items: list, call: Callable[[], Any]) -> tuple[Any, bool]:
     sys.setswitchinterval(1000.0)  # no forced switch: the GIL changes hands only when released
     try:
         go.set()
-        end = time.perf_counter() + 0.02
+        end = time.perf_counter() + wait
         while time.perf_counter() < end:  # holds the GIL: the woken thread now waits for it
             pass
         result = call()
@@ -81,9 +83,11 @@ def check_emptied_during_call(make_items: Callable[[], list], call: Callable[[li
     the call, up to 30 times), the result is `want`, the list as the call began; emptied
     inside the snapshot's allocation, the batch sees the list whole, before or after."""
     inside = []
-    for _ in range(30):  # a loaded machine may not wake the thread in time; each try is quick
+    # A loaded machine may not run the woken thread in time (a niced test run on a busy
+    # machine missed 30 tries of 20 ms): each try waits twice as long, up to 1.28 s.
+    for attempt in range(30):
         items = make_items()
-        got, cleared = clear_from_thread(items, lambda: call(items))
+        got, cleared = clear_from_thread(items, lambda: call(items), wait=0.02 * 2 ** min(attempt, 6))
         assert got == want and items == []
         inside.append(cleared)
         if cleared:
