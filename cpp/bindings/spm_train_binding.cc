@@ -176,7 +176,16 @@ void bind_spm_train(nb::module_& m) {
              c.words().for_each([&](std::string_view w, int64_t n) { d[to_bytes(w)] = n; });
              return d;
            },
-           "The counted words as bytes -> count (tests and small inputs).");
+           "The counted words as bytes -> count (tests and small inputs).")
+      .def("word_ends",
+           [](const SentenceCounter& c) {
+             nb::dict d;
+             const spm_train::WordTable& words = c.words();
+             for (size_t i = 0; i < words.size(); ++i) d[to_bytes(words.word(i))] = words.ends(i);
+             return d;
+           },
+           "The counted words as bytes -> what followed them, OR-ed over their occurrences: 1 the end of "
+           "the sentence, 2 another word, 0 not recorded (treat_whitespace_as_suffix).");
 
   nb::class_<MergerHandle>(m, "SpmBpeMerger")
       .def("__init__",
@@ -234,10 +243,12 @@ void bind_spm_train(nb::module_& m) {
                nb::gil_scoped_release release;
                self->trainer->set_alphabet(chars);
                std::vector<char32_t> word;
-               counter.drain_words([&](std::string_view w, int64_t n) {
-                 word_chars(w, keep, &word);
-                 self->trainer->add_word(word, n);
-               });
+               const spm_train::WordTable& words = counter.words();
+               for (size_t i = 0; i < words.size(); ++i) {
+                 word_chars(words.word(i), keep, &word);
+                 self->trainer->add_word(word, words.count(i), words.ends(i));
+               }
+               counter.clear_words();
              }
              guard.done();
            },

@@ -33,19 +33,20 @@ BOUNDARY = 0x1F
 
 def native_unigram(texts: list[str], rules: PieceRulesRef, unknown: set[str], vocab_size: int, seed_size: int,
                    shrinking_factor: float, sub_iterations: int, threads: int = 1,
-                   ) -> tuple[list[tuple[str, float]], dict[str, int], dict[str, int]]:
-    """The native trainer's (piece, score) list, and the words and alphabet it was given."""
+                   ) -> tuple[list[tuple[str, float]], dict[str, int], dict[str, int], dict[str, int]]:
+    """The native trainer's (piece, score) list, and the words, alphabet and word-end bits it was given."""
     counter = _native.SpmSentenceCounter(b"", (True, True, True, rules.treat_whitespace_as_suffix), 4192,
                                          rules.split_by_whitespace, rules.allow_whitespace_only_pieces, [])
     counter.add_sentences(texts)
     words = {w.decode(): n for w, n in counter.words().items()}
+    ends = {w.decode(): e for w, e in counter.word_ends().items()}
     chars, _ = counter.char_counts()
     alphabet = {cp: n for cp, n in chars.items() if cp != BOUNDARY and chr(cp) not in unknown and n > 0}
     fields = (rules.max_length, rules.split_by_unicode_script, rules.split_by_whitespace, rules.split_by_number,
               rules.split_digits, rules.treat_whitespace_as_suffix, rules.allow_whitespace_only_pieces)
     trainer = _native.SpmUnigramTrainer(counter, sorted(alphabet.items()), fields)
     trainer.train(vocab_size, seed_size, shrinking_factor, sub_iterations, threads)
-    return trainer.pieces(), words, {chr(c): n for c, n in alphabet.items()}
+    return trainer.pieces(), words, {chr(c): n for c, n in alphabet.items()}, ends
 
 
 def assert_same(native: list[tuple[str, float]], reference: list[tuple[str, float]]) -> None:
@@ -58,9 +59,9 @@ def assert_same(native: list[tuple[str, float]], reference: list[tuple[str, floa
 @given(TEXTS, RULES, st.sets(st.sampled_from(list("bc1ア"))), st.integers(1, 40))
 def test_seeds_equal_reference(texts, rules, unknown, seed_size):
     """No EM (sub_iterations=0) and room for every piece: the result is the seeds as scored at the start."""
-    native, words, alphabet = native_unigram(texts, rules, unknown, 10**6, seed_size, 0.75, 0)
-    seeds = seed_pieces(mark_unknown(words, alphabet), alphabet, rules, seed_size)
-    expected = train_unigram(words, alphabet, rules, 10**6, seed_size=seed_size, sub_iterations=0)
+    native, words, alphabet, ends = native_unigram(texts, rules, unknown, 10**6, seed_size, 0.75, 0)
+    seeds = seed_pieces(mark_unknown(words, alphabet), alphabet, rules, seed_size, [ends[w] for w in words])
+    expected = train_unigram(words, alphabet, rules, 10**6, seed_size=seed_size, sub_iterations=0, ends=ends)
     assert sorted(p for p, _ in native) == sorted(p for p, _ in seeds)
     assert_same(native, expected)
 
@@ -69,19 +70,43 @@ def test_seeds_equal_reference(texts, rules, unknown, seed_size):
 @given(TEXTS, RULES, st.sets(st.sampled_from(list("bc1ア"))), st.integers(1, 30), st.integers(1, 60),
        st.sampled_from([0.5, 0.75, 0.9]), st.integers(1, 3))
 def test_training_equals_reference(texts, rules, unknown, vocab_size, seed_size, shrinking_factor, sub_iterations):
-    native, words, alphabet = native_unigram(texts, rules, unknown, vocab_size, seed_size, shrinking_factor,
-                                             sub_iterations)
+    native, words, alphabet, ends = native_unigram(texts, rules, unknown, vocab_size, seed_size, shrinking_factor,
+                                                   sub_iterations)
     expected = train_unigram(words, alphabet, rules, vocab_size, seed_size=seed_size,
-                             shrinking_factor=shrinking_factor, sub_iterations=sub_iterations)
+                             shrinking_factor=shrinking_factor, sub_iterations=sub_iterations, ends=ends)
     assert_same(native, expected)
 
 
 def test_seeds_by_hand():
     """'▁ab' x2 and '▁a' x1: only '▁a' is repeated and followed by two different things."""
-    native, _, _ = native_unigram(["ab", "ab", "a"], PieceRulesRef(), set(), 100, 10, 0.75, 0)
+    native, _, _, _ = native_unigram(["ab", "ab", "a"], PieceRulesRef(), set(), 100, 10, 0.75, 0)
     total = 3 + 3 + 2 + 6  # '▁', 'a', 'b' and '▁a' (3 uses x 2 characters)
     expected = {"▁a": 6, "a": 3, "▁": 3, "b": 2}
     assert {p: round(s, 5) for p, s in native} == {p: round(math.log(n / total), 5) for p, n in expected.items()}
+
+
+def test_seeds_at_word_ends_by_hand():
+    """spm_train's suffix array holds whole sentences: "▁ab" ends "ab" (NUL follows) and is
+    followed by "▁cd" in "ab cd" ("▁" follows): two followers, so "▁ab" and "ab" are seeds.
+    "▁cd" only ever ends its sentence: one follower.  Worked by hand: counts "▁ab" 2, "ab" 2,
+    characters "▁" 3, "a" 2, "b" 2, "c" 1, "d" 1; seeds scored count * length."""
+    native, words, _, ends = native_unigram(["ab cd", "ab"], PieceRulesRef(), set(), 100, 10, 0.75, 0)
+    assert ends == {"▁ab": 3, "▁cd": 1}
+    expected = {"▁ab": 6, "ab": 4, "▁": 3, "a": 2, "b": 2, "c": 1, "d": 1}
+    total = sum(expected.values())
+    assert {p: round(s, 5) for p, s in native} == {p: round(math.log(n / total), 5) for p, n in expected.items()}
+
+
+def test_word_ends_bits():
+    """Last word of a sentence: 1; followed by a word: 2; no split: the sentence is one last
+    word; treat_whitespace_as_suffix: not recorded (0)."""
+    def ends(texts, **kw):
+        rules = PieceRulesRef(**kw)
+        return native_unigram(texts, rules, set(), 100, 10, 0.75, 0)[3]
+    assert ends(["a b", "b c", "c"]) == {"▁a": 2, "▁b": 3, "▁c": 1}
+    assert ends(["a b", "b a"], split_by_whitespace=False) == {"▁a▁b": 1, "▁b▁a": 1}
+    assert set(ends(["a b", "b c"], treat_whitespace_as_suffix=True).values()) == {0}
+    assert ends(["a  b"], allow_whitespace_only_pieces=True) == ends(["a  b"])
 
 
 @pytest.mark.parametrize("name", ["en", "code", "multi"])
@@ -90,14 +115,14 @@ def test_corpus_lines_equal_reference(name):
     need_shared()
     lines = [x for x in corpus_sample(name).split("\n") if x][:800]
     rare = {c for c in set("".join(lines)) if "".join(lines).count(c) < 3}
-    native, words, alphabet = native_unigram(lines, PieceRulesRef(), rare, 1000, 10**6, 0.75, 2, threads=2)
+    native, words, alphabet, ends = native_unigram(lines, PieceRulesRef(), rare, 1000, 10**6, 0.75, 2, threads=2)
     assert len(words) > 1000
-    assert_same(native, train_unigram(words, alphabet, PieceRulesRef(), 1000))
+    assert_same(native, train_unigram(words, alphabet, PieceRulesRef(), 1000, ends=ends))
 
 
 def test_underflowing_word_equals_reference():
     """A word of 300 unknown characters: its lattice total underflows a double, so both E-steps
     redo it in log space."""
     texts = ["ab ba aab abb"] * 5 + ["a" + "c" * 300 + "b", "ca" * 150]
-    native, words, alphabet = native_unigram(texts, PieceRulesRef(), {"c"}, 8, 100, 0.75, 2)
-    assert_same(native, train_unigram(words, alphabet, PieceRulesRef(), 8, seed_size=100))
+    native, words, alphabet, ends = native_unigram(texts, PieceRulesRef(), {"c"}, 8, 100, 0.75, 2)
+    assert_same(native, train_unigram(words, alphabet, PieceRulesRef(), 8, seed_size=100, ends=ends))

@@ -183,17 +183,22 @@ std::string_view SentenceCounter::replace_meta(std::string_view text, std::strin
 
 // sentencepiece's word split: a word starts at the text's start and at each "▁" (with
 // allow_whitespace_only_pieces, a run of "▁" stays one word); with
-// treat_whitespace_as_suffix a word ends after its "▁" instead.
+// treat_whitespace_as_suffix a word ends after its "▁" instead.  The last word of the text
+// is marked kEndsSentence, the others kBeforeWord (then "▁", the next word's first
+// character, follows them).  With treat_whitespace_as_suffix the next word's first
+// character could be anything, which the two bits cannot say: no bits are recorded there.
 void SentenceCounter::count_words(std::string_view text, int64_t freq) {
   if (!options_.split_by_whitespace) {
-    words_.add(text, freq);
+    words_.add(text, freq, kEndsSentence);
     return;
   }
   const bool allow_ws = options_.allow_whitespace_only_pieces;
+  const bool suffix = options_.treat_whitespace_as_suffix;
   size_t word_start = 0, i = 0;
   bool in_ws = false;
   auto emit = [&](size_t end) {
-    if (end > word_start) words_.add(text.substr(word_start, end - word_start), freq);
+    const uint8_t ends = suffix ? 0 : end == text.size() ? kEndsSentence : kBeforeWord;
+    if (end > word_start) words_.add(text.substr(word_start, end - word_start), freq, ends);
     word_start = end;
   };
   const auto* s = reinterpret_cast<const uint8_t*>(text.data());
@@ -263,7 +268,8 @@ void SentenceCounter::clear_words() {
 }
 
 void SentenceCounter::merge(const SentenceCounter& other) {
-  other.words_.for_each([this](std::string_view w, int64_t f) { words_.add(w, f); });
+  const WordTable& words = other.words_;
+  for (size_t i = 0; i < words.size(); ++i) words_.add(words.word(i), words.count(i), words.ends(i));
   stats_.sentences += other.stats_.sentences;
   stats_.too_long += other.stats_.too_long;
   stats_.reserved += other.stats_.reserved;

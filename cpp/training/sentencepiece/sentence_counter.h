@@ -5,7 +5,8 @@
 // will normalize it at encoding time (tf::SpmNormalizer with the chosen charsmap and
 // whitespace options), every meta piece (<unk>, <s>, user-defined, ...) in the normalized
 // text is replaced by U+001F, a boundary no piece crosses, and the result is cut into
-// words at "▁" (split_by_whitespace) or kept whole.  Words are counted in a WordTable, so
+// words at "▁" (split_by_whitespace) or kept whole, each marked as ending its sentence or
+// being followed by another word (see count_words).  Words are counted in a WordTable, so
 // memory grows with the distinct words, not with the corpus.  Character counts for the
 // alphabet (character_coverage) are taken from the counted words at the end.
 // O(bytes * longest charsmap key) to add text; not thread-safe (one counter per thread).
@@ -69,7 +70,7 @@ class SentenceCounter {
   // Code point -> count over the counted words (weighted by their counts); false if a
   // normalized word holds a space (escape_whitespaces off), which no piece may contain.
   bool char_counts(std::unordered_map<char32_t, int64_t>* out, int64_t* total) const;
-  // Merges another counter's words into this one.
+  // Merges another counter's words into this one (counts added, bits OR-ed).
   void merge(const SentenceCounter& other);
 
  private:

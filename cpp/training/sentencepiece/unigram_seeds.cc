@@ -5,7 +5,11 @@
 // found level by level: a string of length L is counted only if its first L-1 characters were
 // seen at least twice (weighted by word counts), and it is a seed if it is seen at least
 // twice, is followed by more than one character (a suffix-tree inner node: "informati",
-// always followed by "o", is left to "information"), and is a valid piece.  Strings are
+// always followed by "o", is left to "information"), and is a valid piece.  spm_train's
+// suffix array holds whole sentences, each ended by NUL, so at the end of a word the
+// follower is NUL if the word ends a sentence and "▁" if another word follows it: a word
+// seen in both places gives two (the word table's bits; without them, as with
+// treat_whitespace_as_suffix, the word's end counts as one follower).  Strings are
 // identified by a 64-bit rolling hash; ranking is by count * length, then code points.
 //
 // Memory: per position of the words a hash (8 bytes) and an "alive" byte (its string of the
@@ -22,6 +26,7 @@
 
 #include "common/u64_map.h"
 #include "training/sentencepiece/unigram_trainer.h"
+#include "training/sentencepiece/word_table.h"
 
 namespace tf::spm_train {
 
@@ -46,7 +51,9 @@ void UnigramTrainer::make_seeds(const UnigramOptions& o) {
     char32_t next;   // the character after the first occurrence (kWordEnd at the end)
     bool branching;  // some occurrence is followed by something else
   };
-  constexpr char32_t kWordEnd = 0xFFFFFFFF;
+  constexpr char32_t kWordEnd = 0xFFFFFFFF;  // a word's end whose followers are unknown
+  constexpr char32_t kSentenceEnd = 0;       // spm_train's sentence boundary
+  constexpr char32_t kSpace = 0x2581;        // "▁", the next word's first character
   struct Scored {
     int64_t score;
     uint64_t pos;
@@ -115,7 +122,13 @@ void UnigramTrainer::make_seeds(const UnigramOptions& o) {
           for (uint64_t i = b; i < e; ++i) {
             if (!in_part(hash[i]) || !alive[i]) continue;  // only this part's alive bytes are read
             Cand& c = level.get_or_insert(map_key(hash[i]), Cand{i, 0, 0, false});
-            const char32_t next = i + len < e ? chars_[i + len] : kWordEnd;
+            char32_t next = kWordEnd;
+            if (i + len < e) {
+              next = chars_[i + len];
+            } else if (ends_[w] != 0) {
+              next = (ends_[w] & kEndsSentence) ? kSentenceEnd : kSpace;
+              if (ends_[w] == (kEndsSentence | kBeforeWord)) c.branching = true;
+            }
             if (c.count == 0) {
               c.next = next;
             } else if (c.next != next) {

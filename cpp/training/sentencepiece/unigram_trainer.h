@@ -3,8 +3,10 @@
 //
 // 1. Seeds: substrings of the counted words, found level by level (a string of length L
 //    is counted only if its first L-1 characters were kept; a level keeps strings seen at
-//    least twice, counts weighted by word counts), ranked by count * length; the top
-//    seed_size valid pieces plus every alphabet character.  Scores start as log shares.
+//    least twice, counts weighted by word counts) and followed by two different things
+//    (at a word's end: the end of its sentence or the next word's "▁", as in spm_train's
+//    suffix array over whole sentences), ranked by count * length; the top seed_size valid
+//    pieces plus every alphabet character.  Scores start as log shares.
 // 2. Rounds of EM: num_sub_iterations times, the forward-backward algorithm over each
 //    word's lattice gives expected counts (E), pieces under 0.5 expected uses go (characters
 //    too: the lattice's unknown edge covers them, scored as spm_train's lattice scores an
@@ -66,7 +68,8 @@ struct UnigramProgress {
 class UnigramTrainer {
  public:
   explicit UnigramTrainer(const PieceRules& rules) : rules_(rules) { starts_.push_back(0); }
-  void add_word(const std::vector<char32_t>& chars, int64_t count);
+  // Adds a counted word; `ends` are its WordTable bits (kEndsSentence, kBeforeWord; 0: unknown).
+  void add_word(const std::vector<char32_t>& chars, int64_t count, uint8_t ends);
   // The kept characters with their counts (always pieces of the result).
   void set_alphabet(const std::vector<std::pair<char32_t, int64_t>>& chars) { alphabet_ = chars; }
   void train(const UnigramOptions& options, UnigramProgress* progress);
@@ -118,6 +121,7 @@ class UnigramTrainer {
   std::vector<char32_t> chars_;   // every word's code points, back to back
   std::vector<uint64_t> starts_;  // word w is chars_[starts_[w], starts_[w + 1])
   std::vector<int64_t> counts_;
+  std::vector<uint8_t> ends_;     // per word: what followed it in its sentences
   std::vector<std::pair<char32_t, int64_t>> alphabet_;
   std::vector<Piece> pieces_;
   std::vector<double> probs_;  // exp(score) per piece

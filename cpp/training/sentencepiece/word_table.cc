@@ -14,7 +14,7 @@ uint32_t hash_word(std::string_view word) {
 
 }  // namespace
 
-void WordTable::add(std::string_view word, int64_t freq) {
+void WordTable::add(std::string_view word, int64_t freq, uint8_t ends) {
   if ((counts_.size() + 1) * 4 > slots_.size() * 3) grow();
   const uint32_t h = hash_word(word);
   for (size_t i = h & mask_;; i = (i + 1) & mask_) {
@@ -24,12 +24,14 @@ void WordTable::add(std::string_view word, int64_t freq) {
       bytes_.append(word.data(), word.size());
       starts_.push_back(bytes_.size());
       counts_.push_back(freq);
+      ends_.push_back(ends);
       return;
     }
     if (static_cast<uint32_t>(slot >> 32) != h) continue;
     const size_t index = static_cast<uint32_t>(slot) - 1;
     if (this->word(index) == word) {
       counts_[index] += freq;
+      ends_[index] |= ends;
       return;
     }
   }
@@ -52,6 +54,7 @@ void WordTable::clear() {
   std::string().swap(bytes_);
   std::vector<uint64_t>{0}.swap(starts_);
   std::vector<int64_t>().swap(counts_);
+  std::vector<uint8_t>().swap(ends_);
   std::vector<uint64_t>().swap(slots_);
   mask_ = 0;
 }

@@ -6,10 +6,15 @@ step by step, on counted words (text -> count, already cut at "▁") and the kep
 
 1. Seeds (:func:`seed_pieces`): every substring of 2 to ``max_length`` characters, without
    the unknown mark, U+001F or NUL, seen at least twice (counts weighted by word counts,
-   overlaps included), followed by more than one distinct character (the end of a word
-   counts as one), and a valid piece.  Ranked by count * length, then code points; the best
-   ``seed_size`` follow the alphabet (by code point).  Score: log(count * length / total),
-   a character's count being its own.
+   overlaps included), followed by more than one distinct character, and a valid piece.
+   sentencepiece finds them in a suffix array over whole sentences, each ended by NUL, so
+   at the end of a word the follower is NUL where the word ends its sentence and "▁" (the
+   next word's start) where another word follows: the front end's bits per word
+   (:data:`ENDS_SENTENCE`, :data:`BEFORE_WORD`); a word without bits (with
+   treat_whitespace_as_suffix the next word may start with anything) counts its end as one
+   follower.  Ranked by count * length, then code points; the best ``seed_size`` follow the
+   alphabet (by code point).  Score: log(count * length / total), a character's count
+   being its own.
 2. EM rounds (:func:`em_step`), ``sub_iterations`` of them between prunings.  E: each word's
    lattice holds an edge per piece found at each position, and an unknown edge (score: the
    lowest score, at most 0, minus 10) where no one-character piece starts; forward-backward
@@ -50,7 +55,7 @@ are the same strings, found by counting), the model file (model_file.py).
 
 Example:
     >>> pieces = train_unigram({"▁ab": 3, "▁abab": 2, "▁ba": 1}, {"▁": 6, "a": 7, "b": 7},
-    ...                        PieceRulesRef(), vocab_size=5)
+    ...                        PieceRulesRef(), vocab_size=5, ends={"▁ab": 3, "▁abab": 1, "▁ba": 1})
     >>> len(pieces), {"▁", "a", "b"} <= {p for p, _ in pieces}  # the alphabet is always kept
     (5, True)
 """
@@ -64,6 +69,8 @@ from tokenforge.spm_train.front_end import f32
 from tokenforge.spm_train.reference import UNKNOWN_MARK, PieceRulesRef, valid_piece
 
 BOUNDARY_MARK = "\x1f"  # where the front end cut out a meta piece
+ENDS_SENTENCE = 1  # a word's bit: some occurrence is the last word of its sentence
+BEFORE_WORD = 2  # a word's bit: some occurrence is followed by another word
 BLOCKED = {UNKNOWN_MARK, BOUNDARY_MARK, "\0"}  # no seed holds these
 COUNT_SCALE = 1 << 24  # expected counts are summed in units of 1 / COUNT_SCALE
 SMALLEST_TOTAL = 1e-250  # a word whose total probability is below this is redone in logs
@@ -80,23 +87,48 @@ def mark_unknown(words: dict[str, int], alphabet: dict[str, int]) -> Words:
     return [("".join(c if c in alphabet else UNKNOWN_MARK for c in w), n) for w, n in words.items()]
 
 
-def seed_pieces(words: Words, alphabet: dict[str, int], rules: PieceRulesRef, seed_size: int) -> Pieces:
-    """The alphabet (by code point) and the best `seed_size` seeds, with log-share scores.
+def end_followers(ends: int) -> set[str]:
+    """What follows a word whose bits are `ends`: NUL (its sentence ends), "▁" (a word
+    follows), or one unknown follower ("") for a word without bits.
+
+    >>> sorted(end_followers(ENDS_SENTENCE | BEFORE_WORD)), end_followers(0)
+    (['\\x00', '▁'], {''})
+    """
+    if ends == 0:
+        return {""}
+    return ({"\0"} if ends & ENDS_SENTENCE else set()) | ({"▁"} if ends & BEFORE_WORD else set())
+
+
+def seed_pieces(words: Words, alphabet: dict[str, int], rules: PieceRulesRef, seed_size: int,
+                ends: list[int] | None = None) -> Pieces:
+    """The alphabet (by code point) and the best `seed_size` seeds, with log-share scores;
+    `ends` holds each word's bits (none: every word's end is one follower).
+
+    "▁a" ends one sentence and is followed by "b" in "▁ab": a seed; "▁ab" and "ab" end both of
+    their sentences, so are always followed by the same thing, but with another word after
+    "▁ab" in one of them they are seeds too.
 
     >>> [(p, round(s, 3)) for p, s in seed_pieces([("▁ab", 2), ("▁a", 1)], {"▁": 3, "a": 3, "b": 2},
-    ...                                            PieceRulesRef(), 10)]
+    ...                                            PieceRulesRef(), 10, [ENDS_SENTENCE, ENDS_SENTENCE])]
     [('a', -1.54), ('b', -1.946), ('▁', -1.54), ('▁a', -0.847)]
+    >>> [p for p, _ in seed_pieces([("▁ab", 2), ("▁a", 1)], {"▁": 3, "a": 3, "b": 2},
+    ...                            PieceRulesRef(), 10, [ENDS_SENTENCE | BEFORE_WORD, ENDS_SENTENCE])]
+    ['a', 'b', '▁', '▁a', '▁ab', 'ab']
     """
     counts: Counter[str] = Counter()
-    follows: defaultdict[str, set[str]] = defaultdict(set)  # substring -> the characters after it ("" = word end)
-    for word, n in words:
+    follows: defaultdict[str, set[str]] = defaultdict(set)  # substring -> what comes after it
+    for k, (word, n) in enumerate(words):
+        at_end = end_followers(ends[k] if ends is not None else 0)
         for i in range(len(word)):
             for end in range(i + 2, min(len(word), i + rules.max_length) + 1):
                 s = word[i:end]
                 if BLOCKED & set(s):
                     break
                 counts[s] += n
-                follows[s].add(word[end] if end < len(word) else "")
+                if end < len(word):
+                    follows[s].add(word[end])
+                else:
+                    follows[s] |= at_end
     seeds = [s for s, n in counts.items() if n >= 2 and len(follows[s]) > 1 and valid_piece(s, rules)]
     seeds.sort(key=lambda s: (-counts[s] * len(s), s))  # str order is code point order
     raw = [(c, float(n)) for c, n in sorted(alphabet.items())]
@@ -287,12 +319,14 @@ def finish(pieces: Pieces, alphabet: dict[str, int], vocab_size: int) -> list[tu
 
 
 def train_unigram(words: dict[str, int], alphabet: dict[str, int], rules: PieceRulesRef, vocab_size: int, *,
-                  seed_size: int = 1_000_000, shrinking_factor: float = 0.75,
-                  sub_iterations: int = 2) -> list[tuple[str, float]]:
+                  seed_size: int = 1_000_000, shrinking_factor: float = 0.75, sub_iterations: int = 2,
+                  ends: dict[str, int] | None = None) -> list[tuple[str, float]]:
     """Learns `vocab_size` pieces (meta pieces excluded) from `words` (text -> count);
-    `alphabet` (character -> count) is kept whole.  Returns (piece, score), best first."""
+    `alphabet` (character -> count) is kept whole; `ends`: word -> its bits (ENDS_SENTENCE,
+    BEFORE_WORD; a word missing has none).  Returns (piece, score), best first."""
     marked = mark_unknown(words, alphabet)
-    pieces = seed_pieces(marked, alphabet, rules, seed_size)
+    bits = [ends.get(w, 0) for w in words] if ends is not None else None
+    pieces = seed_pieces(marked, alphabet, rules, seed_size, bits)
     desired = int(vocab_size * 1.1)
     while True:
         for _ in range(sub_iterations):
