@@ -273,6 +273,11 @@ class SpmSentenceCounter:
     def words(self) -> dict:
         """The counted words as bytes -> count (tests and small inputs)."""
 
+    def word_ends(self) -> dict:
+        """
+        The counted words as bytes -> what followed them, OR-ed over their occurrences: 1 the end of the sentence, 2 another word, 0 not recorded (treat_whitespace_as_suffix).
+        """
+
 class SpmBpeMerger:
     def __init__(self, counter: SpmSentenceCounter, alphabet: Sequence[int], rules: tuple) -> None:
         """
