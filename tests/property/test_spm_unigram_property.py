@@ -22,8 +22,9 @@ from tokenforge import _native
 from tokenforge.spm_train.reference import PieceRulesRef
 from tokenforge.spm_train.unigram_reference import mark_unknown, seed_pieces, train_unigram
 
-# Few letters, so that words repeat; "▁" and " " cut words; "1" and "ア" change scripts.
-LETTERS = st.sampled_from(list("aaabbc ▁1ア"))
+# Few letters, so that words repeat; "▁" and " " cut words; "1" and "ア" change scripts;
+# "é" and "è" share their first UTF-8 byte, and "—" shares "▁"'s.
+LETTERS = st.sampled_from(list("aaabbc ▁1アéè—"))
 TEXTS = st.lists(st.text(LETTERS, min_size=1, max_size=30), min_size=1, max_size=25)
 RULES = st.builds(PieceRulesRef, max_length=st.integers(2, 8), split_by_unicode_script=st.booleans(),
                   split_by_whitespace=st.booleans(), split_by_number=st.booleans(), split_digits=st.booleans(),
@@ -95,6 +96,19 @@ def test_seeds_at_word_ends_by_hand():
     expected = {"▁ab": 6, "ab": 4, "▁": 3, "a": 2, "b": 2, "c": 1, "d": 1}
     total = sum(expected.values())
     assert {p: round(s, 5) for p, s in native} == {p: round(math.log(n / total), 5) for p, n in expected.items()}
+
+
+def test_followers_told_apart_by_first_byte_by_hand():
+    """sentencepiece 0.2.3's suffix array holds UTF-8 bytes: "▁x" followed by "é" (C3 A9) and
+    "è" (C3 A8) branches only after their first byte, so it is no seed; followed by "é" and
+    "a" it is one (count 2 x 2 characters).  Likewise "▁x" followed by "—" (E2 80 94) and
+    then by "▁" (E2 96 81, the next word): no seed."""
+    pieces = {p for p, _ in native_unigram(["xé", "xè"], PieceRulesRef(), set(), 100, 10, 0.75, 0)[0]}
+    assert pieces == {"▁", "x", "é", "è"}
+    pieces = {p for p, _ in native_unigram(["xé", "xa"], PieceRulesRef(), set(), 100, 10, 0.75, 0)[0]}
+    assert pieces == {"▁", "x", "é", "a", "▁x"}
+    pieces = {p for p, _ in native_unigram(["x—", "x y"], PieceRulesRef(), set(), 100, 10, 0.75, 0)[0]}
+    assert "▁x" not in pieces
 
 
 def test_word_ends_bits():

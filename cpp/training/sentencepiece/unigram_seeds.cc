@@ -4,12 +4,14 @@
 // spm_train takes the inner nodes of a suffix tree of the whole text; here the substrings are
 // found level by level: a string of length L is counted only if its first L-1 characters were
 // seen at least twice (weighted by word counts), and it is a seed if it is seen at least
-// twice, is followed by more than one character (a suffix-tree inner node: "informati",
-// always followed by "o", is left to "information"), and is a valid piece.  spm_train's
-// suffix array holds whole sentences, each ended by NUL, so at the end of a word the
-// follower is NUL if the word ends a sentence and "▁" if another word follows it: a word
-// seen in both places gives two (the word table's bits; without them, as with
-// treat_whitespace_as_suffix, the word's end counts as one follower).  Strings are
+// twice, is followed by two different things (a suffix-tree inner node: "informati",
+// always followed by "o", is left to "information"), and is a valid piece.  "Different"
+// as in spm_train 0.2.3, whose suffix array holds the UTF-8 bytes of whole sentences, each
+// ended by NUL: two followers differ if their first bytes differ (so "é" and "è", both
+// 0xC3..., are one follower), and at the end of a word the follower is NUL if the word
+// ends a sentence and "▁" (0xE2) if another word follows it, both if it was seen in both
+// places (the word table's bits; without them, as with treat_whitespace_as_suffix, the
+// word's end counts as one follower of its own).  Strings are
 // identified by a 64-bit rolling hash; ranking is by count * length, then code points.
 //
 // Memory: per position of the words a hash (8 bytes) and an "alive" byte (its string of the
@@ -42,18 +44,26 @@ uint64_t map_key(uint64_t h) { return h == ~0ull ? 0 : h; }
 
 bool blocked(char32_t c) { return c == kUnknownMark || c == kBoundaryMark || c == 0; }
 
+// The first byte of c in UTF-8: what tells followers apart (see above).
+uint32_t first_byte(char32_t c) {
+  if (c < 0x80) return c;
+  if (c < 0x800) return 0xC0 | (c >> 6);
+  if (c < 0x10000) return 0xE0 | (c >> 12);
+  return 0xF0 | (c >> 18);
+}
+
 }  // namespace
 
 void UnigramTrainer::make_seeds(const UnigramOptions& o) {
   struct Cand {
     uint64_t pos;    // the first occurrence, in chars_
     int64_t count;   // weighted by word counts
-    char32_t next;   // the character after the first occurrence (kWordEnd at the end)
+    uint32_t next;   // the first byte after the first occurrence (kWordEnd: an unknown word end)
     bool branching;  // some occurrence is followed by something else
   };
-  constexpr char32_t kWordEnd = 0xFFFFFFFF;  // a word's end whose followers are unknown
-  constexpr char32_t kSentenceEnd = 0;       // spm_train's sentence boundary
-  constexpr char32_t kSpace = 0x2581;        // "▁", the next word's first character
+  constexpr uint32_t kWordEnd = 0xFFFFFFFF;       // a word's end whose followers are unknown
+  constexpr uint32_t kSentenceEnd = 0;            // spm_train's sentence boundary
+  const uint32_t kSpace = first_byte(0x2581);     // "▁", the next word's first character
   struct Scored {
     int64_t score;
     uint64_t pos;
@@ -122,9 +132,9 @@ void UnigramTrainer::make_seeds(const UnigramOptions& o) {
           for (uint64_t i = b; i < e; ++i) {
             if (!in_part(hash[i]) || !alive[i]) continue;  // only this part's alive bytes are read
             Cand& c = level.get_or_insert(map_key(hash[i]), Cand{i, 0, 0, false});
-            char32_t next = kWordEnd;
+            uint32_t next = kWordEnd;
             if (i + len < e) {
-              next = chars_[i + len];
+              next = first_byte(chars_[i + len]);
             } else if (ends_[w] != 0) {
               next = (ends_[w] & kEndsSentence) ? kSentenceEnd : kSpace;
               if (ends_[w] == (kEndsSentence | kBeforeWord)) c.branching = true;

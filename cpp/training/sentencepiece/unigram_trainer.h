@@ -4,9 +4,10 @@
 // 1. Seeds: substrings of the counted words, found level by level (a string of length L
 //    is counted only if its first L-1 characters were kept; a level keeps strings seen at
 //    least twice, counts weighted by word counts) and followed by two different things
-//    (at a word's end: the end of its sentence or the next word's "▁", as in spm_train's
-//    suffix array over whole sentences), ranked by count * length; the top seed_size valid
-//    pieces plus every alphabet character.  Scores start as log shares.
+//    (as in spm_train 0.2.3's suffix array over the UTF-8 bytes of whole sentences: first
+//    bytes that differ; at a word's end, the end of its sentence or the next word's "▁"),
+//    ranked by count * length; the top seed_size valid pieces plus every alphabet
+//    character.  Scores start as log shares.
 // 2. Rounds of EM: num_sub_iterations times, the forward-backward algorithm over each
 //    word's lattice gives expected counts (E), pieces under 0.5 expected uses go (characters
 //    too: the lattice's unknown edge covers them, scored as spm_train's lattice scores an

@@ -6,15 +6,16 @@ step by step, on counted words (text -> count, already cut at "▁") and the kep
 
 1. Seeds (:func:`seed_pieces`): every substring of 2 to ``max_length`` characters, without
    the unknown mark, U+001F or NUL, seen at least twice (counts weighted by word counts,
-   overlaps included), followed by more than one distinct character, and a valid piece.
-   sentencepiece finds them in a suffix array over whole sentences, each ended by NUL, so
-   at the end of a word the follower is NUL where the word ends its sentence and "▁" (the
-   next word's start) where another word follows: the front end's bits per word
+   overlaps included), followed by two different things, and a valid piece.  sentencepiece
+   0.2.3 finds them in a suffix array over the UTF-8 bytes of whole sentences, each ended
+   by NUL, so followers differ when their first bytes differ ("é" and "è" are one), and at
+   the end of a word the follower is NUL where the word ends its sentence and "▁" (the next
+   word's start) where another word follows: the front end's bits per word
    (:data:`ENDS_SENTENCE`, :data:`BEFORE_WORD`); a word without bits (with
    treat_whitespace_as_suffix the next word may start with anything) counts its end as one
-   follower.  Ranked by count * length, then code points; the best ``seed_size`` follow the
-   alphabet (by code point).  Score: log(count * length / total), a character's count
-   being its own.
+   follower of its own.  Ranked by count * length, then code points; the best
+   ``seed_size`` follow the alphabet (by code point).  Score: log(count * length / total),
+   a character's count being its own.
 2. EM rounds (:func:`em_step`), ``sub_iterations`` of them between prunings.  E: each word's
    lattice holds an edge per piece found at each position, and an unknown edge (score: the
    lowest score, at most 0, minus 10) where no one-character piece starts; forward-backward
@@ -87,16 +88,25 @@ def mark_unknown(words: dict[str, int], alphabet: dict[str, int]) -> Words:
     return [("".join(c if c in alphabet else UNKNOWN_MARK for c in w), n) for w, n in words.items()]
 
 
-def end_followers(ends: int) -> set[str]:
-    """What follows a word whose bits are `ends`: NUL (its sentence ends), "▁" (a word
-    follows), or one unknown follower ("") for a word without bits.
+def first_byte(c: str) -> int:
+    """The first byte of `c` in UTF-8: what tells two followers apart.
+
+    >>> first_byte("a"), first_byte("é") == first_byte("è"), hex(first_byte("▁"))
+    (97, True, '0xe2')
+    """
+    return c.encode()[0]
+
+
+def end_followers(ends: int) -> set[int]:
+    """What follows a word whose bits are `ends`: NUL (its sentence ends), "▁"'s first byte
+    (a word follows), or one follower of its own (-1) for a word without bits.
 
     >>> sorted(end_followers(ENDS_SENTENCE | BEFORE_WORD)), end_followers(0)
-    (['\\x00', '▁'], {''})
+    ([0, 226], {-1})
     """
     if ends == 0:
-        return {""}
-    return ({"\0"} if ends & ENDS_SENTENCE else set()) | ({"▁"} if ends & BEFORE_WORD else set())
+        return {-1}
+    return ({0} if ends & ENDS_SENTENCE else set()) | ({first_byte("▁")} if ends & BEFORE_WORD else set())
 
 
 def seed_pieces(words: Words, alphabet: dict[str, int], rules: PieceRulesRef, seed_size: int,
@@ -116,7 +126,7 @@ def seed_pieces(words: Words, alphabet: dict[str, int], rules: PieceRulesRef, se
     ['a', 'b', '▁', '▁a', '▁ab', 'ab']
     """
     counts: Counter[str] = Counter()
-    follows: defaultdict[str, set[str]] = defaultdict(set)  # substring -> what comes after it
+    follows: defaultdict[str, set[int]] = defaultdict(set)  # substring -> first bytes after it
     for k, (word, n) in enumerate(words):
         at_end = end_followers(ends[k] if ends is not None else 0)
         for i in range(len(word)):
@@ -126,7 +136,7 @@ def seed_pieces(words: Words, alphabet: dict[str, int], rules: PieceRulesRef, se
                     break
                 counts[s] += n
                 if end < len(word):
-                    follows[s].add(word[end])
+                    follows[s].add(first_byte(word[end]))
                 else:
                     follows[s] |= at_end
     seeds = [s for s, n in counts.items() if n >= 2 and len(follows[s]) > 1 and valid_piece(s, rules)]
