@@ -184,8 +184,9 @@ void bind_spm_train(nb::module_& m) {
              for (size_t i = 0; i < words.size(); ++i) d[to_bytes(words.word(i))] = words.ends(i);
              return d;
            },
-           "The counted words as bytes -> what followed them, OR-ed over their occurrences: 1 the end of "
-           "the sentence, 2 another word, 0 not recorded (treat_whitespace_as_suffix).");
+           "The counted words as bytes -> what followed them over their occurrences: 0x100 the end of the "
+           "sentence, 0x200 a word whose first byte is the low byte, 0x400 words with different first "
+           "bytes.");
 
   nb::class_<MergerHandle>(m, "SpmBpeMerger")
       .def("__init__",

@@ -275,7 +275,7 @@ class SpmSentenceCounter:
 
     def word_ends(self) -> dict:
         """
-        The counted words as bytes -> what followed them, OR-ed over their occurrences: 1 the end of the sentence, 2 another word, 0 not recorded (treat_whitespace_as_suffix).
+        The counted words as bytes -> what followed them over their occurrences: 0x100 the end of the sentence, 0x200 a word whose first byte is the low byte, 0x400 words with different first bytes.
         """
 
 class SpmBpeMerger:

@@ -92,7 +92,7 @@ def test_seeds_at_word_ends_by_hand():
     "▁cd" only ever ends its sentence: one follower.  Worked by hand: counts "▁ab" 2, "ab" 2,
     characters "▁" 3, "a" 2, "b" 2, "c" 1, "d" 1; seeds scored count * length."""
     native, words, _, ends = native_unigram(["ab cd", "ab"], PieceRulesRef(), set(), 100, 10, 0.75, 0)
-    assert ends == {"▁ab": 3, "▁cd": 1}
+    assert ends == {"▁ab": 0x100 | 0x200 | 0xE2, "▁cd": 0x100}
     expected = {"▁ab": 6, "ab": 4, "▁": 3, "a": 2, "b": 2, "c": 1, "d": 1}
     total = sum(expected.values())
     assert {p: round(s, 5) for p, s in native} == {p: round(math.log(n / total), 5) for p, n in expected.items()}
@@ -111,15 +111,16 @@ def test_followers_told_apart_by_first_byte_by_hand():
     assert "▁x" not in pieces
 
 
-def test_word_ends_bits():
-    """Last word of a sentence: 1; followed by a word: 2; no split: the sentence is one last
-    word; treat_whitespace_as_suffix: not recorded (0)."""
+def test_word_ends_by_hand():
+    """Last word of a sentence: 0x100; followed by a word: 0x200 and that word's first byte
+    ("▁" is E2 96 81); by words starting with different bytes: 0x400 too; no split: the
+    sentence is one last word."""
     def ends(texts, **kw):
-        rules = PieceRulesRef(**kw)
-        return native_unigram(texts, rules, set(), 100, 10, 0.75, 0)[3]
-    assert ends(["a b", "b c", "c"]) == {"▁a": 2, "▁b": 3, "▁c": 1}
-    assert ends(["a b", "b a"], split_by_whitespace=False) == {"▁a▁b": 1, "▁b▁a": 1}
-    assert set(ends(["a b", "b c"], treat_whitespace_as_suffix=True).values()) == {0}
+        return native_unigram(texts, PieceRulesRef(**kw), set(), 100, 10, 0.75, 0)[3]
+    assert ends(["a b", "b c", "c"]) == {"▁a": 0x2E2, "▁b": 0x3E2, "▁c": 0x100}
+    assert ends(["a b", "b a"], split_by_whitespace=False) == {"▁a▁b": 0x100, "▁b▁a": 0x100}
+    # With the whitespace as a suffix a word ends after its "▁": "a▁" is followed by "b" and "c".
+    assert ends(["a b", "a c", "b"], treat_whitespace_as_suffix=True) == {"a▁": 0x662, "b▁": 0x100, "c▁": 0x100}
     assert ends(["a  b"], allow_whitespace_only_pieces=True) == ends(["a  b"])
 
 

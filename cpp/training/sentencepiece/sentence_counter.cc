@@ -184,20 +184,18 @@ std::string_view SentenceCounter::replace_meta(std::string_view text, std::strin
 // sentencepiece's word split: a word starts at the text's start and at each "▁" (with
 // allow_whitespace_only_pieces, a run of "▁" stays one word); with
 // treat_whitespace_as_suffix a word ends after its "▁" instead.  The last word of the text
-// is marked kEndsSentence, the others kBeforeWord (then "▁", the next word's first
-// character, follows them).  With treat_whitespace_as_suffix the next word's first
-// character could be anything, which the two bits cannot say: no bits are recorded there.
+// is marked kEndsSentence, the others kBeforeWord with the next word's first byte (the
+// words cover the text, so that is the byte after the word).
 void SentenceCounter::count_words(std::string_view text, int64_t freq) {
   if (!options_.split_by_whitespace) {
     words_.add(text, freq, kEndsSentence);
     return;
   }
   const bool allow_ws = options_.allow_whitespace_only_pieces;
-  const bool suffix = options_.treat_whitespace_as_suffix;
   size_t word_start = 0, i = 0;
   bool in_ws = false;
   auto emit = [&](size_t end) {
-    const uint8_t ends = suffix ? 0 : end == text.size() ? kEndsSentence : kBeforeWord;
+    const WordEnds ends = end == text.size() ? kEndsSentence : kBeforeWord | static_cast<uint8_t>(text[end]);
     if (end > word_start) words_.add(text.substr(word_start, end - word_start), freq, ends);
     word_start = end;
   };

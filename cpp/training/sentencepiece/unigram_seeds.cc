@@ -8,10 +8,10 @@
 // always followed by "o", is left to "information"), and is a valid piece.  "Different"
 // as in spm_train 0.2.3, whose suffix array holds the UTF-8 bytes of whole sentences, each
 // ended by NUL: two followers differ if their first bytes differ (so "é" and "è", both
-// 0xC3..., are one follower), and at the end of a word the follower is NUL if the word
-// ends a sentence and "▁" (0xE2) if another word follows it, both if it was seen in both
-// places (the word table's bits; without them, as with treat_whitespace_as_suffix, the
-// word's end counts as one follower of its own).  Strings are
+// 0xC3..., are one follower), and at the end of a word the followers are NUL if the word
+// ends a sentence and the next words' first bytes ("▁", 0xE2, unless
+// treat_whitespace_as_suffix), from the word table's WordEnds (a word without them counts
+// its end as one follower of its own).  Strings are
 // identified by a 64-bit rolling hash; ranking is by count * length, then code points.
 //
 // Memory: per position of the words a hash (8 bytes) and an "alive" byte (its string of the
@@ -61,9 +61,8 @@ void UnigramTrainer::make_seeds(const UnigramOptions& o) {
     uint32_t next;   // the first byte after the first occurrence (kWordEnd: an unknown word end)
     bool branching;  // some occurrence is followed by something else
   };
-  constexpr uint32_t kWordEnd = 0xFFFFFFFF;       // a word's end whose followers are unknown
-  constexpr uint32_t kSentenceEnd = 0;            // spm_train's sentence boundary
-  const uint32_t kSpace = first_byte(0x2581);     // "▁", the next word's first character
+  constexpr uint32_t kWordEnd = 0xFFFFFFFF;  // a word's end whose followers are unknown
+  constexpr uint32_t kSentenceEnd = 0;       // spm_train's sentence boundary
   struct Scored {
     int64_t score;
     uint64_t pos;
@@ -135,9 +134,9 @@ void UnigramTrainer::make_seeds(const UnigramOptions& o) {
             uint32_t next = kWordEnd;
             if (i + len < e) {
               next = first_byte(chars_[i + len]);
-            } else if (ends_[w] != 0) {
-              next = (ends_[w] & kEndsSentence) ? kSentenceEnd : kSpace;
-              if (ends_[w] == (kEndsSentence | kBeforeWord)) c.branching = true;
+            } else if (const WordEnds ends = ends_[w]; ends != 0) {
+              next = (ends & kEndsSentence) ? kSentenceEnd : (ends & 0xFF);
+              if ((ends & kSeveralNext) || ((ends & kEndsSentence) && (ends & kBeforeWord))) c.branching = true;
             }
             if (c.count == 0) {
               c.next = next;

@@ -37,7 +37,7 @@ void UnigramTrainer::run_parts(size_t n, const std::function<void(size_t, size_t
   for (auto& th : pool) th.join();
 }
 
-void UnigramTrainer::add_word(const std::vector<char32_t>& chars, int64_t count, uint8_t ends) {
+void UnigramTrainer::add_word(const std::vector<char32_t>& chars, int64_t count, uint16_t ends) {
   chars_.insert(chars_.end(), chars.begin(), chars.end());
   starts_.push_back(chars_.size());
   counts_.push_back(count);

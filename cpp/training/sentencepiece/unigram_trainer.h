@@ -69,8 +69,8 @@ struct UnigramProgress {
 class UnigramTrainer {
  public:
   explicit UnigramTrainer(const PieceRules& rules) : rules_(rules) { starts_.push_back(0); }
-  // Adds a counted word; `ends` are its WordTable bits (kEndsSentence, kBeforeWord; 0: unknown).
-  void add_word(const std::vector<char32_t>& chars, int64_t count, uint8_t ends);
+  // Adds a counted word; `ends`: what followed it (WordEnds of word_table.h; 0: unknown).
+  void add_word(const std::vector<char32_t>& chars, int64_t count, uint16_t ends);
   // The kept characters with their counts (always pieces of the result).
   void set_alphabet(const std::vector<std::pair<char32_t, int64_t>>& chars) { alphabet_ = chars; }
   void train(const UnigramOptions& options, UnigramProgress* progress);
@@ -122,7 +122,7 @@ class UnigramTrainer {
   std::vector<char32_t> chars_;   // every word's code points, back to back
   std::vector<uint64_t> starts_;  // word w is chars_[starts_[w], starts_[w + 1])
   std::vector<int64_t> counts_;
-  std::vector<uint8_t> ends_;     // per word: what followed it in its sentences
+  std::vector<uint16_t> ends_;    // per word: what followed it in its sentences (WordEnds)
   std::vector<std::pair<char32_t, int64_t>> alphabet_;
   std::vector<Piece> pieces_;
   std::vector<double> probs_;  // exp(score) per piece

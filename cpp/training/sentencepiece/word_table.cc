@@ -14,7 +14,7 @@ uint32_t hash_word(std::string_view word) {
 
 }  // namespace
 
-void WordTable::add(std::string_view word, int64_t freq, uint8_t ends) {
+void WordTable::add(std::string_view word, int64_t freq, WordEnds ends) {
   if ((counts_.size() + 1) * 4 > slots_.size() * 3) grow();
   const uint32_t h = hash_word(word);
   for (size_t i = h & mask_;; i = (i + 1) & mask_) {
@@ -31,7 +31,7 @@ void WordTable::add(std::string_view word, int64_t freq, uint8_t ends) {
     const size_t index = static_cast<uint32_t>(slot) - 1;
     if (this->word(index) == word) {
       counts_[index] += freq;
-      ends_[index] |= ends;
+      ends_[index] = merge_ends(ends_[index], ends);
       return;
     }
   }
@@ -54,7 +54,7 @@ void WordTable::clear() {
   std::string().swap(bytes_);
   std::vector<uint64_t>{0}.swap(starts_);
   std::vector<int64_t>().swap(counts_);
-  std::vector<uint8_t>().swap(ends_);
+  std::vector<WordEnds>().swap(ends_);
   std::vector<uint64_t>().swap(slots_);
   mask_ = 0;
 }

@@ -1,5 +1,5 @@
 // WordTable: the training front end's word counts, word (bytes) -> count, compactly, with
-// two bits per word saying what followed it in its sentences (kEndsSentence, kBeforeWord).
+// what followed each word in its sentences (WordEnds).
 //
 // The words' bytes lie back to back in one buffer (with their start offsets and counts in
 // two arrays) and an open-addressing table of (32-bit hash, word index) finds them, so a
@@ -17,21 +17,31 @@
 
 namespace tf::spm_train {
 
-// What follows a word, OR-ed over its occurrences (the Unigram seeds' suffix-tree test needs
-// it: spm_train builds its suffix array over whole sentences).  0: not recorded.
-constexpr uint8_t kEndsSentence = 1;  // some occurrence is the last word of its sentence
-constexpr uint8_t kBeforeWord = 2;    // some occurrence is followed by another word
+// What follows a word, over its occurrences (the Unigram seeds' suffix-tree test needs it:
+// spm_train builds its suffix array over the bytes of whole sentences): flags, and in the
+// low byte the first byte of a word that followed it.  0: not recorded.
+using WordEnds = uint16_t;
+constexpr WordEnds kEndsSentence = 0x100;  // some occurrence is the last word of its sentence
+constexpr WordEnds kBeforeWord = 0x200;    // some occurrence is followed by a word (low byte: its first byte)
+constexpr WordEnds kSeveralNext = 0x400;   // the following words start with different bytes
+
+// The ends of a word seen with ends a and with ends b.
+inline WordEnds merge_ends(WordEnds a, WordEnds b) {
+  WordEnds r = (a | b) & (kEndsSentence | kBeforeWord | kSeveralNext);
+  if ((a & kBeforeWord) && (b & kBeforeWord) && (a & 0xFF) != (b & 0xFF)) r |= kSeveralNext;
+  return r | (((a & kBeforeWord) ? a : b) & 0xFF);
+}
 
 class WordTable {
  public:
-  // Adds `freq` to the count of `word` and ORs `ends` into its bits.
-  void add(std::string_view word, int64_t freq, uint8_t ends = 0);
+  // Adds `freq` to the count of `word` and merges `ends` into its ends.
+  void add(std::string_view word, int64_t freq, WordEnds ends = 0);
   size_t size() const { return counts_.size(); }
   std::string_view word(size_t i) const {
     return std::string_view(bytes_).substr(starts_[i], starts_[i + 1] - starts_[i]);
   }
   int64_t count(size_t i) const { return counts_[i]; }
-  uint8_t ends(size_t i) const { return ends_[i]; }
+  WordEnds ends(size_t i) const { return ends_[i]; }
   // Calls f(word, count) for every word, in the order they were first added.
   template <typename F>
   void for_each(F&& f) const {
@@ -46,7 +56,7 @@ class WordTable {
   std::string bytes_;                 // every word's bytes, back to back
   std::vector<uint64_t> starts_{0};   // word i is bytes_[starts_[i], starts_[i + 1])
   std::vector<int64_t> counts_;
-  std::vector<uint8_t> ends_;
+  std::vector<WordEnds> ends_;
   std::vector<uint64_t> slots_;       // hash << 32 | (index + 1); 0 is empty
   size_t mask_ = 0;
 };

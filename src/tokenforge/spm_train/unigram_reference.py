@@ -9,11 +9,11 @@ step by step, on counted words (text -> count, already cut at "▁") and the kep
    overlaps included), followed by two different things, and a valid piece.  sentencepiece
    0.2.3 finds them in a suffix array over the UTF-8 bytes of whole sentences, each ended
    by NUL, so followers differ when their first bytes differ ("é" and "è" are one), and at
-   the end of a word the follower is NUL where the word ends its sentence and "▁" (the next
-   word's start) where another word follows: the front end's bits per word
-   (:data:`ENDS_SENTENCE`, :data:`BEFORE_WORD`); a word without bits (with
-   treat_whitespace_as_suffix the next word may start with anything) counts its end as one
-   follower of its own.  Ranked by count * length, then code points; the best
+   the end of a word the followers are NUL where the word ends its sentence and the first
+   bytes of the words after it (the next word's "▁" unless treat_whitespace_as_suffix): the
+   front end's ends per word (:data:`ENDS_SENTENCE`, :data:`BEFORE_WORD` with that byte,
+   :data:`SEVERAL_NEXT`); a word without them counts its end as one follower of its own.
+   Ranked by count * length, then code points; the best
    ``seed_size`` follow the alphabet (by code point).  Score: log(count * length / total),
    a character's count being its own.
 2. EM rounds (:func:`em_step`), ``sub_iterations`` of them between prunings.  E: each word's
@@ -56,7 +56,7 @@ are the same strings, found by counting), the model file (model_file.py).
 
 Example:
     >>> pieces = train_unigram({"▁ab": 3, "▁abab": 2, "▁ba": 1}, {"▁": 6, "a": 7, "b": 7},
-    ...                        PieceRulesRef(), vocab_size=5, ends={"▁ab": 3, "▁abab": 1, "▁ba": 1})
+    ...                        PieceRulesRef(), vocab_size=5, ends={"▁ab": 0x3e2, "▁abab": 0x100, "▁ba": 0x100})
     >>> len(pieces), {"▁", "a", "b"} <= {p for p, _ in pieces}  # the alphabet is always kept
     (5, True)
 """
@@ -70,8 +70,11 @@ from tokenforge.spm_train.front_end import f32
 from tokenforge.spm_train.reference import UNKNOWN_MARK, PieceRulesRef, valid_piece
 
 BOUNDARY_MARK = "\x1f"  # where the front end cut out a meta piece
-ENDS_SENTENCE = 1  # a word's bit: some occurrence is the last word of its sentence
-BEFORE_WORD = 2  # a word's bit: some occurrence is followed by another word
+# What followed a word (the front end's WordEnds): flags, and in the low byte the first byte of
+# a word that followed it.
+ENDS_SENTENCE = 0x100  # some occurrence is the last word of its sentence
+BEFORE_WORD = 0x200  # some occurrence is followed by a word (low byte: its first byte)
+SEVERAL_NEXT = 0x400  # the words after it start with different bytes
 BLOCKED = {UNKNOWN_MARK, BOUNDARY_MARK, "\0"}  # no seed holds these
 COUNT_SCALE = 1 << 24  # expected counts are summed in units of 1 / COUNT_SCALE
 SMALLEST_TOTAL = 1e-250  # a word whose total probability is below this is redone in logs
@@ -98,21 +101,27 @@ def first_byte(c: str) -> int:
 
 
 def end_followers(ends: int) -> set[int]:
-    """What follows a word whose bits are `ends`: NUL (its sentence ends), "▁"'s first byte
-    (a word follows), or one follower of its own (-1) for a word without bits.
+    """What follows a word whose ends are `ends`: NUL (its sentence ends), the first byte of a
+    word after it, a second one (256) if those differ; -1 (one follower of its own) for a
+    word without ends.
 
-    >>> sorted(end_followers(ENDS_SENTENCE | BEFORE_WORD)), end_followers(0)
+    >>> sorted(end_followers(ENDS_SENTENCE | BEFORE_WORD | first_byte("▁"))), end_followers(0)
     ([0, 226], {-1})
     """
     if ends == 0:
         return {-1}
-    return ({0} if ends & ENDS_SENTENCE else set()) | ({first_byte("▁")} if ends & BEFORE_WORD else set())
+    out = {0} if ends & ENDS_SENTENCE else set()
+    if ends & BEFORE_WORD:
+        out.add(ends & 0xFF)
+    if ends & SEVERAL_NEXT:
+        out.add(256)
+    return out
 
 
 def seed_pieces(words: Words, alphabet: dict[str, int], rules: PieceRulesRef, seed_size: int,
                 ends: list[int] | None = None) -> Pieces:
     """The alphabet (by code point) and the best `seed_size` seeds, with log-share scores;
-    `ends` holds each word's bits (none: every word's end is one follower).
+    `ends` holds what followed each word (none: every word's end is one follower).
 
     "▁a" ends one sentence and is followed by "b" in "▁ab": a seed; "▁ab" and "ab" end both of
     their sentences, so are always followed by the same thing, but with another word after
@@ -121,8 +130,8 @@ def seed_pieces(words: Words, alphabet: dict[str, int], rules: PieceRulesRef, se
     >>> [(p, round(s, 3)) for p, s in seed_pieces([("▁ab", 2), ("▁a", 1)], {"▁": 3, "a": 3, "b": 2},
     ...                                            PieceRulesRef(), 10, [ENDS_SENTENCE, ENDS_SENTENCE])]
     [('a', -1.54), ('b', -1.946), ('▁', -1.54), ('▁a', -0.847)]
-    >>> [p for p, _ in seed_pieces([("▁ab", 2), ("▁a", 1)], {"▁": 3, "a": 3, "b": 2},
-    ...                            PieceRulesRef(), 10, [ENDS_SENTENCE | BEFORE_WORD, ENDS_SENTENCE])]
+    >>> [p for p, _ in seed_pieces([("▁ab", 2), ("▁a", 1)], {"▁": 3, "a": 3, "b": 2}, PieceRulesRef(), 10,
+    ...                            [ENDS_SENTENCE | BEFORE_WORD | first_byte("▁"), ENDS_SENTENCE])]
     ['a', 'b', '▁', '▁a', '▁ab', 'ab']
     """
     counts: Counter[str] = Counter()
@@ -332,8 +341,9 @@ def train_unigram(words: dict[str, int], alphabet: dict[str, int], rules: PieceR
                   seed_size: int = 1_000_000, shrinking_factor: float = 0.75, sub_iterations: int = 2,
                   ends: dict[str, int] | None = None) -> list[tuple[str, float]]:
     """Learns `vocab_size` pieces (meta pieces excluded) from `words` (text -> count);
-    `alphabet` (character -> count) is kept whole; `ends`: word -> its bits (ENDS_SENTENCE,
-    BEFORE_WORD; a word missing has none).  Returns (piece, score), best first."""
+    `alphabet` (character -> count) is kept whole; `ends`: word -> what followed it
+    (ENDS_SENTENCE, BEFORE_WORD, SEVERAL_NEXT; a word missing has none).  Returns (piece,
+    score), best first."""
     marked = mark_unknown(words, alphabet)
     bits = [ends.get(w, 0) for w in words] if ends is not None else None
     pieces = seed_pieces(marked, alphabet, rules, seed_size, bits)
