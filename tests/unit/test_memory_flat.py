@@ -49,16 +49,18 @@ def test_table_names_every_entry_point(table):
     assert list(table[1]) == ENTRY_POINTS
 
 
-@pytest.mark.parametrize("name", ENTRY_POINTS)
-def test_rss_flat(table, name):
-    bench, calls = table
-    call = calls[name]
-    n = max(CALLS // bench.FEWER_CALLS.get(name, 1), 300)
-    # Two rounds: the first fills caches and the allocator's pools; the second must not grow.
+def assert_flat(bench, name: str, call, n: int) -> None:
+    """Two rounds of n calls: the first fills caches and the allocator's pools; the second must not grow."""
     bench.measure(call, n)
     gc.collect()
     start, _, end = bench.measure(call, n)
     assert end - start < SLACK, f"{name}: RSS grew by {(end - start) >> 10} KB over {n} calls"
+
+
+@pytest.mark.parametrize("name", ENTRY_POINTS)
+def test_rss_flat(table, name):
+    bench, calls = table
+    assert_flat(bench, name, calls[name], max(CALLS // bench.FEWER_CALLS.get(name, 1), 300))
 
 
 @pytest.fixture(scope="module")
@@ -85,9 +87,4 @@ def test_hf_table_names_every_entry_point(hf_table):
 @pytest.mark.parametrize("name", HF_ENTRY_POINTS)
 def test_hf_rss_flat(hf_table, name):
     bench, calls = hf_table
-    call = calls[name]
-    n = 1000
-    bench.measure(call, n)
-    gc.collect()
-    start, _, end = bench.measure(call, n)
-    assert end - start < SLACK, f"{name}: RSS grew by {(end - start) >> 10} KB over {n} calls"
+    assert_flat(bench, name, calls[name], 1000)
