@@ -296,10 +296,32 @@ def fuzz_tokenizer_json(data: bytes) -> None:
 
 
 def fuzz_gguf(data: bytes) -> None:
-    """GGUF bytes: what tokenforge's own walk reads, gguf's reader reads to the same values
-    (once the tensor infos, which only gguf's reader parses, are dropped); a read vocabulary
-    builds an engine or is refused, and encodes."""
+    """GGUF bytes through tokenforge alone: its own walk reads them or refuses them, and a read
+    vocabulary builds an engine or is refused, and encodes and decodes (fuzz_gguf_reader_diff
+    checks the walk against gguf's reader; apart, so this target runs at the walk's speed)."""
     from tokenforge.gguf import GGUFTokenizer, read_vocab
+
+    path = _scratch() / "f.gguf"
+    path.write_bytes(data)
+    try:
+        vocab = read_vocab(path, reader="tokenforge")
+    except REFUSED:
+        return
+    try:
+        tok = GGUFTokenizer(vocab)
+    except REFUSED:
+        return
+    for text in ["", "hello world", "héllo 中文 😀", "  x  "]:
+        ids = _outcome(lambda: tok.encode(text))
+        if not isinstance(ids, type):
+            _outcome(lambda: tok.decode(ids))
+
+
+def fuzz_gguf_reader_diff(data: bytes) -> None:
+    """GGUF bytes that tokenforge's own walk reads, gguf's reader (the reference, far slower
+    per execution) reads to the same values, once the tensor infos, which only gguf's reader
+    parses, are dropped."""
+    from tokenforge.gguf import read_vocab
     from tokenforge.gguf.reader import read_vocab_with_gguf
 
     path = _scratch() / "f.gguf"
@@ -316,14 +338,6 @@ def fuzz_gguf(data: bytes) -> None:
         path.write_bytes(data[:8] + bytes(8) + data[16:])
         theirs = read_vocab_with_gguf(path)
     assert theirs == vocab
-    try:
-        tok = GGUFTokenizer(vocab)
-    except REFUSED:
-        return
-    for text in ["", "hello world", "héllo 中文 😀", "  x  "]:
-        ids = _outcome(lambda: tok.encode(text))
-        if not isinstance(ids, type):
-            _outcome(lambda: tok.decode(ids))
 
 
 TARGETS = {name[len("fuzz_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("fuzz_")}
@@ -347,7 +361,7 @@ def seeds(target: str) -> list[bytes]:
             return [(Path(d) / "s.model").read_bytes()]
     if target == "tokenizer_json":
         return _tokenizer_json_seeds()
-    if target == "gguf":
+    if target in ("gguf", "gguf_reader_diff"):
         return _gguf_seeds()
     corpus = (SHARED / "models" / "corpus" / "botchan.txt").read_bytes()
     return [corpus[i:i + 400] for i in range(0, 4000, 400)]
@@ -375,7 +389,9 @@ def _tokenizer_json_seeds() -> list[bytes]:
 
 
 def _gguf_seeds() -> list[bytes]:
-    """Small GGUF vocabularies of three model kinds tokenforge writes (gpt2, t5, bert)."""
+    """Small GGUF vocabularies of three model kinds tokenforge writes (gpt2, t5, bert); the t5
+    one keeps 48 pieces of a shared Unigram model and drops its 240 KB normalization map, so
+    that an execution stays cheap (a mutated seed is read whole)."""
     from tokenforge import Tokenizer, gguf
     from tokenforge.models import WordPiece
     from tokenforge.normalizers import BertNormalizer
@@ -384,11 +400,13 @@ def _gguf_seeds() -> list[bytes]:
     enc = tokenforge.BpeTrainer(270, show_progress=False).train_from_iterator(["hello world " * 20])
     bert = Tokenizer(WordPiece({"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "un": 3, "##able": 4, "hello": 5}))
     bert.normalizer, bert.pre_tokenizer = BertNormalizer(), BertPreTokenizer()
+    unigram = ModelProto.load(str(MODELS / "sentencepiece" / "botchan_en_unigram_1000.model"))
+    del unigram.pieces[48:]
+    unigram.normalizer_spec.name, unigram.normalizer_spec.precompiled_charsmap = "identity", b""
     out = []
     with tempfile.TemporaryDirectory() as d:
         gguf.write_vocab(gguf.vocab_from_encoding(enc, pre="gpt-2"), Path(d) / "a.gguf")
-        t5 = gguf.vocab_from_sentencepiece(str(MODELS / "sentencepiece" / "botchan_en_unigram_1000.model"))
-        gguf.write_vocab(t5, Path(d) / "b.gguf")
+        gguf.write_vocab(gguf.vocab_from_sentencepiece(unigram), Path(d) / "b.gguf")
         bert.to_gguf(Path(d) / "c.gguf")
         for name in ("a", "b", "c"):
             out.append((Path(d) / f"{name}.gguf").read_bytes())

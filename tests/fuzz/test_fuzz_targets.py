@@ -18,7 +18,7 @@ FUZZ = REPO / "fuzz"
 # Executions per target: a count, not a time, keeps the run reproducible (CI finds what a
 # local run finds).  Sized to a minute or less a target under coverage instrumentation:
 # `encode` compares tiktoken's encode_with_unstable, seconds on some texts.
-RUNS = {"encode": 1500, "tokenizer_json": 1000, "gguf": 1000}
+RUNS = {"encode": 1500, "tokenizer_json": 1000, "gguf": 1000, "gguf_reader_diff": 300}
 DEFAULT_RUNS = 5000
 
 
