@@ -27,10 +27,12 @@ import argparse
 import importlib.machinery
 import importlib.util
 import json
+import os
 import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -44,23 +46,17 @@ def load_native(path: str, package: str):
     return module
 
 
-def child(so: str, file: str, encoding: str, mode: str, per_child: int) -> None:
+def child(so: str, inputs: str, mode: str, per_child: int) -> None:
     """Prints (as JSON) the thread-CPU seconds of the median of `per_child` encodes and a
-    digest of the ids, with only the build at `so` loaded."""
-    from _common import corpus_text
+    digest of the ids, with only the build at `so` loaded: the text, the warm-up text and
+    the vocabulary come pickled from the parent (importing tokenforge here would load its
+    own module first, and nanobind then refuses the build's types of the same names)."""
+    import pickle
 
-    import tokenforge
-    from tokenforge import patterns
-
-    with open(file, encoding="utf-8") as f:
-        text = f.read()
-    warm = corpus_text("mixed", 400_000)
-    base = tokenforge.get_encoding(encoding)
-    ranks = dict(base._mergeable_ranks)
-    pat = base._pat_str
-    del base  # no instance of tokenforge's own module stays alive beside the build's
+    with open(inputs, "rb") as f:
+        text, warm, ranks, pat, parent_scanner = pickle.load(f)
     native = load_native(so, "build")
-    scanner = int(native.scanner_for(pat)) if hasattr(native, "scanner_for") else int(patterns.scanner_for(pat))
+    scanner = int(native.scanner_for(pat)) if hasattr(native, "scanner_for") else parent_scanner
     # An instance kept alive with its long-piece tables built (they are built once per
     # vocabulary, lazily, after enough long pieces), so that each fresh instance below
     # starts with cold piece caches but does not time that one-off build.
@@ -84,9 +80,27 @@ def child(so: str, file: str, encoding: str, mode: str, per_child: int) -> None:
     print(json.dumps({"t": statistics.median(times), "digest": digest}))
 
 
+def write_inputs(args, path: str) -> None:
+    """Pickles what every child needs (text, warm-up text, ranks, pattern, scanner) into `path`."""
+    import pickle
+
+    from _common import corpus_text
+
+    import tokenforge
+    from tokenforge import patterns
+
+    with open(args.file, encoding="utf-8") as f:
+        text = f.read()
+    base = tokenforge.get_encoding(args.encoding)
+    pat = base._pat_str
+    with open(path, "wb") as f:
+        pickle.dump((text, corpus_text("mixed", 400_000), dict(base._mergeable_ranks), pat,
+                     int(patterns.scanner_for(pat))), f)
+
+
 def run_child(so: str, args) -> dict:
     done = subprocess.run(
-        [sys.executable, __file__, "--child", so, args.file, "--encoding", args.encoding, "--mode", args.mode,
+        [sys.executable, __file__, "--child", so, args.inputs, "--mode", args.mode,
          "--per-child", str(args.per_child)],
         capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -98,7 +112,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("a")
     ap.add_argument("b", nargs="?")
-    ap.add_argument("file")
+    ap.add_argument("file", nargs="?")
     ap.add_argument("--encoding", default="cl100k_base")
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--per-child", type=int, default=3)
@@ -106,16 +120,19 @@ def main():
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        return child(args.a, args.file, args.encoding, args.mode, args.per_child)
+        return child(args.a, args.b, args.mode, args.per_child)
     builds = [args.a, args.b]
     ratios, digests = [], set()
-    for r in range(args.rounds):
-        t = {}
-        for so in (builds if r % 2 == 0 else builds[::-1]):
-            got = run_child(so, args)
-            t[so] = got["t"]
-            digests.add(got["digest"])
-        ratios.append(t[args.a] / t[args.b])
+    with tempfile.TemporaryDirectory() as d:
+        args.inputs = os.path.join(d, "inputs.pickle")
+        write_inputs(args, args.inputs)
+        for r in range(args.rounds):
+            t = {}
+            for so in (builds if r % 2 == 0 else builds[::-1]):
+                got = run_child(so, args)
+                t[so] = got["t"]
+                digests.add(got["digest"])
+            ratios.append(t[args.a] / t[args.b])
     if len(digests) != 1:
         raise SystemExit("the two builds disagree on this text")
     q = statistics.quantiles(ratios, n=4)

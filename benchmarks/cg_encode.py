@@ -31,42 +31,63 @@ import sys
 import tempfile
 
 
-def child(so: str, file: str, encoding: str, mode: str, trie_level: int | None, parts: int, threads: int) -> None:
-    from _common import corpus_text
+def child(so: str, inputs: str, mode: str, trie_level: int | None, threads: int) -> None:
+    """Runs the counted call with only the build at `so` loaded; its inputs come pickled from
+    the parent (importing tokenforge here would load its own module first, and nanobind then
+    refuses the build's types of the same names)."""
+    import pickle
+
     from ab_builds import load_native
 
-    import tokenforge
-    from tokenforge import patterns
+    with open(inputs, "rb") as f:
+        text, warm, ranks, scanner, pieces = pickle.load(f)
+    if so == "-":
+        import tokenforge
 
-    with open(file, encoding="utf-8") as f:
-        text = f.read()
-    warm = corpus_text("mixed", 400_000)
-    base = tokenforge.get_encoding(encoding)
-    ranks, pat = dict(base._mergeable_ranks), base._pat_str
-    del base
-    native = tokenforge._native if so == "-" else load_native(so, "build")
+        native = tokenforge._native
+    else:
+        native = load_native(so, "build")
     if trie_level is not None:
         native._testing.trie_merge_level(trie_level)
-    scanner = int(patterns.scanner_for(pat))
     keeper = native.Encoding(ranks, {}, scanner)
     none = native.SpecialSet([])
-    keeper.encode("".join(random.Random(0).choices("abcdefghijklmnopqrstuvwxyz", k=1 << 20)), none)
+    # The warm-ups go through the function callgrind does not count (encode_ordinary when
+    # encode or count is counted, encode when the parts' encode_ordinary is).
+    untimed = (lambda e, t: e.encode_ordinary(t)) if pieces is None else (lambda e, t: e.encode(t, none))
+    untimed(keeper, "".join(random.Random(0).choices("abcdefghijklmnopqrstuvwxyz", k=1 << 20)))
     enc = native.Encoding(ranks, {}, scanner)
-    enc.encode(warm, none)
+    untimed(enc, warm)
     timed = (lambda t: enc.count(t, none)) if mode == "count" else (lambda t: enc.encode(t, none))
-    if parts <= 1:
+    if pieces is None:
         timed(text)
         return
-    from tokenforge import _cuts
-
-    pieces = _cuts.split(text, parts, scanner != int(patterns.Scanner.GPT2))
     enc.encode_ordinary_batch(pieces, threads)
+
+
+def write_inputs(args, path: str) -> None:
+    """Pickles the child's inputs: text, warm-up text, ranks, scanner, and the parts (None
+    without --parts), cut as the parallel path cuts them."""
+    import pickle
+
+    from _common import corpus_text
+
+    import tokenforge
+    from tokenforge import _cuts, patterns
+
+    with open(args.file, encoding="utf-8") as f:
+        text = f.read()
+    base = tokenforge.get_encoding(args.encoding)
+    scanner = int(patterns.scanner_for(base._pat_str))
+    pieces = (_cuts.split(text, args.parts, scanner != int(patterns.Scanner.GPT2))
+              if args.parts > 1 else None)
+    with open(path, "wb") as f:
+        pickle.dump((text, corpus_text("mixed", 400_000), dict(base._mergeable_ranks), scanner, pieces), f)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("so")
-    ap.add_argument("file")
+    ap.add_argument("file", help="the text file (with --child: the pickled inputs)")
     ap.add_argument("--encoding", default="cl100k_base")
     ap.add_argument("--mode", choices=["cold", "count"], default="cold")
     ap.add_argument("--trie-level", type=int)
@@ -76,15 +97,16 @@ def main() -> None:
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        return child(args.so, args.file, args.encoding, args.mode, args.trie_level, args.parts, args.threads)
+        return child(args.so, args.file, args.mode, args.trie_level, args.threads)
     fn = "tf::Encoding::count(*" if args.mode == "count" else "tf::Encoding::encode(*"
     if args.parts > 1:
         fn = "tf::Encoding::encode_ordinary(*"
     with tempfile.TemporaryDirectory() as tmp:
+        write_inputs(args, f"{tmp}/inputs.pickle")
         cmd = ["valgrind", "--tool=callgrind", f"--cache-sim={'no' if args.no_cache_sim else 'yes'}",
                f"--callgrind-out-file={tmp}/cg.out", "--collect-atstart=no", f"--toggle-collect={fn}",
-               sys.executable, os.path.abspath(__file__), "--child", args.so, args.file, "--encoding", args.encoding,
-               "--mode", args.mode, "--parts", str(args.parts), "--threads", str(args.threads)] + (["--trie-level", str(args.trie_level)] if args.trie_level is not None else [])
+               sys.executable, os.path.abspath(__file__), "--child", args.so, f"{tmp}/inputs.pickle",
+               "--mode", args.mode, "--threads", str(args.threads)] + (["--trie-level", str(args.trie_level)] if args.trie_level is not None else [])
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     m = re.search(r"Collected : ([\d ]+)", done.stderr)
     if done.returncode != 0 or m is None:
