@@ -34,6 +34,11 @@ class PackedMergeTable {
     size_t capacity = 16;
     while (capacity * 4 < n_merges * 5) capacity *= 2;  // at most 80% full
     slots_.assign(capacity, kEmpty);
+    size_t bits = 64;
+    while (bits < 8 * n_merges) bits *= 2;
+    filter_.assign(bits / 64, 0);
+    filter_shift_ = 64;
+    for (size_t b = bits; b > 1; b >>= 1) --filter_shift_;
     mask_ = capacity - 1;
     shift_ = 64;
     for (size_t c = capacity; c > 1; c >>= 1) --shift_;
@@ -44,6 +49,8 @@ class PackedMergeTable {
   void set(uint32_t left, uint32_t right, uint32_t rank) {
     const uint64_t key = pack(left, right);
     const uint64_t word = (key << rank_bits_) | rank;
+    const uint64_t f = filter_bit(key);
+    filter_[f >> 6] |= uint64_t{1} << (f & 63);
     for (size_t i = slot(key);; i = (i + 1) & mask_) {
       if (slots_[i] == kEmpty || (slots_[i] >> rank_bits_) == key) {
         slots_[i] = word;
@@ -55,6 +62,8 @@ class PackedMergeTable {
   // The rank of (left, right), or kNoRank.
   uint32_t rank(uint32_t left, uint32_t right) const {
     const uint64_t key = pack(left, right);
+    const uint64_t f = filter_bit(key);
+    if (((filter_[f >> 6] >> (f & 63)) & 1) == 0) return kNoRank;
     for (size_t i = slot(key);; i = (i + 1) & mask_) {
       const uint64_t w = slots_[i];
       if ((w >> rank_bits_) == key && w != kEmpty) return static_cast<uint32_t>(w & rank_mask());
@@ -62,16 +71,25 @@ class PackedMergeTable {
     }
   }
 
-  // Starts loading the slot where rank(left, right) begins.
-  void prefetch(uint32_t left, uint32_t right) const { __builtin_prefetch(&slots_[slot(pack(left, right))]); }
+  // Starts loading the filter word and the slot where rank(left, right) begins.
+  void prefetch(uint32_t left, uint32_t right) const {
+    const uint64_t key = pack(left, right);
+    __builtin_prefetch(&filter_[filter_bit(key) >> 6]);
+    __builtin_prefetch(&slots_[slot(key)]);
+  }
 
  private:
   static constexpr uint64_t kEmpty = ~uint64_t{0};
   uint64_t pack(uint32_t left, uint32_t right) const { return (static_cast<uint64_t>(left) << id_bits_) | right; }
   uint64_t rank_mask() const { return rank_bits_ >= 64 ? ~uint64_t{0} : (uint64_t{1} << rank_bits_) - 1; }
   size_t slot(uint64_t key) const { return static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_); }
+  uint64_t filter_bit(uint64_t key) const { return (key * 0xD6E8FEB86659FD93ULL) >> filter_shift_; }
 
   std::vector<uint64_t> slots_;
+  // A bit per hash of the merges' keys (8 bits per merge): a clear bit answers a pair with
+  // no merge, the most common lookup, from a table that stays in cache.
+  std::vector<uint64_t> filter_;
+  int filter_shift_ = 64;
   size_t mask_ = 0;
   int shift_ = 64;
   unsigned id_bits_ = 1;
