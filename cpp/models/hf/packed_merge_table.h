@@ -2,14 +2,15 @@
 // merge.  A merge lookup on a large vocabulary (Gemma: 256k tokens, 580k merges) is a cache
 // miss into a table of several MB; U64Map keeps keys and values in two arrays (two misses
 // per hit) at most half full.  Here the key (left << id_bits | right) and the rank share one
-// word, so a hit or a miss reads one cache line, and the table is an eighth of the size.
+// word, so a hit or a miss reads one cache line, and the table is a quarter of the size.
 // The merged token of a rank comes from a separate array, read only when a merge is made.
 //
 // Linear probing over a power-of-two table at most 80% full (eight slots share a cache
 // line, so a longer probe rarely reads a second line), one multiply-shift hash; no
-// erase; the all-ones word marks an empty slot.  build() fails (returns false) when two ids
-// and a rank do not fit in 64 bits (ids past 2^22 with millions of merges): the caller
-// keeps a U64Map then.
+// erase; the all-ones word marks an empty slot.  In front of it a bit filter of the keys
+// answers most pairs that have no merge.  init() fails (returns false) when two ids and a
+// rank do not fit in 64 bits (ids past 2^22 with millions of merges): the caller keeps a
+// U64Map then.  The merge order itself is MergeRankBpe's (reference: tokenforge/models/bpe.py).
 #pragma once
 
 #include <cstddef>
