@@ -92,6 +92,14 @@ inline PyObject* offset_pair(uint32_t a, uint32_t b) {
   return slot;
 }
 
+// Starts loading the shared tuple offset_pair(a, b) would return, if made: the tuples are
+// scattered objects, and the incref of each is otherwise a cache miss of its own.
+inline void prefetch_offset_pair(uint32_t a, uint32_t b) {
+  const uint32_t len = b - a;
+  if (a >= kPairStarts || len >= kPairLens) return;
+  if (PyObject* t = pair_cache_slots[a * kPairLens + len]) __builtin_prefetch(t, 1);
+}
+
 // A list made ahead of need (a batch's documents on two threads make theirs while the pool
 // still encodes) is kept out of the garbage collector until handed to Python code: made
 // while collection is off (NoGc), the lists would all be young at once, and the first
@@ -135,8 +143,14 @@ nb::object doc_tokens(const DocFrame& f, size_t n, Token&& token) {
 inline nb::object doc_offsets(const DocFrame& f, const uint32_t* starts, const uint32_t* ends, size_t n,
                               size_t blank = 0) {
   const size_t a = f.pre_ids.size();
+  constexpr size_t kAhead = 8;  // tuples prefetched ahead of the one appended
+  for (size_t j = 0; j < n && j < kAhead; ++j) prefetch_offset_pair(starts[j], ends[j]);
   return build_list(n + blank + f.around(), [&](size_t i) -> PyObject* {
-    if (i >= a && i < a + n) return offset_pair(starts[i - a], ends[i - a]);
+    if (i >= a && i < a + n) {
+      const size_t j = i - a;
+      if (j + kAhead < n) prefetch_offset_pair(starts[j + kAhead], ends[j + kAhead]);
+      return offset_pair(starts[j], ends[j]);
+    }
     Py_INCREF(f.zero_span.ptr());
     return f.zero_span.ptr();
   });

@@ -1,5 +1,6 @@
 #include "pipeline/hf_spm_encoder.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "common/offset_limit.h"
@@ -48,29 +49,42 @@ struct SpmStyleEncoder::Scratch {
 bool SpmStyleEncoder::prenormalize(const uint8_t* text, size_t n, uint32_t first, Scratch& scratch) const {
   std::string& out = scratch.pre;
   std::vector<uint32_t>& of = scratch.pre_of;
-  out.clear();
-  of.clear();
+  // Written through raw pointers into buffers grown ahead (a per-character append and
+  // insert were calls each); k bytes are written.
+  size_t k = 0;
+  out.resize(n + 16);
+  of.resize(n + 16);
+  auto room = [&](size_t more) {
+    if (k + more > out.size()) {
+      out.resize(2 * (k + more));
+      of.resize(2 * (k + more));
+    }
+  };
   const uint8_t* end = text + n;
   uint32_t c = first;
   for (const uint8_t* p = text; p < end; ++c) {
     int len = 1;
-    const uint32_t cp = decode_utf8(p, end, &len);
+    const uint32_t cp = *p < 0x80 ? *p : decode_utf8(p, end, &len);
     if (charsmap_ != nullptr && cp == '\r' && p + 1 < end && p[1] == '\n') return false;  // one grapheme
+    const uint8_t* from = p;
+    size_t flen = static_cast<size_t>(len);
     if (charsmap_ != nullptr && (cp >= 0x80 || charsmap_->ascii_may_change(*p))) {
       if (may_join(cp)) return false;
       size_t rlen = 0;
       if (const char* r = charsmap_->shortest(p, static_cast<size_t>(len), &rlen)) {
         if (rlen == 0) return false;  // a deletion: the readable pipeline's alignment
-        out.append(r, rlen);
-        of.insert(of.end(), rlen, c);
-        p += len;
-        continue;
+        from = reinterpret_cast<const uint8_t*>(r);
+        flen = rlen;
       }
     }
-    out.append(reinterpret_cast<const char*>(p), static_cast<size_t>(len));
-    of.insert(of.end(), static_cast<size_t>(len), c);
+    room(flen);
+    std::memcpy(&out[k], from, flen);
+    std::fill_n(of.begin() + static_cast<std::ptrdiff_t>(k), flen, c);
+    k += flen;
     p += len;
   }
+  out.resize(k);
+  of.resize(k);
   if (marking_.collapse_spaces) {  // a run of 2+ spaces -> one, from the run's last space
     size_t k = 0;
     for (size_t i = 0; i < out.size(); ++i) {

@@ -92,14 +92,23 @@ bool MergeRankBpe::build(const std::vector<std::string>& tokens, const std::vect
   }
   fuse_unk_ = fuse_unk;
   small_joinable_.assign((kSmall * kSmall + 63) / 64, 0);
-  pairs_.reserve(merges.size());
+  U64Map<uint8_t> joinable;  // the other (last, first) pairs
+  packed_ = ranks_.init(n, merges.size());
+  if (!packed_) wide_ranks_.reserve(merges.size());
+  merged_.resize(merges.size());
   for (size_t r = 0; r < merges.size(); ++r) {
     const Merge& m = merges[r];
     if (m.left >= n || m.right >= n || m.merged >= n || tokens[m.left].empty() || tokens[m.right].empty()) {
       *error = "a merge names a token that is not in the vocab";
       return false;
     }
-    pairs_.set(pack_pair(m.left, m.right), (static_cast<uint64_t>(r) << 32) | m.merged);  // the last rank wins
+    // The last rank of a pair listed twice wins.
+    if (packed_) {
+      ranks_.set(m.left, m.right, static_cast<uint32_t>(r));
+    } else {
+      wide_ranks_.set(pack_pair(m.left, m.right), static_cast<uint32_t>(r));
+    }
+    merged_[r] = m.merged;
     const uint32_t last = code_points(tokens[m.left]).back();
     const uint32_t first = code_points(tokens[m.right]).front();
     const int a = small_code(last), b = small_code(first);
@@ -107,9 +116,17 @@ bool MergeRankBpe::build(const std::vector<std::string>& tokens, const std::vect
       const uint32_t bit = static_cast<uint32_t>(a) * kSmall + static_cast<uint32_t>(b);
       small_joinable_[bit >> 6] |= uint64_t{1} << (bit & 63);
     } else {
-      joinable_.set(pack_pair(last, first), 1);
+      joinable.set(pack_pair(last, first), 1);
     }
   }
+  size_t bits = 64;
+  while (bits < 32 * joinable.size()) bits *= 2;
+  join_filter_.assign(bits / 64, 0);
+  join_mask_ = bits - 1;
+  joinable.for_each([&](uint64_t key, uint8_t) {
+    const uint64_t b = join_hash(static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key)) & join_mask_;
+    join_filter_[b >> 6] |= uint64_t{1} << (b & 63);
+  });
   for (uint32_t c = 0; c < 128; ++c) ascii_info_[c] = char_info(c);
   owner_ = new_cache_owner();
   return true;
@@ -148,7 +165,8 @@ TF_ALWAYS_INLINE bool MergeRankBpe::joinable(uint32_t last, uint32_t first) cons
     const uint32_t bit = static_cast<uint32_t>(a) * kSmall + static_cast<uint32_t>(b);
     return (small_joinable_[bit >> 6] >> (bit & 63)) & 1;
   }
-  return joinable_.find(pack_pair(last, first)) != nullptr;
+  const uint64_t k = join_hash(last, first) & join_mask_;
+  return (join_filter_[k >> 6] >> (k & 63)) & 1;
 }
 
 void MergeRankBpe::initial_symbols(std::string_view word, std::vector<Symbol>* syms) const {
@@ -179,29 +197,39 @@ void MergeRankBpe::initial_symbols(std::string_view word, std::vector<Symbol>* s
   if (pending) syms->push_back(unk);
 }
 
-// Lowest rank, leftmost first, by a scan over each adjacent pair's cached (rank, merged).
+// Lowest rank, leftmost first, by a scan over each adjacent pair's cached rank.  The first
+// lookups are independent: their slots are prefetched together, so their cache misses overlap.
 void MergeRankBpe::merge_short(std::vector<Symbol>* syms) const {
   std::vector<Symbol>& s = *syms;
   size_t n = s.size();
-  uint64_t pair[kShortWord];  // rank << 32 | merged of (s[i], s[i + 1]), ~0 if none
+  uint32_t pair[kShortWord];  // rank of (s[i], s[i + 1]), kNoRank if none
+  if (packed_) {
+    for (size_t i = 0; i + 1 < n; ++i) ranks_.prefetch(s[i].id, s[i + 1].id);
+  }
+  // A found rank's merged token is read when the pair merges: start loading it now.
   auto lookup = [&](size_t i) {
-    const uint64_t* v = find_pair(s[i].id, s[i + 1].id);
-    return v ? *v : ~uint64_t{0};
+    const uint32_t r = rank_of(s[i].id, s[i + 1].id);
+    if (r != kNoRank) __builtin_prefetch(&merged_[r]);
+    return r;
   };
   for (size_t i = 0; i + 1 < n; ++i) pair[i] = lookup(i);
   while (n > 1) {
     size_t best = 0;
     for (size_t i = 1; i + 1 < n; ++i) {
-      if ((pair[i] >> 32) < (pair[best] >> 32)) best = i;
+      if (pair[i] < pair[best]) best = i;
     }
-    if (pair[best] == ~uint64_t{0}) break;
-    s[best].id = static_cast<uint32_t>(pair[best]);
+    if (pair[best] == kNoRank) break;
+    s[best].id = merged_[pair[best]];
     s[best].len += s[best + 1].len;
     for (size_t i = best + 1; i + 1 < n; ++i) {
       s[i] = s[i + 1];
       pair[i] = pair[i + 1];
     }
     --n;
+    if (packed_) {  // both lookups' misses at once
+      if (best + 1 < n) ranks_.prefetch(s[best].id, s[best + 1].id);
+      if (best > 0) ranks_.prefetch(s[best - 1].id, s[best].id);
+    }
     if (best + 1 < n) pair[best] = lookup(best);
     if (best > 0) pair[best - 1] = lookup(best - 1);
   }
@@ -224,13 +252,12 @@ void MergeRankBpe::merge_long(std::vector<Symbol>* syms) const {
   };
   auto later = [](const Entry& a, const Entry& b) { return a.key > b.key; };
   std::vector<Entry> heap;
-  auto push = [&](size_t pos, uint64_t v) {
-    heap.push_back({(v >> 32 << 32) | pos, static_cast<uint32_t>(v)});
+  auto push = [&](size_t pos, uint32_t rank) {
+    if (rank == kNoRank) return;
+    heap.push_back({(static_cast<uint64_t>(rank) << 32) | pos, merged_[rank]});
     std::push_heap(heap.begin(), heap.end(), later);
   };
-  for (size_t i = 0; i + 1 < n; ++i) {
-    if (const uint64_t* v = find_pair(s[i].id, s[i + 1].id)) push(i, *v);
-  }
+  for (size_t i = 0; i + 1 < n; ++i) push(i, rank_of(s[i].id, s[i + 1].id));
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), later);
     const Entry top = heap.back();
@@ -238,8 +265,9 @@ void MergeRankBpe::merge_long(std::vector<Symbol>* syms) const {
     const size_t pos = static_cast<uint32_t>(top.key);
     if (s[pos].len == 0 || next[pos] < 0) continue;
     const size_t right = static_cast<size_t>(next[pos]);
-    const uint64_t* v = find_pair(s[pos].id, s[right].id);
-    if (v == nullptr || static_cast<uint32_t>(*v) != top.merged) continue;
+    // As tokenizers: stale unless the pair now there makes the same token (not: has the same rank).
+    const uint32_t now = rank_of(s[pos].id, s[right].id);
+    if (now == kNoRank || merged_[now] != top.merged) continue;
     s[pos].id = top.merged;
     s[pos].len += s[right].len;
     s[right].len = 0;
@@ -247,20 +275,17 @@ void MergeRankBpe::merge_long(std::vector<Symbol>* syms) const {
     if (next[right] >= 0) prev[next[right]] = static_cast<int64_t>(pos);
     if (prev[pos] >= 0) {
       const size_t l = static_cast<size_t>(prev[pos]);
-      if (const uint64_t* w = find_pair(s[l].id, s[pos].id)) push(l, *w);
+      push(l, rank_of(s[l].id, s[pos].id));
     }
-    if (next[pos] >= 0) {
-      if (const uint64_t* w = find_pair(s[pos].id, s[next[pos]].id)) push(pos, *w);
-    }
+    if (next[pos] >= 0) push(pos, rank_of(s[pos].id, s[static_cast<size_t>(next[pos])].id));
   }
   s.erase(std::remove_if(s.begin(), s.end(), [](const Symbol& x) { return x.len == 0; }), s.end());
 }
 
-void MergeRankBpe::encode_word(std::string_view word, uint32_t base, std::vector<HfToken>* out,
+void MergeRankBpe::encode_word(std::string_view word, uint64_t h, uint32_t base, std::vector<HfToken>* out,
                                Scratch& scratch) const {
   const uint8_t* p = reinterpret_cast<const uint8_t*>(word.data());
   PieceCache& cache = *static_cast<PieceCache*>(scratch.cache);
-  const uint64_t h = hash_bytes(p, word.size());
   uint32_t count = 0;
   if (const uint32_t* hit = cache.find(p, word.size(), h, &count)) {  // (id, length) pairs
     for (uint32_t k = 0; k < count; k += 2) {
@@ -288,29 +313,45 @@ void MergeRankBpe::encode_word(std::string_view word, uint32_t base, std::vector
   cache.insert(p, word.size(), h, packed.data(), packed.size());
 }
 
+// Cuts the text into words first, then encodes them with the word cache's slot of a word a
+// few ahead already loading (a cold slot is a cache miss per word otherwise).
 void MergeRankBpe::encode(std::string_view text, uint32_t base, std::vector<HfToken>* out, Scratch& scratch) const {
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
   const uint8_t* end = s + text.size();
   const uint8_t* p = s;
-  const uint8_t* word = s;
+  std::vector<uint32_t>& cuts = scratch.cuts;
+  cuts.clear();
   uint32_t prev_last = 0;
   bool prev_unk = false;
   while (p < end) {
     int len = 1;
     const CharInfo c = char_at(p, end, &len);
     const bool unk = c.id == kUnk;
-    if (p != word && !joinable(prev_last, c.first) && !(unk && prev_unk && fuse_unk_)) {
-      encode_word(std::string_view(reinterpret_cast<const char*>(word), p - word),
-                  base + static_cast<uint32_t>(word - s), out, scratch);
-      word = p;
+    if (p == s || (!joinable(prev_last, c.first) && !(unk && prev_unk && fuse_unk_))) {
+      cuts.push_back(static_cast<uint32_t>(p - s));
     }
     prev_last = c.last;
     prev_unk = unk;
     p += len;
   }
-  if (p != word) {
-    encode_word(std::string_view(reinterpret_cast<const char*>(word), p - word), base + static_cast<uint32_t>(word - s),
-                out, scratch);
+  const size_t words = cuts.size();
+  cuts.push_back(static_cast<uint32_t>(text.size()));
+  constexpr size_t kAhead = 4;
+  const PieceCache& cache = *static_cast<const PieceCache*>(scratch.cache);
+  uint64_t hashes[kAhead];
+  auto hash_of = [&](size_t w) { return hash_bytes(s + cuts[w], cuts[w + 1] - cuts[w]); };
+  for (size_t w = 0; w < words && w < kAhead; ++w) {
+    hashes[w] = hash_of(w);
+    cache.prefetch(hashes[w]);
+  }
+  for (size_t w = 0; w < words; ++w) {
+    const uint64_t h = hashes[w % kAhead];
+    if (w + kAhead < words) {
+      hashes[w % kAhead] = hash_of(w + kAhead);
+      cache.prefetch(hashes[w % kAhead]);
+    }
+    encode_word(std::string_view(reinterpret_cast<const char*>(s + cuts[w]), cuts[w + 1] - cuts[w]), h,
+                base + cuts[w], out, scratch);
   }
 }
 

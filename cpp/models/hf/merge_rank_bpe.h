@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/u64_map.h"
+#include "models/hf/packed_merge_table.h"
 
 namespace tf::hf {
 
@@ -52,6 +53,7 @@ class MergeRankBpe {
   struct Scratch {
     std::vector<Symbol> syms;
     std::vector<uint32_t> packed;
+    std::vector<uint32_t> cuts;  // word starts of the text in encode(), then its end
     void* cache = nullptr;  // the thread's PieceCache of this model
   };
   // The calling thread's Scratch, set up for this model; valid until another model's
@@ -79,14 +81,31 @@ class MergeRankBpe {
   void initial_symbols(std::string_view word, std::vector<Symbol>* syms) const;
   void merge_short(std::vector<Symbol>* syms) const;
   void merge_long(std::vector<Symbol>* syms) const;
-  void encode_word(std::string_view word, uint32_t base, std::vector<HfToken>* out, Scratch& scratch) const;
-  // (rank << 32 | merged id) of the pair, or nullptr.
-  const uint64_t* find_pair(uint32_t left, uint32_t right) const { return pairs_.find(pack_pair(left, right)); }
+  // h: hash_bytes of the word.
+  void encode_word(std::string_view word, uint64_t h, uint32_t base, std::vector<HfToken>* out,
+                   Scratch& scratch) const;
+  // The rank of the merge of (left, right), or kNoRank.
+  uint32_t rank_of(uint32_t left, uint32_t right) const {
+    if (packed_) return ranks_.rank(left, right);
+    const uint32_t* v = wide_ranks_.find(pack_pair(left, right));
+    return v ? *v : kNoRank;
+  }
+  static constexpr uint32_t kNoRank = PackedMergeTable::kNoRank;
 
-  U64Map<uint64_t> pairs_;                // (left, right) -> rank << 32 | merged
+  PackedMergeTable ranks_;                // (left, right) -> rank
+  U64Map<uint32_t> wide_ranks_;           // the same when ids and ranks do not fit one word
+  bool packed_ = true;
+  std::vector<uint32_t> merged_;          // rank -> merged token
   std::vector<uint32_t> bmp_id_;          // BMP code point -> its token, or kNone
   U64Map<uint32_t> astral_id_;            // other code points -> token
-  U64Map<uint8_t> joinable_;              // (last char, first char) across some merge
+  // (last char, first char) across some merge, as a bit filter: a set bit may be a
+  // collision (the boundary is then kept inside a word, which changes no result), a clear
+  // bit is never a joinable pair.  Sized at 32 bits per pair, so it stays in cache.
+  std::vector<uint64_t> join_filter_;
+  uint64_t join_mask_ = 0;
+  static uint64_t join_hash(uint32_t last, uint32_t first) {
+    return (pack_pair(last, first) * 0x9E3779B97F4A7C15ULL) >> 20;
+  }
   std::vector<uint64_t> small_joinable_;  // the same for two characters of ASCII and ▁, as bits
   CharInfo ascii_info_[128];
   uint32_t byte_id_[256];

@@ -85,7 +85,8 @@ void ViterbiUnigram::encode(std::string_view word, uint32_t base, std::vector<Hf
     } else {
       if (unk_end) push(end, unk_end);
       unk_end = 0;
-      push(start, end);
+      // The trie's value at this piece's node: already the first id of its text.
+      out->push_back(HfToken{t.id, base + static_cast<uint32_t>(start), base + static_cast<uint32_t>(end)});
     }
     end = start;
   }

@@ -6,7 +6,8 @@
 // ending there, so ties go to the earlier-found one.  A character with no one-character
 // piece is covered by the unknown id at (lowest score - 10).  Consecutive unknown pieces
 // are fused; each piece's id is then that of its text (the first id a text has), as
-// `tokenizers` looks it up again.  O(n * longest piece) per word, scores in double as
+// `tokenizers` looks it up again (the trie holds that id, so only a fused run's text is
+// looked up anew).  O(n * longest piece) per word, scores in double as
 // `tokenizers` keeps them.  Not tf::spm::Unigram: sentencepiece's lattice scores in float
 // and its ties may fall otherwise.
 #pragma once
