@@ -336,11 +336,26 @@ class Tokenizer:
     def _native_final(self, texts: list, add_special_tokens: bool, threads: int, fast: bool = False) -> list | None:
         """Finished Encodings of single texts from a native path that also applies the
         post-processor (None items: texts the Python path must take), or None.  With fast,
-        without offsets (encode_batch_fast)."""
-        if self._truncation is not None or not all(isinstance(t, str) for t in texts):
+        without offsets (encode_batch_fast).  The native paths do not truncate: with
+        truncation on, an item that `_untruncated` does not pass must be encoded again."""
+        if not all(isinstance(t, str) for t in texts):
             return None
         final = getattr(self._native_engine(), "encode_final_fast" if fast else "encode_final", None)
         return final(texts, add_special_tokens, threads) if final is not None else None
+
+    def _untruncated(self, enc: Encoding, add_special_tokens: bool) -> bool:
+        """Whether truncation would leave this finished single-text Encoding as it is, so that
+        the native path's result stands.  tokenizers truncates before the post-processor, to
+        max_length less the tokens the post-processor adds (with add_special_tokens), and a
+        sequence within that is untouched; the finished Encoding holds exactly those added
+        tokens, so it fits when its length is within max_length.  A limit below the added
+        tokens truncates nothing (tokenizers 0.23.3); one equal to them leaves the text no
+        room and moves it to `overflowing`: the Python path takes that."""
+        t = self._truncation
+        if t is None:
+            return True
+        added = self.post_processor.added_tokens(False) if self.post_processor is not None and add_special_tokens else 0
+        return t.max_length < added or (t.max_length > added and len(enc.ids) <= t.max_length)
 
     def encode(self, sequence, pair=None, is_pretokenized: bool = False, add_special_tokens: bool = True) -> Encoding:
         """Encodes a text (or a list of words with `is_pretokenized`), optionally with a pair.
@@ -353,15 +368,15 @@ class Tokenizer:
             RuntimeWarning: a text of over SLOW_PIPELINE_CHARS characters that the readable
                 Python pipeline takes (slow; it may run out of memory).
         """
-        if pair is None and not is_pretokenized and self._truncation is None and isinstance(sequence, str):
+        if pair is None and not is_pretokenized and isinstance(sequence, str):
             one = getattr(self._native_engine(), "encode_final_one", None)
             enc = one(sequence, add_special_tokens) if one is not None else None
-            if enc is not None:
+            if enc is not None and self._untruncated(enc, add_special_tokens):
                 if self._padding is not None:
                     self._padding.pad([enc])
                 return enc
         done = self._native_final([sequence], add_special_tokens, 1) if pair is None and not is_pretokenized else None
-        if done is not None and done[0] is not None:
+        if done is not None and done[0] is not None and self._untruncated(done[0], add_special_tokens):
             if self._padding is not None:
                 self._padding.pad(done)
             return done[0]
@@ -381,7 +396,8 @@ class Tokenizer:
         inputs = list(inputs)
         done = self._native_final(inputs, add_special_tokens, num_threads) if not is_pretokenized else None
         if done is not None:
-            out = [e if e is not None else self.encode(x, add_special_tokens=add_special_tokens)
+            out = [e if e is not None and self._untruncated(e, add_special_tokens)
+                   else self._post_process(self._encode_one(x, 0, False), None, add_special_tokens)
                    for e, x in zip(done, inputs)]
             if self._padding is not None:
                 self._padding.pad(out)
@@ -410,8 +426,8 @@ class Tokenizer:
         inputs = list(inputs)
         done = self._native_final(inputs, add_special_tokens, num_threads, fast=True) if not is_pretokenized else None
         if done is not None:
-            out = [e if e is not None else self._fast_fallback(x, False, add_special_tokens)
-                   for e, x in zip(done, inputs)]
+            out = [e if e is not None and self._untruncated(e, add_special_tokens)
+                   else self._fast_fallback(x, False, add_special_tokens) for e, x in zip(done, inputs)]
             if self._padding is not None:
                 self._padding.pad(out)
             return out

@@ -59,8 +59,8 @@ class Truncation:
 def truncate_pair(a: Encoding, b: Encoding | None, t: Truncation, n_added: int) -> None:
     """Truncates one sequence or a pair in place, as tokenizers' `truncate_encodings`."""
     max_length = t.max_length - n_added if n_added else t.max_length
-    if max_length < 0:
-        max_length = 0
+    if max_length < 0:  # a limit below the post-processor's own tokens: tokenizers 0.23.3 then truncates nothing
+        return
     if max_length == 0:
         a.truncate(0, t.stride, t.direction)
         if b is not None:
