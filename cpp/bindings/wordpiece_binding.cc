@@ -38,17 +38,23 @@ struct WordPieceHandle {
   std::shared_ptr<const WordPiece> model;
 };
 
-// The template's special tokens around a sequence and the id -> token table, shared by the
-// documents of one call (BertDoc).  The list holds the references; the vector borrows.
+// The id -> token table, made once per set_tokens: the list holds the references, the
+// vector borrows them (read by index when a document's tokens are built).
+struct BertTokens {
+  nb::tuple refs;  // id -> token str (None for ids without one); a copy, so later changes to the list cannot free what ptrs borrow
+  std::vector<PyObject*> ptrs;
+};
+
+// The template's special tokens around a sequence and the token table, shared by the
+// documents of one call (BertDoc).
 struct BertWrap {
   DocFrame frame;
-  nb::list token_refs;  // id -> token str (None for ids without one)
-  std::vector<PyObject*> tokens;
+  std::shared_ptr<const BertTokens> tokens;
 };
 
 struct BertHandle {
   std::unique_ptr<BertEncoder> encoder;
-  nb::list token_refs;
+  std::shared_ptr<const BertTokens> tokens = std::make_shared<BertTokens>();
 };
 
 // One encoded text: its arrays, turned into Python lists only when asked (each list once:
@@ -124,8 +130,7 @@ nb::object bert_doc_offsets(const BertDoc& d) {
 nb::list encode_docs(const BertHandle& self, nb::list texts, int threads, std::vector<uint32_t> pre_ids,
                      nb::list pre_tokens, std::vector<uint32_t> suf_ids, nb::list suf_tokens, bool ids_only) {
   auto wrap = std::make_shared<BertWrap>(
-      BertWrap{DocFrame(std::move(pre_ids), pre_tokens, std::move(suf_ids), suf_tokens), self.token_refs, {}});
-  for (nb::handle t : self.token_refs) wrap->tokens.push_back(t.ptr());
+      BertWrap{DocFrame(std::move(pre_ids), pre_tokens, std::move(suf_ids), suf_tokens), self.tokens});
   const nb::tuple items = snapshot(texts);
   const size_t n = items.size();
   std::vector<std::string_view> views(n);
@@ -169,10 +174,11 @@ nb::list encode_docs(const BertHandle& self, nb::list texts, int threads, std::v
 nb::object bert_doc_tokens(const BertDoc& d) {
   const BertWrap& w = *d.wrap;
   if (d.ids_only) return doc_tokens(w.frame, d.r.ids.size(), [](size_t) { return PyUnicode_New(0, 0); });
-  const size_t table = w.tokens.size();
+  const std::vector<PyObject*>& table_ptrs = w.tokens->ptrs;
+  const size_t table = table_ptrs.size();
   return doc_tokens(w.frame, d.r.ids.size(), [&](size_t i) {
     const auto id = static_cast<uint32_t>(d.r.ids[i]);
-    PyObject* t = id < table ? w.tokens[id] : Py_None;
+    PyObject* t = id < table ? table_ptrs[id] : Py_None;
     Py_INCREF(t);
     return t;
   });
@@ -304,7 +310,15 @@ void bind_wordpiece(nb::module_& m) {
           "encode() of each text, on native threads (with ids_only, each text's ids list or None).")
       .def(
           "set_tokens",
-          [](BertHandle& self, nb::list tokens) { self.token_refs = tokens; },
+          [](BertHandle& self, nb::list tokens) {
+            auto table = std::make_shared<BertTokens>();
+            PyObject* copy = PySequence_Tuple(tokens.ptr());
+            if (copy == nullptr) throw nb::python_error();
+            table->refs = nb::steal<nb::tuple>(copy);
+            table->ptrs.reserve(table->refs.size());
+            for (nb::handle t : table->refs) table->ptrs.push_back(t.ptr());
+            self.tokens = std::move(table);  // documents of earlier calls keep the old table
+          },
           nb::arg("tokens"), "The token str of each id (a list indexed by id), for encode_docs.")
       .def("encode_docs", &encode_docs, nb::arg("texts"), nb::arg("num_threads"), nb::arg("prefix_ids"),
            nb::arg("prefix_tokens"), nb::arg("suffix_ids"), nb::arg("suffix_tokens"), nb::arg("ids_only") = false,
