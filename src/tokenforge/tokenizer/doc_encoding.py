@@ -27,26 +27,64 @@ def _spread(self, pre, mid, post) -> list:
     return pre + [mid] * (len(self._doc) - a - b) + post
 
 
-class DocEncoding(Encoding):
-    """An Encoding over a native document: each list is made the first time it is read."""
+def padded_field(field: str, make):
+    """make, then the paddings recorded while the field was not yet made, in order."""
+    def made(self) -> list:
+        value = make(self)
+        for k, direction, fill in self._pads:
+            value = value + [fill[field]] * k if direction == "right" else [fill[field]] * k + value
+        return value
 
-    __slots__ = ("_doc", "_shape")
+    return lazy_field(field, made)
+
+
+class DocEncoding(Encoding):
+    """An Encoding over a native document: each list is made the first time it is read.
+    Padding is recorded and applied to each list as it is made (a list already made is
+    padded at once), so a caller that reads only `ids` and `attention_mask` of a padded
+    batch never builds the other six."""
+
+    __slots__ = ("_doc", "_shape", "_pads", "_padded")
 
     def __init__(self, doc, shape) -> None:
         self._doc, self._shape = doc, shape  # shape: (prefix type ids, A's type id, suffix type ids)
+        self._pads: tuple = ()  # (k, direction, fill per field) of each pad() so far
+        self._padded = 0  # tokens those paddings added
         Encoding.overflowing.__set__(self, [])
         Encoding._trim.__set__(self, None)
 
-    ids = lazy_field("ids", lambda self: self._doc.ids())
-    tokens = lazy_field("tokens", lambda self: self._doc.tokens())
-    offsets = lazy_field("offsets", lambda self: self._doc.offsets())
-    word_ids = lazy_field("word_ids", lambda self: self._doc.word_ids())
-    type_ids = lazy_field("type_ids", lambda self: _spread(self, self._shape[0], self._shape[1], self._shape[2]))
-    special_tokens_mask = lazy_field("special_tokens_mask", lambda self: _spread(
+    ids = padded_field("ids", lambda self: self._doc.ids())
+    tokens = padded_field("tokens", lambda self: self._doc.tokens())
+    offsets = padded_field("offsets", lambda self: self._doc.offsets())
+    word_ids = padded_field("word_ids", lambda self: self._doc.word_ids())
+    type_ids = padded_field("type_ids", lambda self: _spread(self, self._shape[0], self._shape[1], self._shape[2]))
+    special_tokens_mask = padded_field("special_tokens_mask", lambda self: _spread(
         self, [1] * len(self._shape[0]), 0, [1] * len(self._shape[2])))
-    attention_mask = lazy_field("attention_mask", lambda self: [1] * len(self._doc))
-    sequence_ids = lazy_field("sequence_ids", lambda self: _spread(
+    attention_mask = padded_field("attention_mask", lambda self: [1] * len(self._doc))
+    sequence_ids = padded_field("sequence_ids", lambda self: _spread(
         self, [None] * len(self._shape[0]), 0, [None] * len(self._shape[2])))
+
+    def __len__(self) -> int:
+        return len(self._doc) + self._padded
+
+    def pad(self, length: int, pad_id: int, pad_type_id: int, pad_token: str, direction: str = "right") -> None:
+        """As Encoding.pad; a list not yet made gets the padding when it is made."""
+        for o in self.overflowing:
+            o.pad(length, pad_id, pad_type_id, pad_token, direction)
+        k = length - len(self)
+        if k <= 0:
+            return
+        fill = {"ids": pad_id, "tokens": pad_token, "offsets": (0, 0), "word_ids": None, "type_ids": pad_type_id,
+                "special_tokens_mask": 1, "attention_mask": 0, "sequence_ids": None}
+        for f, v in fill.items():
+            slot = Encoding.__dict__[f]
+            try:
+                cur = slot.__get__(self)
+            except AttributeError:
+                continue  # not made yet: made with this padding (padded_field)
+            slot.__set__(self, cur + [v] * k if direction == "right" else [v] * k + cur)
+        self._pads += ((k, direction, fill),)
+        self._padded += k
 
 
 def single_template(processor) -> tuple[list, list, int] | None:

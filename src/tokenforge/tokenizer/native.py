@@ -44,8 +44,8 @@ from tokenforge.pre_tokenizers import ByteLevel, Sequence, Split
 from tokenforge.pre_tokenizers.byte_level import CHAR_BYTES
 from tokenforge.processors import ByteLevel as ByteLevelProcessor
 from tokenforge.processors import Sequence as ProcSeq
-from tokenforge.tokenizer.doc_encoding import DocEncoding, single_template
-from tokenforge.tokenizer.encoding import Encoding, NativeEncoding, lazy_field
+from tokenforge.tokenizer.doc_encoding import DocEncoding, padded_field, single_template
+from tokenforge.tokenizer.encoding import Encoding, NativeEncoding
 
 _GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
 
@@ -340,7 +340,7 @@ class ByteLevelDocEncoding(DocEncoding):
         words = self._src[0].text_words(self._src[1], d.text_ids())
         return [None] * d.prefix_len + words + [None] * (len(d) - d.prefix_len - len(words))
 
-    word_ids = lazy_field("word_ids", _word_list)
+    word_ids = padded_field("word_ids", _word_list)
 
 
 def post_plan(processor) -> tuple[tuple[list, list, int], bool, bool] | None:

@@ -129,7 +129,7 @@ class Padding:
                 "pad_token": self.pad_token, "pad_type_id": self.pad_type_id, "direction": self.direction}
 
     def pad(self, encodings: list[Encoding]) -> None:
-        n = self.length if self.length is not None else max((len(e.ids) for e in encodings), default=0)
+        n = self.length if self.length is not None else max((len(e) for e in encodings), default=0)
         m = self.pad_to_multiple_of
         if m and n % m:
             n += m - n % m

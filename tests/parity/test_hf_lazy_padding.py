@@ -1,0 +1,59 @@
+"""Padding of the native paths' Encodings is recorded and applied to each list as it is made
+(DocEncoding.pad): whatever fields a caller reads, in whatever order, before or after one
+or more paddings (right and left, fixed length, batch longest, pad_to_multiple_of), every
+field equals HF tokenizers 0.23.3's on the same batch."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from _hf_json import FIELDS, HF_FILES, lines, load
+from _shared import need_shared
+
+pytestmark = pytest.mark.skipif(not HF_FILES, reason="needs ../shared/models/hf")
+
+FILES = [f for f in ("gpt2_tokenizer.json", "minilm_bert_uncased_tokenizer.json", "mistral_v1_tokenizer.json",
+                     "rut5_tokenizer.json", "llama3_tokenizer.json") if f in HF_FILES]
+PADDINGS = [dict(), dict(direction="left"), dict(length=96), dict(pad_to_multiple_of=8, direction="left"),
+            dict(length=3)]
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_fields_read_in_any_order(name):
+    need_shared()
+    ref, ours = load(name)
+    texts = lines("en", 8, seed=7) + lines("multi", 4, seed=7) + [""]
+    rng = random.Random(name)
+    try:
+        for kw in PADDINGS:
+            for t in (ref, ours):
+                t.enable_padding(pad_id=3, pad_type_id=1, pad_token="<p>", **kw)
+            want = ref.encode_batch(texts)
+            for _ in range(3):
+                got = ours.encode_batch(texts)
+                for e, w in zip(got, want):
+                    early = rng.sample(FIELDS, rng.randrange(len(FIELDS) + 1))
+                    seen = {f: list(getattr(e, f)) for f in early}  # some lists made before padding again
+                    e.pad(len(w.ids), 3, 1, "<p>", kw.get("direction", "right"))  # a no-op: already that long
+                    for f in rng.sample(FIELDS, len(FIELDS)):
+                        assert getattr(e, f) == getattr(w, f), f"{name} {kw} {f} (read first: {early})"
+                    for f, v in seen.items():
+                        assert v == getattr(w, f)
+                    assert len(e) == len(w.ids)
+            # a second padding of the same Encodings, longer, after some fields were read
+            got = ours.encode_batch(texts)
+            for e in got:
+                for f in rng.sample(FIELDS, 2):
+                    getattr(e, f)
+            for t in (ref,):
+                t.enable_padding(pad_id=3, pad_type_id=1, pad_token="<p>", length=200,
+                                 direction=kw.get("direction", "right"))
+            want = ref.encode_batch(texts)
+            for e, w in zip(got, want):
+                e.pad(200, 3, 1, "<p>", kw.get("direction", "right"))
+                for f in rng.sample(FIELDS, len(FIELDS)):
+                    assert getattr(e, f) == getattr(w, f), f"{name} {kw} then 200: {f}"
+    finally:
+        for t in (ref, ours):
+            t.no_padding()
