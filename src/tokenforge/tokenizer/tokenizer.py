@@ -25,6 +25,7 @@ import os
 import warnings
 
 from tokenforge import decoders, models, normalizers, pre_tokenizers, processors
+from tokenforge._gc import paused as gc_paused
 from tokenforge._files import read_utf8, write_atomic
 from tokenforge.tokenizer.added_vocabulary import AddedToken, AddedVocabulary
 from tokenforge.tokenizer.encoding import Encoding, IdsEncoding
@@ -393,12 +394,18 @@ class Tokenizer:
 
         Byte-level files on the native path encode the texts on native threads (GIL released).
         """
-        inputs = list(inputs)
+        return self._encode_batch(list(inputs), is_pretokenized, add_special_tokens, num_threads)
+
+    def _encode_batch(self, inputs: list, is_pretokenized: bool, add_special_tokens: bool,
+                      num_threads: int) -> list[Encoding]:
         done = self._native_final(inputs, add_special_tokens, num_threads) if not is_pretokenized else None
         if done is not None:
-            out = [e if e is not None and self._untruncated(e, add_special_tokens)
-                   else self._post_process(self._encode_one(x, 0, False), None, add_special_tokens)
-                   for e, x in zip(done, inputs)]
+            out = [e if e is not None and self._untruncated(e, add_special_tokens) else None for e in done]
+            again = [k for k, e in enumerate(out) if e is None]
+            if again:  # truncated texts: the Python path's windows are many lists at once
+                with gc_paused():
+                    for k in again:
+                        out[k] = self._post_process(self._encode_one(inputs[k], 0, False), None, add_special_tokens)
             if self._padding is not None:
                 self._padding.pad(out)
             return out
@@ -423,11 +430,18 @@ class Tokenizer:
                           num_threads: int = 8) -> list[Encoding]:
         """As :meth:`encode_batch` without offsets, as `tokenizers`: tokens are empty strings,
         offsets (0, 0) and word ids None; ids, type ids and masks are the same."""
-        inputs = list(inputs)
+        return self._encode_batch_fast(list(inputs), is_pretokenized, add_special_tokens, num_threads)
+
+    def _encode_batch_fast(self, inputs: list, is_pretokenized: bool, add_special_tokens: bool,
+                           num_threads: int) -> list[Encoding]:
         done = self._native_final(inputs, add_special_tokens, num_threads, fast=True) if not is_pretokenized else None
         if done is not None:
-            out = [e if e is not None and self._untruncated(e, add_special_tokens)
-                   else self._fast_fallback(x, False, add_special_tokens) for e, x in zip(done, inputs)]
+            out = [e if e is not None and self._untruncated(e, add_special_tokens) else None for e in done]
+            again = [k for k, e in enumerate(out) if e is None]
+            if again:  # as in _encode_batch
+                with gc_paused():
+                    for k in again:
+                        out[k] = self._fast_fallback(inputs[k], False, add_special_tokens)
             if self._padding is not None:
                 self._padding.pad(out)
             return out
@@ -451,7 +465,7 @@ class Tokenizer:
     def _fast_fallback(self, x, is_pretokenized: bool, add_special_tokens: bool) -> Encoding:
         """An encode_batch_fast item the native ids path did not take: encoded with offsets,
         then blanked (a post-processor's special tokens keep their text, as in tokenizers)."""
-        enc = self.encode_batch([x], is_pretokenized, add_special_tokens)[0]
+        enc = self._encode_batch([x], is_pretokenized, add_special_tokens, 1)[0]
         n = len(enc.ids)
         enc.tokens = [t if m else "" for t, m in zip(enc.tokens, enc.special_tokens_mask)]
         enc.offsets, enc.word_ids = [(0, 0)] * n, [None] * n
