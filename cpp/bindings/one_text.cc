@@ -13,18 +13,27 @@
 // with the first touch of its pages, after all the encoding), and the work left after the
 // last part is encoded is the building of that part alone.
 //
-// What it leaves out: disallowed specials (core.py looks for them before calling), numpy
-// output (encode_array.cc), many texts (encoding_binding.cc's batches).
+// The same parts can go to a uint32 array instead (encode_to_numpy): the calling thread
+// copies each part's ids into one growing buffer, no GIL needed.  That path also looks
+// for disallowed specials, in each part's UTF-8 before it is encoded and across each cut
+// (special_across, encode_array.cc); once one is found the parts after it are skipped,
+// and the first in part order is named.
+//
+// What it leaves out: disallowed specials of the list and count outputs (core.py looks
+// for them before calling), many texts (encoding_binding.cc's batches).
 #include "bindings/one_text.h"
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bindings/encode_array.h"
 #include "common/parallel.h"
 
 namespace tf::py {
@@ -61,6 +70,8 @@ class Source {
     if (PyUnicode_IS_COMPACT_ASCII(text.ptr())) byte_bounds_ = bounds_;
   }
   size_t parts() const { return bounds_.size() - 1; }
+  const StrView& view() const { return sv_; }
+  size_t bound(size_t k) const { return bounds_[k]; }  // character offset
   size_t approx_bytes() const { return whole_.data() != nullptr ? whole_.size() : approx_utf8_size(sv_); }
 
   // Finds the parts' byte offsets in the cached UTF-8 (no GIL needed; call before part()).
@@ -91,6 +102,7 @@ struct alignas(64) Part {  // own cache line: two threads fill neighbouring part
   size_t bytes = 0;  // of its UTF-8
   bool ok = true;
   std::string error;
+  std::string special;  // a disallowed special found in it or across the cut after it
 };
 
 // The parts' id buffers, kept by the calling thread between calls with their capacity:
@@ -122,15 +134,26 @@ class PartBuffers {
   std::vector<std::vector<uint32_t>> kept_;
 };
 
-// Part k encoded (or counted: `allowed` is then set) into parts[k]; catches running out of memory.
-void run_part(const Encoding& enc, const Source& src, const SpecialMatcher* allowed, bool count_only, size_t k,
-              Part* part) {
+// Part k encoded (or counted) into parts[k]; catches running out of memory.  With
+// `disallowed`, a part holding one (or with one across the cut after it) is not encoded.
+void run_part(const Encoding& enc, const Source& src, const SpecialMatcher* allowed,
+              const SpecialMatcher* disallowed, OneTextOutput out, size_t k, Part* part) {
+  static const SpecialMatcher kNone;
   thread_local Utf8Buffer buffer;
   try {
     const std::string_view text = src.part(k, &buffer);
     part->bytes = text.size();
-    if (count_only) {
-      part->ok = enc.count(text, *allowed, &part->count, &part->error);
+    if (disallowed != nullptr) {
+      const SpecialMatcher::Match m = disallowed->find(reinterpret_cast<const uint8_t*>(text.data()), text.size(), 0);
+      if (m.found) {
+        part->special.assign(text.substr(m.pos, m.len));
+      } else if (k + 1 < src.parts()) {
+        part->special = special_across(src.view(), src.bound(k + 1), *disallowed);
+      }
+      if (!part->special.empty()) return;
+    }
+    if (out == OneTextOutput::kCount) {
+      part->ok = enc.count(text, allowed != nullptr ? *allowed : kNone, &part->count, &part->error);
     } else {
       part->ids.reserve(text.size() / 3 + 16);
       part->ok = allowed != nullptr ? enc.encode(text, *allowed, &part->ids, &part->error)
@@ -142,6 +165,43 @@ void run_part(const Encoding& enc, const Source& src, const SpecialMatcher* allo
   }
   buffer.trim(size_t{16} << 20);
 }
+
+// The ids of the parts as one malloc'd uint32 array, appended in order (no GIL needed).
+class IdArray {
+ public:
+  ~IdArray() { std::free(data_); }
+  bool append(const uint32_t* ids, size_t n) {
+    if (size_ + n > cap_ && !grow(size_ + n)) return false;
+    if (n != 0) std::memcpy(data_ + size_, ids, n * sizeof(uint32_t));
+    size_ += n;
+    return true;
+  }
+  bool reserve(size_t n) { return n <= cap_ || grow(n); }
+  // The numpy array of the ids (the buffer moves over).
+  nb::object to_numpy() {
+    if (cap_ > size_ + size_ / 8 && size_ != 0) {  // give back the unused tail
+      if (auto* p = static_cast<uint32_t*>(std::realloc(data_, size_ * sizeof(uint32_t)))) data_ = p;
+    }
+    if (data_ == nullptr && (data_ = static_cast<uint32_t*>(std::malloc(sizeof(uint32_t)))) == nullptr) {
+      throw std::bad_alloc();
+    }
+    uint32_t* data = data_;
+    data_ = nullptr;
+    return uint32_array(data, size_);
+  }
+
+ private:
+  bool grow(size_t need) {
+    const size_t cap = std::max(need, cap_ + cap_ / 2);
+    auto* p = static_cast<uint32_t*>(std::realloc(data_, cap * sizeof(uint32_t)));
+    if (p == nullptr) return false;
+    data_ = p;
+    cap_ = cap;
+    return true;
+  }
+  uint32_t* data_ = nullptr;
+  size_t size_ = 0, cap_ = 0;
+};
 
 // The result's item array: new references, appended in order by the calling thread (GIL held).
 class Items {
@@ -218,26 +278,32 @@ class Items {
 }  // namespace
 
 nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vector<size_t>& cuts,
-                           const SpecialMatcher* allowed, int threads, bool count_only) {
+                           const SpecialMatcher* allowed, const SpecialMatcher* disallowed, int threads,
+                           OneTextOutput out) {
   Source src(text, cuts);
   const size_t n = src.parts();
+  const bool count_only = out == OneTextOutput::kCount, to_list = out == OneTextOutput::kList;
+  if (out != OneTextOutput::kArray) disallowed = nullptr;
   std::vector<Part> parts(n);
   thread_local PartBuffers buffers;
   if (!count_only) buffers.lend(&parts);
   std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[n]);
   for (size_t k = 0; k < n; ++k) done[k].store(false, std::memory_order_relaxed);
   std::atomic<size_t> next{0};
+  std::atomic<bool> found{false};  // a disallowed special was found: encode no further part
   Items items;
-  size_t built = 0;       // parts [0, built) are in `items` (or the build stopped)
+  IdArray array;
+  size_t built = 0;       // parts [0, built) are in `items` / `array` (or the build stopped)
   bool stopped = false;   // a part failed, or building raised: build no further
-  bool raised = false;    // building raised (a Python error is set)
+  bool raised = false;    // building a list raised (a Python error is set)
+  bool no_memory = false;  // growing the array failed
   const std::thread::id caller = std::this_thread::get_id();
   const size_t t = std::min({static_cast<size_t>(std::max(1, threads)), n, usable_cpus()});
-  // The finished parts next in order, built (GIL held).
+  // The finished parts next in order, built (GIL held for a list).
   auto build_ready = [&]() {
     for (; !stopped && built < n && done[built].load(std::memory_order_acquire); ++built) {
       Part& p = parts[built];
-      if (!p.ok) {
+      if (!p.ok || !p.special.empty()) {
         stopped = true;
         break;
       }
@@ -245,19 +311,28 @@ nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vect
         // Room for the whole text at the first part's ids per byte, and a margin: growing
         // the array later may copy it (a realloc that cannot extend the block in place).
         const double per_byte = static_cast<double>(p.ids.size() + 1) / static_cast<double>(p.bytes + 1);
-        if (!items.reserve(static_cast<size_t>(per_byte * 1.15 * static_cast<double>(src.approx_bytes())) + 4096)) {
-          stopped = raised = true;
+        const size_t want = static_cast<size_t>(per_byte * 1.15 * static_cast<double>(src.approx_bytes())) + 4096;
+        if (!(to_list ? items.reserve(want) : array.reserve(want))) {
+          stopped = true;
+          (to_list ? raised : no_memory) = true;
           break;
         }
       }
-      if (!items.append(p.ids.data(), p.ids.size())) {
-        stopped = raised = true;
+      if (!(to_list ? items.append(p.ids.data(), p.ids.size()) : array.append(p.ids.data(), p.ids.size()))) {
+        stopped = true;
+        (to_list ? raised : no_memory) = true;
         break;
       }
+      if (!to_list) p.ids.clear();  // copied (its capacity is kept for the next call)
     }
   };
   auto encode = [&](size_t k) {
-    run_part(enc, src, allowed, count_only, k, &parts[k]);
+    if (!found.load(std::memory_order_relaxed)) {
+      run_part(enc, src, allowed, disallowed, out, k, &parts[k]);
+      if (!parts[k].special.empty()) found.store(true, std::memory_order_relaxed);
+    } else {
+      parts[k].ok = false;  // after a disallowed special: not wanted
+    }
     done[k].store(true, std::memory_order_release);
   };
   {
@@ -271,8 +346,12 @@ nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vect
       }
       while (true) {
         if (!stopped && built < n && done[built].load(std::memory_order_acquire)) {
-          nb::gil_scoped_acquire gil;
-          build_ready();
+          if (to_list) {
+            nb::gil_scoped_acquire gil;
+            build_ready();
+          } else {
+            build_ready();
+          }
         } else if ((k = next.fetch_add(1, std::memory_order_relaxed)) < n) {
           encode(k);
         } else if (stopped || built == n) {
@@ -282,19 +361,25 @@ nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vect
         }
       }
     });
+    // Every part is encoded by now (the caller may have run no worker at all).
+    if (!to_list) build_ready();
   }
-  // Every part is encoded by now (the caller may have run no worker at all).
-  build_ready();
+  if (to_list) build_ready();
   if (!count_only) buffers.take_back(&parts);
   if (raised) throw nb::python_error();
+  for (const Part& p : parts) {  // the first special in part order, even after an error
+    if (!p.special.empty()) return nb::make_tuple(nb::none(), to_bytes(p.special));
+  }
   for (const Part& p : parts) {
     if (!p.ok) throw nb::value_error(p.error.c_str());
   }
+  if (no_memory) throw std::bad_alloc();
   if (count_only) {
     size_t total = 0;
     for (const Part& p : parts) total += p.count;
     return nb::int_(total);
   }
+  if (!to_list) return array.to_numpy();
   PyObject* list = items.to_list();
   if (list == nullptr) throw nb::python_error();
   return nb::steal(list);

@@ -75,3 +75,35 @@ def test_bad_cuts_are_refused(cuts):
     allowed, _ = ours._special_sets(set(), "all")
     with pytest.raises(ValueError, match="cuts"):
         ours._core.encode_to_numpy("hello world, how are you", allowed, cuts=cuts, threads=2)
+
+
+def _no_q():
+    import tokenforge
+
+    ranks = {bytes([b]): b for b in range(256) if b != ord("q")}
+    ranks = {k: i for i, k in enumerate(ranks)}
+    return tokenforge.Encoding("noq", pat_str=tokenforge.patterns.CL100K, mergeable_ranks=ranks,
+                               special_tokens={"<|eot|>": 300})
+
+
+def test_part_that_cannot_be_encoded_raises_as_on_one_thread():
+    enc = _no_q()
+    text = "some words here " * 40_000 + "quiet " + "more words " * 30_000
+    with pytest.raises(ValueError) as one:
+        enc.encode_to_numpy(text, num_threads=1)
+    with pytest.raises(ValueError) as two:
+        enc.encode_to_numpy(text, num_threads=2)
+    assert str(one.value) == str(two.value)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_disallowed_special_is_named_even_after_a_part_that_cannot_be_encoded(threads):
+    """As on one thread (encode_array.cc): the special wins over an earlier encoding error."""
+    enc = _no_q()
+    text = "quiet " + "some words here " * 5_000 + "<|eot|> more"
+    allowed, disallowed = enc._special_sets(set(), "all")
+    cuts = _cuts.cut_points(text, 8, newline=True)
+    assert len(cuts) > 3
+    got = enc._core.encode_to_numpy(text, allowed, disallowed, cuts=cuts, threads=threads)
+    assert isinstance(got, tuple) and got[1] == b"<|eot|>"
+    assert enc._core.encode_to_numpy(text, allowed, disallowed)[1] == b"<|eot|>"
