@@ -21,13 +21,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
 import time
 
 from ab_builds import load_native
-from bench_one_text import load
 
 
 def thread_cpu() -> dict[str, int]:
@@ -42,20 +42,18 @@ def thread_cpu() -> dict[str, int]:
     return out
 
 
-def child(so: str, file: str, encoding: str, per_child: int, threads: int, mb: float) -> None:
-    from _common import corpus_text
+def child(so: str, job: str, per_child: int, threads: int) -> None:
+    """Only the build at `so` is loaded (not tokenforge's own module): the text, its cuts and
+    the vocabulary come pickled from the parent."""
+    import pickle
 
-    import tokenforge
-    from tokenforge import patterns
-
-    text, warm = load(file, mb), corpus_text("mixed", 400_000)
-    base = tokenforge.get_encoding(encoding)
-    ranks, pat = dict(base._mergeable_ranks), base._pat_str
-    cuts, _ = base._parallel_cuts(text, threads)
-    warm_cuts, _ = base._parallel_cuts(warm, threads)
-    del base
+    with open(job, "rb") as f:
+        text, warm, cuts, warm_cuts, ranks, scanner = pickle.load(f)
     native = load_native(so, "build")
-    scanner = int(native.scanner_for(pat)) if hasattr(native, "scanner_for") else int(patterns.scanner_for(pat))
+    # An instance kept alive with its long-piece tables built (once per vocabulary, lazily,
+    # after enough long pieces; see ab_builds.py), so that no measured encode pays for that.
+    keeper = native.Encoding(ranks, {}, scanner)
+    keeper.encode_ordinary("".join(random.Random(0).choices("abcdefghijklmnopqrstuvwxyz", k=1 << 20)))
     rows, digest = [], set()
     for _ in range(per_child):
         one = native.Encoding(ranks, {}, scanner)
@@ -93,24 +91,42 @@ def main() -> None:
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        return child(args.a, args.files[0], args.encodings[0], args.per_child, args.threads, args.mb)
+        return child(args.a, args.files[0], args.per_child, args.threads)
+    import pickle
+    import tempfile
+
+    from _common import corpus_text
+    from bench_one_text import load
+
+    import tokenforge
+    from tokenforge import patterns
+
+    warm = corpus_text("mixed", 400_000)
     print("ms of CPU, medians over rounds; extra = threads' summed CPU / 1 thread - 1; "
           f"x = 1 thread / busiest of {args.threads}; wall ms are busy-machine figures")
     for enc in args.encodings:
         for file in args.files:
+            base = tokenforge.get_encoding(enc)
+            text = load(file, args.mb)
+            job = os.path.join(tempfile.gettempdir(), f"ab_one_text_{os.getpid()}.pkl")
+            with open(job, "wb") as f:
+                pickle.dump((text, warm, base._parallel_cuts(text, args.threads)[0],
+                             base._parallel_cuts(warm, args.threads)[0], dict(base._mergeable_ranks),
+                             int(patterns.scanner_for(base._pat_str))), f)
             got = {args.a: [], args.b: []}
             digests = set()
             for r in range(args.rounds):
                 for so in ((args.a, args.b) if r % 2 == 0 else (args.b, args.a)):
                     done = subprocess.run(
-                        [sys.executable, __file__, so, so, file, "--child", "--encodings", enc,
-                         "--per-child", str(args.per_child), "--threads", str(args.threads), "--mb", str(args.mb)],
+                        [sys.executable, __file__, so, so, job, "--child",
+                         "--per-child", str(args.per_child), "--threads", str(args.threads)],
                         capture_output=True, text=True, check=False)
                     if done.returncode != 0:
                         raise SystemExit(f"child of {so} failed:\n{done.stderr[-2000:]}")
                     out = json.loads(done.stdout.strip().splitlines()[-1])
                     got[so].append(out["rows"])
                     digests.add(out["digest"])
+            os.unlink(job)
             if len(digests) != 1:
                 raise SystemExit("the two builds disagree")
             for label, so in (("A", args.a), ("B", args.b)):

@@ -155,3 +155,24 @@ def test_parts_that_cannot_be_encoded_raise_value_error():
     assert str(one.value) == str(two.value)
     with pytest.raises(ValueError):
         enc.count_tokens(text, num_threads=2)
+
+
+def test_texts_on_threads_from_several_python_threads_at_once():
+    """Long texts of two vocabularies encoded at once from four Python threads, each on
+    native threads: the one shared merge table (SharedMergeTable) serves one text at a
+    time, the others encode without it; every text gets tiktoken's ids."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    encs = {name: pair(name) for name in ("cl100k_base", "o200k_base")}
+    texts = [_words_of_many_scripts(seed, 2000, 400_000) for seed in range(4)]
+    jobs = [(name, text) for text in texts for name in encs]
+    expected = [encs[name][1].encode_ordinary(text) for name, text in jobs]
+
+    def run(job):
+        name, text = job
+        ours = encs[name][0]
+        fresh = type(ours)(ours.name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks, special_tokens={})
+        return fresh.encode_ordinary(text, num_threads=2)
+
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(run, jobs * 2)) == expected * 2

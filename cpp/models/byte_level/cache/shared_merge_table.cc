@@ -11,11 +11,10 @@
 namespace tf::byte_level {
 
 void SharedMergeTable::insert(const uint8_t* p, size_t n, uint64_t h, const uint32_t* ids, size_t count) {
-  if (n > kMaxKey || count == 0 || used_.load(std::memory_order_relaxed) * 2 >= slot_count_) return;
-  const size_t words = 2 + key_words(n) + count;
-  const size_t off = arena_used_.fetch_add(words, std::memory_order_relaxed);
-  if (off + words > arena_words_) return;  // full (arena_used_ stays past the end)
-  uint32_t* e = arena_.get() + off;
+  if (n > kMaxKey || count == 0 || 2 + key_words(n) + count > kChunkWords) return;
+  uint32_t* e = take(2 + key_words(n) + count);
+  if (e == nullptr) return;
+  const size_t off = static_cast<size_t>(e - arena_.get());
   e[0] = static_cast<uint32_t>(n);
   e[1] = static_cast<uint32_t>(count);
   e[1 + key_words(n)] = 0;  // the key's last word is fully written (its padding zeroed)
@@ -27,11 +26,34 @@ void SharedMergeTable::insert(const uint8_t* p, size_t n, uint64_t h, const uint
     uint64_t t = s.tag.load(std::memory_order_relaxed);
     if (t == 0 && s.tag.compare_exchange_strong(t, tag, std::memory_order_relaxed)) {
       s.at.store(static_cast<uint32_t>(off + 1), std::memory_order_release);
-      used_.fetch_add(1, std::memory_order_relaxed);
       return;
     }
     if (t == tag) return;  // most likely the same string, stored by another thread
   }
+}
+
+namespace {
+
+// This thread's chunk of the arena: [next, end) of the table's generation `generation`.
+struct Chunk {
+  uint64_t generation = 0;
+  uint32_t* next = nullptr;
+  uint32_t* end = nullptr;
+};
+thread_local Chunk t_chunk;
+
+}  // namespace
+
+uint32_t* SharedMergeTable::take(size_t words) {
+  Chunk& c = t_chunk;
+  if (c.generation != generation_ || static_cast<size_t>(c.end - c.next) < words) {
+    const size_t off = arena_used_.fetch_add(kChunkWords, std::memory_order_relaxed);
+    if (off + kChunkWords > arena_words_) return nullptr;  // full (arena_used_ stays past the end)
+    c = Chunk{generation_, arena_.get() + off, arena_.get() + off + kChunkWords};
+  }
+  uint32_t* e = c.next;
+  c.next += words;
+  return e;
 }
 
 void SharedMergeTable::reset(int bits) {
@@ -43,12 +65,12 @@ void SharedMergeTable::reset(int bits) {
     slots_[i].tag.store(0, std::memory_order_relaxed);
     slots_[i].at.store(0, std::memory_order_relaxed);
   }
-  slot_count_ = size_t{1} << bits;
-  mask_ = slot_count_ - 1;
-  arena_words_ = slot_count_ * kArenaWordsPerSlot;
-  used_.store(0, std::memory_order_relaxed);
+  const size_t slots = size_t{1} << bits;
+  mask_ = slots - 1;
+  arena_words_ = slots * kArenaWordsPerSlot;
   arena_used_.store(0, std::memory_order_relaxed);
-  dirty_slots_ = slot_count_;
+  dirty_slots_ = slots;
+  ++generation_;
 }
 
 namespace {

@@ -13,11 +13,11 @@
 // taken by fetch_add, then published in a slot of an open-addressing table (linear
 // probing) by a compare-and-swap of the slot's hash tag and a release store of the
 // entry's offset; a reader that sees the tag before the offset treats the slot as a miss.
-// Insert-only and of fixed size: when the slots are half used or the arena is full,
-// inserts stop (nothing is replaced or moved, so a reader never sees a torn entry); two
+// Each thread writes its entries into chunks of the arena it takes in turn.  Insert-only
+// and of fixed size: when the arena is full (at most one entry per two slots), inserts stop (nothing is replaced or moved, so a reader never sees a torn entry); two
 // threads may store the same string twice (one copy is found first).  Bounded: 2^bits
 // slots of 16 bytes and 2^bits * kArenaWordsPerSlot words of 4 bytes, at most 2^kMaxBits
-// slots (8 MB in all); one table per process (borrow()), reused and cleared between texts.
+// slots (6 MB in all); one table per process (borrow()), reused and cleared between texts.
 //
 // What it leaves out: the first-sight filter's pieces (merged without any cache while it is
 // on), growing, eviction.
@@ -35,7 +35,8 @@ namespace tf::byte_level {
 class SharedMergeTable {
  public:
   static constexpr int kMinBits = 12, kMaxBits = 18;
-  static constexpr size_t kArenaWordsPerSlot = 4;
+  // At most one entry per two slots: an entry takes at least 4 words.
+  static constexpr size_t kArenaWordsPerSlot = 2;
   static constexpr size_t kMaxKey = 512;  // longer strings are not shared
 
   // The ids stored for bytes [p, p + n) with hash h, appended to *out; false if none.
@@ -76,12 +77,20 @@ class SharedMergeTable {
   // Sizes the table for 2^bits slots and empties it (no other thread may use it).
   void reset(int bits);
 
+  // Words of the arena for `words` more of this thread's entries, or nullptr when full.
+  // A thread takes the arena kChunkWords at a time: one shared counter bumped per entry
+  // was a cache line that both cores wrote on every insert.
+  uint32_t* take(size_t words);
+  static constexpr size_t kChunkWords = 1024;
+
+  // Read by every find and insert; written only by reset().
   std::unique_ptr<Slot[]> slots_;
   std::unique_ptr<uint32_t[]> arena_;
-  size_t mask_ = 0, slot_count_ = 0, arena_words_ = 0;
+  size_t mask_ = 0, arena_words_ = 0;
   size_t dirty_slots_ = 0;  // slots [0, dirty) may be set: cleared by the next reset
-  std::atomic<size_t> used_{0};        // slots taken
-  std::atomic<size_t> arena_used_{0};  // words taken (may pass arena_words_: then full)
+  uint64_t generation_ = 0;  // bumped by reset(): a thread's chunk of an older one is void
+  alignas(64) std::atomic<size_t> arena_used_{0};  // words handed out in chunks (may pass arena_words_)
+  char pad_[64 - sizeof(std::atomic<size_t>)];
 };
 
 }  // namespace tf::byte_level
