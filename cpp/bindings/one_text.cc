@@ -6,9 +6,6 @@
 // on it (then the parts' byte offsets are found first, in parallel, from the characters'
 // UTF-8 lengths), else each part is converted by the thread that encodes it.
 //
-// The threads share the merges they make (models/byte_level/cache/shared_merge_table.h):
-// a piece new to one thread's cache is often one another thread has merged already.
-//
 // Every thread takes the next part in order; the calling thread also builds the result
 // list, in part order, straight into one item array (sized from the first part's ids per
 // byte, with a margin; grown if need be), each part as soon as it and those before it are
@@ -338,17 +335,10 @@ nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vect
     }
     done[k].store(true, std::memory_order_release);
   };
-  // The merges the threads make, shared (see SharedMergeTable; none on one thread).
-  byte_level::SharedMergeTable* shared = t > 1 ? byte_level::SharedMergeTable::borrow(src.approx_bytes()) : nullptr;
-  struct GiveBack {
-    byte_level::SharedMergeTable* table;
-    ~GiveBack() { byte_level::SharedMergeTable::give_back(table); }
-  } give_back{shared};
   {
     nb::gil_scoped_release release;
     src.locate(static_cast<int>(t));
     parallel_for(t, static_cast<int>(t), [&](size_t) {
-      const byte_level::ByteLevelBpe::SharedScope scope(enc.model(), shared);
       size_t k;
       if (count_only || std::this_thread::get_id() != caller) {
         while ((k = next.fetch_add(1, std::memory_order_relaxed)) < n) encode(k);

@@ -159,8 +159,8 @@ def test_parts_that_cannot_be_encoded_raise_value_error():
 
 def test_texts_on_threads_from_several_python_threads_at_once():
     """Long texts of two vocabularies encoded at once from four Python threads, each on
-    native threads: the one shared merge table (SharedMergeTable) serves one text at a
-    time, the others encode without it; every text gets tiktoken's ids."""
+    native threads (the pool serves one text at a time, the others start threads of their
+    own): every text gets tiktoken's ids."""
     from concurrent.futures import ThreadPoolExecutor
 
     encs = {name: pair(name) for name in ("cl100k_base", "o200k_base")}

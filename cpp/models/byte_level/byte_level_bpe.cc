@@ -57,31 +57,20 @@ bool from_cache(const uint8_t* p, size_t n, uint64_t h, const ByteLevelCache& ca
   return true;
 }
 
-// The merge of a string [p, p + n) of up to ShortMergeCache::kMaxLen bytes (key k, h its
-// hash) from the short table of `cache`, else from `shared` (if not null; then copied into
-// the short table); else merge() appends it (false: nothing to store, returned as is) and
-// it is stored in both.  (Spilling into the general table once the short one is full did
-// not pay: benchmarks/README.md.)
+// The merge of a string of up to ShortMergeCache::kMaxLen bytes (key k, h its hash) from
+// the short table of `cache`; else merge() appends it (false: nothing to store, returned
+// as is) and it is stored there.  (Spilling into the general table once the short one is
+// full did not pay: benchmarks/README.md.)
 template <class Merge>
-bool through_short_cache(const uint8_t* p, size_t n, ShortTokenIndex::Key k, uint64_t h, ByteLevelCache& cache,
-                         SharedMergeTable* shared, std::vector<uint32_t>* out, Merge merge) {
+bool through_short_cache(ShortTokenIndex::Key k, uint64_t h, ByteLevelCache& cache, std::vector<uint32_t>* out,
+                         Merge merge) {
   ShortMergeCache& shorts = cache.shorts();
   if (shorts.find(k, h, out)) return true;
   const size_t before = out->size();
-  if (shared != nullptr && shared->find(p, n, h, out)) {
-    shorts.insert(k, h, out->data() + before, out->size() - before);
-    return true;
-  }
   if (!merge()) return false;
   shorts.insert(k, h, out->data() + before, out->size() - before);
-  if (shared != nullptr) shared->insert(p, n, h, out->data() + before, out->size() - before);
   return true;
 }
-
-// The table of the innermost ByteLevelBpe::SharedScope alive on this thread, and the
-// instance of its model.
-thread_local SharedMergeTable* t_shared = nullptr;
-thread_local uint64_t t_shared_owner = 0;
 
 }  // namespace
 
@@ -113,7 +102,7 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, uint64_t lo
     return true;
   }
   if (r != Route::kShortAscii) {
-    return through_short_cache(p, n, k, h, *cache, shared_table(), out, [&] {
+    return through_short_cache(k, h, *cache, out, [&] {
       if (!bytes_are_tokens(p, n)) return false;
       if (r == Route::kWhole) {
         merge_parts(p, n, out);
@@ -134,7 +123,7 @@ bool ByteLevelBpe::encode_short_nontoken(const uint8_t* p, size_t n, uint64_t lo
   }
   const bool filtering = filter.on();
   bool merged = false;
-  const bool ok = through_short_cache(p, n, k, h, *cache, shared_table(), out, [&] {
+  const bool ok = through_short_cache(k, h, *cache, out, [&] {
     merged = true;
     if (!bytes_are_tokens(p, n)) return false;
     if (filtering) {
@@ -157,39 +146,16 @@ bool ByteLevelBpe::encode_merged(const uint8_t* p, size_t n, uint64_t h, std::ve
     return encode_short_nontoken(p, n, k.lo, k.hi, ShortTokenIndex::hash(k), out, cache);
   }
   if (from_cache(p, n, h, *cache, out)) return true;
-  size_t before = out->size();
-  SharedMergeTable* shared = shared_table();
-  if (shared != nullptr && shared->find(p, n, h, out)) {
-    cache->insert(p, n, h, out->data() + before, out->size() - before);
-    return true;
-  }
   if (!bytes_are_tokens(p, n)) return false;
+  size_t before = out->size();
   bool ok = true;
   if (long_route(p, n) == Route::kWhole) {
     merge_parts(p, n, out);
   } else {
     ok = merge_chunks(p, n, out, cache);
   }
-  if (ok) {
-    cache->insert(p, n, h, out->data() + before, out->size() - before);
-    if (shared != nullptr) shared->insert(p, n, h, out->data() + before, out->size() - before);
-  }
+  if (ok) cache->insert(p, n, h, out->data() + before, out->size() - before);
   return ok;
-}
-
-ByteLevelBpe::SharedScope::SharedScope(const ByteLevelBpe& model, SharedMergeTable* table)
-    : table_(t_shared), owner_(t_shared_owner) {
-  t_shared = table;
-  t_shared_owner = table != nullptr ? model.instance_ : 0;
-}
-
-ByteLevelBpe::SharedScope::~SharedScope() {
-  t_shared = table_;
-  t_shared_owner = owner_;
-}
-
-SharedMergeTable* ByteLevelBpe::shared_table() const {
-  return t_shared_owner == instance_ ? t_shared : nullptr;
 }
 
 namespace {
@@ -422,7 +388,7 @@ bool ByteLevelBpe::merge_short(const uint8_t* p, size_t n, std::vector<uint32_t>
                                bool cached) const {
   if (cached && n <= ShortMergeCache::kMaxLen) {
     ShortTokenIndex::Key k = ShortTokenIndex::key_exact(p, n);
-    return through_short_cache(p, n, k, ShortTokenIndex::hash(k), *cache, shared_table(), out, [&] {
+    return through_short_cache(k, ShortTokenIndex::hash(k), *cache, out, [&] {
       merge_parts(p, n, out);
       return true;
     });

@@ -45,7 +45,6 @@
 #include "models/byte_level/vocab/join_index.h"
 #include "common/thread_cache.h"
 #include "models/byte_level/cache/byte_level_cache.h"
-#include "models/byte_level/cache/shared_merge_table.h"
 #include "models/byte_level/chunking/safe_cuts.h"
 #include "models/byte_level/vocab/shared_vocab.h"
 #include "models/byte_level/vocab/short_token_index.h"
@@ -99,21 +98,6 @@ class ByteLevelBpe {
 
   // This thread's piece cache for this vocabulary.
   ByteLevelCache& cache() const { return thread_cache<ByteLevelCache>(instance_); }
-
-  // While one is alive on a thread, this model's merges on that thread that its own cache
-  // misses also go through `table` (nullptr: none): found there, or stored there once
-  // merged, for the other threads encoding parts of the same text.  Scopes nest.
-  class SharedScope {
-   public:
-    SharedScope(const ByteLevelBpe& model, SharedMergeTable* table);
-    ~SharedScope();
-    SharedScope(const SharedScope&) = delete;
-    SharedScope& operator=(const SharedScope&) = delete;
-
-   private:
-    SharedMergeTable* table_;
-    uint64_t owner_;
-  };
 
   // Pieces and chunks above this many bytes are merged by merge_long (or, once the long
   // tables are built, merge_medium_chunk), not by the quadratic scan.
@@ -193,9 +177,6 @@ class ByteLevelBpe {
     for (; i < n; ++i) any |= p[i];
     return (any & 0x8080808080808080ull) != 0;
   }
-
-  // The SharedMergeTable of this model on this thread (see SharedScope), or nullptr.
-  SharedMergeTable* shared_table() const;
 
   // The id of bytes [p, p + n) (n >= 2), or kNoToken; h = hash_bytes(p, n).
   inline uint32_t lookup_hashed(const uint8_t* p, size_t n, uint64_t h) const;
