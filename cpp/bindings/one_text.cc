@@ -6,26 +6,18 @@
 // on it (then the parts' byte offsets are found first, in parallel, from the characters'
 // UTF-8 lengths), else each part is converted by the thread that encodes it.
 //
-// The parts are split into one run of consecutive parts per thread (Ranges below); each
-// thread encodes its own run front to back and, when it is done, takes parts from the
-// back of the others' runs.  Consecutive parts, not every thread the next part in order:
-// text often comes in regions (a manual in one language, then in another), and each
-// thread's piece cache (models/byte_level/cache) then learns the pieces of its own
-// regions, where with the parts dealt out in turn every thread met, and merged, the new
-// pieces of every region.
-//
-// The calling thread also builds the result: one item array per run (sized from the
-// run's first part's ids per byte, with a margin; grown if need be), each part appended
-// as soon as it and those before it in its run are encoded, between the caller's own
-// parts; at the end the runs' arrays are joined (a copy of pointers, not a list per
-// part).  So the work left after the last part is encoded is the building of that part
-// and the join.
+// Every thread takes the next part in order; the calling thread also builds the result
+// list, in part order, straight into one item array (sized from the first part's ids per
+// byte, with a margin; grown if need be), each part as soon as it and those before it are
+// encoded.  So no part list is made and then joined (a copy of the whole item array,
+// with the first touch of its pages, after all the encoding), and the work left after the
+// last part is encoded is the building of that part alone.
 //
 // The same parts can go to a uint32 array instead (encode_to_numpy): the calling thread
 // copies each part's ids into one growing buffer, no GIL needed.  That path also looks
 // for disallowed specials, in each part's UTF-8 before it is encoded and across each cut
-// (special_across, encode_array.cc); once one is found the parts not yet encoded are only
-// looked through, and the first in part order is named.
+// (special_across, encode_array.cc); once one is found the parts after it are skipped,
+// and the first in part order is named.
 //
 // What it leaves out: disallowed specials of the list and count outputs (core.py looks
 // for them before calling), many texts (encoding_binding.cc's batches).
@@ -144,9 +136,8 @@ class PartBuffers {
 
 // Part k encoded (or counted) into parts[k]; catches running out of memory.  With
 // `disallowed`, a part holding one (or with one across the cut after it) is not encoded.
-// With scan_only (a special was found elsewhere), the part is only looked through.
 void run_part(const Encoding& enc, const Source& src, const SpecialMatcher* allowed,
-              const SpecialMatcher* disallowed, OneTextOutput out, bool scan_only, size_t k, Part* part) {
+              const SpecialMatcher* disallowed, OneTextOutput out, size_t k, Part* part) {
   static const SpecialMatcher kNone;
   thread_local Utf8Buffer buffer;
   try {
@@ -160,10 +151,6 @@ void run_part(const Encoding& enc, const Source& src, const SpecialMatcher* allo
         part->special = special_across(src.view(), src.bound(k + 1), *disallowed);
       }
       if (!part->special.empty()) return;
-    }
-    if (scan_only) {
-      part->ok = false;  // not wanted: another part's special is returned
-      return;
     }
     if (out == OneTextOutput::kCount) {
       part->ok = enc.count(text, allowed != nullptr ? *allowed : kNone, &part->count, &part->error);
@@ -190,11 +177,6 @@ class IdArray {
     return true;
   }
   bool reserve(size_t n) { return n <= cap_ || grow(n); }
-  bool join(IdArray* other) {
-    if (!append(other->data_, other->size_)) return false;
-    other->size_ = 0;
-    return true;
-  }
   // The numpy array of the ids (the buffer moves over).
   nb::object to_numpy() {
     if (cap_ > size_ + size_ / 8 && size_ != 0) {  // give back the unused tail
@@ -245,15 +227,6 @@ class Items {
     return true;
   }
   bool reserve(size_t n) { return n <= cap_ || grow(n); }
-  // Moves the items of *other to the end of these; false with a Python error set.
-  bool join(Items* other) {
-    if (other->size_ == 0) return true;
-    if (size_ + other->size_ > cap_ && !grow(size_ + other->size_)) return false;
-    std::memcpy(items_ + size_, other->items_, other->size_ * sizeof(PyObject*));
-    size_ += other->size_;
-    other->size_ = 0;
-    return true;
-  }
   // The list of the items (they move over); nullptr with a Python error set.
   PyObject* to_list() {
 #if defined(Py_GIL_DISABLED) || PY_VERSION_HEX >= 0x030F0000
@@ -302,56 +275,6 @@ class Items {
   size_t size_ = 0, cap_ = 0;
 };
 
-// The parts [0, n) as t runs of consecutive parts, run r = [n * r / t, n * (r + 1) / t):
-// its thread takes parts from the front, the others, once out of work, from the back.
-class Ranges {
- public:
-  Ranges(size_t n, size_t t) : t_(t), runs_(new Run[t]) {
-    for (size_t r = 0; r < t; ++r) {
-      runs_[r].lo = n * r / t;
-      runs_[r].hi = n * (r + 1) / t;
-      runs_[r].span.store(pack(runs_[r].lo, runs_[r].hi), std::memory_order_relaxed);
-    }
-  }
-  size_t runs() const { return t_; }
-  size_t lo(size_t r) const { return runs_[r].lo; }
-  size_t hi(size_t r) const { return runs_[r].hi; }
-
-  // The next part for the thread of run r: the front of run r, else the back of another
-  // run (the next after r first); n if none is left.
-  size_t take(size_t r, size_t n) {
-    size_t k = take_front(r);
-    for (size_t i = 1; k == kNone && i < t_; ++i) k = take_back((r + i) % t_);
-    return k == kNone ? n : k;
-  }
-
- private:
-  static constexpr size_t kNone = ~size_t{0};
-  static uint64_t pack(size_t front, size_t back) { return uint64_t{front} << 32 | back; }
-  struct alignas(64) Run {  // own cache line: taken from by different threads
-    size_t lo = 0, hi = 0;
-    std::atomic<uint64_t> span{0};  // front << 32 | back: parts [front, back) are not taken
-  };
-  size_t take_front(size_t r) {
-    uint64_t v = runs_[r].span.load(std::memory_order_relaxed);
-    while (true) {
-      const size_t front = v >> 32, back = v & 0xFFFFFFFFu;
-      if (front >= back) return kNone;
-      if (runs_[r].span.compare_exchange_weak(v, pack(front + 1, back), std::memory_order_relaxed)) return front;
-    }
-  }
-  size_t take_back(size_t r) {
-    uint64_t v = runs_[r].span.load(std::memory_order_relaxed);
-    while (true) {
-      const size_t front = v >> 32, back = v & 0xFFFFFFFFu;
-      if (front >= back) return kNone;
-      if (runs_[r].span.compare_exchange_weak(v, pack(front, back - 1), std::memory_order_relaxed)) return back - 1;
-    }
-  }
-  size_t t_;
-  std::unique_ptr<Run[]> runs_;
-};
-
 }  // namespace
 
 nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vector<size_t>& cuts,
@@ -359,7 +282,6 @@ nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vect
                            OneTextOutput out) {
   Source src(text, cuts);
   const size_t n = src.parts();
-  if (n > 0xFFFFFFFFu) throw nb::value_error("too many cuts");
   const bool count_only = out == OneTextOutput::kCount, to_list = out == OneTextOutput::kList;
   if (out != OneTextOutput::kArray) disallowed = nullptr;
   std::vector<Part> parts(n);
@@ -367,87 +289,72 @@ nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vect
   if (!count_only) buffers.lend(&parts);
   std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[n]);
   for (size_t k = 0; k < n; ++k) done[k].store(false, std::memory_order_relaxed);
+  std::atomic<size_t> next{0};
   std::atomic<bool> found{false};  // a disallowed special was found: encode no further part
-  const size_t t = std::min({static_cast<size_t>(std::max(1, threads)), n, usable_cpus()});
-  Ranges ranges(n, t);
-  // One result stream per run: its items (or ids) and the next part of the run to build.
-  std::unique_ptr<Items[]> items(to_list ? new Items[t] : nullptr);
-  std::unique_ptr<IdArray[]> arrays(out == OneTextOutput::kArray ? new IdArray[t] : nullptr);
-  std::vector<size_t> built(t);
-  for (size_t r = 0; r < t; ++r) built[r] = ranges.lo(r);
-  bool stopped = false;    // a part failed, or building raised: build no further
-  bool raised = false;     // building a list raised (a Python error is set)
-  bool no_memory = false;  // growing an array failed
+  Items items;
+  IdArray array;
+  size_t built = 0;       // parts [0, built) are in `items` / `array` (or the build stopped)
+  bool stopped = false;   // a part failed, or building raised: build no further
+  bool raised = false;    // building a list raised (a Python error is set)
+  bool no_memory = false;  // growing the array failed
   const std::thread::id caller = std::this_thread::get_id();
-  auto ready = [&](size_t r) { return built[r] < ranges.hi(r) && done[built[r]].load(std::memory_order_acquire); };
-  auto any_ready = [&]() {
-    for (size_t r = 0; r < t; ++r) {
-      if (ready(r)) return true;
-    }
-    return false;
-  };
-  // The finished parts next in their runs, built (GIL held for a list).
+  const size_t t = std::min({static_cast<size_t>(std::max(1, threads)), n, usable_cpus()});
+  // The finished parts next in order, built (GIL held for a list).
   auto build_ready = [&]() {
-    for (size_t r = 0; r < t && !stopped; ++r) {
-      for (; !stopped && ready(r); ++built[r]) {
-        Part& p = parts[built[r]];
-        if (!p.ok || !p.special.empty()) {
-          stopped = true;
-          break;
-        }
-        if (built[r] == ranges.lo(r)) {
-          // Room for the run at its first part's ids per byte, and a margin: growing the
-          // array later may copy it (a realloc that cannot extend the block in place).
-          const double per_byte = static_cast<double>(p.ids.size() + 1) / static_cast<double>(p.bytes + 1);
-          const double run_bytes = static_cast<double>(src.approx_bytes()) *
-                                   static_cast<double>(ranges.hi(r) - ranges.lo(r)) / static_cast<double>(n);
-          const size_t want = static_cast<size_t>(per_byte * 1.15 * run_bytes) + 4096;
-          if (!(to_list ? items[r].reserve(want) : arrays[r].reserve(want))) {
-            stopped = true;
-            (to_list ? raised : no_memory) = true;
-            break;
-          }
-        }
-        if (!(to_list ? items[r].append(p.ids.data(), p.ids.size()) : arrays[r].append(p.ids.data(), p.ids.size()))) {
+    for (; !stopped && built < n && done[built].load(std::memory_order_acquire); ++built) {
+      Part& p = parts[built];
+      if (!p.ok || !p.special.empty()) {
+        stopped = true;
+        break;
+      }
+      if (built == 0) {
+        // Room for the whole text at the first part's ids per byte, and a margin: growing
+        // the array later may copy it (a realloc that cannot extend the block in place).
+        const double per_byte = static_cast<double>(p.ids.size() + 1) / static_cast<double>(p.bytes + 1);
+        const size_t want = static_cast<size_t>(per_byte * 1.15 * static_cast<double>(src.approx_bytes())) + 4096;
+        if (!(to_list ? items.reserve(want) : array.reserve(want))) {
           stopped = true;
           (to_list ? raised : no_memory) = true;
           break;
         }
-        if (!to_list) p.ids.clear();  // copied (its capacity is kept for the next call)
       }
+      if (!(to_list ? items.append(p.ids.data(), p.ids.size()) : array.append(p.ids.data(), p.ids.size()))) {
+        stopped = true;
+        (to_list ? raised : no_memory) = true;
+        break;
+      }
+      if (!to_list) p.ids.clear();  // copied (its capacity is kept for the next call)
     }
   };
   auto encode = [&](size_t k) {
-    run_part(enc, src, allowed, disallowed, out, found.load(std::memory_order_relaxed), k, &parts[k]);
-    if (!parts[k].special.empty()) found.store(true, std::memory_order_relaxed);
-    done[k].store(true, std::memory_order_release);
-  };
-  auto all_built = [&]() {
-    for (size_t r = 0; r < t; ++r) {
-      if (built[r] < ranges.hi(r)) return false;
+    if (!found.load(std::memory_order_relaxed)) {
+      run_part(enc, src, allowed, disallowed, out, k, &parts[k]);
+      if (!parts[k].special.empty()) found.store(true, std::memory_order_relaxed);
+    } else {
+      parts[k].ok = false;  // after a disallowed special: not wanted
     }
-    return true;
+    done[k].store(true, std::memory_order_release);
   };
   {
     nb::gil_scoped_release release;
     src.locate(static_cast<int>(t));
-    parallel_for(t, static_cast<int>(t), [&](size_t r) {
+    parallel_for(t, static_cast<int>(t), [&](size_t) {
       size_t k;
       if (count_only || std::this_thread::get_id() != caller) {
-        while ((k = ranges.take(r, n)) < n) encode(k);
+        while ((k = next.fetch_add(1, std::memory_order_relaxed)) < n) encode(k);
         return;
       }
       while (true) {
-        if (!stopped && any_ready()) {
+        if (!stopped && built < n && done[built].load(std::memory_order_acquire)) {
           if (to_list) {
             nb::gil_scoped_acquire gil;
             build_ready();
           } else {
             build_ready();
           }
-        } else if ((k = ranges.take(r, n)) < n) {
+        } else if ((k = next.fetch_add(1, std::memory_order_relaxed)) < n) {
           encode(k);
-        } else if (stopped || all_built()) {
+        } else if (stopped || built == n) {
           return;
         } else {
           std::this_thread::yield();  // the last parts, on other threads
@@ -455,15 +362,9 @@ nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vect
       }
     });
     // Every part is encoded by now (the caller may have run no worker at all).
-    if (out == OneTextOutput::kArray) {
-      build_ready();
-      for (size_t r = 1; r < t && !stopped && !no_memory; ++r) no_memory = !arrays[0].join(&arrays[r]);
-    }
+    if (!to_list) build_ready();
   }
-  if (to_list) {
-    build_ready();
-    for (size_t r = 1; r < t && !stopped && !raised; ++r) raised = !items[0].join(&items[r]);
-  }
+  if (to_list) build_ready();
   if (!count_only) buffers.take_back(&parts);
   if (raised) throw nb::python_error();
   for (const Part& p : parts) {  // the first special in part order, even after an error
@@ -478,8 +379,8 @@ nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vect
     for (const Part& p : parts) total += p.count;
     return nb::int_(total);
   }
-  if (!to_list) return arrays[0].to_numpy();
-  PyObject* list = items[0].to_list();
+  if (!to_list) return array.to_numpy();
+  PyObject* list = items.to_list();
   if (list == nullptr) throw nb::python_error();
   return nb::steal(list);
 }
