@@ -13,7 +13,7 @@ and "x" = one-thread CPU / busiest thread (the speed-up on otherwise idle cores 
 threads never waited).  Ids are checked to agree between builds.
 
     python benchmarks/ab_one_text.py A.so B.so FILE [FILE ...] [--encodings cl100k_base o200k_base]
-                                     [--rounds 5] [--per-child 3] [--threads 2] [--mb 4]
+                                     [--rounds 5] [--per-child 3] [--threads 2] [--mb 4] [--method list|numpy]
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def thread_cpu() -> dict[str, int]:
     return out
 
 
-def child(so: str, job: str, per_child: int, threads: int) -> None:
+def child(so: str, job: str, per_child: int, threads: int, method: str) -> None:
     """Only the build at `so` is loaded (not tokenforge's own module): the text, its cuts and
     the vocabulary come pickled from the parent."""
     import pickle
@@ -54,23 +54,33 @@ def child(so: str, job: str, per_child: int, threads: int) -> None:
     # after enough long pieces; see ab_builds.py), so that no measured encode pays for that.
     keeper = native.Encoding(ranks, {}, scanner)
     keeper.encode_ordinary("".join(random.Random(0).choices("abcdefghijklmnopqrstuvwxyz", k=1 << 20)))
+    none = native.SpecialSet([])
+
+    def one_thread(enc):
+        return enc.encode_to_numpy(text, none) if method == "numpy" else enc.encode_ordinary(text)
+
+    def parts(enc, t, c):
+        if method == "numpy":
+            return enc.encode_to_numpy(t, none, cuts=c, threads=threads)
+        return enc.encode_parts(t, c, None, threads)
+
     rows, digest = [], set()
     for _ in range(per_child):
         one = native.Encoding(ranks, {}, scanner)
         one.encode_ordinary(warm)
         c0, w0 = time.thread_time(), time.perf_counter()
-        ids = one.encode_ordinary(text)
+        ids = one_thread(one)
         c1, w1 = time.thread_time() - c0, time.perf_counter() - w0
-        digest.add(hash(tuple(ids)))
+        digest.add(hash(ids.tobytes() if method == "numpy" else tuple(ids)))
         del one, ids
         many = native.Encoding(ranks, {}, scanner)
-        many.encode_parts(warm, warm_cuts, None, threads)
+        parts(many, warm, warm_cuts)
         before, w0 = thread_cpu(), time.perf_counter()
-        ids = many.encode_parts(text, cuts, None, threads)
+        ids = parts(many, text, cuts)
         wall = time.perf_counter() - w0
         after = thread_cpu()
         used = [(after[t] - before.get(t, 0)) / 1e9 for t in after]
-        digest.add(hash(tuple(ids)))
+        digest.add(hash(ids.tobytes() if method == "numpy" else tuple(ids)))
         del many, ids
         rows.append((c1, sum(used), max(used), w1, wall))
     if len(digest) != 1:
@@ -88,10 +98,12 @@ def main() -> None:
     ap.add_argument("--per-child", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--mb", type=float, default=4.0)
+    ap.add_argument("--method", choices=["list", "numpy"], default="list",
+                    help="encode_ordinary / encode_parts, or encode_to_numpy (one thread and with cuts)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        return child(args.a, args.files[0], args.per_child, args.threads)
+        return child(args.a, args.files[0], args.per_child, args.threads, args.method)
     import pickle
     import tempfile
 
@@ -119,7 +131,7 @@ def main() -> None:
                 for so in ((args.a, args.b) if r % 2 == 0 else (args.b, args.a)):
                     done = subprocess.run(
                         [sys.executable, __file__, so, so, job, "--child",
-                         "--per-child", str(args.per_child), "--threads", str(args.threads)],
+                         "--per-child", str(args.per_child), "--threads", str(args.threads), "--method", args.method],
                         capture_output=True, text=True, check=False)
                     if done.returncode != 0:
                         raise SystemExit(f"child of {so} failed:\n{done.stderr[-2000:]}")

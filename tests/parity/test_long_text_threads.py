@@ -141,7 +141,8 @@ def test_lone_surrogates_in_parts_are_repaired_as_tiktoken_repairs_them():
 
 
 def test_parts_that_cannot_be_encoded_raise_value_error():
-    """A vocabulary without some byte: the error of the first such part, as on one thread."""
+    """A vocabulary without some byte: the error of the first such part, as on one thread
+    (a list or a numpy array)."""
     import tokenforge
 
     ranks = {bytes([b]): b for b in range(256) if b != ord("q")}
@@ -153,6 +154,9 @@ def test_parts_that_cannot_be_encoded_raise_value_error():
     with pytest.raises(ValueError) as two:
         enc.encode_ordinary(text, num_threads=2)
     assert str(one.value) == str(two.value)
+    with pytest.raises(ValueError) as array:
+        enc.encode_to_numpy(text, num_threads=2)
+    assert str(array.value) == str(one.value)
     with pytest.raises(ValueError):
         enc.count_tokens(text, num_threads=2)
 

@@ -86,16 +86,6 @@ def _no_q():
                                special_tokens={"<|eot|>": 300})
 
 
-def test_part_that_cannot_be_encoded_raises_as_on_one_thread():
-    enc = _no_q()
-    text = "some words here " * 40_000 + "quiet " + "more words " * 30_000
-    with pytest.raises(ValueError) as one:
-        enc.encode_to_numpy(text, num_threads=1)
-    with pytest.raises(ValueError) as two:
-        enc.encode_to_numpy(text, num_threads=2)
-    assert str(one.value) == str(two.value)
-
-
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_disallowed_special_is_named_even_after_a_part_that_cannot_be_encoded(threads):
     """As on one thread (encode_array.cc): the special wins over an earlier encoding error."""
