@@ -19,6 +19,7 @@ threads never waited).  Ids are checked to agree between builds.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -71,7 +72,7 @@ def child(so: str, job: str, per_child: int, threads: int, method: str) -> None:
         c0, w0 = time.thread_time(), time.perf_counter()
         ids = one_thread(one)
         c1, w1 = time.thread_time() - c0, time.perf_counter() - w0
-        digest.add(hash(ids.tobytes() if method == "numpy" else tuple(ids)))
+        digest.add(hashlib.sha1(ids.tobytes()).hexdigest() if method == "numpy" else hash(tuple(ids)))
         del one, ids
         many = native.Encoding(ranks, {}, scanner)
         parts(many, warm, warm_cuts)
@@ -80,7 +81,7 @@ def child(so: str, job: str, per_child: int, threads: int, method: str) -> None:
         wall = time.perf_counter() - w0
         after = thread_cpu()
         used = [(after[t] - before.get(t, 0)) / 1e9 for t in after]
-        digest.add(hash(ids.tobytes() if method == "numpy" else tuple(ids)))
+        digest.add(hashlib.sha1(ids.tobytes()).hexdigest() if method == "numpy" else hash(tuple(ids)))
         del many, ids
         rows.append((c1, sum(used), max(used), w1, wall))
     if len(digest) != 1:
