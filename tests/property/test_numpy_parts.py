@@ -1,7 +1,8 @@
 """encode_to_numpy of one long text on several threads reads its parts in place from the
-str (the native `cuts` path, encode_array.cc): whatever the cuts (tokenforge._cuts' exact
-ones), chunk size and thread count, the ids are tiktoken's; a disallowed special is found
-inside a part and across a cut; bad cuts are a ValueError."""
+str (the native `cuts` path, one_text.cc, the way of encode_ordinary's parts): whatever
+the cuts (tokenforge._cuts' exact ones), chunk size (not used with cuts) and thread count,
+the ids are tiktoken's; a disallowed special is found inside a part and across a cut, and
+named even after a part that cannot be encoded; bad cuts are a ValueError."""
 
 from __future__ import annotations
 
