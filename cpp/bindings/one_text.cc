@@ -3,13 +3,13 @@
 // The caller (core.py) gives the cuts: character offsets where the parts' ids, joined, are
 // the whole text's (tokenforge/_cuts.py).  The parts are read from the one str in place,
 // with no part strs made: an ASCII str's own characters, else the UTF-8 CPython has cached
-// on it (then the parts' byte offsets are found first, in parallel, from the characters'
-// UTF-8 lengths), else each part is converted by the thread that encodes it.
+// on it (then each part's end in it is found as the part is taken, by counting its
+// characters there), else each part is converted by the thread that encodes it.
 //
-// Every thread takes the next part in order; the calling thread also builds the result
-// list, in part order, straight into one item array (sized from the first part's ids per
-// byte, with a margin; grown if need be), each part as soon as it and those before it are
-// encoded.  So no part list is made and then joined (a copy of the whole item array,
+// Every thread takes the next part in order (under a lock, which also finds the part's
+// bytes); the calling thread also builds the result list, in part order, straight into
+// one item array (sized from the first part's ids per byte, with a margin; grown if need
+// be), each part as soon as it and those before it are encoded.  So no part list is made and then joined (a copy of the whole item array,
 // with the first touch of its pages, after all the encoding), and the work left after the
 // last part is encoded is the building of that part alone.
 //
@@ -28,10 +28,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <thread>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "bindings/encode_array.h"
 #include "common/parallel.h"
@@ -40,21 +45,24 @@ namespace tf::py {
 
 namespace {
 
-// The UTF-8 length of the code units of a str without surrogates.
-size_t utf8_length(const StrView& v) {
-  size_t n = v.length;
-  if (v.kind == PyUnicode_1BYTE_KIND) {
-    const auto* p = static_cast<const uint8_t*>(v.data);
-    for (size_t i = 0; i < v.length; ++i) n += p[i] >> 7;
-  } else if (v.kind == PyUnicode_2BYTE_KIND) {
-    const auto* p = static_cast<const uint16_t*>(v.data);
-    for (size_t i = 0; i < v.length; ++i) n += (p[i] >= 0x80) + (p[i] >= 0x800);
-  } else {
-    const auto* p = static_cast<const uint32_t*>(v.data);
-    for (size_t i = 0; i < v.length; ++i) n += (p[i] >= 0x80) + (p[i] >= 0x800) + (p[i] >= 0x10000);
+// The UTF-8 lead bytes (those not 10xxxxxx, one a character) among the 64 at p.
+#if defined(__SSE2__)
+inline size_t leads64(const uint8_t* p) {
+  const __m128i cont = _mm_set1_epi8(-64);  // continuation bytes are below it, as int8
+  uint64_t mask = 0;
+  for (int i = 0; i < 4; ++i) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
+    mask |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmplt_epi8(v, cont)))) << (16 * i);
   }
-  return n;
+  return 64 - static_cast<size_t>(__builtin_popcountll(mask));
 }
+#else
+inline size_t leads64(const uint8_t* p) {
+  size_t leads = 0;
+  for (size_t i = 0; i < 64; ++i) leads += (p[i] & 0xC0) != 0x80;
+  return leads;
+}
+#endif
 
 // Where the parts' UTF-8 comes from (see the file comment).
 class Source {
@@ -74,19 +82,38 @@ class Source {
   size_t bound(size_t k) const { return bounds_[k]; }  // character offset
   size_t approx_bytes() const { return whole_.data() != nullptr ? whole_.size() : approx_utf8_size(sv_); }
 
-  // Finds the parts' byte offsets in the cached UTF-8 (no GIL needed; call before part()).
-  void locate(int threads) {
-    if (whole_.data() == nullptr || !byte_bounds_.empty()) return;
-    std::vector<size_t> lengths(parts());
-    parallel_for(parts(), threads, [&](size_t k) { lengths[k] = utf8_length(units(sv_, bounds_[k], bounds_[k + 1])); });
-    byte_bounds_.assign(1, 0);
-    for (size_t len : lengths) byte_bounds_.push_back(byte_bounds_.back() + len);
-    if (byte_bounds_.back() != whole_.size()) whole_ = {};  // not what was expected: convert instead
+  // The UTF-8 of part k in the str's cached UTF-8, or an empty view (no data) if it is to
+  // be converted (part()).  Parts are asked for in order, 0, 1, ..., one call at a time
+  // (no GIL needed): each call finds the part's end by counting the characters of its
+  // UTF-8 from the end of the one before.  Summing the UTF-8 lengths of all the parts'
+  // code units first read the whole str (four bytes a character for one emoji), a pass
+  // over memory before any part was encoded, the one cost the parts had on one thread
+  // over the whole text's encode (benchmarks/README.md); this way each part's bytes are
+  // read just before the thread that asked encodes them.
+  std::string_view next_in_place(size_t k) {
+    if (whole_.data() == nullptr) return {};
+    if (byte_bounds_.empty()) byte_bounds_.push_back(0);
+    if (byte_bounds_.size() == k + 1) {  // find the end of part k (else it is known: ASCII)
+      const auto* p = reinterpret_cast<const uint8_t*>(whole_.data());
+      const size_t n = whole_.size(), target = bounds_[k + 1];
+      size_t at = byte_bounds_.back(), seen = bounds_[k];
+      for (size_t m; at + 64 <= n && seen + (m = leads64(p + at)) <= target; at += 64) seen += m;
+      for (; at < n; ++at) {
+        if ((p[at] & 0xC0) == 0x80) continue;
+        if (seen == target) break;
+        ++seen;
+      }
+      if (seen != target || (k + 1 == parts() && at != n)) {  // not the str's UTF-8: convert from here on
+        whole_ = {};
+        return {};
+      }
+      byte_bounds_.push_back(at);
+    }
+    return whole_.substr(byte_bounds_[k], byte_bounds_[k + 1] - byte_bounds_[k]);
   }
 
-  // The UTF-8 of part k (valid until *buffer's next use).
-  std::string_view part(size_t k, Utf8Buffer* buffer) const {
-    if (whole_.data() != nullptr) return whole_.substr(byte_bounds_[k], byte_bounds_[k + 1] - byte_bounds_[k]);
+  // The UTF-8 of part k converted from its code units (valid until *buffer's next use).
+  std::string_view convert(size_t k, Utf8Buffer* buffer) const {
     return to_utf8(units(sv_, bounds_[k], bounds_[k + 1]), buffer);
   }
 
@@ -97,6 +124,7 @@ class Source {
 };
 
 struct alignas(64) Part {  // own cache line: two threads fill neighbouring parts
+  std::string_view in_place;  // its UTF-8 in the str's (Source::next_in_place), else no data
   std::vector<uint32_t> ids;
   size_t count = 0;
   size_t bytes = 0;  // of its UTF-8
@@ -141,7 +169,7 @@ void run_part(const Encoding& enc, const Source& src, const SpecialMatcher* allo
   static const SpecialMatcher kNone;
   thread_local Utf8Buffer buffer;
   try {
-    const std::string_view text = src.part(k, &buffer);
+    const std::string_view text = part->in_place.data() != nullptr ? part->in_place : src.convert(k, &buffer);
     part->bytes = text.size();
     if (disallowed != nullptr) {
       const SpecialMatcher::Match m = disallowed->find(reinterpret_cast<const uint8_t*>(text.data()), text.size(), 0);
@@ -289,7 +317,15 @@ nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vect
   if (!count_only) buffers.lend(&parts);
   std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[n]);
   for (size_t k = 0; k < n; ++k) done[k].store(false, std::memory_order_relaxed);
-  std::atomic<size_t> next{0};
+  size_t next = 0;  // the next part to take (under take_mutex)
+  std::mutex take_mutex;
+  // The next part in order, its UTF-8 found in the str's; n when there is none left.
+  auto take = [&]() {
+    std::lock_guard<std::mutex> lock(take_mutex);
+    if (next == n) return n;
+    parts[next].in_place = src.next_in_place(next);
+    return next++;
+  };
   std::atomic<bool> found{false};  // a disallowed special was found: encode no further part
   Items items;
   IdArray array;
@@ -337,11 +373,10 @@ nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vect
   };
   {
     nb::gil_scoped_release release;
-    src.locate(static_cast<int>(t));
     parallel_for(t, static_cast<int>(t), [&](size_t) {
       size_t k;
       if (count_only || std::this_thread::get_id() != caller) {
-        while ((k = next.fetch_add(1, std::memory_order_relaxed)) < n) encode(k);
+        while ((k = take()) < n) encode(k);
         return;
       }
       while (true) {
@@ -352,7 +387,7 @@ nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vect
           } else {
             build_ready();
           }
-        } else if ((k = next.fetch_add(1, std::memory_order_relaxed)) < n) {
+        } else if ((k = take()) < n) {
           encode(k);
         } else if (stopped || built == n) {
           return;
