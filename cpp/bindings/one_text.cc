@@ -9,9 +9,12 @@
 // Every thread takes the next part in order (under a lock, which also finds the part's
 // bytes); the calling thread also builds the result list, in part order, straight into
 // one item array (sized from the first part's ids per byte, with a margin; grown if need
-// be), each part as soon as it and those before it are encoded.  So no part list is made and then joined (a copy of the whole item array,
-// with the first touch of its pages, after all the encoding), and the work left after the
-// last part is encoded is the building of that part alone.
+// be), each part as soon as it and those before it are encoded.  So no part list is made
+// and then joined (a copy of the whole item array, with the first touch of its pages,
+// after all the encoding), and the work left after the last part is encoded is the
+// building of that part alone.  On one thread (one usable CPU) the list is built after
+// all the parts, as the whole text's encode builds it: building between parts pushed the
+// encoder's tables out of the caches, to be fetched again for the next part.
 //
 // The same parts can go to a uint32 array instead (encode_to_numpy): the calling thread
 // copies each part's ids into one growing buffer, no GIL needed.  That path also looks
@@ -380,7 +383,7 @@ nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vect
         return;
       }
       while (true) {
-        if (!stopped && built < n && done[built].load(std::memory_order_acquire)) {
+        if (t > 1 && !stopped && built < n && done[built].load(std::memory_order_acquire)) {
           if (to_list) {
             nb::gil_scoped_acquire gil;
             build_ready();
@@ -389,7 +392,7 @@ nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vect
           }
         } else if ((k = take()) < n) {
           encode(k);
-        } else if (stopped || built == n) {
+        } else if (stopped || built == n || t == 1) {
           return;
         } else {
           std::this_thread::yield();  // the last parts, on other threads
