@@ -202,14 +202,14 @@ void bind_encoding(nb::module_& m) {
       })
       .def("encode_parts", [](const Encoding& e, nb::handle text, const std::vector<size_t>& cuts,
                               const SpecialMatcher* allowed, int threads) {
-        return encode_one_text(e, text, cuts, allowed, threads, false);
+        return encode_one_text(e, text, cuts, allowed, nullptr, threads, OneTextOutput::kList);
       }, nb::arg("text"), nb::arg("cuts"), nb::arg("allowed").none(), nb::arg("threads"),
            "The ids of one text as one list, its parts between `cuts` (increasing character offsets where the "
            "parts' ids are the whole's) encoded on up to `threads` threads; specials of `allowed` (None: none) "
            "as such.")
       .def("count_parts", [](const Encoding& e, nb::handle text, const std::vector<size_t>& cuts,
                              const SpecialMatcher& allowed, int threads) {
-        return encode_one_text(e, text, cuts, &allowed, threads, true);
+        return encode_one_text(e, text, cuts, &allowed, nullptr, threads, OneTextOutput::kCount);
       }, nb::arg("text"), nb::arg("cuts"), nb::arg("allowed"), nb::arg("threads"),
            "The number of ids of one text, as `encode_parts` would give them.")
       .def("encode_to_numpy", &encode_to_array, nb::arg("text"), nb::arg("allowed"), nb::arg("disallowed").none() = nb::none(),

@@ -8,11 +8,16 @@
 
 namespace tf::py {
 
-// The ids of `text` as one list (or, with count_only, their number as an int): the parts
-// between `cuts` (increasing character offsets where the parts' ids are the whole's) are
-// encoded on up to `threads` threads; specials of `allowed` are encoded as such (nullptr:
-// none; count_only needs it).  Raises ValueError on text the vocabulary cannot encode.
+enum class OneTextOutput { kList, kCount, kArray };
+
+// The ids of `text` as one list, their number as an int, or a uint32 numpy array: the
+// parts between `cuts` (increasing character offsets where the parts' ids are the
+// whole's) are encoded on up to `threads` threads; specials of `allowed` are encoded as
+// such (nullptr: none).  kArray only: if the text holds a special of `disallowed` (may be
+// nullptr), (None, the first one's bytes) instead.  Raises ValueError on text the
+// vocabulary cannot encode.
 nb::object encode_one_text(const Encoding& enc, nb::handle text, const std::vector<size_t>& cuts,
-                           const SpecialMatcher* allowed, int threads, bool count_only);
+                           const SpecialMatcher* allowed, const SpecialMatcher* disallowed, int threads,
+                           OneTextOutput out);
 
 }  // namespace tf::py

@@ -141,7 +141,8 @@ def test_lone_surrogates_in_parts_are_repaired_as_tiktoken_repairs_them():
 
 
 def test_parts_that_cannot_be_encoded_raise_value_error():
-    """A vocabulary without some byte: the error of the first such part, as on one thread."""
+    """A vocabulary without some byte: the error of the first such part, as on one thread
+    (a list or a numpy array)."""
     import tokenforge
 
     ranks = {bytes([b]): b for b in range(256) if b != ord("q")}
@@ -153,5 +154,29 @@ def test_parts_that_cannot_be_encoded_raise_value_error():
     with pytest.raises(ValueError) as two:
         enc.encode_ordinary(text, num_threads=2)
     assert str(one.value) == str(two.value)
+    with pytest.raises(ValueError) as array:
+        enc.encode_to_numpy(text, num_threads=2)
+    assert str(array.value) == str(one.value)
     with pytest.raises(ValueError):
         enc.count_tokens(text, num_threads=2)
+
+
+def test_texts_on_threads_from_several_python_threads_at_once():
+    """Long texts of two vocabularies encoded at once from four Python threads, each on
+    native threads (the pool serves one text at a time, the others start threads of their
+    own): every text gets tiktoken's ids."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    encs = {name: pair(name) for name in ("cl100k_base", "o200k_base")}
+    texts = [_words_of_many_scripts(seed, 2000, 400_000) for seed in range(4)]
+    jobs = [(name, text) for text in texts for name in encs]
+    expected = [encs[name][1].encode_ordinary(text) for name, text in jobs]
+
+    def run(job):
+        name, text = job
+        ours = encs[name][0]
+        fresh = type(ours)(ours.name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks, special_tokens={})
+        return fresh.encode_ordinary(text, num_threads=2)
+
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(run, jobs * 2)) == expected * 2

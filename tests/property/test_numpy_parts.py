@@ -1,7 +1,8 @@
 """encode_to_numpy of one long text on several threads reads its parts in place from the
-str (the native `cuts` path, encode_array.cc): whatever the cuts (tokenforge._cuts' exact
-ones), chunk size and thread count, the ids are tiktoken's; a disallowed special is found
-inside a part and across a cut; bad cuts are a ValueError."""
+str (the native `cuts` path, one_text.cc, the way of encode_ordinary's parts): whatever
+the cuts (tokenforge._cuts' exact ones), chunk size (not used with cuts) and thread count,
+the ids are tiktoken's; a disallowed special is found inside a part and across a cut, and
+named even after a part that cannot be encoded; bad cuts are a ValueError."""
 
 from __future__ import annotations
 
@@ -75,3 +76,25 @@ def test_bad_cuts_are_refused(cuts):
     allowed, _ = ours._special_sets(set(), "all")
     with pytest.raises(ValueError, match="cuts"):
         ours._core.encode_to_numpy("hello world, how are you", allowed, cuts=cuts, threads=2)
+
+
+def _no_q():
+    import tokenforge
+
+    ranks = {bytes([b]): b for b in range(256) if b != ord("q")}
+    ranks = {k: i for i, k in enumerate(ranks)}
+    return tokenforge.Encoding("noq", pat_str=tokenforge.patterns.CL100K, mergeable_ranks=ranks,
+                               special_tokens={"<|eot|>": 300})
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_disallowed_special_is_named_even_after_a_part_that_cannot_be_encoded(threads):
+    """As on one thread (encode_array.cc): the special wins over an earlier encoding error."""
+    enc = _no_q()
+    text = "quiet " + "some words here " * 5_000 + "<|eot|> more"
+    allowed, disallowed = enc._special_sets(set(), "all")
+    cuts = _cuts.cut_points(text, 8, newline=True)
+    assert len(cuts) > 3
+    got = enc._core.encode_to_numpy(text, allowed, disallowed, cuts=cuts, threads=threads)
+    assert isinstance(got, tuple) and got[1] == b"<|eot|>"
+    assert enc._core.encode_to_numpy(text, allowed, disallowed)[1] == b"<|eot|>"
