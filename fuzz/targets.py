@@ -339,7 +339,16 @@ def fuzz_gguf_reader_diff(data: bytes) -> None:
         # without tensors it must read what ours read.
         path.write_bytes(data[:8] + bytes(8) + data[16:])
         theirs = read_vocab_with_gguf(path)
-    assert _bits(theirs) == _bits(vocab)
+    assert _bits(_readable_by_gguf(theirs)) == _bits(_readable_by_gguf(vocab))
+
+
+def _readable_by_gguf(vocab) -> dict:
+    """The vocabulary's fields as gguf's reader can know them: it takes an array's item type
+    from its first item, so an empty array's item type (which tokenforge's walk reads from the
+    header) is None there."""
+    d = dataclasses.asdict(vocab)
+    d["extra"] = {k: (v, t, None) if t == 9 and v == [] else (v, t, i) for k, (v, t, i) in d["extra"].items()}
+    return d
 
 
 def _bits(value):
