@@ -19,20 +19,8 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import time
 
-from _common import MODELS, corpus_text, documents
-
-
-def best(n: int, make, run) -> float:
-    """Best wall time of run(instance) over n fresh instances from make()."""
-    out = float("inf")
-    for _ in range(n):
-        inst = make()
-        t0 = time.perf_counter()
-        run(inst)
-        out = min(out, time.perf_counter() - t0)
-    return out
+from _common import MODELS, best_of, corpus_text, documents
 
 
 def main() -> None:
@@ -71,7 +59,7 @@ def main() -> None:
             rows = {"single": lambda t, items=items: [(e.ids, e.attention_mask) for e in map(t.encode, items[:1000])],
                     "batch": lambda t, items=items: [(e.ids, e.attention_mask) for e in t.encode_batch(items)]}
             for row, run in rows.items():
-                ta, tb = best(args.repeat, ours, run), best(args.repeat, theirs, run)
+                ta, tb = best_of(args.repeat, run, ours), best_of(args.repeat, run, theirs)
                 print(f"{name:22s} {label:9s} {row:7s} {ta * 1e3:14.1f} {tb * 1e3:14.1f} {tb / ta:6.2f}x", flush=True)
 
 

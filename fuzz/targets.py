@@ -301,13 +301,10 @@ def fuzz_gguf(data: bytes) -> None:
     """GGUF bytes through tokenforge alone: its own walk reads them or refuses them, and a read
     vocabulary builds an engine or is refused, and encodes and decodes (fuzz_gguf_reader_diff
     checks the walk against gguf's reader; apart, so this target runs at the walk's speed)."""
-    from tokenforge.gguf import GGUFTokenizer, read_vocab
+    from tokenforge.gguf import GGUFTokenizer
 
-    path = _scratch() / "f.gguf"
-    path.write_bytes(data)
-    try:
-        vocab = read_vocab(path, reader="tokenforge")
-    except REFUSED:
+    vocab = _gguf_walk(data)
+    if vocab is None:
         return
     try:
         tok = GGUFTokenizer(vocab)
@@ -323,15 +320,12 @@ def fuzz_gguf_reader_diff(data: bytes) -> None:
     """GGUF bytes that tokenforge's own walk reads, gguf's reader (the reference, far slower
     per execution) reads to the same values, once the tensor infos, which only gguf's reader
     parses, are dropped."""
-    from tokenforge.gguf import read_vocab
     from tokenforge.gguf.reader import read_vocab_with_gguf
 
-    path = _scratch() / "f.gguf"
-    path.write_bytes(data)
-    try:
-        vocab = read_vocab(path, reader="tokenforge")
-    except REFUSED:
+    vocab = _gguf_walk(data)
+    if vocab is None:
         return
+    path = _scratch() / "f.gguf"
     try:
         theirs = read_vocab_with_gguf(path)
     except REFUSED:
@@ -340,6 +334,19 @@ def fuzz_gguf_reader_diff(data: bytes) -> None:
         path.write_bytes(data[:8] + bytes(8) + data[16:])
         theirs = read_vocab_with_gguf(path)
     assert _bits(_readable_by_gguf(theirs)) == _bits(_readable_by_gguf(vocab))
+
+
+def _gguf_walk(data: bytes):
+    """The vocabulary tokenforge's own walk reads from `data` (written to the scratch file
+    f.gguf, which the caller may read again), or None when it refuses the bytes."""
+    from tokenforge.gguf import read_vocab
+
+    path = _scratch() / "f.gguf"
+    path.write_bytes(data)
+    try:
+        return read_vocab(path, reader="tokenforge")
+    except REFUSED:
+        return None
 
 
 def _readable_by_gguf(vocab) -> dict:
