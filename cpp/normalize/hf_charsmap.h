@@ -22,6 +22,8 @@ class CharsmapShortest {
   const char* shortest(const uint8_t* s, size_t n, size_t* len) const;
   // Whether an ASCII byte is a key's start (else it never changes).
   bool ascii_may_change(uint8_t b) const { return ascii_hit_[b & 0x7F]; }
+  // The replacements' storage: shortest() returns pointers into it.
+  const char* strings() const { return strings_.data(); }
 
  private:
   DartsView trie_;

@@ -49,52 +49,73 @@ struct SpmStyleEncoder::Scratch {
 bool SpmStyleEncoder::prenormalize(const uint8_t* text, size_t n, uint32_t first, Scratch& scratch) const {
   std::string& out = scratch.pre;
   std::vector<uint32_t>& of = scratch.pre_of;
-  // Written through raw pointers into buffers grown ahead (a per-character append and
-  // insert were calls each); k bytes are written.
+  // Written through raw pointers into buffers kept at least (bytes left + 16) past k, so
+  // an unchanged character always fits; only a replacement checks for room.  Runs of 2+
+  // spaces (collapse_spaces) are collapsed as they are written: a space written after a
+  // space takes its place, so a run keeps its last space, as Replace(" {2,}", " ") does.
+  const uint8_t* end = text + n;
   size_t k = 0;
   out.resize(n + 16);
   of.resize(n + 16);
-  auto room = [&](size_t more) {
-    if (k + more > out.size()) {
-      out.resize(2 * (k + more));
-      of.resize(2 * (k + more));
-    }
+  uint8_t* o = reinterpret_cast<uint8_t*>(&out[0]);
+  uint32_t* f = of.data();
+  const bool collapse = marking_.collapse_spaces;
+  auto put = [&](uint8_t b, uint32_t at) {
+    if (collapse && b == ' ' && k > 0 && o[k - 1] == ' ') --k;
+    o[k] = b;
+    f[k++] = at;
   };
-  const uint8_t* end = text + n;
   uint32_t c = first;
   for (const uint8_t* p = text; p < end; ++c) {
+    if (*p < 0x80 && (charsmap_ == nullptr || (*p != '\r' && !charsmap_->ascii_may_change(*p)))) {
+      put(*p++, c);  // ASCII the charsmap leaves as it is
+      continue;
+    }
     int len = 1;
     const uint32_t cp = *p < 0x80 ? *p : decode_utf8(p, end, &len);
-    if (charsmap_ != nullptr && cp == '\r' && p + 1 < end && p[1] == '\n') return false;  // one grapheme
-    const uint8_t* from = p;
-    size_t flen = static_cast<size_t>(len);
-    if (charsmap_ != nullptr && (cp >= 0x80 || charsmap_->ascii_may_change(*p))) {
-      if (may_join(cp)) return false;
-      size_t rlen = 0;
-      if (const char* r = charsmap_->shortest(p, static_cast<size_t>(len), &rlen)) {
-        if (rlen == 0) return false;  // a deletion: the readable pipeline's alignment
-        from = reinterpret_cast<const uint8_t*>(r);
-        flen = rlen;
-      }
+    if (charsmap_ == nullptr) {
+      for (int i = 0; i < len; ++i) put(p[i], c);
+      p += len;
+      continue;
     }
-    room(flen);
-    std::memcpy(&out[k], from, flen);
-    std::fill_n(of.begin() + static_cast<std::ptrdiff_t>(k), flen, c);
-    k += flen;
+    if (cp == '\r' && p + 1 < end && p[1] == '\n') return false;  // one grapheme
+    uint32_t entry = charsmap_memo_.get(cp);
+    const char* r = nullptr;
+    size_t rlen = 0;
+    if (entry == CharsmapMemo::kUnknown || entry == CharsmapMemo::kAsk) {
+      if (may_join(cp)) {
+        entry = CharsmapMemo::kRefuse;
+      } else if ((r = charsmap_->shortest(p, static_cast<size_t>(len), &rlen)) == nullptr) {
+        entry = CharsmapMemo::kKeep;
+      } else if (rlen == 0) {
+        entry = CharsmapMemo::kRefuse;  // a deletion: the readable pipeline's alignment
+      } else {
+        entry = CharsmapMemo::replacement(static_cast<size_t>(r - charsmap_->strings()), rlen);
+      }
+      charsmap_memo_.put(cp, entry);
+    }
+    if (entry == CharsmapMemo::kRefuse) return false;
+    if (entry == CharsmapMemo::kKeep) {
+      for (int i = 0; i < len; ++i) put(p[i], c);
+      p += len;
+      continue;
+    }
+    if (entry != CharsmapMemo::kAsk) {
+      r = charsmap_->strings() + CharsmapMemo::offset(entry);
+      rlen = CharsmapMemo::length(entry);
+    }
     p += len;
+    const size_t need = k + rlen + static_cast<size_t>(end - p) + 16;
+    if (need > out.size()) {
+      out.resize(2 * need);
+      of.resize(2 * need);
+      o = reinterpret_cast<uint8_t*>(&out[0]);
+      f = of.data();
+    }
+    for (size_t i = 0; i < rlen; ++i) put(static_cast<uint8_t>(r[i]), c);
   }
   out.resize(k);
   of.resize(k);
-  if (marking_.collapse_spaces) {  // a run of 2+ spaces -> one, from the run's last space
-    size_t k = 0;
-    for (size_t i = 0; i < out.size(); ++i) {
-      if (out[i] == ' ' && i + 1 < out.size() && out[i + 1] == ' ') continue;
-      out[k] = out[i];
-      of[k++] = of[i];
-    }
-    out.resize(k);
-    of.resize(k);
-  }
   if (marking_.strip_edges) {
     if (!out.empty() && out.back() == ' ') {
       out.pop_back();

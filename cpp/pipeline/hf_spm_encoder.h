@@ -33,6 +33,7 @@
 
 #include "models/hf/merge_rank_bpe.h"
 #include "models/hf/viterbi_unigram.h"
+#include "normalize/charsmap_memo.h"
 #include "normalize/hf_charsmap.h"
 #include "pipeline/special_matcher.h"
 
@@ -71,7 +72,11 @@ class SpmStyleEncoder {
   SpmStyleEncoder(std::unique_ptr<MergeRankBpe> bpe, std::unique_ptr<ViterbiUnigram> unigram,
                   std::unique_ptr<CharsmapShortest> charsmap, SpaceMarking marking,
                   std::vector<std::pair<std::string, uint32_t>> added)
-      : bpe_(std::move(bpe)), unigram_(std::move(unigram)), charsmap_(std::move(charsmap)), marking_(marking),
+      : bpe_(std::move(bpe)),
+        unigram_(std::move(unigram)),
+        charsmap_(std::move(charsmap)),
+        charsmap_memo_(charsmap_ != nullptr),
+        marking_(marking),
         added_(std::move(added)) {}
 
   // Appends the tokens of `text` (valid UTF-8) to *out; with ids_only, only out->ids.
@@ -94,6 +99,7 @@ class SpmStyleEncoder {
   std::unique_ptr<MergeRankBpe> bpe_;
   std::unique_ptr<ViterbiUnigram> unigram_;
   std::unique_ptr<CharsmapShortest> charsmap_;
+  CharsmapMemo charsmap_memo_;
   SpaceMarking marking_;
   SpecialMatcher added_;
 };
