@@ -44,6 +44,7 @@ struct SpmStyleEncoder::Scratch {
   std::vector<uint32_t> char_of;  // its bytes' original characters
   std::vector<HfToken> tokens;
   MergeRankBpe::Scratch* bpe = nullptr;
+  ViterbiUnigram::Lattice lattice;
 };
 
 bool SpmStyleEncoder::prenormalize(const uint8_t* text, size_t n, uint32_t first, Scratch& scratch) const {
@@ -205,19 +206,30 @@ bool SpmStyleEncoder::encode_stretch(const uint8_t* text, size_t n, const uint32
     if (bpe_) {
       bpe_->encode(view, static_cast<uint32_t>(piece), &tokens, *scratch.bpe);
     } else {
-      unigram_->encode(view, static_cast<uint32_t>(piece), &tokens);
+      unigram_->encode(view, static_cast<uint32_t>(piece), &tokens, scratch.lattice);
     }
-    for (const HfToken& t : tokens) {
-      out->ids.push_back(t.id);
-      if (ids_only) continue;
-      if (unigram_ && t.id == unigram_->unk_id()) {
-        out->surface_at.push_back(static_cast<uint32_t>(out->ids.size() - 1));
-        out->surface.append(norm.data() + t.begin, t.end - t.begin);
-        out->surface_end.push_back(static_cast<uint32_t>(out->surface.size()));
+    // Written by index into the lists grown once per piece (a push_back per field per token
+    // was a capacity check each).
+    const size_t at = out->ids.size(), count = tokens.size();
+    out->ids.resize(at + count);
+    uint32_t* ids = out->ids.data() + at;
+    for (size_t i = 0; i < count; ++i) ids[i] = tokens[i].id;
+    if (!ids_only) {
+      out->starts.resize(at + count);
+      out->ends.resize(at + count);
+      out->words.resize(at + count, *word);
+      uint32_t* starts = out->starts.data() + at;
+      uint32_t* ends = out->ends.data() + at;
+      for (size_t i = 0; i < count; ++i) {
+        const HfToken& t = tokens[i];
+        starts[i] = char_of[t.begin];
+        ends[i] = char_of[t.end - 1] + 1;
+        if (unigram_ && t.id == unigram_->unk_id()) {
+          out->surface_at.push_back(static_cast<uint32_t>(at + i));
+          out->surface.append(norm.data() + t.begin, t.end - t.begin);
+          out->surface_end.push_back(static_cast<uint32_t>(out->surface.size()));
+        }
       }
-      out->starts.push_back(char_of[t.begin]);
-      out->ends.push_back(char_of[t.end - 1] + 1);
-      out->words.push_back(*word);
     }
     if (*word >= limit) {  // word ids are 32-bit too (a piece per ▁: up to two per character)
       *error = "a text of more than " + std::to_string(limit) + " words (pieces) is longer than 32-bit word ids allow";

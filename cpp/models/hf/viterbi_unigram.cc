@@ -31,17 +31,17 @@ bool ViterbiUnigram::build(const std::vector<std::pair<std::string, double>>& pi
   keys.erase(std::unique(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
              keys.end());
   trie_.build(std::move(keys));
+  float_scores_ = std::all_of(scores_.begin(), scores_.end(),
+                              [](double x) { return static_cast<double>(static_cast<float>(x)) == x; });
+  if (float_scores_) trie_.set_payloads(std::vector<float>(scores_.begin(), scores_.end()));
   unk_id_ = static_cast<uint32_t>(unk_id);
   unk_score_ = min_score - kUnkPenalty;
   return true;
 }
 
-void ViterbiUnigram::encode(std::string_view word, uint32_t base, std::vector<HfToken>* out) const {
-  const uint8_t* s = reinterpret_cast<const uint8_t*>(word.data());
-  const size_t n = word.size();
-  thread_local std::vector<Node> best;
-  best.assign(n + 1, Node{0.0, -1, 0});
-  best[0].start = 0;
+template <bool kPayload>
+void ViterbiUnigram::forward(const uint8_t* s, size_t n, Node* best) const {
+  const PieceTrie::View trie = trie_.view();
   size_t i = 0;
   while (i < n) {
     int len = 1;
@@ -50,22 +50,36 @@ void ViterbiUnigram::encode(std::string_view word, uint32_t base, std::vector<Hf
     bool single = false;
     int32_t node = 0;
     for (size_t j = i; j < n; ++j) {
-      node = trie_.child(node, s[j]);
+      node = PieceTrie::child(trie, node, s[j]);
       if (node < 0) break;
-      const int32_t id = trie_.value(node);
+      const int32_t id = PieceTrie::value(trie, node);
       if (id < 0) continue;
       const size_t end = j + 1;
-      const double cand = here + scores_[id];
+      const double cand = here + (kPayload ? static_cast<double>(PieceTrie::payload(trie, node)) : scores_[id]);
       Node& t = best[end];
-      if (t.start < 0 || cand > t.score) t = Node{cand, static_cast<int64_t>(i), static_cast<uint32_t>(id)};
+      if (t.start == kNoPath || cand > t.score) t = Node{cand, static_cast<uint32_t>(i), static_cast<uint32_t>(id)};
       if (end - i == static_cast<size_t>(len)) single = true;
     }
     if (!single) {
       const double cand = here + unk_score_;
       Node& t = best[i + len];
-      if (t.start < 0 || cand > t.score) t = Node{cand, static_cast<int64_t>(i), unk_id_};
+      if (t.start == kNoPath || cand > t.score) t = Node{cand, static_cast<uint32_t>(i), unk_id_};
     }
     i += len;
+  }
+}
+
+void ViterbiUnigram::encode(std::string_view word, uint32_t base, std::vector<HfToken>* out,
+                            Lattice& lattice) const {
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(word.data());
+  const size_t n = word.size();
+  std::vector<Node>& best = lattice.best;
+  best.assign(n + 1, Node{0.0, kNoPath, 0});
+  best[0].start = 0;
+  if (float_scores_) {
+    forward<true>(s, n, best.data());
+  } else {
+    forward<false>(s, n, best.data());
   }
   // Back from the end: pieces in reverse, unknown runs fused, each id looked up by its text.
   const size_t first = out->size();
