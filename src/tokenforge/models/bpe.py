@@ -16,7 +16,9 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import heapq
+import operator
 
 from tokenforge.models.vocab_model import VocabModel
 
@@ -27,6 +29,8 @@ def _parse_merges(merges: list) -> list[tuple[str, str]]:
         raise ValueError("BPE merges must be a list")
     if all(type(m) is str for m in merges):
         out = [tuple(m.split(" ")) for m in merges]
+        if all(len(m) == 2 for m in out):  # the common case: every part of a split is a str
+            return out
     else:
         out = [tuple(m) if isinstance(m, (list, tuple)) else (m,) for m in merges]
     for rank, m in enumerate(out):
@@ -57,18 +61,24 @@ class BPE(VocabModel):
         self.merges: list[tuple[str, str]] = _parse_merges(merges)
         plen = len(continuing_subword_prefix or "")
         vocab = self.vocab
-        left = [vocab.get(a) for a, _ in self.merges]
-        right = [vocab.get(b) for _, b in self.merges]
-        merged = [vocab.get(a + b[plen:]) for a, b in self.merges]
+        lefts, rights = zip(*self.merges) if self.merges else ((), ())
+        left = list(map(vocab.get, lefts))
+        right = list(map(vocab.get, rights))
+        merged = list(map(vocab.get, map(operator.add, lefts, [b[plen:] for b in rights] if plen else rights)))
         if None in left or None in right or None in merged:
             for rank, (a, b) in enumerate(self.merges):
                 for t in (a, b, a + b[plen:]):
                     if t not in vocab:
                         raise ValueError(f"BPE merge {rank} ({a!r}, {b!r}) names {t!r}, which is not in the vocab")
         self.merged_ids = merged  # merge rank -> id of the token it makes
-        # (left id, right id) -> (rank, merged id); a pair listed twice keeps its last rank
-        self.pair_rank: dict[tuple[int, int], tuple[int, int]] = dict(
-            zip(zip(left, right), zip(range(len(merged)), merged)))
+        self.merge_ids = (left, right, merged)  # by rank: left ids, right ids, merged ids
+
+    @functools.cached_property
+    def pair_rank(self) -> dict[tuple[int, int], tuple[int, int]]:
+        """(left id, right id) -> (rank, merged id); a pair listed twice keeps its last rank.
+        Made on first use: a file on a native path never needs it."""
+        left, right, merged = self.merge_ids
+        return dict(zip(zip(left, right), zip(range(len(merged)), merged)))
 
     def _symbols(self, word: str) -> list[list[int]]:
         """[id, byte length] per initial symbol (module docstring)."""

@@ -104,8 +104,7 @@ def _model_args(model) -> dict | None:
     vocab = [""] * (max(model.vocab_r, default=-1) + 1)
     for i, t in model.vocab_r.items():
         vocab[i] = t
-    triples = np.array([(v[a], v[b], m) for (a, b), m in zip(model.merges, model.merged_ids)],
-                       dtype=np.uint32).reshape(-1, 3)
+    triples = np.ascontiguousarray(np.array(model.merge_ids, dtype=np.uint32).T)  # rows (left, right, merged)
     return {"vocab": vocab, "merges": triples.tobytes(), "unk_id": unk, "fuse_unk": model.fuse_unk,
             "byte_fallback": model.byte_fallback, "unigram": [], "is_unigram": False}
 
