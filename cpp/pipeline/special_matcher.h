@@ -1,14 +1,17 @@
 // SpecialMatcher: finds the next occurrence of any of a set of special-token strings.
 //
-// Candidates are grouped by first byte; the scan jumps with memchr when every special
-// starts with the same byte (the usual '<'), otherwise it tests a 256-bit first-byte set.
-// At a candidate position the longest matching special wins.  O(text) plus the specials
-// tried at each candidate position.
+// The scan jumps with memchr when every special starts with the same byte (the usual '<'),
+// otherwise it tests a 256-entry first-byte set.  At a candidate position a walk of a trie
+// of the specials finds the longest one that matches there.  O(text) plus, at each
+// candidate position, the length of the longest special that starts alike.  A text listed
+// twice keeps its first id.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "common/piece_trie.h"
 
 namespace tf {
 
@@ -31,8 +34,8 @@ class SpecialMatcher {
   Match find(const uint8_t* text, size_t n, size_t from) const;
 
  private:
-  std::vector<std::pair<std::string, uint32_t>> specials_;  // sorted by first byte, then longest first
-  uint32_t first_index_[257] = {};                           // first byte -> range in specials_
+  std::vector<std::pair<std::string, uint32_t>> specials_;  // sorted by text, one per text
+  PieceTrie trie_;                                           // text -> its index in specials_
   bool first_byte_[256] = {};
   int only_first_byte_ = -1;                                 // >= 0 when all specials share it
   size_t max_length_ = 0;
