@@ -283,7 +283,7 @@ void bind_hf_spm(nb::module_& m) {
               const size_t nm = merges.size() / 12;
               if (merges.size() % 12 != 0) value_error("merges must be uint32 triples");
               std::vector<hf::MergeRankBpe::Merge> ms(nm);
-              std::memcpy(ms.data(), merges.c_str(), nm * 12);
+              if (nm > 0) std::memcpy(ms.data(), merges.c_str(), nm * 12);  // an empty vector has no data()
               bpe = std::make_unique<hf::MergeRankBpe>();
               if (!bpe->build(vocab, ms, unk_id, fuse_unk, byte_fallback, &error)) value_error(error);
             }

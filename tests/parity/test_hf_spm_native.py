@@ -62,6 +62,8 @@ def _variant(edit: str):
         d["normalizer"]["normalizers"].insert(0, {"type": "Lowercase"})
     elif edit == "replace-only":
         d["normalizer"] = {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}
+    elif edit == "no-merges":  # characters and byte tokens only (an empty merge table, once a UBSan report)
+        d["model"]["merges"] = []
     s = json.dumps(d, ensure_ascii=False)
     return tokenizers.Tokenizer.from_str(s), Tokenizer.from_str(s)
 
@@ -130,7 +132,7 @@ def test_long_runs_and_added_tokens(name):
 
 @pytest.mark.parametrize("edit", ["metaspace-always-split", "metaspace-first-split", "metaspace-never-split",
                                   "metaspace-always-nosplit", "metaspace-first-nosplit", "no-byte-fallback",
-                                  "no-fuse", "replace-only"])
+                                  "no-fuse", "replace-only", "no-merges"])
 def test_pipeline_variants(edit):
     need_shared()
     ref, ours = _variant(edit)
