@@ -9,8 +9,9 @@
 // `tokenizers` looks it up again (the trie holds that id, so only a fused run's text is
 // looked up anew).  O(n * longest piece) per word, scores added in double as
 // `tokenizers` adds them (read from the trie's float payload when every score is a float
-// exactly, as in files converted from sentencepiece: the same doubles, one cache line less).  Not tf::spm::Unigram: sentencepiece's lattice scores in float
-// and its ties may fall otherwise.
+// exactly, as in files converted from sentencepiece: the same doubles, one cache line
+// less).  Not tf::spm::Unigram: sentencepiece's lattice scores in float and its ties may
+// fall otherwise.
 #pragma once
 
 #include <cstdint>
