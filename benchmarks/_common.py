@@ -15,9 +15,12 @@ os.environ.setdefault("TOKENFORGE_MODELS_DIR", str(MODELS / "tiktoken"))
 
 
 def corpus_text(name: str, max_bytes: int | None = None) -> str:
-    """A corpus file (decompressed), cut at a line boundary after `max_bytes` characters."""
+    """A corpus file (decompressed), cut at a line boundary after `max_bytes` characters; a
+    name that is a path is read as it is (text from benchmarks/unseen_text.py, say)."""
     cache = Path(os.environ.get("TMPDIR", "/tmp")) / f"tokenforge-corpus-{name}.txt"
-    if not cache.exists():
+    if os.path.isfile(name):
+        cache = Path(name)
+    elif not cache.exists():
         with lzma.open(CORPUS / f"{name}.txt.xz", "rb") as f:
             data = f.read()
         tmp = cache.with_suffix(".part")

@@ -2,9 +2,18 @@
 // `trie_merge_level` force the ASCII splitter's SSE path or the scalar scanner, and the
 // trie merge's baseline or AVX2 build, so tests reach every path; the constants are the
 // thresholds the long-piece tests must cross; `set_hf_text_limit` lowers the 32-bit offset
-// limit of the tokenizer.json encoders (common/offset_limit.h).
+// limit of the tokenizer.json encoders (common/offset_limit.h); `grapheme_starts` shows
+// common/unicode/grapheme.h's segmentation.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <string>
+#include <vector>
+
 #include "bindings/common.h"
 #include "common/offset_limit.h"
+#include "common/unicode/grapheme.h"
+#include "common/unicode/unicode.h"
 #include "models/byte_level/merge/long_piece_tables.h"
 #include "models/byte_level/merge/trie_chunk_merge.h"
 #include "pretokenize/ascii_splitter.h"
@@ -35,6 +44,26 @@ void bind_testing(nb::module_& parent) {
         "Lowers the bytes a text, a normalized stretch or word, or a word count may reach in the tokenizer.json "
         "encoders (SpmStyleEncoder, BertEncoder) below MAX_OFFSET_BYTES, so tests reach their refusals; 0 "
         "restores it.  Returns the previous limit.");
+  m.def(
+      "grapheme_starts",
+      [](const std::string& text) {
+        // The character index at which each grapheme starts.
+        std::vector<uint32_t> starts;
+        const uint8_t* p = reinterpret_cast<const uint8_t*>(text.data());
+        const uint8_t* end = p + text.size();
+        GraphemeRun run(kGraphemeOther);
+        for (uint32_t i = 0; p < end; ++i) {
+          int len = 1;
+          const GraphemeClass c = grapheme_class(*p < 0x80 ? *p : decode_utf8(p, end, &len));
+          if (i == 0 || !run.joins(c)) {
+            starts.push_back(i);
+            run = GraphemeRun(c);
+          }
+          p += len;
+        }
+        return starts;
+      },
+      nb::arg("text"), "The index of the first character of each grapheme of text (UAX #29, grapheme.h's rules).");
 }
 
 }  // namespace tf::py

@@ -1,6 +1,6 @@
-// CharsmapMemo: what the `Precompiled` step does to one character below U+10000 (leave it,
-// replace it, or hand the text to the readable pipeline), worked out the first time the
-// character is seen and remembered.  The answer depends on the code point alone, so the
+// CharsmapMemo: what the `Precompiled` step does to one character below U+10000 looked up
+// alone (leave it, replace it, or delete it), worked out the first time the character is
+// seen and remembered.  The answer depends on the code point alone, so the
 // charsmap's trie walk runs once per distinct character instead of once per character.
 // Threads share the table: an entry is written with a relaxed atomic store, and threads
 // that race on one entry store the same value.
@@ -17,7 +17,7 @@ class CharsmapMemo {
  public:
   static constexpr uint32_t kUnknown = 0;  // not seen yet
   static constexpr uint32_t kKeep = 1;     // the charsmap leaves it
-  static constexpr uint32_t kRefuse = 2;   // the readable pipeline must take the text
+  static constexpr uint32_t kDelete = 2;   // the charsmap replaces it by nothing
   static constexpr uint32_t kAsk = 3;      // not remembered: look it up each time
   // Anything else: a replacement, ((offset + 1) << 8) | length into the charsmap's strings.
 

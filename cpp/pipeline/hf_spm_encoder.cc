@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common/offset_limit.h"
+#include "common/unicode/grapheme.h"
 #include "common/unicode/unicode.h"
 
 namespace tf::hf {
@@ -20,18 +21,6 @@ inline uint32_t count_chars(const uint8_t* p, size_t n) {
   uint32_t c = 0;
   for (size_t i = 0; i < n; ++i) c += (p[i] & 0xC0) != 0x80;
   return c;
-}
-
-// A superset of the characters that may share a grapheme with a neighbour (UAX #29:
-// Extend, SpacingMark, ZWJ, Prepend, Hangul jamo and syllables, regional indicators).
-bool may_join(uint32_t cp) {
-  if (cp < 0x300) return false;
-  if (char_class(cp) == kMark) return true;
-  return cp == 0x200C || cp == 0x200D || (cp >= 0x1100 && cp <= 0x11FF) || (cp >= 0xA960 && cp <= 0xA97F) ||
-         (cp >= 0xAC00 && cp <= 0xD7FF) || (cp >= 0x1F1E6 && cp <= 0x1F1FF) || (cp >= 0x1F3FB && cp <= 0x1F3FF) ||
-         (cp >= 0xE0000 && cp <= 0xE0FFF) || (cp >= 0x0600 && cp <= 0x0605) || cp == 0x06DD || cp == 0x070F ||
-         cp == 0x0890 || cp == 0x0891 || cp == 0x08E2 || cp == 0x0D4E || cp == 0x0E33 || cp == 0x0EB3 ||
-         cp == 0xFF9E || cp == 0xFF9F || (cp >= 0x11000 && cp <= 0x11FFF);
 }
 
 }  // namespace
@@ -67,53 +56,106 @@ bool SpmStyleEncoder::prenormalize(const uint8_t* text, size_t n, uint32_t first
     f[k++] = at;
   };
   uint32_t c = first;
-  for (const uint8_t* p = text; p < end; ++c) {
-    if (*p < 0x80 && (charsmap_ == nullptr || (*p != '\r' && !charsmap_->ascii_may_change(*p)))) {
-      put(*p++, c);  // ASCII the charsmap leaves as it is
-      continue;
+  const uint8_t* p = text;
+  if (charsmap_ == nullptr) {
+    for (; p < end; ++p) {
+      c += (*p & 0xC0) != 0x80;
+      put(*p, c - 1);
     }
-    int len = 1;
-    const uint32_t cp = *p < 0x80 ? *p : decode_utf8(p, end, &len);
-    if (charsmap_ == nullptr) {
-      for (int i = 0; i < len; ++i) put(p[i], c);
-      p += len;
-      continue;
-    }
-    if (cp == '\r' && p + 1 < end && p[1] == '\n') return false;  // one grapheme
-    uint32_t entry = charsmap_memo_.get(cp);
-    const char* r = nullptr;
-    size_t rlen = 0;
-    if (entry == CharsmapMemo::kUnknown || entry == CharsmapMemo::kAsk) {
-      if (may_join(cp)) {
-        entry = CharsmapMemo::kRefuse;
-      } else if ((r = charsmap_->shortest(p, static_cast<size_t>(len), &rlen)) == nullptr) {
-        entry = CharsmapMemo::kKeep;
-      } else if (rlen == 0) {
-        entry = CharsmapMemo::kRefuse;  // a deletion: the readable pipeline's alignment
-      } else {
-        entry = CharsmapMemo::replacement(static_cast<size_t>(r - charsmap_->strings()), rlen);
-      }
-      charsmap_memo_.put(cp, entry);
-    }
-    if (entry == CharsmapMemo::kRefuse) return false;
-    if (entry == CharsmapMemo::kKeep) {
-      for (int i = 0; i < len; ++i) put(p[i], c);
-      p += len;
-      continue;
-    }
-    if (entry != CharsmapMemo::kAsk) {
-      r = charsmap_->strings() + CharsmapMemo::offset(entry);
-      rlen = CharsmapMemo::length(entry);
-    }
-    p += len;
-    const size_t need = k + rlen + static_cast<size_t>(end - p) + 16;
+  }
+  // With a charsmap, grapheme by grapheme (the header comment).  `inserted`: the last
+  // character written is an insertion (a replacement's character past the replaced ones).
+  bool inserted = false;
+  // Writes the replacement r[0, rlen) of m characters from c: its i-th character comes from
+  // character c + min(i, m - 1), as `tokenizers` aligns a longer or shorter replacement.
+  // A deletion (rlen 0) writes nothing; false where its alignment is not one the byte map
+  // can hold (nothing written yet in this stretch, or an insertion just written).
+  auto replace = [&](const char* r, size_t rlen, uint32_t m, const uint8_t* rest) {
+    if (rlen == 0) return k > 0 && !inserted;
+    const size_t need = k + rlen + static_cast<size_t>(end - rest) + 16;
     if (need > out.size()) {
       out.resize(2 * need);
       of.resize(2 * need);
       o = reinterpret_cast<uint8_t*>(&out[0]);
       f = of.data();
     }
-    for (size_t i = 0; i < rlen; ++i) put(static_cast<uint8_t>(r[i]), c);
+    uint32_t i = 0;
+    for (size_t j = 0; j < rlen; ++j) {
+      i += j > 0 && (static_cast<uint8_t>(r[j]) & 0xC0) != 0x80;
+      put(static_cast<uint8_t>(r[j]), c + (i < m - 1 ? i : m - 1));
+    }
+    inserted = i + 1 > m;
+    return true;
+  };
+  // One character (len bytes, code point cp) looked up alone, through the memo.
+  auto one = [&](const uint8_t* at, int len, uint32_t cp) {
+    uint32_t entry = charsmap_memo_.get(cp);
+    const char* r = nullptr;
+    size_t rlen = 0;
+    if (entry == CharsmapMemo::kUnknown || entry == CharsmapMemo::kAsk) {
+      if ((r = charsmap_->shortest(at, static_cast<size_t>(len), &rlen)) == nullptr) {
+        entry = CharsmapMemo::kKeep;
+      } else if (rlen == 0) {
+        entry = CharsmapMemo::kDelete;
+      } else {
+        entry = CharsmapMemo::replacement(static_cast<size_t>(r - charsmap_->strings()), rlen);
+      }
+      charsmap_memo_.put(cp, entry);
+    }
+    if (entry == CharsmapMemo::kKeep) {
+      for (int i = 0; i < len; ++i) put(at[i], c);
+      inserted = false;
+      return true;
+    }
+    if (entry == CharsmapMemo::kDelete) return replace(nullptr, 0, 1, at + len);
+    if (entry != CharsmapMemo::kAsk) {
+      r = charsmap_->strings() + CharsmapMemo::offset(entry);
+      rlen = CharsmapMemo::length(entry);
+    }
+    return replace(r, rlen, 1, at + len);
+  };
+  while (p < end) {
+    const uint8_t b = *p;
+    // ASCII followed by ASCII is a grapheme of its own (but for CR LF).
+    if (b < 0x80 && (p + 1 == end || p[1] < 0x80) && b != '\r' && !charsmap_->ascii_may_change(b)) {
+      put(b, c++);
+      ++p;
+      inserted = false;
+      continue;
+    }
+    int len = 1;
+    const uint32_t cp = b < 0x80 ? b : decode_utf8(p, end, &len);
+    // The grapheme [p, q), m characters.
+    const uint8_t* q = p + len;
+    uint32_t m = 1;
+    GraphemeRun run(grapheme_class(cp));
+    while (q < end) {
+      int next_len = 1;
+      const uint32_t next = *q < 0x80 ? *q : decode_utf8(q, end, &next_len);
+      if (!run.joins(grapheme_class(next))) break;
+      q += next_len;
+      ++m;
+    }
+    if (m == 1) {
+      if (!one(p, len, cp)) return false;
+    } else {
+      // Under six bytes, the whole grapheme is looked up first; a hit replaces all of it.
+      size_t rlen = 0;
+      const char* r = q - p < 6 ? charsmap_->shortest(p, static_cast<size_t>(q - p), &rlen) : nullptr;
+      if (r != nullptr) {
+        if (!replace(r, rlen, m, q)) return false;
+      } else {
+        for (const uint8_t* at = p; at < q; ++c) {
+          int l = 1;
+          const uint32_t x = *at < 0x80 ? *at : decode_utf8(at, q, &l);
+          if (!one(at, l, x)) return false;
+          at += l;
+        }
+        c -= m;
+      }
+    }
+    c += m;
+    p = q;
   }
   out.resize(k);
   of.resize(k);

@@ -3,7 +3,7 @@
 // offsets.
 //
 //   added tokens (matched in the raw text, leftmost-longest, no lstrip/rstrip/single_word)
-//   -> per stretch between them: optionally the Precompiled charsmap (per character),
+//   -> per stretch between them: optionally the Precompiled charsmap (per grapheme),
 //      Replace(" {2,}" -> " ") and the removal of a space at either end; Prepend("▁") and/or
 //      Replace(" " -> "▁"); optionally
 //      Metaspace (spaces -> ▁, ▁ prepended unless present, split before each ▁)
@@ -15,14 +15,18 @@
 // them.  Word ids number the pieces: each added token, each stretch (or, with Metaspace's
 // split, each ▁-led piece of it).  O(text) plus the model.
 //
-// The charsmap is applied per character, which is `tokenizers`' per-grapheme lookup only
-// when no character joins the next into one grapheme and none is deleted; encode() returns
-// false for text where that may not hold (a mark, a joiner, Hangul jamo, a regional
-// indicator, CR LF, ...), and the caller takes its readable pipeline.  Positions are 32-bit:
-// a text, a normalized stretch or a word count past common/offset_limit.h's limit is refused
-// (false with an error), never wrapped.  What stays in Python:
-// which files match (tokenforge/tokenizer/native_spm.py), post-processing, truncation,
-// padding.
+// The charsmap is applied grapheme by grapheme, as `tokenizers` does: a grapheme of two or
+// more characters under six bytes is looked up whole first (common/unicode/grapheme.h finds
+// its end), anything else character by character.  A character or grapheme the charsmap
+// deletes is charged to the character written before it; where there is none in the
+// stretch, or that one is an insertion, `tokenizers`' alignment is not one a byte's single
+// original character can hold, and encode() returns false for the caller's readable
+// pipeline.
+//
+// Positions are 32-bit: a text, a normalized stretch or a word count past
+// common/offset_limit.h's limit is refused (false with an error), never wrapped.  What
+// stays in Python: which files match (tokenforge/tokenizer/native_spm.py), post-processing,
+// truncation, padding.
 #pragma once
 
 #include <cstdint>
@@ -87,7 +91,8 @@ class SpmStyleEncoder {
  private:
   struct Scratch;
   // The charsmap and space collapsing of one stretch into scratch.pre / pre_of (its size is
-  // checked by encode_stretch); false when the readable pipeline must take it.
+  // checked by encode_stretch); false when the readable pipeline must take it (a deletion
+  // as the header comment says).
   bool prenormalize(const uint8_t* text, size_t n, uint32_t first, Scratch& scratch) const;
   // One stretch between added tokens: bytes [text, text + n), byte i from character of[i]
   // (of == nullptr: counted from `first`).  False (and *error set) past the limit.

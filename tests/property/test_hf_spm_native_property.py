@@ -19,6 +19,8 @@ from tokenforge.tokenizer.pipeline import encode_sequence
 pytestmark = pytest.mark.skipif(not HF_FILES, reason="needs ../shared/models/hf")
 TEXT = (st.text(st.characters(blacklist_categories=("Cs",)), max_size=60)
         | st.text(" \n\t\u2581ab1é中😀<s>/", max_size=60)
+        | st.text("a ²\ufb01\r\n\x01\u0301\u0308\u200d\u0903\u0600\u1100\u1161\uac00\u0915\u094d"
+                  "\U0001f468\U0001f3fb\U0001f1e6", max_size=30)
         | st.text(" ab", min_size=50, max_size=200))
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                            HealthCheck.function_scoped_fixture])
@@ -38,8 +40,8 @@ def test_native_equals_reference_and_tokenizers(name, text):
     native = ours._native_engine()
     assert native is not None
     fast = native.encode(text)
-    if fast is None:  # a charsmap on text with joining characters: the Python pipeline by design
-        assert name == "rut5_tokenizer.json"
+    if fast is None:  # a charsmap deleting a control character first in a stretch: the Python pipeline
+        assert name == "rut5_tokenizer.json" and any(c < " " or "\x7f" <= c <= "\x9f" for c in text)
         return
     assert diff(_oracle(ours, text), fast) is None
     assert diff(ref.encode(text, add_special_tokens=False), fast) is None

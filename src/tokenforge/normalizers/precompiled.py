@@ -1,7 +1,8 @@
 """Precompiled: SentencePiece's charsmap normalizer as `tokenizers` applies it.
 
-`tokenizers` walks the text grapheme by grapheme: a grapheme under 6 bytes found in the
-charsmap is replaced whole; otherwise each character found is replaced.  A lookup returns the
+`tokenizers` walks the text grapheme by grapheme (:mod:`tokenforge.normalizers.graphemes`): a
+grapheme under 6 bytes found in the charsmap is replaced whole; otherwise each character found
+is replaced.  A lookup returns the
 replacement of the shortest key prefixing the looked-up text (the first match of the trie's
 common-prefix search).  Alignment follows `tokenizers`: a longer replacement's last extra
 characters are insertions (aligned with the replaced text), a shorter one's last character drops
@@ -17,12 +18,9 @@ from __future__ import annotations
 
 import base64
 
-import regex
-
+from tokenforge.normalizers.graphemes import graphemes
 from tokenforge.normalizers.normalized_string import NormalizedString
 from tokenforge.sentencepiece.reference import _Charsmap
-
-_GRAPHEME = regex.compile(r"\X")
 
 
 class _ShortestCharsmap(_Charsmap):
@@ -81,7 +79,7 @@ class Precompiled:
                 c, k = changes[-1]
                 changes[-1] = (c, k + delta)
 
-        for g in _GRAPHEME.findall(ns.text):
+        for g in graphemes(ns.text):
             if len(g.encode("utf-8")) < 6:
                 new = self._lookup(g)
                 if new is not None:

@@ -43,8 +43,7 @@ Left out: ``treat_whitespace_as_suffix`` and WORD/CHAR models (a ``ValueError``)
 the charsmap, its character-by-character use of the charsmap (`tokenizers` replaces a grapheme
 whole by the replacement of its shortest key prefix: U+3000 U+0300 becomes one space), and its choice between Unigram segmentations of equal score (`tokenizers`, and
 this, may pick another).  These tokenizers encode on the native SentencePiece-style path
-(:mod:`tokenforge.tokenizer.native_spm`), text with grapheme-joining characters under a charsmap
-on the readable Python pipeline.
+(:mod:`tokenforge.tokenizer.native_spm`).
 
 Example:
     >>> from tokenforge.sentencepiece import ModelProto, PieceType

@@ -17,9 +17,10 @@ A file takes it when its pipeline is exactly:
 * added tokens: all matched in the raw text (``normalized: false``), none with ``lstrip``,
   ``rstrip`` or ``single_word``, each spelled as its vocab entry when it has one.
 
-With a charsmap, a text in which some character may share a grapheme with its neighbour
-(marks, joiners, Hangul, CR LF, ...) or that the charsmap deletes from takes the Python
-pipeline (the C++ applies the charsmap per character; see cpp/pipeline/hf_spm_encoder.h).
+With a charsmap, the C++ applies it grapheme by grapheme as `tokenizers` does; only a text
+in which the charsmap deletes a character first in a stretch (or right after a replacement
+that lengthens its character) takes the Python pipeline, whose alignment of it a byte's one
+original character cannot hold (cpp/pipeline/hf_spm_encoder.h).
 Single texts without truncation come back finished (:meth:`NativeSpm.encode_final`, one text
 :meth:`NativeSpm.encode_final_one`, without offsets :meth:`NativeSpm.encode_final_fast`): a
 template's special tokens (Mistral's BOS, ruT5's EOS) framed in C++, each list of the Encoding
