@@ -3,8 +3,9 @@ gives what tokenizers gives, the first time a character is seen and every time a
 threads fill it at once.
 
 The alphabet mixes characters the charsmap replaces (by ASCII, by a space, by two or three
-characters, above U+FFFF), characters it leaves, joining marks (the readable pipeline's text),
-and space runs that the from_sentencepiece files collapse.
+characters, above U+FFFF), characters it leaves, joining marks and CR LF (graphemes looked up
+whole), control characters it deletes (first in a text: the readable pipeline's text), and space
+runs that the from_sentencepiece files collapse.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 NATIVE = "ab é中 \u3000\u00a0\u2002ＡＢａ①ﬁ…™½\u2126\U0001d400\U0001d41a😀\t\n"  # the native path's text
-ALPHABET = NATIVE + "\u0301\r"  # a joining mark, and CR before LF: the readable pipeline's
+ALPHABET = NATIVE + "\u0301\r\x01"  # a joining mark, CR before LF, a deleted control character
 TEXT = st.text(NATIVE, max_size=50) | st.text(ALPHABET, max_size=50)
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

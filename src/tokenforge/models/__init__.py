@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+from tokenforge import _native
 from tokenforge.models.bpe import BPE
 from tokenforge.models.unigram import Unigram
 from tokenforge.models.wordpiece import WordLevel, WordPiece
@@ -19,6 +20,8 @@ from tokenforge.models.wordpiece import WordLevel, WordPiece
 
 def _vocab(d: dict) -> dict[str, int]:
     v = d.get("vocab")
+    if type(v) is dict and _native.valid_vocab(v):  # the common case, checked in C++
+        return v
     if not isinstance(v, dict) or not all(isinstance(k, str) and isinstance(i, int) and not isinstance(i, bool)
                                           and i >= 0 for k, i in v.items()):
         raise ValueError(f"{d.get('type')} model: vocab must map tokens to non-negative integer ids")

@@ -19,7 +19,9 @@ from __future__ import annotations
 import functools
 import heapq
 import operator
+from array import array
 
+from tokenforge import _native
 from tokenforge.models.vocab_model import VocabModel
 
 
@@ -41,6 +43,12 @@ def _parse_merges(merges: list) -> list[tuple[str, str]]:
     return out
 
 
+def _uint32s(data: bytes) -> array:
+    a = array("I")
+    a.frombytes(data)
+    return a
+
+
 def _byte_token(b: int) -> str:
     return f"<0x{b:02X}>"
 
@@ -58,9 +66,15 @@ class BPE(VocabModel):
         self.end_of_word_suffix = end_of_word_suffix
         self.fuse_unk, self.byte_fallback, self.ignore_merges = fuse_unk, byte_fallback, ignore_merges
         self.dropout = dropout
-        self.merges: list[tuple[str, str]] = _parse_merges(merges)
         plen = len(continuing_subword_prefix or "")
         vocab = self.vocab
+        found = _native.bpe_merge_ids(vocab, merges, plen) if type(merges) is list else None
+        if found is not None:  # the common case, in C++; self.merges is then made when read
+            self._merges_given = list(merges)
+            self.merge_ids = tuple(_uint32s(b) for b in found)
+            self.merged_ids = self.merge_ids[2]
+            return
+        self.merges = _parse_merges(merges)
         lefts, rights = zip(*self.merges) if self.merges else ((), ())
         left = list(map(vocab.get, lefts))
         right = list(map(vocab.get, rights))
@@ -72,6 +86,11 @@ class BPE(VocabModel):
                         raise ValueError(f"BPE merge {rank} ({a!r}, {b!r}) names {t!r}, which is not in the vocab")
         self.merged_ids = merged  # merge rank -> id of the token it makes
         self.merge_ids = (left, right, merged)  # by rank: left ids, right ids, merged ids
+
+    @functools.cached_property
+    def merges(self) -> list[tuple[str, str]]:
+        """The merges as (left, right) token pairs, in rank order."""
+        return _parse_merges(self._merges_given)
 
     @functools.cached_property
     def pair_rank(self) -> dict[tuple[int, int], tuple[int, int]]:

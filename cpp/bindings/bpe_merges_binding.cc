@@ -1,0 +1,167 @@
+// tokenforge._native.bpe_merge_ids and valid_vocab: the load-time work of a tokenizer.json
+// BPE model (models/bpe.py) that is one dict lookup per merge part, done in C++ over a
+// table of the vocab's UTF-8 keys.  Both answer only the common case and say None/False
+// otherwise, leaving the readable Python path to find what is wrong and name it.
+#include <nanobind/stl/string.h>
+
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "bindings/common.h"
+#include "common/byte_hash.h"
+
+namespace tf::py {
+
+namespace {
+
+struct ViewHash {
+  size_t operator()(std::string_view s) const {
+    return static_cast<size_t>(hash_bytes(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
+  }
+};
+using VocabTable = std::unordered_map<std::string_view, uint32_t, ViewHash>;
+
+// The UTF-8 of a str: an ASCII str's own characters, else written to *scratch (nothing is
+// cached on the str); false for a lone surrogate.
+bool utf8_of(PyObject* s, std::string* scratch, std::string_view* out) {
+  const StrView v = str_view(s);
+  if (v.ascii) {
+    *out = std::string_view(static_cast<const char*>(v.data), v.length);
+    return true;
+  }
+  scratch->clear();
+  for (size_t i = 0; i < v.length; ++i) {
+    const uint32_t c = PyUnicode_READ(v.kind, v.data, i);
+    if (c < 0x80) {
+      scratch->push_back(static_cast<char>(c));
+    } else if (c < 0x800) {
+      scratch->push_back(static_cast<char>(0xC0 | (c >> 6)));
+      scratch->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    } else if (c < 0x10000) {
+      if (c >= 0xD800 && c < 0xE000) return false;
+      scratch->push_back(static_cast<char>(0xE0 | (c >> 12)));
+      scratch->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+      scratch->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    } else {
+      scratch->push_back(static_cast<char>(0xF0 | (c >> 18)));
+      scratch->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+      scratch->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+      scratch->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    }
+  }
+  *out = *scratch;
+  return true;
+}
+
+// The id of a vocab value: an exact int in [0, 2^32), or false.
+bool id_of(PyObject* v, uint32_t* id) {
+  if (!PyLong_CheckExact(v)) return false;
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+  if (overflow != 0 || x < 0 || x > 0xFFFFFFFFLL) {
+    PyErr_Clear();
+    return false;
+  }
+  *id = static_cast<uint32_t>(x);
+  return true;
+}
+
+// The bytes of s past its first `chars` characters.
+std::string_view skip_chars(std::string_view s, size_t chars) {
+  size_t i = 0;
+  for (; i < s.size() && chars > 0; --chars) {
+    ++i;
+    while (i < s.size() && (static_cast<uint8_t>(s[i]) & 0xC0) == 0x80) ++i;
+  }
+  return s.substr(i);
+}
+
+nb::bytes as_bytes(const std::vector<uint32_t>& v) {
+  return nb::bytes(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(uint32_t));
+}
+
+}  // namespace
+
+void bind_bpe_merges(nb::module_& m) {
+  m.def(
+      "valid_vocab",
+      [](nb::dict vocab) {
+        PyObject *key, *value;
+        Py_ssize_t pos = 0;
+        uint32_t id;
+        while (PyDict_Next(vocab.ptr(), &pos, &key, &value)) {
+          if (!PyUnicode_Check(key) || !id_of(value, &id)) return false;
+        }
+        return true;
+      },
+      nb::arg("vocab"),
+      "Whether every key of vocab is a str and every value an int in [0, 2**32) (False: look closer).");
+  m.def(
+      "bpe_merge_ids",
+      [](nb::dict vocab, nb::list merges, size_t prefix_chars) -> nb::object {
+        // Keys are viewed where they are ASCII, else copied (`owned` is not resized later).
+        const size_t size = static_cast<size_t>(PyDict_Size(vocab.ptr()));
+        VocabTable table;
+        table.reserve(size);
+        std::vector<std::string> owned(size);
+        size_t copies = 0;
+        PyObject *key, *value;
+        Py_ssize_t pos = 0;
+        while (PyDict_Next(vocab.ptr(), &pos, &key, &value)) {
+          std::string_view k;
+          uint32_t id;
+          if (!PyUnicode_Check(key) || !id_of(value, &id) || !utf8_of(key, &owned[copies], &k)) return nb::none();
+          if (!k.empty() && k.data() == owned[copies].data()) ++copies;
+          table.emplace(k, id);
+        }
+        const size_t n = static_cast<size_t>(PyList_GET_SIZE(merges.ptr()));
+        std::vector<uint32_t> left(n), right(n), merged(n);
+        std::string joined, scratch_a, scratch_b;
+        bool strings = false, pairs = false;
+        auto find = [&](std::string_view s, uint32_t* id) {
+          const auto it = table.find(s);
+          if (it == table.end()) return false;
+          *id = it->second;
+          return true;
+        };
+        for (size_t r = 0; r < n; ++r) {
+          PyObject* item = PyList_GET_ITEM(merges.ptr(), static_cast<Py_ssize_t>(r));
+          std::string_view a, b;
+          if (PyUnicode_CheckExact(item)) {  // "a b": exactly one space
+            strings = true;
+            std::string_view s;
+            if (!utf8_of(item, &scratch_a, &s)) return nb::none();
+            const size_t sp = s.find(' ');
+            if (sp == std::string_view::npos || s.find(' ', sp + 1) != std::string_view::npos) return nb::none();
+            a = s.substr(0, sp);
+            b = s.substr(sp + 1);
+          } else if (PyList_CheckExact(item) || PyTuple_CheckExact(item)) {  // [a, b]
+            pairs = true;
+            PyObject* seq = item;
+            if (PySequence_Fast_GET_SIZE(seq) != 2) return nb::none();
+            PyObject* x = PySequence_Fast_GET_ITEM(seq, 0);
+            PyObject* y = PySequence_Fast_GET_ITEM(seq, 1);
+            if (!PyUnicode_Check(x) || !PyUnicode_Check(y) || !utf8_of(x, &scratch_a, &a) ||
+                !utf8_of(y, &scratch_b, &b)) {
+              return nb::none();
+            }
+          } else {
+            return nb::none();
+          }
+          if (strings && pairs) return nb::none();  // mixed forms: the Python path names the bad one
+          joined.assign(a);
+          joined.append(skip_chars(b, prefix_chars));
+          if (!find(a, &left[r]) || !find(b, &right[r]) || !find(joined, &merged[r])) return nb::none();
+        }
+        return nb::make_tuple(as_bytes(left), as_bytes(right), as_bytes(merged));
+      },
+      nb::arg("vocab"), nb::arg("merges"), nb::arg("prefix_chars"),
+      "The (left, right, merged) ids of each merge (\"a b\" strings or [a, b] pairs; merged = a + b without its "
+      "first prefix_chars characters) as three bytes of native uint32, or None when a key, id or merge is not "
+      "of the common form or names a token not in vocab.");
+}
+
+}  // namespace tf::py
