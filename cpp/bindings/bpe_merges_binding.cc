@@ -7,7 +7,6 @@
 #include <cstring>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "bindings/common.h"
@@ -17,12 +16,70 @@ namespace tf::py {
 
 namespace {
 
-struct ViewHash {
-  size_t operator()(std::string_view s) const {
-    return static_cast<size_t>(hash_bytes(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
+// The vocab's keys: open addressing over 64-bit hashes.  A slot holds the hash, and a key
+// of up to 16 bytes (most tokens) itself, so a probe reads one cache line; a longer key
+// is read where it lies, when the hashes agree.
+class VocabTable {
+ public:
+  static uint64_t hash(std::string_view k) {
+    return hash_bytes(reinterpret_cast<const uint8_t*>(k.data()), k.size());
   }
+  explicit VocabTable(size_t n) {
+    size_t cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    slots_.resize(cap);  // value-initialized: zeroed, every slot unused
+    mask_ = cap - 1;
+  }
+  void insert(std::string_view k, uint32_t id) {
+    const uint64_t h = hash(k);
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (!s.used) {
+        s.hash = h;
+        s.len = static_cast<uint32_t>(k.size());
+        s.id = id;
+        s.used = true;
+        if (k.size() <= kInline) {
+          std::memcpy(s.bytes, k.data(), k.size());
+        } else {
+          s.key = k.data();
+        }
+        return;
+      }
+      if (s.hash == h && equal(s, k)) return;  // a key twice: the first kept (dict keys are unique)
+    }
+  }
+  void prefetch(uint64_t h) const { __builtin_prefetch(&slots_[h & mask_]); }
+  // The id of key k of hash h (= hash(k)).
+  bool find(uint64_t h, std::string_view k, uint32_t* id) const {
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (!s.used) return false;
+      if (s.hash == h && equal(s, k)) {
+        *id = s.id;
+        return true;
+      }
+    }
+  }
+
+ private:
+  static constexpr size_t kInline = 16;
+  struct alignas(32) Slot {
+    uint64_t hash;
+    uint32_t len;
+    uint32_t id : 31;  // ids past 2^31 are left to the Python path
+    uint32_t used : 1;
+    union {
+      char bytes[kInline];
+      const char* key;
+    };
+  };
+  static bool equal(const Slot& s, std::string_view k) {
+    return s.len == k.size() && std::memcmp(k.size() <= kInline ? s.bytes : s.key, k.data(), k.size()) == 0;
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
 };
-using VocabTable = std::unordered_map<std::string_view, uint32_t, ViewHash>;
 
 // The UTF-8 of a str: an ASCII str's own characters, else written to *scratch (nothing is
 // cached on the str); false for a lone surrogate.
@@ -104,8 +161,7 @@ void bind_bpe_merges(nb::module_& m) {
       [](nb::dict vocab, nb::list merges, size_t prefix_chars) -> nb::object {
         // Keys are viewed where they are ASCII, else copied (`owned` is not resized later).
         const size_t size = static_cast<size_t>(PyDict_Size(vocab.ptr()));
-        VocabTable table;
-        table.reserve(size);
+        VocabTable table(size);
         std::vector<std::string> owned(size);
         size_t copies = 0;
         PyObject *key, *value;
@@ -113,20 +169,23 @@ void bind_bpe_merges(nb::module_& m) {
         while (PyDict_Next(vocab.ptr(), &pos, &key, &value)) {
           std::string_view k;
           uint32_t id;
-          if (!PyUnicode_Check(key) || !id_of(value, &id) || !utf8_of(key, &owned[copies], &k)) return nb::none();
+          if (!PyUnicode_Check(key) || !id_of(value, &id) || id >= 0x80000000u || !utf8_of(key, &owned[copies], &k)) {
+            return nb::none();
+          }
           if (!k.empty() && k.data() == owned[copies].data()) ++copies;
-          table.emplace(k, id);
+          table.insert(k, id);
         }
+        // First every merge's three strings (left, right, their join) into one buffer with
+        // their hashes, then the lookups with the table slots of a few merges ahead already
+        // loading: one after another, each lookup was a cache miss or two waited out alone.
         const size_t n = static_cast<size_t>(PyList_GET_SIZE(merges.ptr()));
-        std::vector<uint32_t> left(n), right(n), merged(n);
-        std::string joined, scratch_a, scratch_b;
+        std::string text;
+        std::vector<uint32_t> ends;  // end in text of each string, 3 per merge
+        std::vector<uint64_t> hashes;
+        ends.reserve(3 * n);
+        hashes.reserve(3 * n);
+        std::string scratch_a, scratch_b;
         bool strings = false, pairs = false;
-        auto find = [&](std::string_view s, uint32_t* id) {
-          const auto it = table.find(s);
-          if (it == table.end()) return false;
-          *id = it->second;
-          return true;
-        };
         for (size_t r = 0; r < n; ++r) {
           PyObject* item = PyList_GET_ITEM(merges.ptr(), static_cast<Py_ssize_t>(r));
           std::string_view a, b;
@@ -140,10 +199,9 @@ void bind_bpe_merges(nb::module_& m) {
             b = s.substr(sp + 1);
           } else if (PyList_CheckExact(item) || PyTuple_CheckExact(item)) {  // [a, b]
             pairs = true;
-            PyObject* seq = item;
-            if (PySequence_Fast_GET_SIZE(seq) != 2) return nb::none();
-            PyObject* x = PySequence_Fast_GET_ITEM(seq, 0);
-            PyObject* y = PySequence_Fast_GET_ITEM(seq, 1);
+            if (PySequence_Fast_GET_SIZE(item) != 2) return nb::none();
+            PyObject* x = PySequence_Fast_GET_ITEM(item, 0);
+            PyObject* y = PySequence_Fast_GET_ITEM(item, 1);
             if (!PyUnicode_Check(x) || !PyUnicode_Check(y) || !utf8_of(x, &scratch_a, &a) ||
                 !utf8_of(y, &scratch_b, &b)) {
               return nb::none();
@@ -152,9 +210,26 @@ void bind_bpe_merges(nb::module_& m) {
             return nb::none();
           }
           if (strings && pairs) return nb::none();  // mixed forms: the Python path names the bad one
-          joined.assign(a);
-          joined.append(skip_chars(b, prefix_chars));
-          if (!find(a, &left[r]) || !find(b, &right[r]) || !find(joined, &merged[r])) return nb::none();
+          if (text.size() + 2 * (a.size() + b.size()) >= 0xFFFFFFFFu) return nb::none();
+          for (std::string_view part : {a, b}) {
+            hashes.push_back(VocabTable::hash(part));
+            text.append(part);
+            ends.push_back(static_cast<uint32_t>(text.size()));
+          }
+          const size_t join = text.size();
+          text.append(a);
+          text.append(skip_chars(b, prefix_chars));
+          hashes.push_back(VocabTable::hash(std::string_view(text).substr(join)));
+          ends.push_back(static_cast<uint32_t>(text.size()));
+        }
+        std::vector<uint32_t> left(n), right(n), merged(n);
+        uint32_t* out[3] = {left.data(), right.data(), merged.data()};
+        constexpr size_t kAhead = 16;
+        for (size_t k = 0; k < 3 * n; ++k) {
+          if (k + kAhead < 3 * n) table.prefetch(hashes[k + kAhead]);
+          const size_t begin = k == 0 ? 0 : ends[k - 1];
+          const std::string_view part(text.data() + begin, ends[k] - begin);
+          if (!table.find(hashes[k], part, &out[k % 3][k / 3])) return nb::none();
         }
         return nb::make_tuple(as_bytes(left), as_bytes(right), as_bytes(merged));
       },
