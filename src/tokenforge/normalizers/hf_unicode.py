@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import unicodedata
 
@@ -50,8 +51,15 @@ _LOWER = _tables.LOWERCASE
 
 
 def has_inert(text: str) -> bool:
-    """True if some character of `text` is unassigned in Unicode 11.0 (see `is_inert`)."""
-    return _UNASSIGNED.regex.search(text) is not None
+    """True if some character of `text` is unassigned in Unicode 11.0 (see `is_inert`).
+    Asked of each distinct character, remembered (a character class of this many ranges
+    is a linear scan per character in `re`)."""
+    return not text.isascii() and any(map(_inert_char, set(text)))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _inert_char(ch: str) -> bool:
+    return ord(ch) in _UNASSIGNED
 
 
 def is_inert(ch: str) -> bool:

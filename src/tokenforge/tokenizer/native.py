@@ -30,6 +30,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 
 import numpy as np
@@ -39,6 +40,8 @@ from tokenforge.core import Encoding as ByteEncoding
 from tokenforge.models.bpe import BPE
 from tokenforge.normalizers import NFC, NFKC
 from tokenforge.normalizers import Sequence as NormSeq
+from tokenforge.normalizers.normalized_string import NormalizedString
+from tokenforge.normalizers.unicode import changing_spans, normalize_aligned
 from tokenforge.patterns import Scanner, scanner_for
 from tokenforge.pre_tokenizers import ByteLevel, Sequence, Split
 from tokenforge.pre_tokenizers.byte_level import CHAR_BYTES
@@ -137,6 +140,7 @@ class NativeByteLevel:
         self.is_special[list(specials.values())] = True
         self.any_special = bool(specials)
         self.np = np
+        self._added = re.compile("|".join(map(re.escape, specials))) if specials else None
 
         self.plan = post_plan(tok.post_processor)
         self._doc_tables = None
@@ -157,16 +161,73 @@ class NativeByteLevel:
         except ValueError:
             return None
 
+    def normal_form(self, text: str) -> tuple[str, list[int], list[int]] | None:
+        """A text the normalizer changes as the engine takes it: (normalized text, each of its
+        characters' original start, and end), or None for the Python path.
+
+        `tokenizers`' NFC/NFKC (Unicode 11.0 data, :mod:`tokenforge.normalizers.unicode`) runs
+        only on the spans it may change (:func:`changing_spans`).  A text with an
+        added token in it, before or after normalizing, is left to the Python path (a token
+        matched in the raw text, or one that normalizing makes or unmakes, is not the
+        engine's to find).
+        """
+        if self._added is not None and self._added.search(text) is not None:
+            return None
+        parts: list[str] = []
+        starts: list[int] = []
+        ends: list[int] = []
+        done = 0
+        for a, b in changing_spans(text, self.form):
+            ns = NormalizedString.from_text(text[a:b], a)
+            unchanged = ns.align
+            normalize_aligned(ns, self.form)
+            if ns.align is unchanged:
+                continue
+            parts.append(text[done:a])
+            starts.extend(range(done, a))
+            ends.extend(range(done + 1, a + 1))
+            parts.append(ns.text)
+            starts.extend(x for x, _ in ns.align)
+            ends.extend(y for _, y in ns.align)
+            done = b
+        if not parts:
+            return text, list(range(len(text))), list(range(1, len(text) + 1))
+        parts.append(text[done:])
+        starts.extend(range(done, len(text)))
+        ends.extend(range(done + 1, len(text) + 1))
+        normalized = "".join(parts)
+        if self._added is not None and self._added.search(normalized) is not None:
+            return None
+        return normalized, starts, ends
+
     def encode(self, text: str, type_id: int = 0) -> Encoding | None:
         """The Encoding of one text (before post-processing), or None to use the Python path."""
         if self.form and not unicodedata.is_normalized(self.form, text):
-            return None
+            return self._encode_normalized(text, type_id)
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError as e:
             raise ValueError(f"text holds a lone surrogate at character {e.start}") from None
         ids = self.engine.encode_to_numpy(text, allowed_special="all")
         return self.to_encoding(text, data, ids, type_id)
+
+    def _encode_normalized(self, text: str, type_id: int) -> Encoding | None:
+        """encode() of a text the normalizer changes: the normalized text's Encoding, its
+        offsets read back through the normalizer's alignment (normal_form)."""
+        _check_surrogates(text)
+        found = self.normal_form(text)
+        if found is None:
+            return None
+        normalized, starts, ends = found
+        data = normalized.encode("utf-8")
+        ids = self.engine.encode_to_numpy(normalized, allowed_special="all")
+        enc = self.to_encoding(normalized, data, ids, type_id)
+        if len(ids):  # every token holds a byte: a non-empty range of characters
+            np = self.np
+            a, b = self._char_spans(self._array(ids), data)
+            enc.offsets = list(zip(np.asarray(starts)[a].tolist(), np.asarray(ends)[b - 1].tolist()))
+        enc._trim = None  # offsets in the original text: ByteLevel trims them as the Python path does
+        return enc
 
     def encode_batch(self, texts: list[str], threads: int) -> list[Encoding | None]:
         """Encodings of many texts, ids on native threads (None where the Python path must run)."""
@@ -179,12 +240,35 @@ class NativeByteLevel:
 
     def ids_batch(self, texts: list[str], threads: int) -> list[list[int] | None]:
         """Ids of many texts on native threads (None where the Python path must run)."""
-        ok = [not self.form or unicodedata.is_normalized(self.form, t) for t in texts]
+        texts, ok, _ = self._normalized_texts(texts)
         todo = [t for t, k in zip(texts, ok) if k]
         for t in todo:
             _check_surrogates(t)
         ids = iter(self.engine.encode_batch(todo, allowed_special="all", num_threads=threads))
         return [next(ids) if k else None for k in ok]
+
+    def _normalized_texts(self, texts: list[str], with_spans: bool = False,
+                          trim: bool = False) -> tuple[list[str], list[bool], list]:
+        """Each text as the engine takes it (normalized: normal_form), whether it can (False:
+        the Python path), and with_spans, the original (starts, ends) of a normalized one's
+        characters (None for a text left as it is; False in ok instead when trim)."""
+        out, ok, spans = texts, [True] * len(texts), [None] * len(texts)
+        if not self.form:
+            return out, ok, spans
+        for k, t in enumerate(texts):
+            if unicodedata.is_normalized(self.form, t):
+                continue
+            _check_surrogates(t)
+            found = None if with_spans and trim else self.normal_form(t)
+            if found is None:
+                ok[k] = False
+                continue
+            if out is texts:
+                out = list(texts)
+            out[k] = found[0]
+            if with_spans:
+                spans[k] = found[1:]
+        return out, ok, spans
 
     def to_encoding(self, text: str, data: bytes, ids, type_id: int) -> Encoding:
         """ids (a list or a numpy array) with their tokens, offsets and word ids."""
@@ -278,13 +362,16 @@ class NativeByteLevel:
             return None  # the native tables count spaces in a byte
         if not add_special_tokens:
             pre, post = [], []
-        ok = [True] * len(texts) if not self.form else [unicodedata.is_normalized(self.form, t) for t in texts]
+        # A text the normalizer changes is encoded normalized, its offsets read back through
+        # the alignment when read (not with trimming: the caller's Encoding path takes it).
+        texts, ok, spans = self._normalized_texts(texts, with_spans=not ids_only, trim=trim)
         todo = texts if all(ok) else [t for t, k in zip(texts, ok) if k]
         tables, core, allowed = self._tables()
         docs = iter(tables.encode_docs(core, allowed, todo, threads, [p[0] for p in pre], [p[1] for p in pre],
                                        [p[0] for p in post], [p[1] for p in post], trim, prefix_space, ids_only))
         shape = ([p[2] for p in pre], a_type, [p[2] for p in post])
-        return [ByteLevelDocEncoding(next(docs), shape, self, t) if k else None for t, k in zip(texts, ok)]
+        return [None if not k else ByteLevelDocEncoding(next(docs), shape, self, t) if m is None
+                else NormalizedDocEncoding(next(docs), shape, self, t, m) for t, k, m in zip(texts, ok, spans)]
 
     def encode_final_fast(self, texts: list[str], add_special_tokens: bool, threads: int) -> list | None:
         """encode_final without offsets (encode_batch_fast)."""
@@ -341,6 +428,34 @@ class ByteLevelDocEncoding(DocEncoding):
         return [None] * d.prefix_len + words + [None] * (len(d) - d.prefix_len - len(words))
 
     word_ids = padded_field("word_ids", _word_list)
+
+
+class NormalizedDocEncoding(ByteLevelDocEncoding):
+    """A ByteLevelDocEncoding of a text the normalizer changed: the engine encoded the
+    normalized text, and its tokens' offsets are read back to the original when read."""
+
+    __slots__ = ("_spans",)
+
+    def __init__(self, doc, shape, native: "NativeByteLevel", text: str, spans: tuple[list, list]) -> None:
+        super().__init__(doc, shape, native, text)
+        self._spans = spans
+
+    def _offset_list(self) -> list:
+        d = self._doc
+        offsets = d.offsets()
+        if d.ids_only:
+            return offsets
+        native, text = self._src
+        np = native.np
+        ids = native._array(d.text_ids())
+        if len(ids):  # each token's characters in the normalized text, then in the original
+            first, end = native._char_spans(ids, text.encode("utf-8"))
+            starts, ends = (np.asarray(x, dtype=np.int64) for x in self._spans)
+            a = d.prefix_len
+            offsets[a:a + len(ids)] = zip(starts[first].tolist(), ends[end - 1].tolist())
+        return offsets
+
+    offsets = padded_field("offsets", _offset_list)
 
 
 def post_plan(processor) -> tuple[tuple[list, list, int], bool, bool] | None:
