@@ -40,6 +40,7 @@ from tokenforge.core import Encoding as ByteEncoding
 from tokenforge.models.bpe import BPE
 from tokenforge.normalizers import NFC, NFKC
 from tokenforge.normalizers import Sequence as NormSeq
+from tokenforge.normalizers.hf_unicode import has_inert
 from tokenforge.normalizers.normalized_string import NormalizedString
 from tokenforge.normalizers.unicode import changing_spans, normalize_aligned
 from tokenforge.patterns import Scanner, scanner_for
@@ -108,6 +109,20 @@ def _space_counts(token: str) -> tuple[int, int]:
     return lead, trail
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def _normalized_span(span: str, form: str) -> tuple[str, tuple[int, ...], tuple[int, ...]] | None:
+    """A span's normalized text and each of its characters' original (start, end) in the
+    span, or None when the normalizer leaves it as it is (spans repeat: remembered)."""
+    if unicodedata.is_normalized(form, span) and not has_inert(span):
+        return None
+    ns = NormalizedString.from_text(span)
+    unchanged = ns.align
+    normalize_aligned(ns, form)
+    if ns.align is unchanged:
+        return None
+    return ns.text, tuple(x for x, _ in ns.align), tuple(y for _, y in ns.align)
+
+
 class NativeByteLevel:
     """The byte-level engine and the tables that turn its ids into an Encoding."""
 
@@ -161,7 +176,7 @@ class NativeByteLevel:
         except ValueError:
             return None
 
-    def normal_form(self, text: str) -> tuple[str, list[int], list[int]] | None:
+    def normal_form(self, text: str) -> tuple[str, np.ndarray, np.ndarray] | None:
         """A text the normalizer changes as the engine takes it: (normalized text, each of its
         characters' original start, and end), or None for the Python path.
 
@@ -173,28 +188,26 @@ class NativeByteLevel:
         """
         if self._added is not None and self._added.search(text) is not None:
             return None
+        np = self.np
         parts: list[str] = []
-        starts: list[int] = []
-        ends: list[int] = []
+        starts: list = []  # pieces of the arrays of original starts and ends
+        ends: list = []
         done = 0
         for a, b in changing_spans(text, self.form):
-            ns = NormalizedString.from_text(text[a:b], a)
-            unchanged = ns.align
-            normalize_aligned(ns, self.form)
-            if ns.align is unchanged:
+            found = _normalized_span(text[a:b], self.form)
+            if found is None:
                 continue
-            parts.append(text[done:a])
-            starts.extend(range(done, a))
-            ends.extend(range(done + 1, a + 1))
-            parts.append(ns.text)
-            starts.extend(x for x, _ in ns.align)
-            ends.extend(y for _, y in ns.align)
+            new, rel_starts, rel_ends = found
+            parts += (text[done:a], new)
+            starts += (np.arange(done, a), np.asarray(rel_starts) + a)
+            ends += (np.arange(done + 1, a + 1), np.asarray(rel_ends) + a)
             done = b
         if not parts:
-            return text, list(range(len(text))), list(range(1, len(text) + 1))
+            return text, np.arange(len(text)), np.arange(1, len(text) + 1)
         parts.append(text[done:])
-        starts.extend(range(done, len(text)))
-        ends.extend(range(done + 1, len(text) + 1))
+        starts.append(np.arange(done, len(text)))
+        ends.append(np.arange(done + 1, len(text) + 1))
+        starts, ends = np.concatenate(starts), np.concatenate(ends)
         normalized = "".join(parts)
         if self._added is not None and self._added.search(normalized) is not None:
             return None
@@ -225,7 +238,7 @@ class NativeByteLevel:
         if len(ids):  # every token holds a byte: a non-empty range of characters
             np = self.np
             a, b = self._char_spans(self._array(ids), data)
-            enc.offsets = list(zip(np.asarray(starts)[a].tolist(), np.asarray(ends)[b - 1].tolist()))
+            enc.offsets = list(zip(starts[a].tolist(), ends[b - 1].tolist()))
         enc._trim = None  # offsets in the original text: ByteLevel trims them as the Python path does
         return enc
 
@@ -442,18 +455,19 @@ class NormalizedDocEncoding(ByteLevelDocEncoding):
 
     def _offset_list(self) -> list:
         d = self._doc
-        offsets = d.offsets()
         if d.ids_only:
-            return offsets
+            return d.offsets()
         native, text = self._src
         np = native.np
         ids = native._array(d.text_ids())
-        if len(ids):  # each token's characters in the normalized text, then in the original
-            first, end = native._char_spans(ids, text.encode("utf-8"))
-            starts, ends = (np.asarray(x, dtype=np.int64) for x in self._spans)
-            a = d.prefix_len
-            offsets[a:a + len(ids)] = zip(starts[first].tolist(), ends[end - 1].tolist())
-        return offsets
+        a, n = d.prefix_len, len(ids)
+        zero = (0, 0)  # the template's special tokens
+        if not n:
+            return [zero] * len(d)
+        # each token's characters in the normalized text, then in the original
+        first, end = native._char_spans(ids, text.encode("utf-8"))
+        starts, ends = self._spans
+        return [zero] * a + list(zip(starts[first].tolist(), ends[end - 1].tolist())) + [zero] * (len(d) - a - n)
 
     offsets = padded_field("offsets", _offset_list)
 
