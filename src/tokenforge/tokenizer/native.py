@@ -19,8 +19,11 @@ Offsets, tokens and word ids are computed from the ids: token byte lengths summe
 spans, a UTF-8 lead-byte count turns them into characters (the lists built natively:
 ``_native._byte_level_lists``), ByteLevel's offset
 trimming is a per-id table of leading/trailing spaces, and word ids come from the native
-scanner's piece ends.  Text that the normalizer would change (NFC/NFKC) takes the Python
-pipeline.  Anything else — other pre-tokenizers, prefix spaces, byte_fallback — is not native.
+scanner's piece ends.  Text that the normalizer changes (NFC/NFKC) is normalized first, only
+the spans it may change and with `tokenizers`' alignment (:meth:`NativeByteLevel.normal_form`),
+and its tokens' offsets read back through that alignment; such text with an added token in it
+takes the Python pipeline.  Anything else — other pre-tokenizers, prefix spaces, byte_fallback
+— is not native.
 
 Example:
     >>> NativeByteLevel.build(object()) is None
