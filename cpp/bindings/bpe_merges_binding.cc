@@ -11,6 +11,7 @@
 
 #include "bindings/common.h"
 #include "common/byte_hash.h"
+#include "training/sentencepiece/utf8_chars.h"
 
 namespace tf::py {
 
@@ -92,22 +93,8 @@ bool utf8_of(PyObject* s, std::string* scratch, std::string_view* out) {
   scratch->clear();
   for (size_t i = 0; i < v.length; ++i) {
     const uint32_t c = PyUnicode_READ(v.kind, v.data, i);
-    if (c < 0x80) {
-      scratch->push_back(static_cast<char>(c));
-    } else if (c < 0x800) {
-      scratch->push_back(static_cast<char>(0xC0 | (c >> 6)));
-      scratch->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else if (c < 0x10000) {
-      if (c >= 0xD800 && c < 0xE000) return false;
-      scratch->push_back(static_cast<char>(0xE0 | (c >> 12)));
-      scratch->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-      scratch->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else {
-      scratch->push_back(static_cast<char>(0xF0 | (c >> 18)));
-      scratch->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-      scratch->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-      scratch->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    }
+    if (c >= 0xD800 && c < 0xE000) return false;
+    spm_train::append_utf8(static_cast<char32_t>(c), scratch);
   }
   *out = *scratch;
   return true;

@@ -136,25 +136,24 @@ bool SpmStyleEncoder::prenormalize(const uint8_t* text, size_t n, uint32_t first
       q += next_len;
       ++m;
     }
-    if (m == 1) {
+    // Under six bytes, a grapheme of two or more characters is looked up whole first; a hit
+    // replaces all of it.  Otherwise each character is looked up alone.
+    size_t rlen = 0;
+    const char* r = m > 1 && q - p < 6 ? charsmap_->shortest(p, static_cast<size_t>(q - p), &rlen) : nullptr;
+    if (r != nullptr) {
+      if (!replace(r, rlen, m, q)) return false;
+      c += m;
+    } else if (m == 1) {
       if (!one(p, len, cp)) return false;
+      ++c;
     } else {
-      // Under six bytes, the whole grapheme is looked up first; a hit replaces all of it.
-      size_t rlen = 0;
-      const char* r = q - p < 6 ? charsmap_->shortest(p, static_cast<size_t>(q - p), &rlen) : nullptr;
-      if (r != nullptr) {
-        if (!replace(r, rlen, m, q)) return false;
-      } else {
-        for (const uint8_t* at = p; at < q; ++c) {
-          int l = 1;
-          const uint32_t x = *at < 0x80 ? *at : decode_utf8(at, q, &l);
-          if (!one(at, l, x)) return false;
-          at += l;
-        }
-        c -= m;
+      for (const uint8_t* at = p; at < q; ++c) {
+        int l = 1;
+        const uint32_t x = *at < 0x80 ? *at : decode_utf8(at, q, &l);
+        if (!one(at, l, x)) return false;
+        at += l;
       }
     }
-    c += m;
     p = q;
   }
   out.resize(k);

@@ -43,7 +43,6 @@ from tokenforge.core import Encoding as ByteEncoding
 from tokenforge.models.bpe import BPE
 from tokenforge.normalizers import NFC, NFKC
 from tokenforge.normalizers import Sequence as NormSeq
-from tokenforge.normalizers.hf_unicode import has_inert
 from tokenforge.normalizers.normalized_string import NormalizedString
 from tokenforge.normalizers.unicode import changing_spans, normalize_aligned
 from tokenforge.patterns import Scanner, scanner_for
@@ -116,8 +115,6 @@ def _space_counts(token: str) -> tuple[int, int]:
 def _normalized_span(span: str, form: str) -> tuple[str, tuple[int, ...], tuple[int, ...]] | None:
     """A span's normalized text and each of its characters' original (start, end) in the
     span, or None when the normalizer leaves it as it is (spans repeat: remembered)."""
-    if unicodedata.is_normalized(form, span) and not has_inert(span):
-        return None
     ns = NormalizedString.from_text(span)
     unchanged = ns.align
     normalize_aligned(ns, form)
@@ -238,10 +235,8 @@ class NativeByteLevel:
         data = normalized.encode("utf-8")
         ids = self.engine.encode_to_numpy(normalized, allowed_special="all")
         enc = self.to_encoding(normalized, data, ids, type_id)
-        if len(ids):  # every token holds a byte: a non-empty range of characters
-            np = self.np
-            a, b = self._char_spans(self._array(ids), data)
-            enc.offsets = list(zip(starts[a].tolist(), ends[b - 1].tolist()))
+        if len(ids):
+            enc.offsets = self.original_offsets(self._array(ids), data, starts, ends)
         enc._trim = None  # offsets in the original text: ByteLevel trims them as the Python path does
         return enc
 
@@ -262,6 +257,13 @@ class NativeByteLevel:
             _check_surrogates(t)
         ids = iter(self.engine.encode_batch(todo, allowed_special="all", num_threads=threads))
         return [next(ids) if k else None for k in ok]
+
+    def original_offsets(self, arr, data: bytes, starts, ends) -> list[tuple[int, int]]:
+        """The offsets in the original text of the tokens `arr` of a normalized text (UTF-8
+        `data`), whose characters came from the original's (starts[i], ends[i]): every token
+        holds a byte, so a non-empty range of characters."""
+        first, end = self._char_spans(arr, data)
+        return list(zip(starts[first].tolist(), ends[end - 1].tolist()))
 
     def _normalized_texts(self, texts: list[str], with_spans: bool = False,
                           trim: bool = False) -> tuple[list[str], list[bool], list]:
@@ -461,16 +463,12 @@ class NormalizedDocEncoding(ByteLevelDocEncoding):
         if d.ids_only:
             return d.offsets()
         native, text = self._src
-        np = native.np
         ids = native._array(d.text_ids())
         a, n = d.prefix_len, len(ids)
         zero = (0, 0)  # the template's special tokens
         if not n:
             return [zero] * len(d)
-        # each token's characters in the normalized text, then in the original
-        first, end = native._char_spans(ids, text.encode("utf-8"))
-        starts, ends = self._spans
-        return [zero] * a + list(zip(starts[first].tolist(), ends[end - 1].tolist())) + [zero] * (len(d) - a - n)
+        return [zero] * a + native.original_offsets(ids, text.encode("utf-8"), *self._spans) + [zero] * (len(d) - a - n)
 
     offsets = padded_field("offsets", _offset_list)
 
