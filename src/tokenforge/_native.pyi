@@ -480,3 +480,13 @@ class ByteLevelDoc:
 
     @property
     def prefix_len(self) -> int: ...
+
+def valid_vocab(vocab: dict) -> bool:
+    """
+    Whether every key of vocab is a str and every value an int in [0, 2**32) (False: look closer).
+    """
+
+def bpe_merge_ids(vocab: dict, merges: list, prefix_chars: int) -> object:
+    """
+    The (left, right, merged) ids of each merge ("a b" strings or [a, b] pairs; merged = a + b without its first prefix_chars characters) as three bytes of native uint32, or None when a key, id or merge is not of the common form or names a token not in vocab.
+    """

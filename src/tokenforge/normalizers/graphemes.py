@@ -11,8 +11,8 @@ before it, which `tokenizers` does not: "²" U+094D U+0915 is two graphemes, "²
 U+0915, and Precompiled replaces the first whole.)
 
 Example:
-    >>> graphemes("e\\u0301a\\r\\n")
-    ['é', 'a', '\\r\\n']
+    >>> [len(g) for g in graphemes("e\\u0301a\\r\\n")]  # e + acute accent, a, CR LF
+    [2, 1, 2]
 """
 
 from __future__ import annotations
