@@ -244,6 +244,28 @@ nb::object doc_offset_list(const ByteLevelDoc& d) {
   return doc_offsets(d.frame->frame, d.c->starts.data() + d.begin, d.c->ends.data() + d.begin, n);
 }
 
+// The offsets of a document whose text was normalized before it was encoded: each token's
+// character span in the normalized text, (s, e), read back as (starts[s], ends[e - 1]) of the
+// original text (starts/ends: native uint32 per normalized character).
+nb::object doc_offset_list_through(const ByteLevelDoc& d, nb::bytes starts, nb::bytes ends) {
+  const size_t n = d.end - d.begin;
+  if (d.ids_only) return doc_offsets(d.frame->frame, nullptr, nullptr, 0, n);
+  const size_t m = starts.size() / sizeof(uint32_t);
+  if (starts.size() != ends.size() || starts.size() % sizeof(uint32_t) != 0)
+    value_error("offsets_through: starts and ends must be uint32 arrays of one length");
+  std::vector<uint32_t> s(m), e(m), os(n), oe(n);
+  std::memcpy(s.data(), starts.c_str(), starts.size());
+  std::memcpy(e.data(), ends.c_str(), ends.size());
+  const uint32_t* a = d.c->starts.data() + d.begin;
+  const uint32_t* b = d.c->ends.data() + d.begin;
+  for (size_t j = 0; j < n; ++j) {
+    if (a[j] >= b[j] || b[j] > m) value_error("offsets_through: a token outside the normalized text");
+    os[j] = s[a[j]];
+    oe[j] = e[b[j] - 1];
+  }
+  return doc_offsets(d.frame->frame, os.data(), oe.data(), n);
+}
+
 }  // namespace
 
 void bind_byte_level_docs(nb::module_& m) {
@@ -280,6 +302,9 @@ void bind_byte_level_docs(nb::module_& m) {
       })
       .def("tokens", &doc_token_list)
       .def("offsets", [](ByteLevelDoc& d) { return d.offsets_list.is_valid() ? hand_out(d.offsets_list) : doc_offset_list(d); })
+      .def("offsets_through", &doc_offset_list_through, nb::arg("starts"), nb::arg("ends"),
+           "The offsets in the original text of a document whose text was normalized first: starts/ends "
+           "give each normalized character's original span (native uint32 bytes).")
       .def("word_ids", [](const ByteLevelDoc& d) {
         return doc_words(d.frame->frame, nullptr, 0, d.end - d.begin);  // all None: word ids come from Python
       }, "Word ids all None (the caller computes the text's from its ids).")

@@ -24,6 +24,7 @@ void bind_hf_spm(nb::module_& m);
 void bind_byte_level_lists(nb::module_& m);
 void bind_byte_level_docs(nb::module_& m);
 void bind_bpe_merges(nb::module_& m);
+void bind_unicode_forms(nb::module_& m);
 
 PyObject* make_cached_int(uint32_t v) {
   if (v >= kIntCacheSize) return PyLong_FromLong(static_cast<long>(v));
@@ -84,4 +85,5 @@ NB_MODULE(_native, m) {
   tf::py::bind_byte_level_lists(m);
   tf::py::bind_byte_level_docs(m);
   tf::py::bind_bpe_merges(m);
+  tf::py::bind_unicode_forms(m);
 }

@@ -15,11 +15,23 @@ SpecialMatcher::SpecialMatcher(std::vector<std::pair<std::string, uint32_t>> spe
   std::vector<std::pair<std::string, int32_t>> keys;
   keys.reserve(specials_.size());
   int distinct = 0;
+  two_bytes_.assign(65536 / 64, 0);
+  four_bytes_.assign(65536 / 64, 0);
   for (size_t k = 0; k < specials_.size(); ++k) {
     const std::string& text = specials_[k].first;
     keys.emplace_back(text, static_cast<int32_t>(k));
     max_length_ = std::max(max_length_, text.size());
-    const uint8_t b = static_cast<uint8_t>(text[0]);
+    const uint8_t* t = reinterpret_cast<const uint8_t*>(text.data());
+    if (text.size() == 1) {
+      one_byte_[t[0]] = true;
+    } else if (text.size() < 4) {
+      const uint32_t bit = (uint32_t{t[0]} << 8) | t[1];
+      two_bytes_[bit >> 6] |= uint64_t{1} << (bit & 63);
+    } else {
+      const uint32_t bit = hash4(t);
+      four_bytes_[bit >> 6] |= uint64_t{1} << (bit & 63);
+    }
+    const uint8_t b = t[0];
     if (!first_byte_[b]) {
       first_byte_[b] = true;
       ++distinct;
@@ -28,6 +40,23 @@ SpecialMatcher::SpecialMatcher(std::vector<std::pair<std::string, uint32_t>> spe
   }
   if (distinct != 1) only_first_byte_ = -1;
   trie_.build(std::move(keys));
+}
+
+uint32_t SpecialMatcher::hash4(const uint8_t* p) {
+  uint32_t x;
+  std::memcpy(&x, p, 4);
+  return (x * 0x9E3779B1u) >> 16;
+}
+
+// Whether some special may start at text[i] (first_byte_ holds there): false only when none can.
+bool SpecialMatcher::may_start(const uint8_t* text, size_t n, size_t i) const {
+  const uint8_t b = text[i];
+  if (one_byte_[b] || i + 1 >= n) return true;
+  const uint32_t two = (uint32_t{b} << 8) | text[i + 1];
+  if ((two_bytes_[two >> 6] >> (two & 63)) & 1) return true;
+  if (i + 4 > n) return false;  // only a special of four bytes or more is left, and it does not fit
+  const uint32_t four = hash4(text + i);
+  return (four_bytes_[four >> 6] >> (four & 63)) & 1;
 }
 
 SpecialMatcher::Match SpecialMatcher::find(const uint8_t* text, size_t n, size_t from) const {
@@ -40,6 +69,10 @@ SpecialMatcher::Match SpecialMatcher::find(const uint8_t* text, size_t n, size_t
       if (hit == nullptr) return m;
       i = static_cast<const uint8_t*>(hit) - text;
     } else if (!first_byte_[text[i]]) {
+      ++i;
+      continue;
+    }
+    if (!may_start(text, n, i)) {
       ++i;
       continue;
     }

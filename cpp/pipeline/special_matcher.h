@@ -1,7 +1,11 @@
 // SpecialMatcher: finds the next occurrence of any of a set of special-token strings.
 //
 // The scan jumps with memchr when every special starts with the same byte (the usual '<'),
-// otherwise it tests a 256-entry first-byte set.  At a candidate position a walk of a trie
+// otherwise it tests a 256-entry first-byte set.  A candidate position is then filtered by
+// the specials' first bytes: any one-byte special starting there, the first two bytes of the
+// two- and three-byte ones (a bit set), and a hash of the first four of the longer ones (a
+// bit filter).  Files whose specials are runs of spaces or newlines ("▁▁", "\n\n\n") would
+// otherwise walk the trie at every space.  Where the filter lets it through, a walk of a trie
 // of the specials finds the longest one that matches there.  O(text) plus, at each
 // candidate position, the length of the longest special that starts alike.  A text listed
 // twice keeps its first id.
@@ -37,6 +41,11 @@ class SpecialMatcher {
   std::vector<std::pair<std::string, uint32_t>> specials_;  // sorted by text, one per text
   PieceTrie trie_;                                           // text -> its index in specials_
   bool first_byte_[256] = {};
+  bool one_byte_[256] = {};                                  // a special of one byte
+  std::vector<uint64_t> two_bytes_;                          // first two bytes of a 2- or 3-byte special
+  std::vector<uint64_t> four_bytes_;                         // hashed first four of a longer one
+  static uint32_t hash4(const uint8_t* p);
+  bool may_start(const uint8_t* text, size_t n, size_t i) const;
   int only_first_byte_ = -1;                                 // >= 0 when all specials share it
   size_t max_length_ = 0;
 };

@@ -314,25 +314,43 @@ void MergeRankBpe::encode_word(std::string_view word, uint64_t h, uint32_t base,
 }
 
 // Cuts the text into words first, then encodes them with the word cache's slot of a word a
-// few ahead already loading (a cold slot is a cache miss per word otherwise).
+// few ahead already loading (a cold slot is a cache miss per word otherwise).  The cuts are
+// found in two passes: the characters first, then each boundary's join filter bit, whose word
+// is loaded a few boundaries ahead (in a large vocabulary the filter outgrows the cache, and
+// a miss per character, one after another, was most of the time on text with few spaces).
 void MergeRankBpe::encode(std::string_view text, uint32_t base, std::vector<HfToken>* out, Scratch& scratch) const {
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
   const uint8_t* end = s + text.size();
   const uint8_t* p = s;
   std::vector<uint32_t>& cuts = scratch.cuts;
+  std::vector<CharAt>& chars = scratch.chars;
   cuts.clear();
-  uint32_t prev_last = 0;
-  bool prev_unk = false;
-  while (p < end) {
+  if (chars.size() < text.size()) chars.resize(text.size());
+  size_t m = 0;
+  while (p < end) {  // fields written in place (a whole struct copied in stalled on its parts' stores)
     int len = 1;
     const CharInfo c = char_at(p, end, &len);
-    const bool unk = c.id == kUnk;
-    if (p == s || (!joinable(prev_last, c.first) && !(unk && prev_unk && fuse_unk_))) {
-      cuts.push_back(static_cast<uint32_t>(p - s));
-    }
-    prev_last = c.last;
-    prev_unk = unk;
+    CharAt& r = chars[m++];
+    r.at = static_cast<uint32_t>(p - s);
+    r.first = c.first;
+    r.last = c.last;
+    r.unk = c.id == kUnk;
     p += len;
+  }
+  constexpr size_t kFilterAhead = 16;
+  auto prefetch_filter = [&](size_t i) {  // the filter word of the boundary before chars[i]
+    if (small_code(chars[i - 1].last) < 0 || small_code(chars[i].first) < 0) {
+      const uint64_t k = join_hash(chars[i - 1].last, chars[i].first) & join_mask_;
+      __builtin_prefetch(&join_filter_[k >> 6]);
+    }
+  };
+  for (size_t i = 1; i < m && i <= kFilterAhead; ++i) prefetch_filter(i);
+  if (m > 0) cuts.push_back(0);
+  for (size_t i = 1; i < m; ++i) {
+    if (i + kFilterAhead < m) prefetch_filter(i + kFilterAhead);
+    const CharAt& a = chars[i - 1];
+    const CharAt& b = chars[i];
+    if (!joinable(a.last, b.first) && !(b.unk && a.unk && fuse_unk_)) cuts.push_back(b.at);
   }
   const size_t words = cuts.size();
   cuts.push_back(static_cast<uint32_t>(text.size()));

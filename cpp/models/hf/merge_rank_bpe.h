@@ -49,11 +49,19 @@ class MergeRankBpe {
     uint32_t id;
     uint32_t len;  // bytes
   };
+  // A character of the text in encode(): its byte offset, the first and last characters of
+  // the text of its first and last symbols, whether it is the unknown token.
+  struct CharAt {
+    uint32_t at;
+    uint32_t first, last;
+    bool unk;
+  };
   // What encode() reuses from call to call; one per thread (see scratch()).
   struct Scratch {
     std::vector<Symbol> syms;
     std::vector<uint32_t> packed;
     std::vector<uint32_t> cuts;  // word starts of the text in encode(), then its end
+    std::vector<CharAt> chars;   // the characters of the text in encode()
     void* cache = nullptr;  // the thread's PieceCache of this model
   };
   // The calling thread's Scratch, set up for this model; valid until another model's

@@ -27,7 +27,6 @@ Example:
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from functools import lru_cache
 
@@ -134,61 +133,6 @@ def _recompose(stream: list[tuple[str, int, int]]) -> list[tuple[str, int]]:
         out.append(starter)
     out.extend(waiting)
     return out
-
-
-@lru_cache(maxsize=4)
-def _changing(form: str) -> tuple[re.Pattern, re.Pattern]:
-    """Patterns of the runs of characters `form` (as `tokenizers` applies it) may change or
-    that may change the character before them: those that decompose, the non-starters, and
-    those that compose with a character before them; below U+10000 and above (a character
-    class of both is many times slower in `re`).  Made on first use, from a pass over the
-    code points below U+30000 (none above decomposes or composes)."""
-    from tokenforge.normalizers.hf_unicode import combining, is_inert
-
-    seconds = _seconds()
-    ranges: list[list[int]] = []
-    for c in range(0x30000):
-        if 0xD800 <= c < 0xE000:
-            continue
-        ch = chr(c)
-        if is_inert(ch) or not (combining(ch) or ch in seconds or unicodedata.normalize(form, ch) != ch):
-            continue
-        if ranges and ranges[-1][1] == c - 1:
-            ranges[-1][1] = c
-        else:
-            ranges.append([c, c])
-
-    def pattern(rs: list[list[int]]) -> re.Pattern:
-        return re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in rs) + "]+" if rs else "(?!)")
-
-    return pattern([r for r in ranges if r[1] < 0x10000]), pattern([r for r in ranges if r[0] >= 0x10000])
-
-
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-
-
-def changing_spans(text: str, form: str) -> list[tuple[int, int]]:
-    """The only spans [a, b) of text that `form` may change: each run of characters that
-    change or join the character before them (:func:`_changing`), with that character.
-    Every other character is a starter that stays as it is and composes with nothing before
-    it, so the text normalizes span by span.
-
-    Example:
-        >>> changing_spans("cafe\u0301 ok \u212b", "NFC")
-        [(3, 5), (8, 10)]
-    """
-    bmp, astral = _changing(form)
-    runs = [m.span() for m in bmp.finditer(text)]
-    if _ASTRAL.search(text) is not None:
-        runs = sorted(runs + [m.span() for m in astral.finditer(text)])
-    spans: list[tuple[int, int]] = []
-    for a, b in runs:
-        a = max(a - 1, 0)
-        if spans and a <= spans[-1][1]:
-            spans[-1] = (spans[-1][0], max(b, spans[-1][1]))
-        else:
-            spans.append((a, b))
-    return spans
 
 
 def normalize_aligned(ns: NormalizedString, form: str) -> None:

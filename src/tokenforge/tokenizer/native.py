@@ -19,8 +19,8 @@ Offsets, tokens and word ids are computed from the ids: token byte lengths summe
 spans, a UTF-8 lead-byte count turns them into characters (the lists built natively:
 ``_native._byte_level_lists``), ByteLevel's offset
 trimming is a per-id table of leading/trailing spaces, and word ids come from the native
-scanner's piece ends.  Text that the normalizer changes (NFC/NFKC) is normalized first, only
-the spans it may change and with `tokenizers`' alignment (:meth:`NativeByteLevel.normal_form`),
+scanner's piece ends.  Text that the normalizer changes (NFC/NFKC) is normalized first, in
+C++ and with `tokenizers`' alignment (:meth:`NativeByteLevel.normal_form`),
 and its tokens' offsets read back through that alignment; such text with an added token in it
 takes the Python pipeline.  Anything else — other pre-tokenizers, prefix spaces, byte_fallback
 — is not native.
@@ -43,8 +43,6 @@ from tokenforge.core import Encoding as ByteEncoding
 from tokenforge.models.bpe import BPE
 from tokenforge.normalizers import NFC, NFKC
 from tokenforge.normalizers import Sequence as NormSeq
-from tokenforge.normalizers.normalized_string import NormalizedString
-from tokenforge.normalizers.unicode import changing_spans, normalize_aligned
 from tokenforge.patterns import Scanner, scanner_for
 from tokenforge.pre_tokenizers import ByteLevel, Sequence, Split
 from tokenforge.pre_tokenizers.byte_level import CHAR_BYTES
@@ -111,18 +109,6 @@ def _space_counts(token: str) -> tuple[int, int]:
     return lead, trail
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def _normalized_span(span: str, form: str) -> tuple[str, tuple[int, ...], tuple[int, ...]] | None:
-    """A span's normalized text and each of its characters' original (start, end) in the
-    span, or None when the normalizer leaves it as it is (spans repeat: remembered)."""
-    ns = NormalizedString.from_text(span)
-    unchanged = ns.align
-    normalize_aligned(ns, form)
-    if ns.align is unchanged:
-        return None
-    return ns.text, tuple(x for x, _ in ns.align), tuple(y for _, y in ns.align)
-
-
 class NativeByteLevel:
     """The byte-level engine and the tables that turn its ids into an Encoding."""
 
@@ -176,46 +162,30 @@ class NativeByteLevel:
         except ValueError:
             return None
 
-    def normal_form(self, text: str) -> tuple[str, np.ndarray, np.ndarray] | None:
-        """A text the normalizer changes as the engine takes it: (normalized text, each of its
-        characters' original start, and end), or None for the Python path.
+    def normal_form(self, text: str) -> tuple[str, bytes | None, bytes | None] | None:
+        """A text as the engine takes it: (normalized text, each of its characters' original
+        start, and end, as native uint32 bytes), (text, None, None) when the normalizer leaves
+        it as it is, or None for the Python path.
 
-        `tokenizers`' NFC/NFKC (Unicode 11.0 data, :mod:`tokenforge.normalizers.unicode`) runs
-        only on the spans it may change (:func:`changing_spans`).  A text with an
-        added token in it, before or after normalizing, is left to the Python path (a token
-        matched in the raw text, or one that normalizing makes or unmakes, is not the
-        engine's to find).
+        `tokenizers`' NFC/NFKC (Unicode 11.0 data) runs natively
+        (``_native.normalize_unicode``, whose readable twin is
+        :func:`tokenforge.normalizers.unicode.normalize_aligned`).  A text the normalizer
+        changes with an added token in it, before or after normalizing, is left to the Python
+        path (a token matched in the raw text, or one that normalizing makes or unmakes, is not
+        the engine's to find).
         """
-        if self._added is not None and self._added.search(text) is not None:
+        found = _native.normalize_unicode(text, self.form)
+        if found is None:
+            return text, None, None
+        _check_surrogates(text)
+        if self._added is not None and (self._added.search(text) is not None
+                                        or self._added.search(found[0]) is not None):
             return None
-        np = self.np
-        parts: list[str] = []
-        starts: list = []  # pieces of the arrays of original starts and ends
-        ends: list = []
-        done = 0
-        for a, b in changing_spans(text, self.form):
-            found = _normalized_span(text[a:b], self.form)
-            if found is None:
-                continue
-            new, rel_starts, rel_ends = found
-            parts += (text[done:a], new)
-            starts += (np.arange(done, a), np.asarray(rel_starts) + a)
-            ends += (np.arange(done + 1, a + 1), np.asarray(rel_ends) + a)
-            done = b
-        if not parts:
-            return text, np.arange(len(text)), np.arange(1, len(text) + 1)
-        parts.append(text[done:])
-        starts.append(np.arange(done, len(text)))
-        ends.append(np.arange(done + 1, len(text) + 1))
-        starts, ends = np.concatenate(starts), np.concatenate(ends)
-        normalized = "".join(parts)
-        if self._added is not None and self._added.search(normalized) is not None:
-            return None
-        return normalized, starts, ends
+        return found
 
     def encode(self, text: str, type_id: int = 0) -> Encoding | None:
         """The Encoding of one text (before post-processing), or None to use the Python path."""
-        if self.form and not unicodedata.is_normalized(self.form, text):
+        if self.form and not text.isascii():
             return self._encode_normalized(text, type_id)
         try:
             data = text.encode("utf-8")
@@ -225,7 +195,7 @@ class NativeByteLevel:
         return self.to_encoding(text, data, ids, type_id)
 
     def _encode_normalized(self, text: str, type_id: int) -> Encoding | None:
-        """encode() of a text the normalizer changes: the normalized text's Encoding, its
+        """encode() of a text the normalizer may change: the normalized text's Encoding, its
         offsets read back through the normalizer's alignment (normal_form)."""
         _check_surrogates(text)
         found = self.normal_form(text)
@@ -235,6 +205,8 @@ class NativeByteLevel:
         data = normalized.encode("utf-8")
         ids = self.engine.encode_to_numpy(normalized, allowed_special="all")
         enc = self.to_encoding(normalized, data, ids, type_id)
+        if starts is None:
+            return enc
         if len(ids):
             enc.offsets = self.original_offsets(self._array(ids), data, starts, ends)
         enc._trim = None  # offsets in the original text: ByteLevel trims them as the Python path does
@@ -260,9 +232,11 @@ class NativeByteLevel:
 
     def original_offsets(self, arr, data: bytes, starts, ends) -> list[tuple[int, int]]:
         """The offsets in the original text of the tokens `arr` of a normalized text (UTF-8
-        `data`), whose characters came from the original's (starts[i], ends[i]): every token
-        holds a byte, so a non-empty range of characters."""
+        `data`), whose characters came from the original's (starts[i], ends[i]; native uint32
+        bytes): every token holds a byte, so a non-empty range of characters."""
+        np = self.np
         first, end = self._char_spans(arr, data)
+        starts, ends = np.frombuffer(starts, dtype=np.uint32), np.frombuffer(ends, dtype=np.uint32)
         return list(zip(starts[first].tolist(), ends[end - 1].tolist()))
 
     def _normalized_texts(self, texts: list[str], with_spans: bool = False,
@@ -274,11 +248,12 @@ class NativeByteLevel:
         if not self.form:
             return out, ok, spans
         for k, t in enumerate(texts):
-            if unicodedata.is_normalized(self.form, t):
+            if t.isascii():
                 continue
-            _check_surrogates(t)
-            found = None if with_spans and trim else self.normal_form(t)
-            if found is None:
+            found = self.normal_form(t)
+            if found is not None and found[1] is None:
+                continue  # left as it is
+            if found is None or (with_spans and trim):
                 ok[k] = False
                 continue
             if out is texts:
@@ -462,13 +437,7 @@ class NormalizedDocEncoding(ByteLevelDocEncoding):
         d = self._doc
         if d.ids_only:
             return d.offsets()
-        native, text = self._src
-        ids = native._array(d.text_ids())
-        a, n = d.prefix_len, len(ids)
-        zero = (0, 0)  # the template's special tokens
-        if not n:
-            return [zero] * len(d)
-        return [zero] * a + native.original_offsets(ids, text.encode("utf-8"), *self._spans) + [zero] * (len(d) - a - n)
+        return d.offsets_through(*self._spans)
 
     offsets = padded_field("offsets", _offset_list)
 
