@@ -4,6 +4,9 @@ missing fails instead (a green run must have compared with the references)."""
 
 from __future__ import annotations
 
+import gc
+import os
+
 import pytest
 from _shared import CORPUS_FILES, corpus_sample, in_ci, need_shared
 
@@ -40,3 +43,24 @@ def corpus(request) -> tuple[str, str]:
     """(name, sampled text) of each file of ../shared/corpus."""
     need_shared()
     return request.param, corpus_sample(request.param)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After each test file, its garbage collected and what survives frozen out of the
+    collector's view: the session's cached tokenizers and references (millions of objects)
+    would otherwise be scanned by every full collection for the rest of the run, a second or
+    more each, and the RSS tests collect between rounds.  The file's own fixtures are gone
+    by now, so what is frozen lives to the end of the session anyway."""
+    yield
+    if nextitem is None or nextitem.path != item.path:
+        gc.collect()
+        gc.freeze()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto`: one worker per core this process may use, at most 4 (each worker loads the
+    reference tokenizers it meets: several GB on a many-core machine otherwise).  Files stay
+    whole on one worker (--dist loadfile in pyproject's addopts), their fixtures loaded once."""
+    return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 4))

@@ -469,6 +469,11 @@ class ByteLevelDoc:
 
     def offsets(self) -> object: ...
 
+    def offsets_through(self, starts: bytes, ends: bytes) -> object:
+        """
+        The offsets in the original text of a document whose text was normalized first: starts/ends give each normalized character's original span (native uint32 bytes).
+        """
+
     def word_ids(self) -> object:
         """Word ids all None (the caller computes the text's from its ids)."""
 
@@ -489,4 +494,9 @@ def valid_vocab(vocab: dict) -> bool:
 def bpe_merge_ids(vocab: dict, merges: list, prefix_chars: int) -> object:
     """
     The (left, right, merged) ids of each merge ("a b" strings or [a, b] pairs; merged = a + b without its first prefix_chars characters) as three bytes of native uint32, or None when a key, id or merge is not of the common form or names a token not in vocab.
+    """
+
+def normalize_unicode(text: str, form: str) -> object:
+    """
+    text under tokenizers' normalization form (NFC, NFD, NFKC, NFKD; Unicode 11.0) as (normalized text, each of its characters' original start and end as native uint32 bytes), or None when the form leaves text as it is.
     """

@@ -69,8 +69,11 @@ def test_short_atheris_run(target, tmp_path):
     corpus.mkdir()
     for i, seed in enumerate(load_targets().seeds(target)):
         (corpus / f"seed-{i}").write_bytes(seed)
+    # Started from a shell that forks it: a child exec'd straight from this process inherits
+    # its peak RSS (Linux keeps ru_maxrss across exec), which libFuzzer reads as its own and
+    # takes for an out-of-memory when the test process is large.
     done = subprocess.run(
-        [sys.executable, str(FUZZ / "run.py"), target, f"-runs={RUNS.get(target, DEFAULT_RUNS)}",
+        ["sh", "-c", '"$@"; exit $?', "sh", sys.executable, str(FUZZ / "run.py"), target, f"-runs={RUNS.get(target, DEFAULT_RUNS)}",
          "-max_total_time=150", "-seed=1", "-rss_limit_mb=4096",
          "-timeout=60", f"-artifact_prefix={tmp_path}/", str(corpus)],
         capture_output=True, text=True, timeout=300, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
