@@ -7,6 +7,9 @@
 - unseen_multi.txt: lines of words from glibc's locale files (month and day names, ...,
   in ~300 locales and scripts), random order, then the CJK sample texts of CPython's
   cjkencodings tests;
+- unseen_messages.txt: the translated messages of the gettext catalogs (.mo) under
+  /usr/share (coreutils, vim, apt, ... in ~100 languages), a file's messages in order and
+  the files in random order: real sentences, prose and UI strings, in many scripts;
 - unseen_words.txt: random lower-case words drawn with English letter frequencies;
 - rand_letters.txt: random letters without spaces (every piece long and new).
 
@@ -20,6 +23,7 @@ import glob
 import os
 import random
 import re
+import struct
 import subprocess
 import sys
 import sysconfig
@@ -76,6 +80,46 @@ def multi_text(limit: int, rnd: random.Random) -> str:
     return text[-limit:] if len(text) > limit else text  # keep the CJK texts at the end
 
 
+def _mo_messages(path: str) -> list[str]:
+    """The translated strings of one gettext .mo file (UTF-8 catalogs only)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 28:
+        return []
+    order = "<" if data[:4] == b"\xde\x12\x04\x95" else ">" if data[:4] == b"\x95\x04\x12\xde" else ""
+    if not order:
+        return []
+    n, _, trans = struct.unpack_from(order + "3I", data, 8)
+    out = []
+    for i in range(n):
+        length, offset = struct.unpack_from(order + "2I", data, trans + 8 * i)
+        raw = data[offset : offset + length]
+        if i == 0:  # the header: skip catalogs not in UTF-8
+            if b"charset=utf-8" not in raw.lower() and b"charset=utf8" not in raw.lower():
+                return []
+            continue
+        try:
+            out.extend(s for s in raw.decode("utf-8").split("\0") if s.strip())
+        except UnicodeDecodeError:
+            continue
+    return out
+
+
+def messages_text(limit: int, rnd: random.Random) -> str:
+    files = sorted(glob.glob("/usr/share/**/*.mo", recursive=True))
+    rnd.shuffle(files)
+    out, n = [], 0
+    for f in files:
+        for m in _mo_messages(f):
+            out.append(m)
+            n += len(m) + 1
+        if n > limit:
+            break
+    if not out:
+        sys.exit("no gettext catalogs (.mo) under /usr/share")
+    return "\n".join(out)
+
+
 def words_text(limit: int, rnd: random.Random) -> str:
     letters = "etaoinshrdlcumwfgypbvkjxqz"
     weights = [12, 9, 8, 8, 7, 7, 6, 6, 6, 4, 4, 3, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1]
@@ -98,6 +142,7 @@ def main() -> None:
     texts = {
         "unseen_code": code_text(limit),
         "unseen_multi": multi_text(limit, rnd),
+        "unseen_messages": messages_text(limit, random.Random(11)),
         "unseen_words": words_text(limit, rnd),
         "rand_letters": "".join(rnd.choices("abcdefghijklmnopqrstuvwxyz", k=limit)),
     }

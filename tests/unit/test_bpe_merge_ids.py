@@ -76,3 +76,26 @@ def test_shared_files(name):
     model = from_dict(d)
     assert [list(x) for x in model.merge_ids] == [list(x) for x in _python_ids(d["vocab"], d["merges"])]
     assert model.merges == _parse_merges(d["merges"])
+
+
+def test_loaded_model_leaves_no_lists_for_the_collector():
+    """Merges written as [a, b] must not stay behind as lists: every full collection of the
+    user's process would walk each of them for the life of the model."""
+    import gc
+
+    from tokenforge import Tokenizer
+
+    vocab = {chr(0x100 + i): i for i in range(200)}
+    merges = []
+    for i in range(199):
+        a, b = chr(0x100 + i), chr(0x100 + i + 1)
+        vocab[a + b] = len(vocab)
+        merges.append([a, b])
+    text = json.dumps({"model": {"type": "BPE", "vocab": vocab, "merges": merges}})
+    gc.collect()
+    before = len(gc.get_objects())
+    tok = Tokenizer.from_str(text)
+    gc.collect()
+    assert len(gc.get_objects()) - before < 100
+    assert tok.model.merges[:2] == [(chr(0x100), chr(0x101)), (chr(0x101), chr(0x102))]
+    assert json.loads(tok.to_str())["model"]["merges"][0] == [chr(0x100), chr(0x101)]

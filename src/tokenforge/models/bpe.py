@@ -70,7 +70,10 @@ class BPE(VocabModel):
         vocab = self.vocab
         found = _native.bpe_merge_ids(vocab, merges, plen) if type(merges) is list else None
         if found is not None:  # the common case, in C++; self.merges is then made when read
-            self._merges_given = list(merges)
+            # Merges written as [a, b] are kept as tuples: a list is a container the garbage
+            # collector walks at every full collection for the life of the model (151k of
+            # them for Qwen3), a tuple of two strs it stops tracking.
+            self._merges_given = [tuple(m) if type(m) is list else m for m in merges]
             self.merge_ids = tuple(_uint32s(b) for b in found)
             self.merged_ids = self.merge_ids[2]
             return

@@ -74,11 +74,15 @@ class Tokenizer:
             >>> t.encode("a").ids
             [0]
         """
-        try:
-            d = json.loads(json_str)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"tokenizer.json is not valid JSON: {e}") from None
-        return cls.from_dict(d)
+        # The parsed file is hundreds of thousands of new lists and strs, alive until the
+        # native tables are built from them: collections during the load would walk them
+        # all again and free none (see tokenforge._gc).
+        with gc_paused():
+            try:
+                d = json.loads(json_str)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"tokenizer.json is not valid JSON: {e}") from None
+            return cls.from_dict(d)
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> "Tokenizer":
