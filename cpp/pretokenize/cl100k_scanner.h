@@ -60,19 +60,24 @@ __attribute__((noinline)) const uint8_t* next_piece_cl100k_general(const uint8_t
   return r.end;                                           // \s
 }
 
-// Fast path for the commonest piece, an ASCII word with an optional ASCII lead (not `'`,
-// which may start a contraction), inlined into the encoder's loop; the general path gives
-// the same end whenever the run of letters is followed by an ASCII byte or the end of the
-// text, and takes every other piece.
+// Fast path for the commonest piece, a word that starts with an ASCII letter, with an
+// optional ASCII lead (not `'`, which may start a contraction), inlined into the encoder's
+// loop: `[^\r\n\p{L}\p{N}]?+\p{L}++` is then the lead and the whole run of letters, so
+// where the ASCII letters stop at a non-ASCII byte (an accented letter: "inválido") the
+// run goes on from there (`run`) instead of the general path scanning the word again.
+// The general path takes every other piece.
 template <bool kWholeTrailingSpace, int kMaxDigits = 3>
 TF_ALWAYS_INLINE const uint8_t* next_piece_cl100k_family(const uint8_t* p, const uint8_t* end) {
   const uint8_t b0 = *p;
+  const uint8_t* q;
   if (ascii_is(b0, kAsciiLetter)) {
-    if (const uint8_t* q = ascii_run(p + 1, end, kLetters, kAsciiLetter)) return q;
+    q = ascii_run_to(p + 1, end, kLetters, kAsciiLetter);
   } else if (b0 != '\'' && ascii_is(b0, kAsciiLead) && end - p >= 2 && ascii_is(p[1], kAsciiLetter)) {
-    if (const uint8_t* q = ascii_run(p + 2, end, kLetters, kAsciiLetter)) return q;
+    q = ascii_run_to(p + 2, end, kLetters, kAsciiLetter);
+  } else {
+    return next_piece_cl100k_general<kWholeTrailingSpace, kMaxDigits>(p, end);
   }
-  return next_piece_cl100k_general<kWholeTrailingSpace, kMaxDigits>(p, end);
+  return q < end && *q >= 0x80 ? letters_from(q, end) : q;
 }
 
 }  // namespace detail

@@ -25,6 +25,11 @@ inline const uint8_t* with_contraction(const uint8_t* q, const uint8_t* end) {
   return c != nullptr ? c : q;
 }
 
+// W+ and a contraction, going on from q inside a run of W (out of line: see letters_from).
+__attribute__((noinline)) inline const uint8_t* lower_run_from(const uint8_t* q, const uint8_t* end) {
+  return with_contraction(run(q, end, kLower), end);
+}
+
 // `U*W+` from q, or nullptr.  After run3 the character where it stopped is classified
 // directly (it is no letter or mark of the bitmap: offering it to run3 again would test
 // it for nothing), which spares a test per run in every script (figures:
@@ -60,8 +65,9 @@ inline const uint8_t* upper_plus_lower_star(const uint8_t* q, const uint8_t* end
 
 }  // namespace detail
 
-// Fast path for an ASCII word `lead? [A-Z]* [a-z]* contraction?` with at least one letter,
-// ended by an ASCII byte or the end of the text; nullptr otherwise.  For ASCII letters the
+// Fast path for a word `lead? [A-Z]* [a-z]* contraction?` with at least one ASCII letter,
+// ended by an ASCII byte or the end of the text, or going on through non-ASCII letters of
+// W after a lower-case one; nullptr otherwise.  For ASCII letters the
 // upper and lower classes are disjoint, so neither word alternative needs backtracking and
 // both end where these runs end.
 TF_ALWAYS_INLINE const uint8_t* ascii_word_o200k(const uint8_t* p, const uint8_t* end) {
@@ -71,8 +77,12 @@ TF_ALWAYS_INLINE const uint8_t* ascii_word_o200k(const uint8_t* p, const uint8_t
     ++s;
   }
   while (s < end && ascii_is(*s, kAsciiUpper)) ++s;
-  const uint8_t* q = ascii_run(s, end, detail::kLower, kAsciiLower);
-  if (q == nullptr) return nullptr;
+  const uint8_t* q = ascii_run_to(s, end, detail::kLower, kAsciiLower);
+  if (q < end && *q >= 0x80) {
+    // After at least one lower-case letter, W+ goes on through the non-ASCII ones
+    // ("décision"): U* ended at an ASCII letter that is not in U, so nothing backtracks.
+    return q == s ? nullptr : detail::lower_run_from(q, end);
+  }
   return detail::with_contraction(q, end);
 }
 

@@ -184,6 +184,12 @@ TF_ALWAYS_INLINE const uint8_t* run(const uint8_t* p, const uint8_t* end, ClassS
   return p;
 }
 
+// `run` of letters out of line, for the word fast paths inlined into the encoders' loops
+// (an accented letter after ASCII ones is rare there, and `run` is long).
+__attribute__((noinline)) inline const uint8_t* letters_from(const uint8_t* p, const uint8_t* end) {
+  return run(p, end, kLetters);
+}
+
 // `run` from p, where run2 or run3 stopped: the character at p is no letter of their
 // bitmap, so it is classified first instead of being offered to run2/run3 again (after a
 // word of kana or ideographs it is mostly CJK punctuation, which run3 would load and
@@ -215,10 +221,9 @@ constexpr uint8_t kAsciiLetter = 1, kAsciiLead = 2, kAsciiLower = 4, kAsciiUpper
 inline bool ascii_is(uint8_t b, uint8_t what) { return kAsciiBits.bits[b] & what; }
 
 // The end of the run of ASCII letters of `set` (kLetters, or o200k's lower-case set: a-z)
-// from s; nullptr if a non-ASCII byte follows it, which may continue the run.
-// In 16-byte blocks the first byte outside the run and whether it is ASCII come from the
-// same vector (no reload of that byte, whose test would wait on the block's mask).
-TF_ALWAYS_INLINE const uint8_t* ascii_run(const uint8_t* s, const uint8_t* end, ClassSet set, uint8_t what) {
+// from s: the first byte not in it (end at the end of the text).  The byte there may be a
+// non-ASCII one, which may continue the run (the callers go on with `run` from there).
+TF_ALWAYS_INLINE const uint8_t* ascii_run_to(const uint8_t* s, const uint8_t* end, ClassSet set, uint8_t what) {
   const uint8_t* q = s;
 #if defined(__SSE2__)
   const bool letters = set == kLetters;
@@ -230,17 +235,18 @@ TF_ALWAYS_INLINE const uint8_t* ascii_run(const uint8_t* s, const uint8_t* end, 
     __m128i d = _mm_sub_epi8(_mm_or_si128(x, vfold), vlo);
     __m128i in_range = _mm_cmpeq_epi8(_mm_min_epu8(d, vmax), d);
     unsigned miss = ~static_cast<unsigned>(_mm_movemask_epi8(in_range)) & 0xFFFFu;
-    if (miss != 0) {
-      unsigned i = static_cast<unsigned>(__builtin_ctz(miss));
-      unsigned high = static_cast<unsigned>(_mm_movemask_epi8(x));
-      return (high >> i) & 1 ? nullptr : q + i;
-    }
+    if (miss != 0) return q + __builtin_ctz(miss);
     q += 16;
   }
 #endif
   while (q < end && ascii_is(*q, what)) ++q;
-  if (q < end && *q >= 0x80) return nullptr;
   return q;
+}
+
+// ascii_run_to, or nullptr if a non-ASCII byte follows the run.
+TF_ALWAYS_INLINE const uint8_t* ascii_run(const uint8_t* s, const uint8_t* end, ClassSet set, uint8_t what) {
+  const uint8_t* q = ascii_run_to(s, end, set, what);
+  return q < end && *q >= 0x80 ? nullptr : q;
 }
 
 // Consumes at most `max` characters whose class is in `set`.
