@@ -1,0 +1,137 @@
+"""Paired A/B of two builds of `_native` on one text, one core, taking turns encode by encode.
+
+This machine's speed drifts by tens of percent over seconds (other tenants of the host),
+so two builds timed one after the other, even alternating by process, differ by more than
+most changes do.  Here both builds run at once, one child process each, pinned to the same
+core: the parent asks them in turn (A B, B A, ...) to encode the text once and report the
+CPU time, so each pair of timings is taken moments apart and the drift cancels in their
+ratio.  Printed: each build's median and minimum, and the median of the per-pair ratios
+B/A with its interquartile range (an A/A run, the same build twice, gives about 1.00).
+
+Modes: `cold` encodes with a fresh instance each time (warmed on 400 kB of mixed.txt, as
+bench_one_text.py warms them; the next one is built while the other build runs), `warm`
+encodes again with one instance (every piece cached), `count` is `count_tokens` on a
+warm instance.  Ids are compared between the builds once.
+
+    python benchmarks/ab_paired.py A.so B.so FILE_OR_CORPUS [...] [--encoding cl100k_base]
+                                   [--mode cold|warm|count] [--rounds 40] [--mb 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.join(os.path.dirname(HERE), "src", "tokenforge")
+
+
+def child(args) -> None:
+    """Loads the build on sys.path, then answers 'go' lines with one timing each."""
+    sys.path.insert(0, HERE)
+    from _common import corpus_text
+
+    import tokenforge
+
+    text = args.texts[0]
+    t = open(text, encoding="utf-8").read() if os.path.exists(text) else corpus_text(text)
+    t = t[: int(args.mb * 1_000_000)]
+    warm = corpus_text("mixed", 400_000)
+    base = tokenforge.get_encoding(args.encoding)
+
+    def fresh():
+        e = tokenforge.Encoding(args.encoding, pat_str=base._pat_str, mergeable_ranks=base._mergeable_ranks,
+                                special_tokens={})
+        e.encode_ordinary(warm, num_threads=1)
+        return e
+
+    enc = fresh()
+    ids = enc.encode_ordinary(t, num_threads=1)
+    print(hashlib.sha256(str(ids).encode()).hexdigest(), flush=True)
+    upcoming = fresh()
+    for _ in sys.stdin:
+        if args.mode == "cold":
+            enc = upcoming
+        t0 = time.process_time()
+        if args.mode == "count":
+            enc.count_tokens(t, num_threads=1)
+        else:
+            enc.encode_ordinary(t, num_threads=1)
+        print(f"{(time.process_time() - t0) * 1e3:.3f}", flush=True)
+        if args.mode == "cold":
+            upcoming = fresh()
+
+
+def package_with(so: str, root: str) -> str:
+    """A copy of src/tokenforge with `so` as its _native module; returns the folder to put on sys.path."""
+    pkg = os.path.join(root, "tokenforge")
+    shutil.copytree(SRC, pkg, ignore=shutil.ignore_patterns("_native*.so", "__pycache__"))
+    shutil.copy(so, os.path.join(pkg, "_native" + sysconfig.get_config_var("EXT_SUFFIX")))
+    # An editable install's finder would load the installed build first: a sitecustomize
+    # in the same folder drops it.
+    with open(os.path.join(root, "sitecustomize.py"), "w") as f:
+        f.write("import sys\nsys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in "
+                "type(f).__module__.lower() and 'scikit' not in type(f).__name__.lower()]\n")
+    return root
+
+
+def compare(args, text: str) -> None:
+    core = str(min(os.sched_getaffinity(0)))
+    procs = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for tag, so in (("A", args.a), ("B", args.b)):
+            root = package_with(so, os.path.join(tmp, tag))
+            env = dict(os.environ, PYTHONPATH=root)
+            cmd = ["taskset", "-c", core, sys.executable, __file__, "--child", args.a, args.b, text,
+                   "--encoding", args.encoding, "--mode", args.mode, "--mb", str(args.mb)]
+            procs[tag] = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        digests = {tag: p.stdout.readline().strip() for tag, p in procs.items()}
+        if len(set(digests.values())) != 1:
+            print(f"!! the builds' ids differ on {text}")
+        times = {"A": [], "B": []}
+        for r in range(args.rounds):
+            for tag in ("A", "B") if r % 2 == 0 else ("B", "A"):
+                p = procs[tag]
+                p.stdin.write("go\n")
+                p.stdin.flush()
+                times[tag].append(float(p.stdout.readline()))
+        for p in procs.values():
+            p.stdin.close()
+            p.wait()
+    ratios = sorted(b / a for a, b in zip(times["A"], times["B"]))
+    q = len(ratios) // 4
+    a, b = times["A"], times["B"]
+    print(f"{os.path.basename(text)} {args.encoding} {args.mode}: A median {statistics.median(a):.1f} ms "
+          f"(min {min(a):.1f}), B median {statistics.median(b):.1f} ms (min {min(b):.1f}); "
+          f"B/A median of pairs {statistics.median(ratios):.3f} (IQR {ratios[q]:.3f}-{ratios[-q - 1]:.3f})",
+          flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("a")
+    ap.add_argument("b")
+    ap.add_argument("texts", nargs="+")
+    ap.add_argument("--encoding", default="cl100k_base")
+    ap.add_argument("--mode", choices=["cold", "warm", "count"], default="cold")
+    ap.add_argument("--rounds", type=int, default=40)
+    ap.add_argument("--mb", type=float, default=3.0)
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child(args)
+        return
+    for text in args.texts:
+        compare(args, text)
+
+
+if __name__ == "__main__":
+    main()
