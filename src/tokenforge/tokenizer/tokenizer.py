@@ -117,7 +117,10 @@ class Tokenizer:
                 (``<s>``=0, ``<pad>``=1, ``</s>``=2, ``<unk>``=3, piece i>=3 at i+1, ``<mask>``
                 last), wraps ``<s> A </s>`` / ``<s> A </s></s> B </s>``, and encodes exactly as
                 `transformers`' ``XLMRobertaTokenizer`` does (whitespace split, Unigram);
-                ``"fairseq-spm"`` is that layout with sentencepiece's own segmentation.
+                ``"fairseq-spm"`` is that layout with sentencepiece's own segmentation.  An
+                empty second text is a pair (``<s> A </s></s></s>``), as in `tokenizers` and
+                `transformers`' batched call; its single call ``tok(a, "")`` drops an empty
+                pair before the tokenizer sees it.
 
         Raises:
             OSError: the file cannot be read.
