@@ -57,3 +57,38 @@ def test_fields_read_in_any_order(name):
     finally:
         for t in (ref, ours):
             t.no_padding()
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_overflowing_windows_made_late(name):
+    """Truncation's windows are made when `overflowing` is first read (Encoding.each_overflowing
+    defers the post-processor's and padding's work on them): read before or after a later
+    pad(), with stride, either direction, they equal tokenizers'."""
+    need_shared()
+    ref, ours = load(name)
+    texts = lines("en", 6, seed=3) + lines("multi", 3, seed=3) + ["x " * 300, ""]
+    rng = random.Random(name)
+    try:
+        for trunc in (dict(max_length=7), dict(max_length=12, stride=3, direction="left")):
+            for t in (ref, ours):
+                t.enable_truncation(**trunc)
+                t.enable_padding(pad_id=3, pad_type_id=1, pad_token="<p>", length=16)
+            want = ref.encode_batch(texts)
+            for got in (ours.encode_batch(texts), [ours.encode(t) for t in texts]):
+                for e, w in zip(got, want):
+                    early = rng.random() < 0.5
+                    if early:
+                        windows = e.overflowing
+                    e.pad(20, 3, 1, "<p>")
+                    w.pad(20, direction="right", pad_id=3, pad_type_id=1, pad_token="<p>")
+                    if not early:
+                        windows = e.overflowing
+                    assert windows is e.overflowing
+                    assert len(windows) == len(w.overflowing), f"{name} {trunc}"
+                    for x, y in zip([e, *windows], [w, *w.overflowing]):
+                        for f in FIELDS:
+                            assert getattr(x, f) == getattr(y, f), f"{name} {trunc} {f} (windows read early: {early})"
+    finally:
+        for t in (ref, ours):
+            t.no_truncation()
+            t.no_padding()

@@ -14,8 +14,9 @@ Example:
 
 from __future__ import annotations
 
-from tokenforge._component import build
+import functools
 
+from tokenforge._component import build
 from tokenforge.normalizers.bert import WHITE_SPACE
 from tokenforge.pre_tokenizers.byte_level import BYTE_CHARS
 from tokenforge.tokenizer.encoding import Encoding
@@ -66,10 +67,10 @@ class ByteLevel:
 
     def process(self, encodings: list[Encoding], add_special_tokens: bool) -> list[Encoding]:
         if self.trim_offsets:
+            trim = functools.partial(trim_offsets, add_prefix_space=self.add_prefix_space)
             for e in encodings:
-                trim_offsets(e, self.add_prefix_space)
-                for o in e.overflowing:
-                    trim_offsets(o, self.add_prefix_space)
+                trim(e)
+                e.each_overflowing(trim)
         return encodings
 
     def to_dict(self) -> dict:

@@ -69,8 +69,7 @@ class DocEncoding(Encoding):
 
     def pad(self, length: int, pad_id: int, pad_type_id: int, pad_token: str, direction: str = "right") -> None:
         """As Encoding.pad; a list not yet made gets the padding when it is made."""
-        for o in self.overflowing:
-            o.pad(length, pad_id, pad_type_id, pad_token, direction)
+        self.each_overflowing(lambda o: o.pad(length, pad_id, pad_type_id, pad_token, direction))
         k = length - len(self)
         if k <= 0:
             return

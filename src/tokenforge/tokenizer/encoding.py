@@ -17,7 +17,7 @@ class Encoding:
     """Token ids with their tokens, offsets and masks (module docstring)."""
 
     __slots__ = ("ids", "tokens", "offsets", "word_ids", "type_ids", "special_tokens_mask",
-                 "attention_mask", "overflowing", "sequence_ids", "_trim")
+                 "attention_mask", "_overflowing", "_pending", "sequence_ids", "_trim")
 
     def __init__(self, ids, tokens, offsets, word_ids, type_ids=None, special_tokens_mask=None,
                  attention_mask=None, sequence_ids=None) -> None:
@@ -30,8 +30,38 @@ class Encoding:
         self.special_tokens_mask: list[int] = special_tokens_mask if special_tokens_mask is not None else [0] * n
         self.attention_mask: list[int] = attention_mask if attention_mask is not None else [1] * n
         self.sequence_ids: list[int | None] = sequence_ids if sequence_ids is not None else [0] * n
-        self.overflowing: list[Encoding] = []
+        self.overflowing = []
         self._trim = None  # set by the native path: what its numpy offset trimming needs
+
+    # The windows truncation cut off are made when `overflowing` is first read: a 4 KB text
+    # truncated to GPT-2's 50 tokens has some twenty windows, which most callers never read.
+    # Until then `_pending` holds (make, ops): make() gives the windows, and each of ops
+    # (post-processing, padding: `each_overflowing`) is applied to each window, in order.
+    @property
+    def overflowing(self) -> list["Encoding"]:
+        pending = self._pending
+        if pending is not None:
+            self._pending = None
+            make, ops = pending
+            windows = make()
+            for op in ops:
+                for w in windows:
+                    op(w)
+            self._overflowing = windows
+        return self._overflowing
+
+    @overflowing.setter
+    def overflowing(self, windows: list["Encoding"]) -> None:
+        self._pending = None
+        self._overflowing = windows
+
+    def each_overflowing(self, op) -> None:
+        """op(window) for each overflowing window: now, or when the windows are made."""
+        if self._pending is not None:
+            self._pending[1].append(op)
+        else:
+            for w in self._overflowing:
+                op(w)
 
     @classmethod
     def special(cls, ids: list[int], tokens: list[str], type_id: int) -> "Encoding":
@@ -80,9 +110,11 @@ class Encoding:
         self.overflowing = overflowing
 
     def slice(self, a: int, b: int) -> "Encoding":
-        e = Encoding(self.ids[a:b], self.tokens[a:b], self.offsets[a:b], self.word_ids[a:b], self.type_ids[a:b],
-                     self.special_tokens_mask[a:b], self.attention_mask[a:b], self.sequence_ids[a:b])
-        return e
+        return _window(self._fields(), a, b)
+
+    def _fields(self) -> tuple:
+        return (self.ids, self.tokens, self.offsets, self.word_ids, self.type_ids, self.special_tokens_mask,
+                self.attention_mask, self.sequence_ids)
 
     def copy(self) -> "Encoding":
         e = self.slice(0, len(self.ids))
@@ -97,9 +129,8 @@ class Encoding:
             return
         if max_length == 0:
             whole = self.copy()
-            for f in Encoding.__slots__:
-                if f not in ("overflowing", "_trim"):
-                    setattr(self, f, [])
+            for f in _FIELDS:
+                setattr(self, f, [])
             self.overflowing = [whole]
             return
         if stride >= max_length:
@@ -118,16 +149,17 @@ class Encoding:
                 parts.append((start, stop))
                 if start == 0:
                     break
-        main = self.slice(*parts[0])
-        main.overflowing = [self.slice(a, b) for a, b in parts[1:]]
-        for f in Encoding.__slots__:
+        fields = self._fields()  # the whole lists: the windows are cut from them when read
+        main = _window(fields, *parts[0])
+        for f in _FIELDS:
             setattr(self, f, getattr(main, f))
+        self._pending = (lambda: [_window(fields, a, b) for a, b in parts[1:]], [])
+        self._overflowing = []
         self._trim = None
 
     def pad(self, length: int, pad_id: int, pad_type_id: int, pad_token: str, direction: str = "right") -> None:
         """Pads to `length` tokens (nothing when already as long), overflowing too."""
-        for o in self.overflowing:
-            o.pad(length, pad_id, pad_type_id, pad_token, direction)
+        self.each_overflowing(lambda o: o.pad(length, pad_id, pad_type_id, pad_token, direction))
         k = length - len(self.ids)
         if k <= 0:
             return
@@ -139,6 +171,15 @@ class Encoding:
         for f, v in fill.items():
             cur = current[f]
             setattr(self, f, cur + [v] * k if direction == "right" else [v] * k + cur)
+
+
+_FIELDS = ("ids", "tokens", "offsets", "word_ids", "type_ids", "special_tokens_mask", "attention_mask",
+           "sequence_ids")
+
+
+def _window(fields: tuple, a: int, b: int) -> Encoding:
+    """The tokens [a, b) of an Encoding's lists (as `Encoding._fields` gives them)."""
+    return Encoding(*(f[a:b] for f in fields))
 
 
 def lazy_field(field: str, make):
