@@ -9,17 +9,23 @@ ratio.  Printed: each build's median and minimum, and the median of the per-pair
 B/A with its interquartile range (an A/A run, the same build twice, gives about 1.00).
 
 Modes: `cold` encodes with a fresh instance each time (warmed on 400 kB of mixed.txt, as
-bench_one_text.py warms them; the next one is built while the other build runs), `warm`
+bench_one_text.py warms them; the next one is built before the child answers, so never
+while the other build is timed), `warm`
 encodes again with one instance (every piece cached), `count` is `count_tokens` on a
 warm instance.  Ids are compared between the builds once.
 
     python benchmarks/ab_paired.py A.so B.so FILE_OR_CORPUS [...] [--encoding cl100k_base]
-                                   [--mode cold|warm|count] [--rounds 40] [--mb 3]
+                                   [--mode cold|warm|count] [--rounds 40] [--mb 3] [--hf gemma]
+
+With `--hf NAME` the child runs a tokenizer.json file of ../shared/models/hf instead: its
+`encode_batch` of the text in 4 KB documents, offsets read (`--mode count`: `encode_batch_fast`),
+truncation and padding off, on one thread.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import os
 import shutil
@@ -37,7 +43,7 @@ SRC = os.path.join(os.path.dirname(HERE), "src", "tokenforge")
 def child(args) -> None:
     """Loads the build on sys.path, then answers 'go' lines with one timing each."""
     sys.path.insert(0, HERE)
-    from _common import corpus_text
+    from _common import corpus_text, documents
 
     import tokenforge
 
@@ -45,6 +51,9 @@ def child(args) -> None:
     t = open(text, encoding="utf-8").read() if os.path.exists(text) else corpus_text(text)
     t = t[: int(args.mb * 1_000_000)]
     warm = corpus_text("mixed", 400_000)
+    if args.hf:
+        hf_child(args, documents(t), documents(warm[:200_000]))
+        return
     base = tokenforge.get_encoding(args.encoding)
 
     def fresh():
@@ -65,9 +74,45 @@ def child(args) -> None:
             enc.count_tokens(t, num_threads=1)
         else:
             enc.encode_ordinary(t, num_threads=1)
-        print(f"{(time.process_time() - t0) * 1e3:.3f}", flush=True)
-        if args.mode == "cold":
+        took = time.process_time() - t0
+        if args.mode == "cold":  # before answering: the other build's turn must not share the core with it
             upcoming = fresh()
+        gc.collect()  # what the load and this encode left is not collected inside the next timing
+        print(f"{took * 1e3:.3f}", flush=True)
+
+
+def hf_child(args, docs: list[str], warm: list[str]) -> None:
+    """child() for a tokenizer.json file: `encode_batch` (offsets read) of 4 KB documents."""
+    from _common import MODELS
+
+    from tokenforge import Tokenizer
+
+    path = str(MODELS / "hf" / f"{args.hf}_tokenizer.json")
+
+    def fresh():
+        tok = Tokenizer.from_file(path)
+        tok.no_truncation()
+        tok.no_padding()
+        tok.encode_batch(warm, num_threads=1)
+        return tok
+
+    tok = fresh()
+    ids = [e.ids for e in tok.encode_batch(docs, num_threads=1)]
+    print(hashlib.sha256(str(ids).encode()).hexdigest(), flush=True)
+    upcoming = fresh()
+    for _ in sys.stdin:
+        if args.mode == "cold":
+            tok = upcoming
+        t0 = time.process_time()
+        if args.mode == "count":  # the fast row: ids only
+            tok.encode_batch_fast(docs, num_threads=1)
+        else:
+            [e.offsets for e in tok.encode_batch(docs, num_threads=1)]
+        took = time.process_time() - t0
+        if args.mode == "cold":  # before answering: the other build's turn must not share the core with it
+            upcoming = fresh()
+        gc.collect()  # what the load and this encode left is not collected inside the next timing
+        print(f"{took * 1e3:.3f}", flush=True)
 
 
 def package_with(so: str, root: str) -> str:
@@ -92,6 +137,8 @@ def compare(args, text: str) -> None:
             env = dict(os.environ, PYTHONPATH=root)
             cmd = ["taskset", "-c", core, sys.executable, __file__, "--child", args.a, args.b, text,
                    "--encoding", args.encoding, "--mode", args.mode, "--mb", str(args.mb)]
+            if args.hf:
+                cmd += ["--hf", args.hf]
             procs[tag] = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         digests = {tag: p.stdout.readline().strip() for tag, p in procs.items()}
         if len(set(digests.values())) != 1:
@@ -109,7 +156,8 @@ def compare(args, text: str) -> None:
     ratios = sorted(b / a for a, b in zip(times["A"], times["B"]))
     q = len(ratios) // 4
     a, b = times["A"], times["B"]
-    print(f"{os.path.basename(text)} {args.encoding} {args.mode}: A median {statistics.median(a):.1f} ms "
+    what = args.hf or args.encoding
+    print(f"{os.path.basename(text)} {what} {args.mode}: A median {statistics.median(a):.1f} ms "
           f"(min {min(a):.1f}), B median {statistics.median(b):.1f} ms (min {min(b):.1f}); "
           f"B/A median of pairs {statistics.median(ratios):.3f} (IQR {ratios[q]:.3f}-{ratios[-q - 1]:.3f})",
           flush=True)
@@ -124,6 +172,8 @@ def main() -> None:
     ap.add_argument("--mode", choices=["cold", "warm", "count"], default="cold")
     ap.add_argument("--rounds", type=int, default=40)
     ap.add_argument("--mb", type=float, default=3.0)
+    ap.add_argument("--hf", help="a ../shared/models/hf file (gpt2, gemma, ...): its Tokenizer's encode_batch "
+                                 "of 4 KB documents, offsets read (--mode count: encode_batch_fast)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
