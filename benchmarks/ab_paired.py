@@ -62,23 +62,13 @@ def child(args) -> None:
         e.encode_ordinary(warm, num_threads=1)
         return e
 
-    enc = fresh()
-    ids = enc.encode_ordinary(t, num_threads=1)
-    print(hashlib.sha256(str(ids).encode()).hexdigest(), flush=True)
-    upcoming = fresh()
-    for _ in sys.stdin:
-        if args.mode == "cold":
-            enc = upcoming
-        t0 = time.process_time()
+    def timed(enc) -> None:
         if args.mode == "count":
             enc.count_tokens(t, num_threads=1)
         else:
             enc.encode_ordinary(t, num_threads=1)
-        took = time.process_time() - t0
-        if args.mode == "cold":  # before answering: the other build's turn must not share the core with it
-            upcoming = fresh()
-        gc.collect()  # what the load and this encode left is not collected inside the next timing
-        print(f"{took * 1e3:.3f}", flush=True)
+
+    serve(args.mode, fresh, lambda enc: enc.encode_ordinary(t, num_threads=1), timed)
 
 
 def hf_child(args, docs: list[str], warm: list[str]) -> None:
@@ -96,20 +86,28 @@ def hf_child(args, docs: list[str], warm: list[str]) -> None:
         tok.encode_batch(warm, num_threads=1)
         return tok
 
-    tok = fresh()
-    ids = [e.ids for e in tok.encode_batch(docs, num_threads=1)]
-    print(hashlib.sha256(str(ids).encode()).hexdigest(), flush=True)
-    upcoming = fresh()
-    for _ in sys.stdin:
-        if args.mode == "cold":
-            tok = upcoming
-        t0 = time.process_time()
+    def timed(tok) -> None:
         if args.mode == "count":  # the fast row: ids only
             tok.encode_batch_fast(docs, num_threads=1)
         else:
             [e.offsets for e in tok.encode_batch(docs, num_threads=1)]
+
+    serve(args.mode, fresh, lambda tok: [e.ids for e in tok.encode_batch(docs, num_threads=1)], timed)
+
+
+def serve(mode: str, fresh, ids_of, timed) -> None:
+    """A child's protocol: the digest of ids_of(a fresh instance), then per 'go' line the CPU
+    ms of timed(instance) (a new fresh instance each time in cold mode)."""
+    obj = fresh()
+    print(hashlib.sha256(str(ids_of(obj)).encode()).hexdigest(), flush=True)
+    upcoming = fresh()
+    for _ in sys.stdin:
+        if mode == "cold":
+            obj = upcoming
+        t0 = time.process_time()
+        timed(obj)
         took = time.process_time() - t0
-        if args.mode == "cold":  # before answering: the other build's turn must not share the core with it
+        if mode == "cold":  # before answering: the other build's turn must not share the core with it
             upcoming = fresh()
         gc.collect()  # what the load and this encode left is not collected inside the next timing
         print(f"{took * 1e3:.3f}", flush=True)

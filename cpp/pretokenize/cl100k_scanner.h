@@ -64,8 +64,8 @@ __attribute__((noinline)) const uint8_t* next_piece_cl100k_general(const uint8_t
 // optional ASCII lead (not `'`, which may start a contraction), inlined into the encoder's
 // loop: `[^\r\n\p{L}\p{N}]?+\p{L}++` is then the lead and the whole run of letters, so
 // where the ASCII letters stop at a non-ASCII byte (an accented letter: "inválido") the
-// run goes on from there (`run`) instead of the general path scanning the word again.
-// The general path takes every other piece.
+// run goes on from there (`letters_from`) instead of the general path scanning the word
+// again.  The general path takes every other piece.
 template <bool kWholeTrailingSpace, int kMaxDigits = 3>
 TF_ALWAYS_INLINE const uint8_t* next_piece_cl100k_family(const uint8_t* p, const uint8_t* end) {
   const uint8_t b0 = *p;

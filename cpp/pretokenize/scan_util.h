@@ -243,12 +243,6 @@ TF_ALWAYS_INLINE const uint8_t* ascii_run_to(const uint8_t* s, const uint8_t* en
   return q;
 }
 
-// ascii_run_to, or nullptr if a non-ASCII byte follows the run.
-TF_ALWAYS_INLINE const uint8_t* ascii_run(const uint8_t* s, const uint8_t* end, ClassSet set, uint8_t what) {
-  const uint8_t* q = ascii_run_to(s, end, set, what);
-  return q < end && *q >= 0x80 ? nullptr : q;
-}
-
 // Consumes at most `max` characters whose class is in `set`.
 inline const uint8_t* run_max(const uint8_t* p, const uint8_t* end, ClassSet set, int max) {
   for (int i = 0; i < max && p < end; ++i) {
