@@ -60,7 +60,7 @@ TF_ALWAYS_INLINE void finish(AsciiClasses* c) {
 
 // The two bytes of each letter U+00C0..U+00FF (Latin-1: the accented letters of French,
 // German, Spanish..., C3 80..C3 BF less the signs × and ÷, C3 97 and C3 B7) as masks, all
-// of them and the upper-case ones (U+00C0..U+00DE).  The AVX-512 path classifies them as
+// of them and the upper-case ones (U+00C0..U+00DE).  The AVX-512 and AVX2 paths classify them as
 // letters instead of handing their windows to the scalar scanner: on German and French
 // man pages (a fifth of the multilingual corpus), one piece in six went scalar, most for
 // such a letter.  A letter's two bytes are both in L (and U), so no rule cuts between
@@ -192,16 +192,133 @@ inline AsciiClasses classify_sse(const uint8_t* s) {
   return c;
 }
 
+// AVX2 (x86-64-v3: Haswell on, every AMD Zen): the SSE2 compares 32 bytes at a time, and
+// the Latin-1 letters classified as letters as in the AVX-512 path (latin1_letters), from
+// signed compares: 0x80..0xBF are the bytes below -64, the upper-case ones (..0x9E) those
+// below -97.
+struct Avx2Masks {
+  uint64_t high, lead, cont, upper_cont;
+};
+
+__attribute__((target("avx2,popcnt"))) inline Latin1Letters latin1_letters_of(const Avx2Masks& m) {
+  const uint64_t first = m.lead & (m.cont >> 1), first_upper = m.lead & (m.upper_cont >> 1);
+  return Latin1Letters{first | (first << 1), first_upper | (first_upper << 1)};
+}
+
+__attribute__((target("avx2,popcnt"))) inline uint32_t movemask32(__m256i v) {
+  return static_cast<uint32_t>(_mm256_movemask_epi8(v));
+}
+
+// (Helpers, not lambdas: a lambda does not take its function's target.)
+__attribute__((target("avx2,popcnt"))) inline __m256i eq32(__m256i v, int b) {
+  return _mm256_cmpeq_epi8(v, _mm256_set1_epi8(static_cast<char>(b)));
+}
+
+// The bytes of v in [lo, lo + span).
+__attribute__((target("avx2,popcnt"))) inline __m256i range32(__m256i v, char lo, char span) {
+  const __m256i d = _mm256_sub_epi8(v, _mm256_set1_epi8(lo));
+  return _mm256_cmpeq_epi8(_mm256_min_epu8(d, _mm256_set1_epi8(static_cast<char>(span - 1))), d);
+}
+
+__attribute__((target("avx2,popcnt"))) inline void high_masks_avx2(__m256i x, int k, Avx2Masks* m) {
+  const __m256i cont = _mm256_andnot_si256(_mm256_or_si256(eq32(x, 0x97), eq32(x, 0xB7)),
+                                           _mm256_cmpgt_epi8(_mm256_set1_epi8(-64), x));
+  const __m256i upper = _mm256_and_si256(cont, _mm256_cmpgt_epi8(_mm256_set1_epi8(-97), x));
+  m->high |= static_cast<uint64_t>(movemask32(x)) << (32 * k);
+  m->lead |= static_cast<uint64_t>(movemask32(eq32(x, 0xC3))) << (32 * k);
+  m->cont |= static_cast<uint64_t>(movemask32(cont)) << (32 * k);
+  m->upper_cont |= static_cast<uint64_t>(movemask32(upper)) << (32 * k);
+}
+
+__attribute__((target("avx2,popcnt"))) inline uint64_t hard_avx2(const uint8_t* s) {
+  Avx2Masks m{};
+  for (int k = 0; k < 2; ++k) {
+    high_masks_avx2(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 32 * k)), k, &m);
+  }
+  return m.high & ~latin1_letters_of(m).all;
+}
+
+__attribute__((target("avx2,popcnt"))) inline unsigned first_hard_16_avx2(const uint8_t* s) {
+  const unsigned m = first_hard_16(s);
+  if (m == 0 || s[__builtin_ctz(m)] != 0xC3) return m;
+  return static_cast<unsigned>(hard_avx2(s) & 0xFFFF);
+}
+
+__attribute__((target("avx2,popcnt"))) inline AsciiClasses classify_avx2(const uint8_t* s) {
+  AsciiClasses c{};
+  Avx2Masks m{};
+  for (int k = 0; k < 2; ++k) {
+    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 32 * k));
+    const __m256i xl = _mm256_or_si256(x, _mm256_set1_epi8(0x20));
+    const int at = 32 * k;
+#define TF_PUT(mask, v) ((mask) |= static_cast<uint64_t>(movemask32(v)) << at)
+    high_masks_avx2(x, k, &m);
+    TF_PUT(c.L, range32(xl, 'a', 26));
+    TF_PUT(c.U, range32(x, 'A', 26));
+    TF_PUT(c.N, range32(x, '0', 10));
+    TF_PUT(c.NL, _mm256_or_si256(eq32(x, '\n'), eq32(x, '\r')));
+    TF_PUT(c.SP, eq32(x, ' '));
+    TF_PUT(c.WS, _mm256_or_si256(eq32(x, '\t'), _mm256_or_si256(eq32(x, '\v'), eq32(x, '\f'))));
+    TF_PUT(c.Q, eq32(x, '\''));
+    TF_PUT(c.SL, eq32(x, '/'));
+    TF_PUT(c.sdmt, _mm256_or_si256(_mm256_or_si256(eq32(xl, 's'), eq32(xl, 'd')),
+                                   _mm256_or_si256(eq32(xl, 'm'), eq32(xl, 't'))));
+    TF_PUT(c.rv, _mm256_or_si256(eq32(xl, 'r'), eq32(xl, 'v')));
+    TF_PUT(c.e, eq32(xl, 'e'));
+    TF_PUT(c.l, eq32(xl, 'l'));
+#undef TF_PUT
+  }
+  const Latin1Letters latin = latin1_letters_of(m);
+  c.hard = m.high & ~latin.all;
+  c.L |= latin.all;
+  c.U |= latin.upper;
+  finish(&c);
+  return c;
+}
+
+// Writes p + i for each set bit i of `keep`, in order, to out[0..), and up to 7 spare
+// entries after them: per byte of the mask, the positions of its set bits from a table,
+// eight pointers written whatever their count (as emit_wide, no branch per piece).
+__attribute__((target("avx2,popcnt"))) inline void emit_table(uint64_t keep, const uint8_t* p, const uint8_t** out) {
+  static constexpr struct BitPositions {
+    alignas(64) uint8_t v[256][8];
+    constexpr BitPositions() : v() {
+      for (int b = 0; b < 256; ++b) {
+        int k = 0;
+        for (int i = 0; i < 8; ++i) {
+          if (b >> i & 1) v[b][k++] = static_cast<uint8_t>(i);
+        }
+      }
+    }
+  } kPositions{};
+  const __m256i base = _mm256_set1_epi64x(static_cast<long long>(reinterpret_cast<uintptr_t>(p)));
+  const int bytes = (64 - __builtin_clzll(keep) + 7) / 8;
+  size_t k = 0;
+  for (int j = 0; j < bytes; ++j) {
+    const unsigned b = static_cast<unsigned>(keep >> (8 * j)) & 0xFF;
+    const __m128i at = _mm_add_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(kPositions.v[b])),
+                                    _mm_set1_epi8(static_cast<char>(8 * j)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), _mm256_add_epi64(base, _mm256_cvtepu8_epi64(at)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k + 4),
+                        _mm256_add_epi64(base, _mm256_cvtepu8_epi64(_mm_srli_si128(at, 4))));
+    k += static_cast<size_t>(__builtin_popcount(b));
+  }
+}
+
 // The windows from p on; see ascii_split().  Past the text's end a window is padded with
 // 0x80 bytes, which are hard, so the pieces at the end (where `$` and `(?!\S)` look at
 // the end) are left to the scalar scanner.
-template <WindowStarts (*kRules)(const AsciiClasses&), bool kWide, unsigned (*FirstHard16)(const uint8_t*),
+// How a window's kept starts become ends: one at a time (count-trailing-zeros loop), all
+// at once by vpcompressb (AVX-512), or eight bit positions at a time from a table (AVX2).
+enum class Emit { kLoop, kCompress, kTable };
+
+template <WindowStarts (*kRules)(const AsciiClasses&), Emit kEmit, unsigned (*FirstHard16)(const uint8_t*),
           uint64_t (*HardMask)(const uint8_t*), typename Classify>
 TF_ALWAYS_INLINE AsciiSplit split_windows(const uint8_t* p, const uint8_t* end, const uint8_t** ends, size_t room,
                                           Classify classify) {
   size_t n = 0;
   alignas(64) uint8_t pad[64];
-  while (room - n >= 64 && p < end) {
+  while (room - n >= 64 + (kEmit == Emit::kTable ? 8 : 0) && p < end) {
     const uint8_t* src = p;
     if (end - p < 64) {
       const size_t left = static_cast<size_t>(end - p);
@@ -228,7 +345,13 @@ TF_ALWAYS_INLINE AsciiSplit split_windows(const uint8_t* p, const uint8_t* end, 
       const uint8_t* resume = c.hard ? p + 64 - __builtin_clzll(c.hard) : p + 1;
       return AsciiSplit{n, resume < end ? resume : end};
     }
-    if (kWide) {
+    if constexpr (kEmit == Emit::kTable) {
+      const size_t count = static_cast<size_t>(__builtin_popcountll(keep));
+      const uint8_t* const last = p + (63 - __builtin_clzll(keep));
+      emit_table(keep, p, ends + n);
+      n += count;
+      p = last;
+    } else if constexpr (kEmit == Emit::kCompress) {
       // The byte offsets of the starts in order (vpcompressb), widened to pointers 16 at
       // a time whatever the count (the spare writes land in `room`): the count varies at
       // random between windows, so a loop exit per piece would mispredict.
@@ -252,29 +375,44 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi,bmi2,lzcnt,po
 AsciiSplit split_avx512(SplitPattern pattern, const uint8_t* p, const uint8_t* end, const uint8_t** ends,
                         size_t room) {
   if (pattern == SplitPattern::kO200k) {
-    return split_windows<o200k_starts, true, first_hard_16_avx512, hard_avx512>(p, end, ends, room, classify_avx512);
+    return split_windows<o200k_starts, Emit::kCompress, first_hard_16_avx512, hard_avx512>(p, end, ends, room, classify_avx512);
   }
   if (pattern == SplitPattern::kGpt2) {
-    return split_windows<gpt2_starts, true, first_hard_16_avx512, hard_avx512>(p, end, ends, room, classify_avx512);
+    return split_windows<gpt2_starts, Emit::kCompress, first_hard_16_avx512, hard_avx512>(p, end, ends, room, classify_avx512);
   }
   if (pattern == SplitPattern::kQwen2) {
-    return split_windows<qwen2_starts, true, first_hard_16_avx512, hard_avx512>(p, end, ends, room, classify_avx512);
+    return split_windows<qwen2_starts, Emit::kCompress, first_hard_16_avx512, hard_avx512>(p, end, ends, room, classify_avx512);
   }
-  return split_windows<cl100k_starts, true, first_hard_16_avx512, hard_avx512>(p, end, ends, room, classify_avx512);
+  return split_windows<cl100k_starts, Emit::kCompress, first_hard_16_avx512, hard_avx512>(p, end, ends, room, classify_avx512);
+}
+
+__attribute__((target("avx2,bmi,bmi2,lzcnt,popcnt"), noinline))
+AsciiSplit split_avx2(SplitPattern pattern, const uint8_t* p, const uint8_t* end, const uint8_t** ends,
+                      size_t room) {
+  if (pattern == SplitPattern::kO200k) {
+    return split_windows<o200k_starts, Emit::kTable, first_hard_16_avx2, hard_avx2>(p, end, ends, room, classify_avx2);
+  }
+  if (pattern == SplitPattern::kGpt2) {
+    return split_windows<gpt2_starts, Emit::kTable, first_hard_16_avx2, hard_avx2>(p, end, ends, room, classify_avx2);
+  }
+  if (pattern == SplitPattern::kQwen2) {
+    return split_windows<qwen2_starts, Emit::kTable, first_hard_16_avx2, hard_avx2>(p, end, ends, room, classify_avx2);
+  }
+  return split_windows<cl100k_starts, Emit::kTable, first_hard_16_avx2, hard_avx2>(p, end, ends, room, classify_avx2);
 }
 
 __attribute__((noinline)) AsciiSplit split_sse(SplitPattern pattern, const uint8_t* p, const uint8_t* end,
                                                const uint8_t** ends, size_t room) {
   if (pattern == SplitPattern::kO200k) {
-    return split_windows<o200k_starts, false, first_hard_16, hard_sse>(p, end, ends, room, classify_sse);
+    return split_windows<o200k_starts, Emit::kLoop, first_hard_16, hard_sse>(p, end, ends, room, classify_sse);
   }
   if (pattern == SplitPattern::kGpt2) {
-    return split_windows<gpt2_starts, false, first_hard_16, hard_sse>(p, end, ends, room, classify_sse);
+    return split_windows<gpt2_starts, Emit::kLoop, first_hard_16, hard_sse>(p, end, ends, room, classify_sse);
   }
   if (pattern == SplitPattern::kQwen2) {
-    return split_windows<qwen2_starts, false, first_hard_16, hard_sse>(p, end, ends, room, classify_sse);
+    return split_windows<qwen2_starts, Emit::kLoop, first_hard_16, hard_sse>(p, end, ends, room, classify_sse);
   }
-  return split_windows<cl100k_starts, false, first_hard_16, hard_sse>(p, end, ends, room, classify_sse);
+  return split_windows<cl100k_starts, Emit::kLoop, first_hard_16, hard_sse>(p, end, ends, room, classify_sse);
 }
 
 SplitLevel detect() {
@@ -282,6 +420,10 @@ SplitLevel detect() {
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
       __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("lzcnt")) {
     return SplitLevel::kAvx512;
+  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("lzcnt") &&
+      __builtin_cpu_supports("popcnt")) {
+    return SplitLevel::kAvx2;
   }
   return SplitLevel::kSse;
 }
@@ -324,7 +466,9 @@ SplitLevel set_ascii_split_level(SplitLevel level) {
 AsciiSplit ascii_split(SplitPattern pattern, const uint8_t* p, const uint8_t* end, const uint8_t** ends,
                        size_t room) {
 #if TF_ASCII_SPLITTER
-  if (ascii_split_level() == SplitLevel::kAvx512) return split_avx512(pattern, p, end, ends, room);
+  const SplitLevel level = ascii_split_level();
+  if (level == SplitLevel::kAvx512) return split_avx512(pattern, p, end, ends, room);
+  if (level == SplitLevel::kAvx2) return split_avx2(pattern, p, end, ends, room);
   return split_sse(pattern, p, end, ends, room);
 #else
   (void)pattern, (void)end, (void)ends, (void)room;

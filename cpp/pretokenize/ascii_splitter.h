@@ -21,13 +21,14 @@
 // scripts that is most windows, and they would decide little.  O(1) work per 64 bytes.
 //
 // The classification runs with AVX-512 (BW, VBMI: one vpermi2b table lookup per 64 bytes;
-// VBMI2's vpcompressb writes the ends) when the CPU has it (runtime dispatch: the build
-// targets x86-64-v2), else with SSE2 compares.  The AVX-512 path also classifies the
-// two-byte letters U+00C0..U+00FF (accented Latin letters) as letters, so that text in
-// French, German or Spanish stays in the splitter; for the SSE path they are hard, as
-// every byte >= 0x80 is (both exact, see latin1_letters in the .cc); set_ascii_split_level() forces either or
-// turns the splitter off, so tests cover every path on one machine.  On English the
-// AVX-512 path is the fastest, then SSE2, then the scalar scanner alone (figures:
+// VBMI2's vpcompressb writes the ends) when the CPU has it, else with AVX2 compares, 32
+// bytes at a time (the ends written eight at a time from a table of bit positions), else
+// with SSE2 compares (runtime dispatch: the build targets x86-64-v2).  The AVX-512 and
+// AVX2 paths also classify the two-byte letters U+00C0..U+00FF (accented Latin letters)
+// as letters, so that text in French, German or Spanish stays in the splitter; for the
+// SSE path they are hard, as every byte >= 0x80 is (all exact, see latin1_letters in the
+// .cc); set_ascii_split_level() forces any level or turns the splitter off, so tests
+// cover every path on one machine.  Each level is faster than the one below it (figures:
 // benchmarks/README.md).
 #pragma once
 
@@ -41,7 +42,8 @@ namespace tf::scan {
 enum class SplitLevel : int {
   kOff = 0,     // the scalar scanner only
   kSse = 1,     // SSE2 classification (x86-64 baseline)
-  kAvx512 = 2,  // AVX-512 BW + VBMI + VBMI2
+  kAvx2 = 2,    // AVX2 classification, Latin-1 letters as letters
+  kAvx512 = 3,  // AVX-512 BW + VBMI + VBMI2
 };
 
 // The best level this CPU runs (kOff where the splitter is not built: not x86-64).
