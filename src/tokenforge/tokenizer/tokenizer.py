@@ -336,6 +336,10 @@ class Tokenizer:
         if self._truncation is not None:
             n_added = self.post_processor.added_tokens(b is not None) if self.post_processor and add_special_tokens else 0
             truncate_pair(a, b, self._truncation, n_added)
+        if b is not None and self.post_processor is not None:
+            # tokenizers' post-processor gives each sequence its type id after truncation,
+            # to the sequence's first window only (see _fast_fallback).
+            b.type_ids = [1] * len(b.ids)
         encs = [a] if b is None else [a, b]
         if self.post_processor is not None:
             encs = self.post_processor.process(encs, add_special_tokens)
@@ -471,11 +475,17 @@ class Tokenizer:
 
     def _fast_fallback(self, x, is_pretokenized: bool, add_special_tokens: bool) -> Encoding:
         """An encode_batch_fast item the native ids path did not take: encoded with offsets,
-        then blanked (a post-processor's special tokens keep their text, as in tokenizers)."""
-        enc = self._encode_batch([x], is_pretokenized, add_special_tokens, 1)[0]
-        n = len(enc.ids)
-        enc.tokens = [t if m else "" for t, m in zip(enc.tokens, enc.special_tokens_mask)]
-        enc.offsets, enc.word_ids = [(0, 0)] * n, [None] * n
+        then blanked (a post-processor's special tokens keep their text, as in tokenizers),
+        its overflowing windows too.  As in tokenizers, whose offset-free encoding gives every
+        token of a sequence type id 0, a pair's second sequence enters the post-processor with
+        type id 0; its first window gets 1 (_post_process), and the windows made from its own
+        overflow keep 0 but where a template sets them (tokenizers 0.23.3)."""
+        if isinstance(x, tuple) or (isinstance(x, list) and not is_pretokenized):
+            enc = self._post_process(self._encode_one(x[0], 0, is_pretokenized),
+                                     self._encode_one(x[1], 0, is_pretokenized), add_special_tokens)
+        else:
+            enc = self._encode_batch([x], is_pretokenized, add_special_tokens, 1)[0]
+        _blank(enc)
         return enc
 
     # ---- decoding ----
@@ -507,3 +517,13 @@ class Tokenizer:
 
     def decode_batch(self, sequences, skip_special_tokens: bool = True) -> list[str]:
         return [self.decode(s, skip_special_tokens) for s in sequences]
+
+
+def _blank(enc: Encoding) -> None:
+    """An Encoding as encode_batch_fast gives it: no offsets, word ids or tokens, except the
+    text of the special tokens a post-processor added; its overflowing windows too (a pair's
+    windows have windows of their own)."""
+    n = len(enc.ids)
+    enc.tokens = [t if m else "" for t, m in zip(enc.tokens, enc.special_tokens_mask)]
+    enc.offsets, enc.word_ids = [(0, 0)] * n, [None] * n
+    enc.each_overflowing(_blank)
