@@ -449,10 +449,13 @@ class Tokenizer:
         if done is not None:
             out = [e if e is not None and self._untruncated(e, add_special_tokens) else None for e in done]
             again = [k for k, e in enumerate(out) if e is None]
-            if again:  # as in _encode_batch
+            if again:  # truncated texts: their ids alone, cut into windows and post-processed
+                native = self._native_engine()
+                ids_list = native.ids_batch([inputs[k] for k in again], num_threads)
                 with gc_paused():
-                    for k in again:
-                        out[k] = self._fast_fallback(inputs[k], False, add_special_tokens)
+                    for k, ids in zip(again, ids_list):
+                        out[k] = (self._post_process(IdsEncoding(ids), None, add_special_tokens) if ids is not None
+                                  else self._fast_fallback(inputs[k], False, add_special_tokens))
             if self._padding is not None:
                 self._padding.pad(out)
             return out
