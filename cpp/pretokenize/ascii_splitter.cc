@@ -345,19 +345,18 @@ TF_ALWAYS_INLINE AsciiSplit split_windows(const uint8_t* p, const uint8_t* end, 
       const uint8_t* resume = c.hard ? p + 64 - __builtin_clzll(c.hard) : p + 1;
       return AsciiSplit{n, resume < end ? resume : end};
     }
-    if constexpr (kEmit == Emit::kTable) {
+    if constexpr (kEmit != Emit::kLoop) {
+      // All of the window's ends written at once whatever their count (the spare writes
+      // land in `room`): the count varies at random between windows, so a loop exit per
+      // piece would mispredict.  AVX-512: the byte offsets of the starts in order
+      // (vpcompressb), widened to pointers 16 at a time; AVX2: from a table, per byte.
       const size_t count = static_cast<size_t>(__builtin_popcountll(keep));
       const uint8_t* const last = p + (63 - __builtin_clzll(keep));
-      emit_table(keep, p, ends + n);
-      n += count;
-      p = last;
-    } else if constexpr (kEmit == Emit::kCompress) {
-      // The byte offsets of the starts in order (vpcompressb), widened to pointers 16 at
-      // a time whatever the count (the spare writes land in `room`): the count varies at
-      // random between windows, so a loop exit per piece would mispredict.
-      const size_t count = static_cast<size_t>(__builtin_popcountll(keep));
-      const uint8_t* const last = p + (63 - __builtin_clzll(keep));
-      emit_wide(keep, p, ends + n, count);
+      if constexpr (kEmit == Emit::kTable) {
+        emit_table(keep, p, ends + n);
+      } else {
+        emit_wide(keep, p, ends + n, count);
+      }
       n += count;
       p = last;
     } else {
@@ -371,48 +370,39 @@ TF_ALWAYS_INLINE AsciiSplit split_windows(const uint8_t* p, const uint8_t* end, 
   return AsciiSplit{n, p};
 }
 
+// split_windows with the rules of `pattern`, at one level (its emit, hard masks and
+// classification); inlined into each level's function, which carries the level's target.
+template <Emit kEmit, unsigned (*FirstHard16)(const uint8_t*), uint64_t (*HardMask)(const uint8_t*),
+          typename Classify>
+TF_ALWAYS_INLINE AsciiSplit split_level(SplitPattern pattern, const uint8_t* p, const uint8_t* end,
+                                        const uint8_t** ends, size_t room, Classify classify) {
+  switch (pattern) {
+    case SplitPattern::kO200k:
+      return split_windows<o200k_starts, kEmit, FirstHard16, HardMask>(p, end, ends, room, classify);
+    case SplitPattern::kGpt2:
+      return split_windows<gpt2_starts, kEmit, FirstHard16, HardMask>(p, end, ends, room, classify);
+    case SplitPattern::kQwen2:
+      return split_windows<qwen2_starts, kEmit, FirstHard16, HardMask>(p, end, ends, room, classify);
+    default:
+      return split_windows<cl100k_starts, kEmit, FirstHard16, HardMask>(p, end, ends, room, classify);
+  }
+}
+
 __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi,bmi2,lzcnt,popcnt"), noinline))
 AsciiSplit split_avx512(SplitPattern pattern, const uint8_t* p, const uint8_t* end, const uint8_t** ends,
                         size_t room) {
-  if (pattern == SplitPattern::kO200k) {
-    return split_windows<o200k_starts, Emit::kCompress, first_hard_16_avx512, hard_avx512>(p, end, ends, room, classify_avx512);
-  }
-  if (pattern == SplitPattern::kGpt2) {
-    return split_windows<gpt2_starts, Emit::kCompress, first_hard_16_avx512, hard_avx512>(p, end, ends, room, classify_avx512);
-  }
-  if (pattern == SplitPattern::kQwen2) {
-    return split_windows<qwen2_starts, Emit::kCompress, first_hard_16_avx512, hard_avx512>(p, end, ends, room, classify_avx512);
-  }
-  return split_windows<cl100k_starts, Emit::kCompress, first_hard_16_avx512, hard_avx512>(p, end, ends, room, classify_avx512);
+  return split_level<Emit::kCompress, first_hard_16_avx512, hard_avx512>(pattern, p, end, ends, room, classify_avx512);
 }
 
 __attribute__((target("avx2,bmi,bmi2,lzcnt,popcnt"), noinline))
 AsciiSplit split_avx2(SplitPattern pattern, const uint8_t* p, const uint8_t* end, const uint8_t** ends,
                       size_t room) {
-  if (pattern == SplitPattern::kO200k) {
-    return split_windows<o200k_starts, Emit::kTable, first_hard_16_avx2, hard_avx2>(p, end, ends, room, classify_avx2);
-  }
-  if (pattern == SplitPattern::kGpt2) {
-    return split_windows<gpt2_starts, Emit::kTable, first_hard_16_avx2, hard_avx2>(p, end, ends, room, classify_avx2);
-  }
-  if (pattern == SplitPattern::kQwen2) {
-    return split_windows<qwen2_starts, Emit::kTable, first_hard_16_avx2, hard_avx2>(p, end, ends, room, classify_avx2);
-  }
-  return split_windows<cl100k_starts, Emit::kTable, first_hard_16_avx2, hard_avx2>(p, end, ends, room, classify_avx2);
+  return split_level<Emit::kTable, first_hard_16_avx2, hard_avx2>(pattern, p, end, ends, room, classify_avx2);
 }
 
 __attribute__((noinline)) AsciiSplit split_sse(SplitPattern pattern, const uint8_t* p, const uint8_t* end,
                                                const uint8_t** ends, size_t room) {
-  if (pattern == SplitPattern::kO200k) {
-    return split_windows<o200k_starts, Emit::kLoop, first_hard_16, hard_sse>(p, end, ends, room, classify_sse);
-  }
-  if (pattern == SplitPattern::kGpt2) {
-    return split_windows<gpt2_starts, Emit::kLoop, first_hard_16, hard_sse>(p, end, ends, room, classify_sse);
-  }
-  if (pattern == SplitPattern::kQwen2) {
-    return split_windows<qwen2_starts, Emit::kLoop, first_hard_16, hard_sse>(p, end, ends, room, classify_sse);
-  }
-  return split_windows<cl100k_starts, Emit::kLoop, first_hard_16, hard_sse>(p, end, ends, room, classify_sse);
+  return split_level<Emit::kLoop, first_hard_16, hard_sse>(pattern, p, end, ends, room, classify_sse);
 }
 
 SplitLevel detect() {
