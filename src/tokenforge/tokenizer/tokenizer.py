@@ -428,7 +428,7 @@ class Tokenizer:
         for x, first in zip(inputs, firsts):
             if first is not None:
                 out.append(self._post_process(first, None, add_special_tokens))
-            elif isinstance(x, tuple) or (isinstance(x, list) and not is_pretokenized):
+            elif _is_pair(x, is_pretokenized):
                 out.append(self._post_process(self._encode_one(x[0], 0, is_pretokenized),
                                               self._encode_one(x[1], 1, is_pretokenized), add_special_tokens))
             else:
@@ -483,7 +483,7 @@ class Tokenizer:
         token of a sequence type id 0, a pair's second sequence enters the post-processor with
         type id 0; its first window gets 1 (_post_process), and the windows made from its own
         overflow keep 0 but where a template sets them (tokenizers 0.23.3)."""
-        if isinstance(x, tuple) or (isinstance(x, list) and not is_pretokenized):
+        if _is_pair(x, is_pretokenized):
             enc = self._post_process(self._encode_one(x[0], 0, is_pretokenized),
                                      self._encode_one(x[1], 0, is_pretokenized), add_special_tokens)
         else:
@@ -520,6 +520,12 @@ class Tokenizer:
 
     def decode_batch(self, sequences, skip_special_tokens: bool = True) -> list[str]:
         return [self.decode(s, skip_special_tokens) for s in sequences]
+
+
+def _is_pair(x, is_pretokenized: bool) -> bool:
+    """Whether a batch item is a (sequence, pair): a tuple, or a list of two texts (a list
+    is one pre-tokenized sequence with is_pretokenized)."""
+    return isinstance(x, tuple) or (isinstance(x, list) and not is_pretokenized)
 
 
 def _blank(enc: Encoding) -> None:
