@@ -129,18 +129,6 @@ bool add_spans(const ByteLevelTables& t, const Trim& trim, std::string_view text
   return true;
 }
 
-// The index of the first surrogate code unit of a str (which UTF-8 cannot hold: Python's
-// str.encode fails there), or -1.
-int64_t first_surrogate(const StrView& v) {
-  if (v.ascii || v.kind == PyUnicode_1BYTE_KIND) return -1;
-  for (size_t i = 0; i < v.length; ++i) {
-    const uint32_t u = v.kind == PyUnicode_2BYTE_KIND ? static_cast<const uint16_t*>(v.data)[i]
-                                                      : static_cast<const uint32_t*>(v.data)[i];
-    if (u - 0xD800u < 0x800u) return static_cast<int64_t>(i);
-  }
-  return -1;
-}
-
 nb::object doc_offset_list(const ByteLevelDoc& d);
 
 // On more than one thread, each document's offsets list (with ids_only, its ids list) is
@@ -181,12 +169,12 @@ nb::list encode_docs(const ByteLevelTables& t, const Encoding& enc, const Specia
         spans->ids.reserve(bytes / 3 + 16);
         ch.ends.reserve(starts[c + 1] - starts[c]);
         for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
-          if (const int64_t at = first_surrogate(views[i]); at >= 0) {
+          const std::string_view text = to_utf8(views[i], &buffer);
+          if (const int64_t at = buffer.first_surrogate(); at >= 0) {
             ch.failed = true;
-            ch.error = "text holds a lone surrogate at character " + std::to_string(at);
+            ch.error = lone_surrogate_message(at);
             return;
           }
-          const std::string_view text = to_utf8(views[i], &buffer);
           const size_t first = spans->ids.size();
           if (!enc.encode(text, allowed, &spans->ids, &ch.error) ||
               (!ids_only && !add_spans(t, how, text, first, spans.get(), &ch.error))) {

@@ -146,10 +146,17 @@ class Utf8Buffer {
       capacity_ = 0;
     }
   }
+  // The index of the first surrogate code unit of the str to_utf8 converted last, or -1.
+  // Python's str.encode("utf-8") fails there (a str holds no pairs: two surrogates in a
+  // row are two lone ones to it), so callers that must raise as it does ask this instead
+  // of scanning the str again.
+  int64_t first_surrogate() const { return first_surrogate_; }
 
  private:
+  friend std::string_view to_utf8(const StrView& v, Utf8Buffer* buffer);
   std::unique_ptr<char[]> data_;
   size_t capacity_ = 0;
+  int64_t first_surrogate_ = -1;
 };
 
 // The UTF-8 of a StrView, without the GIL: an ASCII str's own characters, else *buffer
@@ -158,6 +165,11 @@ class Utf8Buffer {
 // errors="replace"): a high surrogate followed by a low one becomes the character they
 // encode, any other surrogate U+FFFD.
 std::string_view to_utf8(const StrView& v, Utf8Buffer* buffer);
+
+// The ValueError text for a str whose UTF-8 cannot be made (Utf8Buffer::first_surrogate).
+inline std::string lone_surrogate_message(int64_t at) {
+  return "text holds a lone surrogate at character " + std::to_string(at);
+}
 
 inline std::string_view bytes_view(nb::handle b) {
   char* p = nullptr;

@@ -55,14 +55,6 @@ nb::object encode_one(const Encoding& enc, nb::handle text, const SpecialMatcher
   return to_list(ids);
 }
 
-// encode() or encode_ordinary() of every str, in byte-balanced chunks on the pool while
-// the calling thread builds finished chunks' lists (see bindings/batch.h).  Only the
-// views are taken with the GIL; each worker makes the UTF-8 of its texts, so that
-// conversion runs in parallel too and no UTF-8 copy is left cached on the strs.
-// Returns the list of id lists.  Items are checked in order, as tiktoken's encode_batch
-// checks them: if some item holds a special of `disallowed` (nullptr: none is), and no
-// earlier item failed, returns (item index, that special's bytes) instead, for the
-// caller to raise its error; on an item that cannot be encoded, raises its ValueError.
 // One list of the items of `lists` (lists this module just made, referenced nowhere else),
 // in order.  The item pointers move over and the old lists are emptied, so no reference
 // count changes: joining in Python (`ids += part`) touched every int twice, once to add a
@@ -85,8 +77,17 @@ nb::object join_parts(nb::handle lists) {
   return nb::steal(flat);
 }
 
+// encode() or encode_ordinary() of every str, in byte-balanced chunks on the pool while
+// the calling thread builds finished chunks' lists (see bindings/batch.h).  Only the
+// views are taken with the GIL; each worker makes the UTF-8 of its texts, so that
+// conversion runs in parallel too and no UTF-8 copy is left cached on the strs.
+// Returns the list of id lists.  Items are checked in order, as tiktoken's encode_batch
+// checks them: if some item holds a special of `disallowed` (nullptr: none is), and no
+// earlier item failed, returns (item index, that special's bytes) instead, for the
+// caller to raise its error; on an item that cannot be encoded (or, `strict`, holds a lone
+// surrogate), raises its ValueError.
 nb::object encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher* allowed,
-                       const SpecialMatcher* disallowed, int threads) {
+                       const SpecialMatcher* disallowed, int threads, bool strict = false) {
   const nb::tuple items = snapshot(texts);
   const size_t n = items.size();
   const std::vector<StrView> views = str_views(items);
@@ -112,6 +113,11 @@ nb::object encode_many(const Encoding& enc, nb::list texts, const SpecialMatcher
         ch.ends.reserve(starts[c + 1] - starts[c]);
         for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
           const std::string_view text = to_utf8(views[i], &utf8_buffer);
+          if (strict && utf8_buffer.first_surrogate() >= 0) {
+            ch.failed = true;
+            ch.error = lone_surrogate_message(utf8_buffer.first_surrogate());
+            return;
+          }
           if (disallowed != nullptr) {
             const SpecialMatcher::Match m = disallowed->find(reinterpret_cast<const uint8_t*>(text.data()), text.size(), 0);
             if (m.found) {
@@ -182,12 +188,14 @@ void bind_encoding(nb::module_& m) {
       }, nb::arg("texts"), nb::arg("threads"), nb::arg("joined") = false,
            "encode_ordinary() of each text on up to `threads` threads; with `joined`, all their ids in one list.")
       .def("encode_batch", [](const Encoding& e, nb::list texts, const SpecialMatcher& allowed,
-                              const SpecialMatcher* disallowed, int threads, bool joined) {
-        nb::object result = encode_many(e, texts, &allowed, disallowed, threads);
+                              const SpecialMatcher* disallowed, int threads, bool joined, bool strict) {
+        nb::object result = encode_many(e, texts, &allowed, disallowed, threads, strict);
         return joined && nb::isinstance<nb::list>(result) ? join_parts(result) : result;
       }, nb::arg("texts"), nb::arg("allowed"), nb::arg("disallowed").none(), nb::arg("threads"), nb::arg("joined") = false,
+           nb::arg("strict") = false,
            "encode() of each text on up to `threads` threads (with `joined`, all their ids in one list); if a text "
-           "holds a special of `disallowed`, (index of the first such text, the special's bytes) instead.")
+           "holds a special of `disallowed`, (index of the first such text, the special's bytes) instead.  Lone "
+           "surrogates are repaired as tiktoken does, or with `strict` raise ValueError as str.encode fails.")
       .def("count", [](const Encoding& e, nb::handle text, const SpecialMatcher& allowed) {
         std::string_view view = utf8(text);
         size_t n = 0;

@@ -127,26 +127,8 @@ using Shared = std::shared_ptr<HfEncoded>;
 // surrogate.
 const HfEncoded* encode_text(const HfSpm& h, nb::str text);
 
-// The index of the first lone surrogate of a str, given its view and to_utf8's UTF-8 of
-// it, or -1.  Checked only when the UTF-8 holds U+FFFD (what to_utf8 puts for a lone
-// surrogate); then any surrogate unit is lone: a str holds a pair as one 4-byte character.
-int64_t lone_surrogate(const StrView& v, std::string_view utf8) {
-  if (v.ascii || v.kind == PyUnicode_1BYTE_KIND) return -1;
-  bool replacement = false;
-  for (size_t i = utf8.find('\xEF'); i != std::string_view::npos && !replacement; i = utf8.find('\xEF', i + 1)) {
-    replacement = utf8.size() - i >= 3 && utf8[i + 1] == '\xBF' && utf8[i + 2] == '\xBD';
-  }
-  if (!replacement) return -1;
-  for (size_t i = 0; i < v.length; ++i) {
-    const uint32_t u = v.kind == PyUnicode_2BYTE_KIND ? static_cast<const uint16_t*>(v.data)[i]
-                                                      : static_cast<const uint32_t*>(v.data)[i];
-    if (u >= 0xD800 && u <= 0xDFFF) return static_cast<int64_t>(i);
-  }
-  return -1;
-}
-
 [[noreturn]] void surrogate_error(int64_t at) {
-  value_error("text holds a lone surrogate at character " + std::to_string(at));
+  value_error(lone_surrogate_message(at));
 }
 
 // A copy of `from` in arrays of its size (what documents keep alive).
@@ -166,7 +148,7 @@ const HfEncoded* encode_text(const HfSpm& h, nb::str text) {
   const StrView view = str_view(text);
   thread_local Utf8Buffer buffer;
   const std::string_view utf8 = to_utf8(view, &buffer);
-  if (const int64_t at = lone_surrogate(view, utf8); at >= 0) surrogate_error(at);
+  if (const int64_t at = buffer.first_surrogate(); at >= 0) surrogate_error(at);
   thread_local HfEncoded work;
   work.clear();
   std::string error;
@@ -208,7 +190,7 @@ nb::list encode_many(const HfSpm& h, nb::list texts, int threads, bool ids_only,
         e.clear();
         for (size_t i = starts[c]; i < starts[c + 1]; ++i) {
           const std::string_view text = to_utf8(views[i], &buffer);
-          if (const int64_t at = lone_surrogate(views[i], text); at >= 0) {
+          if (const int64_t at = buffer.first_surrogate(); at >= 0) {
             if (ch.bad < 0) ch.bad = static_cast<int64_t>(i), ch.bad_at = at;
             ch.ok.push_back(0);
             ch.ends.push_back(e.ids.size());

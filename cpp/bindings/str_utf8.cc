@@ -175,8 +175,9 @@ __attribute__((target("ssse3"))) size_t latin1_blocks(const uint8_t* s, size_t i
 const bool kHasSsse3 = (__builtin_cpu_init(), __builtin_cpu_supports("ssse3"));
 #endif
 
+// *first_surrogate: the index of the first surrogate unit met (left as it is if none).
 template <typename Char>
-std::string_view append_utf8(const Char* s, size_t n, Utf8Buffer* buffer) {
+std::string_view append_utf8(const Char* s, size_t n, Utf8Buffer* buffer, int64_t* first_surrogate) {
   constexpr size_t kMaxPerUnit = sizeof(Char) == 1 ? 2 : sizeof(Char) == 2 ? 3 : 4;
   char* const start = buffer->reserve(n * kMaxPerUnit + 32);  // + room for 16-byte stores
   char* w = start;
@@ -214,6 +215,7 @@ std::string_view append_utf8(const Char* s, size_t n, Utf8Buffer* buffer) {
         continue;
       }
       if (c >= 0xD800 && c < 0xE000) {
+        if (*first_surrogate < 0) *first_surrogate = static_cast<int64_t>(i - 1);
         // A high surrogate and a low one make one character; any other surrogate is U+FFFD.
         if (c < 0xDC00 && i < n && s[i] >= 0xDC00 && s[i] < 0xE000) {
           c = 0x10000 + ((c - 0xD800) << 10) + (static_cast<uint32_t>(s[i]) - 0xDC00);
@@ -240,10 +242,12 @@ std::string_view append_utf8(const Char* s, size_t n, Utf8Buffer* buffer) {
 }  // namespace
 
 std::string_view to_utf8(const StrView& v, Utf8Buffer* buffer) {
+  int64_t* first = &buffer->first_surrogate_;
+  *first = -1;
   if (v.ascii) return std::string_view(static_cast<const char*>(v.data), v.length);
-  if (v.kind == PyUnicode_1BYTE_KIND) return append_utf8(static_cast<const uint8_t*>(v.data), v.length, buffer);
-  if (v.kind == PyUnicode_2BYTE_KIND) return append_utf8(static_cast<const uint16_t*>(v.data), v.length, buffer);
-  return append_utf8(static_cast<const uint32_t*>(v.data), v.length, buffer);
+  if (v.kind == PyUnicode_1BYTE_KIND) return append_utf8(static_cast<const uint8_t*>(v.data), v.length, buffer, first);
+  if (v.kind == PyUnicode_2BYTE_KIND) return append_utf8(static_cast<const uint16_t*>(v.data), v.length, buffer, first);
+  return append_utf8(static_cast<const uint32_t*>(v.data), v.length, buffer, first);
 }
 
 }  // namespace tf::py

@@ -224,11 +224,19 @@ class NativeByteLevel:
     def ids_batch(self, texts: list[str], threads: int) -> list[list[int] | None]:
         """Ids of many texts on native threads (None where the Python path must run)."""
         texts, ok, _ = self._normalized_texts(texts)
-        todo = [t for t, k in zip(texts, ok) if k]
-        for t in todo:
-            _check_surrogates(t)
-        ids = iter(self.engine.encode_batch(todo, allowed_special="all", num_threads=threads))
+        ids = iter(self._engine_ids([t for t, k in zip(texts, ok) if k], threads))
         return [next(ids) if k else None for k in ok]
+
+    def _engine_ids(self, texts: list[str], threads: int) -> list[list[int]]:
+        """The engine's ids of texts as they are, every added token matched; a lone surrogate
+        raises ValueError as str.encode fails (the native side finds it as it makes the UTF-8;
+        tiktoken's face would repair it)."""
+        if self.engine._regex is not None:
+            for t in texts:
+                _check_surrogates(t)
+            return self.engine.encode_batch(texts, allowed_special="all", num_threads=threads)
+        core, specials = self.engine_and_specials()
+        return core.encode_batch(texts, specials, None, threads, strict=True)
 
     def original_offsets(self, arr, data: bytes, starts, ends) -> list[tuple[int, int]]:
         """The offsets in the original text of the tokens `arr` of a normalized text (UTF-8

@@ -60,6 +60,18 @@ def test_lone_surrogate_raises():
         pytest.skip("needs ../shared/models/hf/gpt2_tokenizer.json")
     with pytest.raises(ValueError, match="surrogate"):
         tok.encode("a\ud800b")
+    # Every batch path names the character, as str.encode does (2-byte and 4-byte strs; two
+    # surrogates in a row are two lone ones to Python).
+    for text, at in [("a\ud800b", 1), ("\u00e9t\u00e9 \udc00", 4), ("x\U0001F600\ud83d\ude00", 2)]:
+        for truncate in (False, True):
+            if truncate:
+                tok.enable_truncation(2)
+            else:
+                tok.no_truncation()
+            for encode in (tok.encode_batch, tok.encode_batch_fast):
+                with pytest.raises(ValueError, match=f"surrogate at character {at}$"):
+                    encode(["fine", "long enough to be cut " * 3, text])
+    tok.no_truncation()
 
 
 def _gpt2() -> str:
