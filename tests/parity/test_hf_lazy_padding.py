@@ -92,3 +92,34 @@ def test_overflowing_windows_made_late(name):
         for t in (ref, ours):
             t.no_truncation()
             t.no_padding()
+
+
+@pytest.mark.parametrize("name", [f for f in ("gpt2_tokenizer.json", "llama3_tokenizer.json", "qwen3_tokenizer.json")
+                                  if f in HF_FILES])
+def test_truncated_documents_cut_lazily(name):
+    """A native document truncated without a template is cut into documents of its own
+    (ByteLevelDocEncoding.truncate), each list made when read: read in any order, windows
+    before or after the kept one, word ids of a late window first, with and without special
+    tokens, singles and batches, every field equals tokenizers'."""
+    need_shared()
+    ref, ours = load(name)
+    texts = lines("en", 6, seed=11) + lines("multi", 4, seed=11) + lines("code", 3, seed=11) + ["x " * 120]
+    rng = random.Random(name)
+    try:
+        for trunc in (dict(max_length=9), dict(max_length=16, stride=5), dict(max_length=10, direction="left")):
+            for t in (ref, ours):
+                t.enable_truncation(**trunc)
+            for add in (True, False):
+                want = ref.encode_batch(texts, add_special_tokens=add)
+                for got in (ours.encode_batch(texts, add_special_tokens=add),
+                            [ours.encode(t, add_special_tokens=add) for t in texts]):
+                    for e, w in zip(got, want):
+                        pairs = list(zip([e, *e.overflowing], [w, *w.overflowing]))
+                        assert len(pairs) == 1 + len(w.overflowing), f"{name} {trunc}"
+                        reads = [(x, y, f) for x, y in pairs for f in FIELDS]
+                        rng.shuffle(reads)
+                        for x, y, f in reads:
+                            assert getattr(x, f) == getattr(y, f), f"{name} {trunc} add={add} {f}"
+    finally:
+        for t in (ref, ours):
+            t.no_truncation()

@@ -133,22 +133,7 @@ class Encoding:
                 setattr(self, f, [])
             self.overflowing = [whole]
             return
-        if stride >= max_length:
-            raise ValueError(f"truncation stride {stride} must be below max_length {max_length}")
-        step = max_length - stride
-        parts: list[tuple[int, int]] = []
-        if direction == "right":
-            for start in range(0, n, step):
-                stop = min(start + max_length, n)
-                parts.append((start, stop))
-                if stop == n:
-                    break
-        else:
-            for stop in range(n, 0, -step):
-                start = max(stop - max_length, 0)
-                parts.append((start, stop))
-                if start == 0:
-                    break
+        parts = window_bounds(n, max_length, stride, direction)
         fields = self._fields()  # the whole lists: the windows are cut from them when read
         main = _window(fields, *parts[0])
         for f in _FIELDS:
@@ -175,6 +160,28 @@ class Encoding:
 
 _FIELDS = ("ids", "tokens", "offsets", "word_ids", "type_ids", "special_tokens_mask", "attention_mask",
            "sequence_ids")
+
+
+def window_bounds(n: int, max_length: int, stride: int, direction: str) -> list[tuple[int, int]]:
+    """The tokens [a, b) of each window `truncate` cuts from n > max_length > 0 tokens, the
+    kept one first, each overlapping the one before by `stride`."""
+    if stride >= max_length:
+        raise ValueError(f"truncation stride {stride} must be below max_length {max_length}")
+    step = max_length - stride
+    parts: list[tuple[int, int]] = []
+    if direction == "right":
+        for start in range(0, n, step):
+            stop = min(start + max_length, n)
+            parts.append((start, stop))
+            if stop == n:
+                break
+    else:
+        for stop in range(n, 0, -step):
+            start = max(stop - max_length, 0)
+            parts.append((start, stop))
+            if start == 0:
+                break
+    return parts
 
 
 def _window(fields: tuple, a: int, b: int) -> Encoding:
@@ -250,6 +257,52 @@ class NativeEncoding(Encoding):
     def word_ids(self, value) -> None:
         Encoding.word_ids.__set__(self, value)
 
+    def truncate(self, max_length: int, stride: int = 0, direction: str = "right") -> None:
+        """As Encoding.truncate, but word ids not yet made stay so: the whole list is made
+        once, when the kept window's or a window of `overflowing`'s is first read (a 4 KB text
+        cut to GPT-2's 50 tokens needs the word ids of none of its other windows)."""
+        n = len(self.ids)
+        try:
+            Encoding.word_ids.__get__(self)
+            made = True
+        except AttributeError:
+            made = False
+        if made or max_length >= n or max_length == 0:
+            Encoding.truncate(self, max_length, stride, direction)
+            return
+        parts = window_bounds(n, max_length, stride, direction)
+        others = {f: getattr(self, f) for f in _FIELDS if f != "word_ids"}
+        whole = once(self._words)
+
+        def cut(enc: "NativeEncoding", a: int, b: int) -> "NativeEncoding":
+            for f, value in others.items():
+                Encoding.__dict__[f].__set__(enc, value[a:b])
+            enc._words = lambda: whole()[a:b]
+            return enc
+
+        def window(a: int, b: int) -> "NativeEncoding":
+            w = NativeEncoding.__new__(NativeEncoding)
+            Encoding.overflowing.__set__(w, [])
+            Encoding._trim.__set__(w, None)
+            return cut(w, a, b)
+
+        cut(self, *parts[0])
+        self._pending = (lambda: [window(a, b) for a, b in parts[1:]], [])
+        self._overflowing = []
+        self._trim = None
+
     special_tokens_mask = _lazy("special_tokens_mask", lambda n: [0] * n)
     attention_mask = _lazy("attention_mask", lambda n: [1] * n)
     sequence_ids = _lazy("sequence_ids", lambda n: [0] * n)
+
+
+def once(make):
+    """A function of no arguments giving make(), called the first time only."""
+    made: list = []
+
+    def get():
+        if not made:
+            made.append(make())
+        return made[0]
+
+    return get

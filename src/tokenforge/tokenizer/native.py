@@ -49,7 +49,7 @@ from tokenforge.pre_tokenizers.byte_level import CHAR_BYTES
 from tokenforge.processors import ByteLevel as ByteLevelProcessor
 from tokenforge.processors import Sequence as ProcSeq
 from tokenforge.tokenizer.doc_encoding import DocEncoding, padded_field, single_template
-from tokenforge.tokenizer.encoding import Encoding, NativeEncoding
+from tokenforge.tokenizer.encoding import _FIELDS, Encoding, NativeEncoding, once, window_bounds
 
 _GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
 
@@ -231,7 +231,7 @@ class NativeByteLevel:
         """The engine's ids of texts as they are, every added token matched; a lone surrogate
         raises ValueError as str.encode fails (the native side finds it as it makes the UTF-8;
         tiktoken's face would repair it)."""
-        if self.engine._regex is not None:
+        if getattr(self.engine, "_regex", None) is not None:  # a tiktoken face on a Python regex
             for t in texts:
                 _check_surrogates(t)
             return self.engine.encode_batch(texts, allowed_special="all", num_threads=threads)
@@ -374,6 +374,18 @@ class NativeByteLevel:
         return [None if not k else ByteLevelDocEncoding(next(docs), shape, self, t) if m is None
                 else NormalizedDocEncoding(next(docs), shape, self, t, m) for t, k, m in zip(texts, ok, spans)]
 
+    def sequence_of(self, enc: Encoding, add_special_tokens: bool) -> Encoding | None:
+        """The sequence under a finished Encoding of encode_final, as truncation takes it,
+        when the post-processor's frame adds no token and trims no offset (GPT-2's file): the
+        Encoding itself, whose truncation cuts its document (ByteLevelDocEncoding.truncate).
+        None otherwise (the caller encodes the text again)."""
+        if type(enc) is not ByteLevelDocEncoding or self.plan is None:
+            return None
+        (pre, post, a_type), trim, _ = self.plan
+        if trim or a_type != 0 or (add_special_tokens and (pre or post)):
+            return None
+        return enc
+
     def encode_final_fast(self, texts: list[str], add_special_tokens: bool, threads: int) -> list | None:
         """encode_final without offsets (encode_batch_fast)."""
         return self.encode_final(texts, add_special_tokens, threads, ids_only=True)
@@ -413,22 +425,64 @@ class NativeByteLevel:
 
 
 class ByteLevelDocEncoding(DocEncoding):
-    """A DocEncoding of NativeByteLevel.encode_final: word ids from the ids, when read."""
+    """A DocEncoding of NativeByteLevel.encode_final: word ids from the ids, when read.
 
-    __slots__ = ("_src",)
+    Truncated, a document without a frame (no template tokens) whose lists are not made yet
+    is cut into documents of its own (`ByteLevelDoc.window`): the kept window and each
+    window of `overflowing` make only the lists read, and the whole text's word ids are
+    made once, the first time any window's are read."""
+
+    __slots__ = ("_src", "_window")
 
     def __init__(self, doc, shape, native: "NativeByteLevel", text: str) -> None:
         super().__init__(doc, shape)
         self._src = (native, text)
+        self._window = None  # a window: (the whole text's word ids, made once; where it starts)
 
     def _word_list(self) -> list:
-        d = self._doc
-        if d.ids_only:
-            return d.word_ids()
-        words = self._src[0].text_words(self._src[1], d.text_ids())
-        return [None] * d.prefix_len + words + [None] * (len(d) - d.prefix_len - len(words))
+        if self._window is not None:
+            whole, a = self._window
+            return whole()[a:a + len(self._doc)]
+        return _doc_word_ids(self._doc, *self._src)
 
     word_ids = padded_field("word_ids", _word_list)
+
+    def truncate(self, max_length: int, stride: int = 0, direction: str = "right") -> None:
+        n = len(self)
+        if (max_length >= n or max_length == 0 or self._shape[0] or self._shape[2] or self._pads
+                or self._window is not None or any(_made(self, f) for f in _FIELDS)):
+            Encoding.truncate(self, max_length, stride, direction)
+            return
+        parts = window_bounds(n, max_length, stride, direction)
+        doc, shape, src = self._doc, self._shape, self._src
+        whole = once(lambda: _doc_word_ids(doc, *src))
+
+        def window(a: int, b: int) -> ByteLevelDocEncoding:
+            w = ByteLevelDocEncoding(doc.window(a, b), shape, *src)
+            w._window = (whole, a)
+            return w
+
+        a, b = parts[0]
+        self._doc, self._window = doc.window(a, b), (whole, a)
+        self._pending = (lambda: [window(a, b) for a, b in parts[1:]], [])
+        self._overflowing = []
+
+
+def _doc_word_ids(d, native: "NativeByteLevel", text: str) -> list:
+    """The word ids of a ByteLevelDoc of `text` (None for its frame's tokens)."""
+    if d.ids_only:
+        return d.word_ids()
+    words = native.text_words(text, d.text_ids())
+    return [None] * d.prefix_len + words + [None] * (len(d) - d.prefix_len - len(words))
+
+
+def _made(enc: Encoding, field: str) -> bool:
+    """Whether a lazily made field of enc has been made (or set)."""
+    try:
+        Encoding.__dict__[field].__get__(enc)
+    except AttributeError:
+        return False
+    return True
 
 
 class NormalizedDocEncoding(ByteLevelDocEncoding):

@@ -367,7 +367,7 @@ class Tokenizer:
         if t is None:
             return True
         added = self.post_processor.added_tokens(False) if self.post_processor is not None and add_special_tokens else 0
-        return t.max_length < added or (t.max_length > added and len(enc.ids) <= t.max_length)
+        return t.max_length < added or (t.max_length > added and len(enc) <= t.max_length)
 
     def encode(self, sequence, pair=None, is_pretokenized: bool = False, add_special_tokens: bool = True) -> Encoding:
         """Encodes a text (or a list of words with `is_pretokenized`), optionally with a pair.
@@ -383,21 +383,29 @@ class Tokenizer:
         if pair is None and not is_pretokenized and isinstance(sequence, str):
             one = getattr(self._native_engine(), "encode_final_one", None)
             enc = one(sequence, add_special_tokens) if one is not None else None
+            if enc is None:
+                done = self._native_final([sequence], add_special_tokens, 1)
+                enc = done[0] if done is not None else None
             if enc is not None and self._untruncated(enc, add_special_tokens):
                 if self._padding is not None:
                     self._padding.pad([enc])
                 return enc
-        done = self._native_final([sequence], add_special_tokens, 1) if pair is None and not is_pretokenized else None
-        if done is not None and done[0] is not None and self._untruncated(done[0], add_special_tokens):
-            if self._padding is not None:
-                self._padding.pad(done)
-            return done[0]
-        a = self._encode_one(sequence, 0, is_pretokenized)
+            a = self._sequence(sequence, enc, add_special_tokens)
+        else:
+            a = self._encode_one(sequence, 0, is_pretokenized)
         b = self._encode_one(pair, 1, is_pretokenized) if pair is not None else None
         enc = self._post_process(a, b, add_special_tokens)
         if self._padding is not None:
             self._padding.pad([enc])
         return enc
+
+    def _sequence(self, text: str, final: Encoding | None, add_special_tokens: bool) -> Encoding:
+        """A single text's sequence Encoding (type id 0), before truncation and the
+        post-processor: taken from `final`, a native path's finished Encoding of it, where
+        that path can give it, else encoded again."""
+        take = getattr(self._native_engine(), "sequence_of", None) if final is not None else None
+        seq = take(final, add_special_tokens) if take is not None else None
+        return seq if seq is not None else self._encode_one(text, 0, False)
 
     def encode_batch(self, inputs: list, is_pretokenized: bool = False, add_special_tokens: bool = True,
                      num_threads: int = 8) -> list[Encoding]:
@@ -413,10 +421,9 @@ class Tokenizer:
         if done is not None:
             out = [e if e is not None and self._untruncated(e, add_special_tokens) else None for e in done]
             again = [k for k, e in enumerate(out) if e is None]
-            if again:  # truncated texts: the Python path's windows are many lists at once
-                with gc_paused():
-                    for k in again:
-                        out[k] = self._post_process(self._encode_one(inputs[k], 0, False), None, add_special_tokens)
+            for k in again:  # truncated texts
+                out[k] = self._post_process(self._sequence(inputs[k], done[k], add_special_tokens), None,
+                                            add_special_tokens)
             if self._padding is not None:
                 self._padding.pad(out)
             return out

@@ -66,7 +66,7 @@ def truncate_pair(a: Encoding, b: Encoding | None, t: Truncation, n_added: int) 
         if b is not None:
             b.truncate(0, t.stride, t.direction)
         return
-    total = len(a.ids) + (len(b.ids) if b is not None else 0)
+    total = len(a) + (len(b) if b is not None else 0)
     if total <= max_length:
         return
     to_remove = total - max_length
@@ -74,7 +74,7 @@ def truncate_pair(a: Encoding, b: Encoding | None, t: Truncation, n_added: int) 
         if b is None:
             a.truncate(total - to_remove, t.stride, t.direction)
             return
-        n1, n2 = len(a.ids), len(b.ids)
+        n1, n2 = len(a), len(b)
         swap = n1 > n2
         if swap:
             n1, n2 = n2, n1
@@ -90,9 +90,9 @@ def truncate_pair(a: Encoding, b: Encoding | None, t: Truncation, n_added: int) 
     target = a if t.strategy == "only_first" else b
     if target is None:
         raise ValueError("truncation only_second needs a pair of sequences")
-    if len(target.ids) <= to_remove:
+    if len(target) <= to_remove:
         raise ValueError("truncation: the sequence to truncate is shorter than what must be removed")
-    target.truncate(len(target.ids) - to_remove, t.stride, t.direction)
+    target.truncate(len(target) - to_remove, t.stride, t.direction)
 
 
 @dataclass
