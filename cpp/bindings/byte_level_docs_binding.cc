@@ -299,12 +299,9 @@ void bind_byte_level_docs(nb::module_& m) {
       .def("text_ids", [](const ByteLevelDoc& d) { return to_list(d.c->ids.data() + d.begin, d.end - d.begin); },
            "The text's ids, without the frame.")
       .def("window", [](const ByteLevelDoc& d, size_t a, size_t b) {
-        if (d.frame->frame.around() != 0) value_error("ByteLevelDoc.window: the document has a frame");
         if (a > b || b > d.end - d.begin) value_error("ByteLevelDoc.window: tokens out of range");
         return ByteLevelDoc{d.c, d.begin + a, d.begin + b, d.frame, d.ids_only, {}, {}};
-      }, nb::arg("a"), nb::arg("b"),
-           "The tokens [a, b) of a document without a frame, as a document of their own (its offsets "
-           "still into the whole text): a truncation window whose lists are made only if read.")
+      }, nb::arg("a"), nb::arg("b"), kWindowDoc)
       .def_prop_ro("ids_only", [](const ByteLevelDoc& d) { return d.ids_only; })
       .def_prop_ro("prefix_len", [](const ByteLevelDoc& d) { return d.frame->frame.pre_ids.size(); });
 }

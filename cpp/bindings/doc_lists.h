@@ -39,6 +39,11 @@ struct DocFrame {
   size_t around() const { return pre_ids.size() + suf_ids.size(); }
 };
 
+// The docstring of each document type's `window`.
+inline constexpr const char* kWindowDoc =
+    "The text's tokens [a, b) in the document's frame, as a document of its own (offsets and word ids "
+    "still those of the whole text): a truncation window, its lists made only if read.";
+
 // A new list of n items from make(i) (each a new reference), or a Python error.
 template <typename Make>
 nb::object build_list(size_t n, Make&& make) {

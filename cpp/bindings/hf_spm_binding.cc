@@ -361,7 +361,11 @@ void bind_hf_spm(nb::module_& m) {
       .def("ids", [](SpmDoc& d) { return d.ids_only && d.early.is_valid() ? hand_out(d.early) : spm_doc_ids(d); })
       .def("tokens", &spm_doc_tokens)
       .def("offsets", [](SpmDoc& d) { return !d.ids_only && d.early.is_valid() ? hand_out(d.early) : spm_doc_offsets(d); })
-      .def("word_ids", &spm_doc_words);
+      .def("word_ids", &spm_doc_words)
+      .def("window", [](const SpmDoc& d, size_t a, size_t b) {
+        if (a > b || b > d.end - d.begin) value_error("SpmDoc.window: tokens out of range");
+        return SpmDoc{d.e, d.begin + a, d.begin + b, d.frame, d.ids_only, {}};
+      }, nb::arg("a"), nb::arg("b"), kWindowDoc);
 }
 
 }  // namespace tf::py

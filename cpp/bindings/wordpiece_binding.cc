@@ -333,7 +333,19 @@ void bind_wordpiece(nb::module_& m) {
       .def("word_ids", [](const BertDoc& d) {
         if (d.ids_only) return doc_words(d.wrap->frame, nullptr, 0, d.r.ids.size());
         return doc_words(d.wrap->frame, d.r.words.data(), d.r.ids.size());
-      });
+      })
+      .def("window", [](const BertDoc& d, size_t a, size_t b) {
+        if (a > b || b > d.r.ids.size()) value_error("BertDoc.window: tokens out of range");
+        BertDoc w{BertResult{}, d.wrap, d.ids_only, {}};
+        auto part = [&](const auto& v, auto& to) {
+          if (v.size() == d.r.ids.size()) to.assign(v.begin() + a, v.begin() + b);
+        };
+        part(d.r.ids, w.r.ids);
+        part(d.r.starts, w.r.starts);
+        part(d.r.ends, w.r.ends);
+        part(d.r.words, w.r.words);
+        return w;
+      }, nb::arg("a"), nb::arg("b"), kWindowDoc);
 }
 
 }  // namespace tf::py

@@ -94,13 +94,16 @@ def test_overflowing_windows_made_late(name):
             t.no_padding()
 
 
-@pytest.mark.parametrize("name", [f for f in ("gpt2_tokenizer.json", "llama3_tokenizer.json", "qwen3_tokenizer.json")
+@pytest.mark.parametrize("name", [f for f in ("gpt2_tokenizer.json", "llama3_tokenizer.json", "qwen3_tokenizer.json",
+                                            "llama3_1_tokenizer.json", "minilm_bert_uncased_tokenizer.json",
+                                            "mistral_v1_tokenizer.json", "rut5_tokenizer.json", "gemma_tokenizer.json",
+                                            "deepseek_v3_tokenizer.json")
                                   if f in HF_FILES])
 def test_truncated_documents_cut_lazily(name):
-    """A native document truncated without a template is cut into documents of its own
-    (ByteLevelDocEncoding.truncate), each list made when read: read in any order, windows
-    before or after the kept one, word ids of a late window first, with and without special
-    tokens, singles and batches, every field equals tokenizers'."""
+    """A truncated native document is cut into windows in its template's frame, each a
+    document of its own (DocEncoding.cut), its lists made when read: read in any order,
+    windows before or after the kept one, word ids of a late window first, with and without
+    special tokens, singles and batches, every field equals tokenizers'."""
     need_shared()
     ref, ours = load(name)
     texts = lines("en", 6, seed=11) + lines("multi", 4, seed=11) + lines("code", 3, seed=11) + ["x " * 120]

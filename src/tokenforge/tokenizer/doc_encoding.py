@@ -19,12 +19,35 @@ Example:
 from __future__ import annotations
 
 from tokenforge.processors import BertProcessing, TemplateProcessing
-from tokenforge.tokenizer.encoding import Encoding, lazy_field
+from tokenforge.tokenizer.encoding import _FIELDS, Encoding, lazy_field, window_bounds
 
 
 def _spread(self, pre, mid, post) -> list:
     a, b = len(self._shape[0]), len(self._shape[2])
     return pre + [mid] * (len(self._doc) - a - b) + post
+
+
+def _slot_copy(enc: Encoding) -> Encoding:
+    """A shallow copy of enc's set slots, read through the slots themselves (copy.copy reads
+    them by name, which runs the lazy fields' properties and makes every list)."""
+    out = object.__new__(type(enc))
+    for cls in type(enc).__mro__:
+        for name in cls.__dict__.get("__slots__", ()):
+            slot = cls.__dict__[name]
+            try:
+                slot.__set__(out, slot.__get__(enc))
+            except AttributeError:
+                pass
+    return out
+
+
+def _made(enc: Encoding, field: str) -> bool:
+    """Whether a lazily made field of enc has been made (or set)."""
+    try:
+        Encoding.__dict__[field].__get__(enc)
+    except AttributeError:
+        return False
+    return True
 
 
 def padded_field(field: str, make):
@@ -66,6 +89,48 @@ class DocEncoding(Encoding):
 
     def __len__(self) -> int:
         return len(self._doc) + self._padded
+
+    def frame_size(self) -> int:
+        """How many of the tokens are the template's (before and after the text)."""
+        return len(self._shape[0]) + len(self._shape[2])
+
+    def cut(self, max_length: int, stride: int, direction: str) -> bool:
+        """Truncation of the text inside the frame, as tokenizers truncates a single text to
+        max_length (the limit less the template's tokens) and then applies the template to the
+        kept window and to each overflowing one: the kept window becomes this Encoding and the
+        others its `overflowing`, each the native document's `window` (the text's tokens
+        [a, b) in the same frame), so that only the lists read are made.  False, with nothing
+        done, when it cannot be cut so (a list already made, padding recorded, a subclass that
+        says no): the caller truncates the text's own Encoding instead."""
+        n = len(self._doc) - self.frame_size()
+        if (max_length <= 0 or n <= max_length or self._pads or not self._can_cut()
+                or any(_made(self, f) for f in _FIELDS)):
+            return False
+        parts = window_bounds(n, max_length, stride, direction)
+        proto, place = _slot_copy(self), self._placer()
+
+        def window(a: int, b: int) -> DocEncoding:
+            w = _slot_copy(proto)
+            w.overflowing = []
+            place(w, a, b)
+            return w
+
+        place(self, *parts[0])
+        self._pending = (lambda: [window(a, b) for a, b in parts[1:]], [])
+        self._overflowing = []
+        return True
+
+    def _can_cut(self) -> bool:
+        return True
+
+    def _placer(self):
+        """A function (enc, a, b) making enc the window of this Encoding's text tokens [a, b)."""
+        doc = self._doc
+
+        def place(enc: DocEncoding, a: int, b: int) -> None:
+            enc._doc = doc.window(a, b)
+
+        return place
 
     def pad(self, length: int, pad_id: int, pad_type_id: int, pad_token: str, direction: str = "right") -> None:
         """As Encoding.pad; a list not yet made gets the padding when it is made."""

@@ -49,7 +49,7 @@ from tokenforge.pre_tokenizers.byte_level import CHAR_BYTES
 from tokenforge.processors import ByteLevel as ByteLevelProcessor
 from tokenforge.processors import Sequence as ProcSeq
 from tokenforge.tokenizer.doc_encoding import DocEncoding, padded_field, single_template
-from tokenforge.tokenizer.encoding import _FIELDS, Encoding, NativeEncoding, once, window_bounds
+from tokenforge.tokenizer.encoding import Encoding, NativeEncoding, once
 
 _GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
 
@@ -374,18 +374,6 @@ class NativeByteLevel:
         return [None if not k else ByteLevelDocEncoding(next(docs), shape, self, t) if m is None
                 else NormalizedDocEncoding(next(docs), shape, self, t, m) for t, k, m in zip(texts, ok, spans)]
 
-    def sequence_of(self, enc: Encoding, add_special_tokens: bool) -> Encoding | None:
-        """The sequence under a finished Encoding of encode_final, as truncation takes it,
-        when the post-processor's frame adds no token and trims no offset (GPT-2's file): the
-        Encoding itself, whose truncation cuts its document (ByteLevelDocEncoding.truncate).
-        None otherwise (the caller encodes the text again)."""
-        if type(enc) is not ByteLevelDocEncoding or self.plan is None:
-            return None
-        (pre, post, a_type), trim, _ = self.plan
-        if trim or a_type != 0 or (add_special_tokens and (pre or post)):
-            return None
-        return enc
-
     def encode_final_fast(self, texts: list[str], add_special_tokens: bool, threads: int) -> list | None:
         """encode_final without offsets (encode_batch_fast)."""
         return self.encode_final(texts, add_special_tokens, threads, ids_only=True)
@@ -425,12 +413,8 @@ class NativeByteLevel:
 
 
 class ByteLevelDocEncoding(DocEncoding):
-    """A DocEncoding of NativeByteLevel.encode_final: word ids from the ids, when read.
-
-    Truncated, a document without a frame (no template tokens) whose lists are not made yet
-    is cut into documents of its own (`ByteLevelDoc.window`): the kept window and each
-    window of `overflowing` make only the lists read, and the whole text's word ids are
-    made once, the first time any window's are read."""
+    """A DocEncoding of NativeByteLevel.encode_final: word ids from the ids, when read (a
+    window of a cut one: its slice of the whole text's, made once)."""
 
     __slots__ = ("_src", "_window")
 
@@ -440,49 +424,30 @@ class ByteLevelDocEncoding(DocEncoding):
         self._window = None  # a window: (the whole text's word ids, made once; where it starts)
 
     def _word_list(self) -> list:
-        if self._window is not None:
+        d = self._doc
+        if d.ids_only:
+            return d.word_ids()
+        if self._window is None:
+            words = self._src[0].text_words(self._src[1], d.text_ids())
+        else:
             whole, a = self._window
-            return whole()[a:a + len(self._doc)]
-        return _doc_word_ids(self._doc, *self._src)
+            words = whole()[a:a + len(d) - d.prefix_len - len(self._shape[2])]
+        return [None] * d.prefix_len + words + [None] * (len(d) - d.prefix_len - len(words))
 
     word_ids = padded_field("word_ids", _word_list)
 
-    def truncate(self, max_length: int, stride: int = 0, direction: str = "right") -> None:
-        n = len(self)
-        if (max_length >= n or max_length == 0 or self._shape[0] or self._shape[2] or self._pads
-                or self._window is not None or any(_made(self, f) for f in _FIELDS)):
-            Encoding.truncate(self, max_length, stride, direction)
-            return
-        parts = window_bounds(n, max_length, stride, direction)
-        doc, shape, src = self._doc, self._shape, self._src
-        whole = once(lambda: _doc_word_ids(doc, *src))
+    def _can_cut(self) -> bool:
+        # Trimmed offsets are not cut: ByteLevel trims a window's first token by its own rule.
+        return not self._src[0].plan[1]
 
-        def window(a: int, b: int) -> ByteLevelDocEncoding:
-            w = ByteLevelDocEncoding(doc.window(a, b), shape, *src)
-            w._window = (whole, a)
-            return w
+    def _placer(self):
+        doc, (native, text) = self._doc, self._src
+        whole = once(lambda: native.text_words(text, doc.text_ids()))
 
-        a, b = parts[0]
-        self._doc, self._window = doc.window(a, b), (whole, a)
-        self._pending = (lambda: [window(a, b) for a, b in parts[1:]], [])
-        self._overflowing = []
+        def place(enc: "ByteLevelDocEncoding", a: int, b: int) -> None:
+            enc._doc, enc._window = doc.window(a, b), (whole, a)
 
-
-def _doc_word_ids(d, native: "NativeByteLevel", text: str) -> list:
-    """The word ids of a ByteLevelDoc of `text` (None for its frame's tokens)."""
-    if d.ids_only:
-        return d.word_ids()
-    words = native.text_words(text, d.text_ids())
-    return [None] * d.prefix_len + words + [None] * (len(d) - d.prefix_len - len(words))
-
-
-def _made(enc: Encoding, field: str) -> bool:
-    """Whether a lazily made field of enc has been made (or set)."""
-    try:
-        Encoding.__dict__[field].__get__(enc)
-    except AttributeError:
-        return False
-    return True
+        return place
 
 
 class NormalizedDocEncoding(ByteLevelDocEncoding):
@@ -502,6 +467,9 @@ class NormalizedDocEncoding(ByteLevelDocEncoding):
         return d.offsets_through(*self._spans)
 
     offsets = padded_field("offsets", _offset_list)
+
+    def _can_cut(self) -> bool:
+        return False  # its offsets are read back through the whole text's alignment
 
 
 def post_plan(processor) -> tuple[tuple[list, list, int], bool, bool] | None:

@@ -386,26 +386,27 @@ class Tokenizer:
             if enc is None:
                 done = self._native_final([sequence], add_special_tokens, 1)
                 enc = done[0] if done is not None else None
-            if enc is not None and self._untruncated(enc, add_special_tokens):
+            if enc is not None and (self._untruncated(enc, add_special_tokens) or self._cut(enc, add_special_tokens)):
                 if self._padding is not None:
                     self._padding.pad([enc])
                 return enc
-            a = self._sequence(sequence, enc, add_special_tokens)
-        else:
-            a = self._encode_one(sequence, 0, is_pretokenized)
+        a = self._encode_one(sequence, 0, is_pretokenized)
         b = self._encode_one(pair, 1, is_pretokenized) if pair is not None else None
         enc = self._post_process(a, b, add_special_tokens)
         if self._padding is not None:
             self._padding.pad([enc])
         return enc
 
-    def _sequence(self, text: str, final: Encoding | None, add_special_tokens: bool) -> Encoding:
-        """A single text's sequence Encoding (type id 0), before truncation and the
-        post-processor: taken from `final`, a native path's finished Encoding of it, where
-        that path can give it, else encoded again."""
-        take = getattr(self._native_engine(), "sequence_of", None) if final is not None else None
-        seq = take(final, add_special_tokens) if take is not None else None
-        return seq if seq is not None else self._encode_one(text, 0, False)
+    def _cut(self, enc: Encoding | None, add_special_tokens: bool) -> bool:
+        """Truncates a native path's finished single-text Encoding in place (DocEncoding.cut)
+        when its frame is exactly the tokens the post-processor adds; False when it cannot,
+        and the caller truncates the text's own Encoding."""
+        t = self._truncation
+        cut = getattr(enc, "cut", None)
+        if cut is None or t is None or t.strategy == "only_second":
+            return False
+        added = self.post_processor.added_tokens(False) if self.post_processor is not None and add_special_tokens else 0
+        return enc.frame_size() == added and t.max_length > added and cut(t.max_length - added, t.stride, t.direction)
 
     def encode_batch(self, inputs: list, is_pretokenized: bool = False, add_special_tokens: bool = True,
                      num_threads: int = 8) -> list[Encoding]:
@@ -422,8 +423,8 @@ class Tokenizer:
             out = [e if e is not None and self._untruncated(e, add_special_tokens) else None for e in done]
             again = [k for k, e in enumerate(out) if e is None]
             for k in again:  # truncated texts
-                out[k] = self._post_process(self._sequence(inputs[k], done[k], add_special_tokens), None,
-                                            add_special_tokens)
+                out[k] = (done[k] if self._cut(done[k], add_special_tokens) else
+                          self._post_process(self._encode_one(inputs[k], 0, False), None, add_special_tokens))
             if self._padding is not None:
                 self._padding.pad(out)
             return out
