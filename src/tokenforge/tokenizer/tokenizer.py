@@ -455,9 +455,10 @@ class Tokenizer:
                            num_threads: int) -> list[Encoding]:
         done = self._native_final(inputs, add_special_tokens, num_threads, fast=True) if not is_pretokenized else None
         if done is not None:
-            out = [e if e is not None and self._untruncated(e, add_special_tokens) else None for e in done]
+            out = [e if e is not None and (self._untruncated(e, add_special_tokens) or self._cut(e, add_special_tokens))
+                   else None for e in done]
             again = [k for k, e in enumerate(out) if e is None]
-            if again:  # truncated texts: their ids alone, cut into windows and post-processed
+            if again:  # texts truncated where _cut cannot: their ids alone, cut and post-processed
                 native = self._native_engine()
                 ids_list = native.ids_batch([inputs[k] for k in again], num_threads)
                 with gc_paused():
