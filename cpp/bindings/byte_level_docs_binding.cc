@@ -213,6 +213,31 @@ nb::list encode_docs(const ByteLevelTables& t, const Encoding& enc, const Specia
   return out.done();
 }
 
+struct BlFrameHandle {  // a frame made once (ByteLevelDocs.frame) for encode_doc
+  std::shared_ptr<const BlFrame> frame;
+};
+
+// encode_docs of one text, without the batch's chunks and threads (Tokenizer.encode).
+ByteLevelDoc encode_doc(const ByteLevelTables& t, const Encoding& enc, const SpecialMatcher& allowed, nb::str text,
+                        const BlFrameHandle& frame, bool trim, bool add_prefix_space) {
+  const StrView view = str_view(text);
+  thread_local Utf8Buffer buffer;
+  const std::string_view utf8 = to_utf8(view, &buffer);
+  if (const int64_t at = buffer.first_surrogate(); at >= 0) value_error(lone_surrogate_message(at));
+  auto spans = std::make_shared<SpanChunk>();
+  std::string error;
+  bool ok;
+  {
+    nb::gil_scoped_release release;
+    spans->ids.reserve(utf8.size() / 3 + 4);
+    ok = enc.encode(utf8, allowed, &spans->ids, &error) &&
+         add_spans(t, Trim{trim, add_prefix_space}, utf8, 0, spans.get(), &error);
+  }
+  if (!ok) value_error(error);
+  const size_t n = spans->ids.size();
+  return ByteLevelDoc{std::move(spans), 0, n, frame.frame, false, {}, {}};
+}
+
 nb::object doc_token_list(const ByteLevelDoc& d) {
   const size_t n = d.end - d.begin;
   if (d.ids_only) return doc_tokens(d.frame->frame, n, [](size_t) { return PyUnicode_New(0, 0); });
@@ -280,7 +305,21 @@ void bind_byte_level_docs(nb::module_& m) {
            "A ByteLevelDoc for each text (no lone surrogates) between the given special tokens, encoded by `engine` "
            "with the specials of `allowed`, on native threads; with `trim`, offsets trimmed as ByteLevel's "
            "post-processor does; with ids_only, no offsets (encode_batch_fast).\n\nRaises:\n    ValueError: a byte "
-           "the vocabulary cannot encode, or an id the tables do not know.");
+           "the vocabulary cannot encode, or an id the tables do not know.")
+      .def(
+          "frame",
+          [](const ByteLevelTables& t, std::vector<uint32_t> prefix_ids, nb::list prefix_tokens,
+             std::vector<uint32_t> suffix_ids, nb::list suffix_tokens) {
+            return BlFrameHandle{std::make_shared<const BlFrame>(
+                BlFrame{DocFrame(std::move(prefix_ids), prefix_tokens, std::move(suffix_ids), suffix_tokens), t.tokens})};
+          },
+          nb::arg("prefix_ids"), nb::arg("prefix_tokens"), nb::arg("suffix_ids"), nb::arg("suffix_tokens"),
+          "The special tokens before and after a text, made once for encode_doc.")
+      .def("encode_doc", &encode_doc, nb::arg("engine"), nb::arg("allowed"), nb::arg("text"), nb::arg("frame"),
+           nb::arg("trim"), nb::arg("add_prefix_space"),
+           "encode_docs of one text in a frame made by `frame`, without the batch's threads.");
+
+  nb::class_<BlFrameHandle>(m, "ByteLevelFrame", "The special tokens around a text, for ByteLevelDocs.encode_doc.");
 
   nb::class_<ByteLevelDoc>(m, "ByteLevelDoc", "One text of ByteLevelDocs.encode_docs; its lists built on request.")
       .def("__len__", &ByteLevelDoc::size)

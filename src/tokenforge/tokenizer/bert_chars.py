@@ -27,13 +27,14 @@ Example:
 
 from __future__ import annotations
 
+import bisect
 import functools
 import unicodedata
 
 from tokenforge.normalizers.bert import _CJK, WHITE_SPACE, _clean, is_cjk
 from tokenforge.normalizers.hf_unicode import is_bert_mark, is_inert, lower
-from tokenforge.normalizers.hf_unicode_tables import BERT_MARKS, UNASSIGNED_IN_NORMALIZATION
-from tokenforge.pre_tokenizers.simple import is_punctuation
+from tokenforge.normalizers.hf_unicode_tables import BERT_MARKS, LOWERCASE, UNASSIGNED_IN_NORMALIZATION
+from tokenforge.normalizers.hf_unicode import is_punctuation
 
 MAPPED, REORDER, SPACE, PUNCT, DROPPED, CJK = 1, 2, 8, 16, 32, 64
 _LIMIT = 0x110000
@@ -95,14 +96,16 @@ def bert_tables(clean_text: bool, handle_chinese_chars: bool, strip_accents: boo
     cps = [*range(0xD800), *range(0xE000, _GAP[0]), *range(_GAP[1], _LIMIT)]
     chars = list(map(chr, cps))
     cats = list(map(unicodedata.category, chars))
-    lowers = list(map(lower, chars)) if lowercase else chars
+    lowers = [LOWERCASE.get(cp, c) for cp, c in zip(cps, chars)] if lowercase else chars  # lower(), inlined
     decomps = list(map(unicodedata.decomposition, chars))
     combining = list(map(unicodedata.combining, chars))
-    for a, b in UNASSIGNED_IN_NORMALIZATION:  # tokenizers' NFD leaves these alone
-        for cp in range(a, b + 1):
+    # tokenizers' NFD leaves these alone (looked up from the few code points that have a
+    # decomposition or a combining class, not walked: the ranges hold most of Unicode)
+    changing = [cp for cp, d, cc in zip(cps, decomps, combining) if d or cc]
+    for a, b in UNASSIGNED_IN_NORMALIZATION:
+        for cp in changing[bisect.bisect_left(changing, a):bisect.bisect_right(changing, b)]:
             i = _index(cp)
-            if i is not None and (decomps[i] or combining[i]):
-                decomps[i], combining[i] = "", 0
+            decomps[i], combining[i] = "", 0
     marks = {c for a, b in BERT_MARKS for c in range(a, b + 1)}
     cjk = bytearray(_LIMIT)
     for a, b in _CJK:

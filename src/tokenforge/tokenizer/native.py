@@ -145,6 +145,7 @@ class NativeByteLevel:
 
         self.plan = post_plan(tok.post_processor)
         self._doc_tables = None
+        self._frames: dict = {}  # add_special_tokens -> _frame(add_special_tokens)
 
     def make_engine(self, scanner: int, ranks: dict[bytes, int], specials: dict[str, int]):
         """The byte-level engine: a `tokenforge.Encoding` on the scanner's pattern."""
@@ -379,9 +380,33 @@ class NativeByteLevel:
         return self.encode_final(texts, add_special_tokens, threads, ids_only=True)
 
     def encode_final_one(self, text: str, add_special_tokens: bool) -> Encoding | None:
-        """encode_final of one text (None: the Python path must take it)."""
-        done = self.encode_final([text], add_special_tokens, 1)
-        return None if done is None else done[0]
+        """encode_final of one text (None: the Python path must take it), without the batch's
+        machinery where the text needs no normalizing (ByteLevelDocs.encode_doc in a frame
+        made once)."""
+        if self.plan is None or (self.form and not text.isascii()) or not isinstance(text, str):
+            done = self.encode_final([text], add_special_tokens, 1)
+            return None if done is None else done[0]
+        frame = self._frames.get(bool(add_special_tokens))
+        if frame is None:
+            frame = self._frames[bool(add_special_tokens)] = self._frame(add_special_tokens)
+        if frame[0] is None:
+            return None
+        tables, core, allowed = self._tables()
+        _, trim, prefix_space = self.plan
+        return ByteLevelDocEncoding(tables.encode_doc(core, allowed, text, frame[0], trim, prefix_space), frame[1],
+                                    self, text)
+
+    def _frame(self, add_special_tokens: bool) -> tuple:
+        """(the native frame of encode_doc, the Encodings' shape), or (None, None) when
+        encode_final takes no text (trimming counts of over 255 characters)."""
+        (pre, post, a_type), trim, _ = self.plan
+        if trim and max(int(self.lead.max()), int(self.trail.max())) > 255:
+            return None, None
+        if not add_special_tokens:
+            pre, post = [], []
+        frame = self._tables()[0].frame([p[0] for p in pre], [p[1] for p in pre], [p[0] for p in post],
+                                        [p[1] for p in post])
+        return frame, ([p[2] for p in pre], a_type, [p[2] for p in post])
 
     def text_words(self, text: str, ids: list[int]) -> list[int]:
         """The word id of each of a text's tokens (`ids`: the text's, no template's)."""
