@@ -171,6 +171,24 @@ nb::list encode_docs(const BertHandle& self, nb::list texts, int threads, std::v
   return out.done();
 }
 
+struct BertFrameHandle {  // a frame made once (BertEncoder.frame) for encode_doc
+  std::shared_ptr<const BertWrap> wrap;
+};
+
+// encode_docs of one text, without the batch's chunks and threads (Tokenizer.encode); None
+// for the Python pipeline.
+nb::object encode_doc(const BertHandle& self, nb::str text, const BertFrameHandle& frame) {
+  const std::string_view view = utf8(text);
+  BertResult r;
+  {
+    nb::gil_scoped_release release;
+    self.encoder->encode(view, r);
+  }
+  if (!r.error.empty()) value_error(r.error);
+  if (r.fallback) return nb::none();
+  return nb::cast(BertDoc{std::move(r), frame.wrap, false, {}});
+}
+
 nb::object bert_doc_tokens(const BertDoc& d) {
   const BertWrap& w = *d.wrap;
   if (d.ids_only) return doc_tokens(w.frame, d.r.ids.size(), [](size_t) { return PyUnicode_New(0, 0); });
@@ -323,7 +341,20 @@ void bind_wordpiece(nb::module_& m) {
       .def("encode_docs", &encode_docs, nb::arg("texts"), nb::arg("num_threads"), nb::arg("prefix_ids"),
            nb::arg("prefix_tokens"), nb::arg("suffix_ids"), nb::arg("suffix_tokens"), nb::arg("ids_only") = false,
            "A BertDoc for each text between the given special tokens, or None (the Python pipeline); with "
-           "ids_only, no offsets (encode_batch_fast).");
+           "ids_only, no offsets (encode_batch_fast).")
+      .def(
+          "frame",
+          [](const BertHandle& self, std::vector<uint32_t> pre_ids, nb::list pre_tokens, std::vector<uint32_t> suf_ids,
+             nb::list suf_tokens) {
+            return BertFrameHandle{std::make_shared<const BertWrap>(
+                BertWrap{DocFrame(std::move(pre_ids), pre_tokens, std::move(suf_ids), suf_tokens), self.tokens})};
+          },
+          nb::arg("prefix_ids"), nb::arg("prefix_tokens"), nb::arg("suffix_ids"), nb::arg("suffix_tokens"),
+          "The special tokens before and after a text, made once for encode_doc (with the token table of now).")
+      .def("encode_doc", &encode_doc, nb::arg("text"), nb::arg("frame"),
+           "encode_docs of one text in a frame made by `frame`, without the batch's threads: a BertDoc, or None.");
+
+  nb::class_<BertFrameHandle>(m, "BertFrame", "The special tokens around a text, for BertEncoder.encode_doc.");
 
   nb::class_<BertDoc>(m, "BertDoc", "One text encoded by BertEncoder.encode_docs; its lists built on request.")
       .def("__len__", &BertDoc::size)

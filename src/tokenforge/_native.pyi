@@ -38,9 +38,9 @@ class Encoding:
         encode_ordinary() of each text on up to `threads` threads; with `joined`, all their ids in one list.
         """
 
-    def encode_batch(self, texts: list, allowed: SpecialSet, disallowed: SpecialSet | None, threads: int, joined: bool = False) -> object:
+    def encode_batch(self, texts: list, allowed: SpecialSet, disallowed: SpecialSet | None, threads: int, joined: bool = False, strict: bool = False) -> object:
         """
-        encode() of each text on up to `threads` threads (with `joined`, all their ids in one list); if a text holds a special of `disallowed`, (index of the first such text, the special's bytes) instead.
+        encode() of each text on up to `threads` threads (with `joined`, all their ids in one list); if a text holds a special of `disallowed`, (index of the first such text, the special's bytes) instead.  Lone surrogates are repaired as tiktoken does, or with `strict` raise ValueError as str.encode fails.
         """
 
     def count(self, arg0: object, arg1: SpecialSet, /) -> int: ...
@@ -363,6 +363,19 @@ class BertEncoder:
         A BertDoc for each text between the given special tokens, or None (the Python pipeline); with ids_only, no offsets (encode_batch_fast).
         """
 
+    def frame(self, prefix_ids: Sequence[int], prefix_tokens: list, suffix_ids: Sequence[int], suffix_tokens: list) -> BertFrame:
+        """
+        The special tokens before and after a text, made once for encode_doc (with the token table of now).
+        """
+
+    def encode_doc(self, text: str, frame: BertFrame) -> object:
+        """
+        encode_docs of one text in a frame made by `frame`, without the batch's threads: a BertDoc, or None.
+        """
+
+class BertFrame:
+    """The special tokens around a text, for BertEncoder.encode_doc."""
+
 class BertDoc:
     """
     One text encoded by BertEncoder.encode_docs; its lists built on request.
@@ -377,6 +390,11 @@ class BertDoc:
     def offsets(self) -> object: ...
 
     def word_ids(self) -> object: ...
+
+    def window(self, a: int, b: int) -> BertDoc:
+        """
+        The text's tokens [a, b) in the document's frame, as a document of its own (offsets and word ids still those of the whole text): a truncation window, its lists made only if read.
+        """
 
 def encode_flat(encoding: Encoding, texts: list, eot: int, threads: int, allowed: SpecialSet | None = None) -> object:
     """
@@ -440,6 +458,11 @@ class SpmDoc:
 
     def word_ids(self) -> object: ...
 
+    def window(self, a: int, b: int) -> SpmDoc:
+        """
+        The text's tokens [a, b) in the document's frame, as a document of its own (offsets and word ids still those of the whole text): a truncation window, its lists made only if read.
+        """
+
 class ByteLevelDocs:
     """
     Byte-level BPE encoded into documents with character offsets (tokenizer/native.py).
@@ -457,6 +480,17 @@ class ByteLevelDocs:
         Raises:
             ValueError: a byte the vocabulary cannot encode, or an id the tables do not know.
         """
+
+    def frame(self, prefix_ids: Sequence[int], prefix_tokens: list, suffix_ids: Sequence[int], suffix_tokens: list) -> ByteLevelFrame:
+        """The special tokens before and after a text, made once for encode_doc."""
+
+    def encode_doc(self, engine: Encoding, allowed: SpecialSet, text: str, frame: ByteLevelFrame, trim: bool, add_prefix_space: bool) -> ByteLevelDoc:
+        """
+        encode_docs of one text in a frame made by `frame`, without the batch's threads.
+        """
+
+class ByteLevelFrame:
+    """The special tokens around a text, for ByteLevelDocs.encode_doc."""
 
 class ByteLevelDoc:
     """One text of ByteLevelDocs.encode_docs; its lists built on request."""
@@ -479,6 +513,11 @@ class ByteLevelDoc:
 
     def text_ids(self) -> object:
         """The text's ids, without the frame."""
+
+    def window(self, a: int, b: int) -> ByteLevelDoc:
+        """
+        The text's tokens [a, b) in the document's frame, as a document of its own (offsets and word ids still those of the whole text): a truncation window, its lists made only if read.
+        """
 
     @property
     def ids_only(self) -> bool: ...

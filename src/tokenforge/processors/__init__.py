@@ -101,8 +101,12 @@ class TemplateProcessing:
         return kind, v
 
     def added_tokens(self, is_pair: bool) -> int:
-        return sum(len(self.special_tokens[v["id"]]["ids"]) for k, v in map(self._piece, self.pair if is_pair else self.single)
-                   if k == "SpecialToken")
+        n = 0  # (asked for every text a truncating tokenizer encodes: no _piece checks here)
+        for piece in self.pair if is_pair else self.single:
+            v = piece.get("SpecialToken")
+            if v is not None:
+                n += len(self.special_tokens[v["id"]]["ids"])
+        return n
 
     def _apply(self, encodings: list[Encoding], add_special_tokens: bool) -> list[Encoding]:
         out = []

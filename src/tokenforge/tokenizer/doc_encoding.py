@@ -19,7 +19,7 @@ Example:
 from __future__ import annotations
 
 from tokenforge.processors import BertProcessing, TemplateProcessing
-from tokenforge.tokenizer.encoding import _FIELDS, Encoding, lazy_field, window_bounds
+from tokenforge.tokenizer.encoding import _FIELDS, Encoding, window_bounds
 
 
 def _spread(self, pre, mid, post) -> list:
@@ -41,24 +41,31 @@ def _slot_copy(enc: Encoding) -> Encoding:
     return out
 
 
-def _made(enc: Encoding, field: str) -> bool:
-    """Whether a lazily made field of enc has been made (or set)."""
-    try:
-        Encoding.__dict__[field].__get__(enc)
-    except AttributeError:
-        return False
-    return True
+_BIT = {f: 1 << i for i, f in enumerate(_FIELDS)}
 
 
 def padded_field(field: str, make):
-    """make, then the paddings recorded while the field was not yet made, in order."""
-    def made(self) -> list:
+    """A property over Encoding's slot `field` for DocEncodings: the first read makes the list
+    (make, then the paddings recorded while it was not yet made, in order).  Which fields are
+    made is kept in `_made` bits, so nothing probes an unset slot (each probe raises, and
+    costs more than the read)."""
+    slot, bit = Encoding.__dict__[field], _BIT[field]
+
+    def get(self) -> list:
+        if self._made & bit:
+            return slot.__get__(self)
         value = make(self)
         for k, direction, fill in self._pads:
             value = value + [fill[field]] * k if direction == "right" else [fill[field]] * k + value
+        slot.__set__(self, value)
+        self._made |= bit
         return value
 
-    return lazy_field(field, made)
+    def put(self, value) -> None:
+        slot.__set__(self, value)
+        self._made |= bit
+
+    return property(get, put)
 
 
 class DocEncoding(Encoding):
@@ -67,10 +74,11 @@ class DocEncoding(Encoding):
     padded at once), so a caller that reads only `ids` and `attention_mask` of a padded
     batch never builds the other six."""
 
-    __slots__ = ("_doc", "_shape", "_pads", "_padded")
+    __slots__ = ("_doc", "_shape", "_pads", "_padded", "_made")
 
     def __init__(self, doc, shape) -> None:
         self._doc, self._shape = doc, shape  # shape: (prefix type ids, A's type id, suffix type ids)
+        self._made = 0  # a bit per made field (_BIT)
         self._pads: tuple = ()  # (k, direction, fill per field) of each pad() so far
         self._padded = 0  # tokens those paddings added
         Encoding.overflowing.__set__(self, [])
@@ -104,7 +112,7 @@ class DocEncoding(Encoding):
         says no): the caller truncates the text's own Encoding instead."""
         n = len(self._doc) - self.frame_size()
         if (max_length <= 0 or n <= max_length or self._pads or not self._can_cut()
-                or any(_made(self, f) for f in _FIELDS)):
+                or self._made):
             return False
         parts = window_bounds(n, max_length, stride, direction)
         proto, place = _slot_copy(self), self._placer()
@@ -140,13 +148,12 @@ class DocEncoding(Encoding):
             return
         fill = {"ids": pad_id, "tokens": pad_token, "offsets": (0, 0), "word_ids": None, "type_ids": pad_type_id,
                 "special_tokens_mask": 1, "attention_mask": 0, "sequence_ids": None}
-        for f, v in fill.items():
-            slot = Encoding.__dict__[f]
-            try:
-                cur = slot.__get__(self)
-            except AttributeError:
-                continue  # not made yet: made with this padding (padded_field)
-            slot.__set__(self, cur + [v] * k if direction == "right" else [v] * k + cur)
+        if self._made:  # the lists not made yet are made with this padding (padded_field)
+            for f, v in fill.items():
+                if self._made & _BIT[f]:
+                    slot = Encoding.__dict__[f]
+                    cur = slot.__get__(self)
+                    slot.__set__(self, cur + [v] * k if direction == "right" else [v] * k + cur)
         self._pads += ((k, direction, fill),)
         self._padded += k
 

@@ -27,7 +27,7 @@ from tokenforge.models.wordpiece import WordPiece
 from tokenforge.normalizers.bert import BertNormalizer
 from tokenforge.pre_tokenizers.simple import BertPreTokenizer
 from tokenforge.tokenizer.bert_chars import bert_tables
-from tokenforge.tokenizer.doc_encoding import frame_docs, single_template
+from tokenforge.tokenizer.doc_encoding import DocEncoding, frame_docs, single_template
 from tokenforge.tokenizer.encoding import Encoding
 
 
@@ -48,6 +48,7 @@ class NativeBert:
     def __init__(self, engine, tokens: np.ndarray, template) -> None:
         self.engine, self.token_array, self.template = engine, tokens, template
         engine.set_tokens(tokens.tolist())
+        self._frames: dict = {}  # add_special_tokens -> (native frame, Encoding shape), made on first use
 
     @classmethod
     def build(cls, tok) -> "NativeBert | None":
@@ -98,6 +99,27 @@ class NativeBert:
             return None
         return frame_docs(self.engine.encode_docs, self.template, texts, add_special_tokens, threads,
                           ids_only=ids_only)
+
+    def encode_final_one(self, text: str, add_special_tokens: bool) -> Encoding | None:
+        """encode_final of one text, without the batch machinery (Tokenizer.encode); None when
+        the Python path must take it.
+
+        Raises:
+            ValueError: a lone surrogate in the text.
+        """
+        if self.template is None or not isinstance(text, str):
+            return None
+        made = self._frames.get(bool(add_special_tokens))
+        if made is None:
+            pre, post, a_type = self.template if add_special_tokens else ([], [], self.template[2])
+            frame = self.engine.frame([p[0] for p in pre], [p[1] for p in pre], [p[0] for p in post],
+                                      [p[1] for p in post])
+            made = self._frames[bool(add_special_tokens)] = (frame, ([p[2] for p in pre], a_type, [p[2] for p in post]))
+        try:
+            doc = self.engine.encode_doc(text, made[0])
+        except UnicodeEncodeError as e:
+            raise ValueError(f"text holds a lone surrogate at character {e.start}") from None
+        return None if doc is None else DocEncoding(doc, made[1])
 
     def encode_final_fast(self, texts: list[str], add_special_tokens: bool, threads: int) -> list | None:
         """encode_final without offsets (encode_batch_fast): tokens "" but the template's,
