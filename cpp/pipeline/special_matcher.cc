@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace tf {
 
 SpecialMatcher::SpecialMatcher(std::vector<std::pair<std::string, uint32_t>> specials) {
@@ -34,11 +38,13 @@ SpecialMatcher::SpecialMatcher(std::vector<std::pair<std::string, uint32_t>> spe
     const uint8_t b = t[0];
     if (!first_byte_[b]) {
       first_byte_[b] = true;
+      if (distinct < static_cast<int>(kFewFirsts)) firsts_[distinct] = b;
       ++distinct;
       only_first_byte_ = b;
     }
   }
   if (distinct != 1) only_first_byte_ = -1;
+  n_firsts_ = static_cast<size_t>(distinct);
   trie_.build(std::move(keys));
 }
 
@@ -59,6 +65,23 @@ bool SpecialMatcher::may_start(const uint8_t* text, size_t n, size_t i) const {
   return (four_bytes_[four >> 6] >> (four & 63)) & 1;
 }
 
+size_t SpecialMatcher::next_first(const uint8_t* text, size_t n, size_t i) const {
+#if defined(__SSE2__)
+  if (n_firsts_ <= kFewFirsts) {
+    __m128i firsts[kFewFirsts];
+    for (size_t k = 0; k < n_firsts_; ++k) firsts[k] = _mm_set1_epi8(static_cast<char>(firsts_[k]));
+    for (; i + 16 <= n; i += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text + i));
+      __m128i hit = _mm_cmpeq_epi8(v, firsts[0]);
+      for (size_t k = 1; k < n_firsts_; ++k) hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, firsts[k]));
+      if (const int mask = _mm_movemask_epi8(hit)) return i + static_cast<size_t>(__builtin_ctz(mask));
+    }
+  }
+#endif
+  while (i < n && !first_byte_[text[i]]) ++i;
+  return i;
+}
+
 SpecialMatcher::Match SpecialMatcher::find(const uint8_t* text, size_t n, size_t from) const {
   Match m;
   if (specials_.empty()) return m;
@@ -68,9 +91,9 @@ SpecialMatcher::Match SpecialMatcher::find(const uint8_t* text, size_t n, size_t
       const void* hit = std::memchr(text + i, only_first_byte_, n - i);
       if (hit == nullptr) return m;
       i = static_cast<const uint8_t*>(hit) - text;
-    } else if (!first_byte_[text[i]]) {
-      ++i;
-      continue;
+    } else {
+      i = next_first(text, n, i);
+      if (i == n) return m;
     }
     if (!may_start(text, n, i)) {
       ++i;

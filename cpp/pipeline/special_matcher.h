@@ -1,7 +1,9 @@
 // SpecialMatcher: finds the next occurrence of any of a set of special-token strings.
 //
 // The scan jumps with memchr when every special starts with the same byte (the usual '<'),
-// otherwise it tests a 256-entry first-byte set.  A candidate position is then filtered by
+// compares 16 bytes at a time with each first byte when the specials start with a few
+// distinct ones (Gemma's '<', '\n', '▁' and '['), otherwise it tests a 256-entry first-byte
+// set byte by byte.  A candidate position is then filtered by
 // the specials' first bytes: any one-byte special starting there, the first two bytes of the
 // two- and three-byte ones (a bit set), and a hash of the first four of the longer ones (a
 // bit filter).  Files whose specials are runs of spaces or newlines ("▁▁", "\n\n\n") would
@@ -46,6 +48,11 @@ class SpecialMatcher {
   std::vector<uint64_t> four_bytes_;                         // hashed first four of a longer one
   static uint32_t hash4(const uint8_t* p);
   bool may_start(const uint8_t* text, size_t n, size_t i) const;
+  // The first position at or after i where some special may start (first_byte_), or n.
+  size_t next_first(const uint8_t* text, size_t n, size_t i) const;
+  static constexpr size_t kFewFirsts = 8;                    // compared 16 bytes at a time up to this many
+  uint8_t firsts_[kFewFirsts] = {};                          // the distinct first bytes, when that few
+  size_t n_firsts_ = 0;                                      // how many distinct first bytes
   int only_first_byte_ = -1;                                 // >= 0 when all specials share it
   size_t max_length_ = 0;
 };

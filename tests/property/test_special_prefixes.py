@@ -39,3 +39,21 @@ def test_every_special_at_the_end_and_cut_short():
     for s in SPECIALS:
         for text in (s, "q" + s, s[:-1], "q" + s[:-1], s + s[:1], s[:1] + s):
             check(text)
+
+
+# The matcher compares 16 bytes at a time with each first byte when the specials start with
+# at most eight distinct ones, and walks byte by byte past that: a special at every offset of
+# a block, for two, eight and nine distinct first bytes.
+def _wide(n: int) -> tuple[dict, tokenforge.Encoding]:
+    specials = {f"{c}{c}!": 256 + k for k, c in enumerate("ABCDEFGHI"[:n])}
+    return specials, tokenforge.Encoding(f"wide_{n}", pat_str=PATTERN, mergeable_ranks=RANKS, special_tokens=specials)
+
+
+def test_specials_at_every_offset_of_a_block():
+    for n in (2, 8, 9):
+        specials, ours = _wide(n)
+        for s in specials:
+            for at in range(40):
+                for text in ("." * at + s + "." * 5, "." * at + s[:2] + "." * 20, "A" * at + s):
+                    want = reference.encode(text, PATTERN, RANKS, specials)
+                    assert ours.encode(text, allowed_special="all") == want, (n, repr(text))
