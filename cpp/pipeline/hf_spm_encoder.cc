@@ -196,11 +196,20 @@ bool SpmStyleEncoder::encode_stretch(const uint8_t* text, size_t n, const uint32
       return false;
     }
   }
+  // Metaspace's ▁ in front, unless the normalized stretch starts with one already (from the
+  // Prepend normalizer, a replaced space, or the text's own), decided before the stretch is
+  // written so that it need not be moved.
+  const bool starts_marked = marking_.prepend || (marking_.replace_spaces && text[0] == ' ') || is_marker(text, text + n);
+  const bool metaspace = marking_.metaspace_prepend != 0 && !starts_marked &&
+                         (marking_.metaspace_prepend == 1 || first == 0);
+  room += metaspace ? 3 : 0;
   std::string& norm = scratch.norm;
   std::vector<uint32_t>& char_of = scratch.char_of;  // normalized byte -> original character
   std::vector<HfToken>& tokens = scratch.tokens;
-  norm.resize(room);
-  char_of.resize(room);
+  // Grown, never shrunk: each stretch overwrites what it uses (resizing to each stretch's
+  // size zero-filled the buffers every time).
+  if (norm.size() < room) norm.resize(room);
+  if (char_of.size() < room) char_of.resize(room);
   uint8_t* w = reinterpret_cast<uint8_t*>(&norm[0]);
   uint32_t* a = char_of.data();
   size_t k = 0;
@@ -209,7 +218,7 @@ bool SpmStyleEncoder::encode_stretch(const uint8_t* text, size_t n, const uint32
     a[k] = a[k + 1] = a[k + 2] = at;
     k += 3;
   };
-  if (marking_.prepend) marker(of ? of[0] : first);
+  if (marking_.prepend || metaspace) marker(of ? of[0] : first);
   uint32_t c = first;
   for (size_t i = 0; i < n; ++i) {
     const uint8_t b = text[i];
@@ -223,17 +232,8 @@ bool SpmStyleEncoder::encode_stretch(const uint8_t* text, size_t n, const uint32
     w[k] = b;
     a[k++] = at;
   }
-  norm.resize(k);
-  char_of.resize(k);
-  const uint8_t* s = reinterpret_cast<const uint8_t*>(norm.data());
-  if (k > 0 && marking_.metaspace_prepend != 0 && !is_marker(s, s + k) &&
-      (marking_.metaspace_prepend == 1 || first == 0)) {
-    const uint32_t at = char_of[0];
-    norm.insert(0, reinterpret_cast<const char*>(kMarker), 3);
-    char_of.insert(char_of.begin(), 3, at);
-    s = reinterpret_cast<const uint8_t*>(norm.data());
-  }
-  const size_t m = norm.size();
+  const uint8_t* s = w;
+  const size_t m = k;
   // Pieces: the whole stretch, or with split one starting at each ▁ (MergedWithNext).
   size_t piece = 0;
   while (piece < m) {
