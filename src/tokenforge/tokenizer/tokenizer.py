@@ -422,9 +422,10 @@ class Tokenizer:
         if done is not None:
             out = [e if e is not None and self._untruncated(e, add_special_tokens) else None for e in done]
             again = [k for k, e in enumerate(out) if e is None]
-            for k in again:  # truncated texts
-                out[k] = (done[k] if self._cut(done[k], add_special_tokens) else
-                          self._post_process(self._encode_one(inputs[k], 0, False), None, add_special_tokens))
+            with gc_paused():  # truncated texts (those _cut cannot take build every list at once)
+                for k in again:
+                    out[k] = (done[k] if self._cut(done[k], add_special_tokens) else
+                              self._post_process(self._encode_one(inputs[k], 0, False), None, add_special_tokens))
             if self._padding is not None:
                 self._padding.pad(out)
             return out
