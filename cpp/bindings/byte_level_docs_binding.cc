@@ -129,6 +129,15 @@ bool add_spans(const ByteLevelTables& t, const Trim& trim, std::string_view text
   return true;
 }
 
+// Appends the ids of `text` (UTF-8, encoded by `enc` with the specials of `allowed`) to
+// spans->ids and, unless ids_only, their character spans; false with *error as add_spans.
+bool encode_into(const ByteLevelTables& t, const Encoding& enc, const SpecialMatcher& allowed, const Trim& how,
+                 std::string_view text, bool ids_only, SpanChunk* spans, std::string* error) {
+  const size_t first = spans->ids.size();
+  return enc.encode(text, allowed, &spans->ids, error) &&
+         (ids_only || add_spans(t, how, text, first, spans, error));
+}
+
 nb::object doc_offset_list(const ByteLevelDoc& d);
 
 // On more than one thread, each document's offsets list (with ids_only, its ids list) is
@@ -175,9 +184,7 @@ nb::list encode_docs(const ByteLevelTables& t, const Encoding& enc, const Specia
             ch.error = lone_surrogate_message(at);
             return;
           }
-          const size_t first = spans->ids.size();
-          if (!enc.encode(text, allowed, &spans->ids, &ch.error) ||
-              (!ids_only && !add_spans(t, how, text, first, spans.get(), &ch.error))) {
+          if (!encode_into(t, enc, allowed, how, text, ids_only, spans.get(), &ch.error)) {
             ch.failed = true;
             return;
           }
@@ -230,8 +237,7 @@ ByteLevelDoc encode_doc(const ByteLevelTables& t, const Encoding& enc, const Spe
   {
     nb::gil_scoped_release release;
     spans->ids.reserve(utf8.size() / 3 + 4);
-    ok = enc.encode(utf8, allowed, &spans->ids, &error) &&
-         add_spans(t, Trim{trim, add_prefix_space}, utf8, 0, spans.get(), &error);
+    ok = encode_into(t, enc, allowed, Trim{trim, add_prefix_space}, utf8, false, spans.get(), &error);
   }
   if (!ok) value_error(error);
   const size_t n = spans->ids.size();

@@ -18,7 +18,7 @@ SpecialMatcher::SpecialMatcher(std::vector<std::pair<std::string, uint32_t>> spe
   specials_ = std::move(specials);
   std::vector<std::pair<std::string, int32_t>> keys;
   keys.reserve(specials_.size());
-  int distinct = 0;
+  size_t distinct = 0;
   two_bytes_.assign(65536 / 64, 0);
   four_bytes_.assign(65536 / 64, 0);
   for (size_t k = 0; k < specials_.size(); ++k) {
@@ -38,13 +38,11 @@ SpecialMatcher::SpecialMatcher(std::vector<std::pair<std::string, uint32_t>> spe
     const uint8_t b = t[0];
     if (!first_byte_[b]) {
       first_byte_[b] = true;
-      if (distinct < static_cast<int>(kFewFirsts)) firsts_[distinct] = b;
+      if (distinct < kFewFirsts) firsts_[distinct] = b;
       ++distinct;
-      only_first_byte_ = b;
     }
   }
-  if (distinct != 1) only_first_byte_ = -1;
-  n_firsts_ = static_cast<size_t>(distinct);
+  n_firsts_ = distinct;
   trie_.build(std::move(keys));
 }
 
@@ -87,8 +85,8 @@ SpecialMatcher::Match SpecialMatcher::find(const uint8_t* text, size_t n, size_t
   if (specials_.empty()) return m;
   size_t i = from;
   while (i < n) {
-    if (only_first_byte_ >= 0) {
-      const void* hit = std::memchr(text + i, only_first_byte_, n - i);
+    if (n_firsts_ == 1) {  // every special starts with firsts_[0]
+      const void* hit = std::memchr(text + i, firsts_[0], n - i);
       if (hit == nullptr) return m;
       i = static_cast<const uint8_t*>(hit) - text;
     } else {

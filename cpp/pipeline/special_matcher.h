@@ -53,7 +53,6 @@ class SpecialMatcher {
   static constexpr size_t kFewFirsts = 8;                    // compared 16 bytes at a time up to this many
   uint8_t firsts_[kFewFirsts] = {};                          // the distinct first bytes, when that few
   size_t n_firsts_ = 0;                                      // how many distinct first bytes
-  int only_first_byte_ = -1;                                 // >= 0 when all specials share it
   size_t max_length_ = 0;
 };
 

@@ -32,9 +32,8 @@ import functools
 import unicodedata
 
 from tokenforge.normalizers.bert import _CJK, WHITE_SPACE, _clean, is_cjk
-from tokenforge.normalizers.hf_unicode import is_bert_mark, is_inert, lower
+from tokenforge.normalizers.hf_unicode import is_bert_mark, is_inert, is_punctuation, lower
 from tokenforge.normalizers.hf_unicode_tables import BERT_MARKS, LOWERCASE, UNASSIGNED_IN_NORMALIZATION
-from tokenforge.normalizers.hf_unicode import is_punctuation
 
 MAPPED, REORDER, SPACE, PUNCT, DROPPED, CJK = 1, 2, 8, 16, 32, 64
 _LIMIT = 0x110000

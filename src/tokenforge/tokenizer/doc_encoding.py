@@ -181,6 +181,15 @@ def single_template(processor) -> tuple[list, list, int] | None:
     return None if a_type is None else (pre, post, a_type)
 
 
+def frame_args(template, add_special_tokens: bool) -> tuple[tuple[list, list, list, list], tuple]:
+    """The frame of `template` (single_template's result) as native encoders take it (prefix
+    ids, prefix tokens, suffix ids, suffix tokens: nothing without add_special_tokens), and the
+    shape of its DocEncodings (prefix type ids, the text's type id, suffix type ids)."""
+    pre, post, a_type = template if add_special_tokens else ([], [], template[2])
+    return (([p[0] for p in pre], [p[1] for p in pre], [p[0] for p in post], [p[1] for p in post]),
+            ([p[2] for p in pre], a_type, [p[2] for p in post]))
+
+
 def frame_docs(encode_docs, template, texts: list[str], add_special_tokens: bool, threads: int, **kw) -> list:
     """DocEncodings of `texts` from a native `encode_docs(texts, threads, prefix_ids,
     prefix_tokens, suffix_ids, suffix_tokens, **kw)`, framed by `template` (single_template's
@@ -189,11 +198,9 @@ def frame_docs(encode_docs, template, texts: list[str], add_special_tokens: bool
     Raises:
         ValueError: a text holding a lone surrogate.
     """
-    pre, post, a_type = template if add_special_tokens else ([], [], template[2])
+    frame, shape = frame_args(template, add_special_tokens)
     try:
-        docs = encode_docs(texts, threads, [p[0] for p in pre], [p[1] for p in pre],
-                           [p[0] for p in post], [p[1] for p in post], **kw)
+        docs = encode_docs(texts, threads, *frame, **kw)
     except UnicodeEncodeError as e:
         raise ValueError(f"text holds a lone surrogate at character {e.start}") from None
-    shape = ([p[2] for p in pre], a_type, [p[2] for p in post])
     return [None if d is None else DocEncoding(d, shape) for d in docs]

@@ -48,7 +48,7 @@ from tokenforge.pre_tokenizers import ByteLevel, Sequence, Split
 from tokenforge.pre_tokenizers.byte_level import CHAR_BYTES
 from tokenforge.processors import ByteLevel as ByteLevelProcessor
 from tokenforge.processors import Sequence as ProcSeq
-from tokenforge.tokenizer.doc_encoding import DocEncoding, padded_field, single_template
+from tokenforge.tokenizer.doc_encoding import DocEncoding, frame_args, padded_field, single_template
 from tokenforge.tokenizer.encoding import Encoding, NativeEncoding, once
 
 _GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
@@ -359,19 +359,16 @@ class NativeByteLevel:
         """
         if self.plan is None:
             return None
-        (pre, post, a_type), trim, prefix_space = self.plan
-        if trim and max(int(self.lead.max()), int(self.trail.max())) > 255:
+        template, trim, prefix_space = self.plan
+        if trim and self._wide_trim:
             return None  # the native tables count spaces in a byte
-        if not add_special_tokens:
-            pre, post = [], []
         # A text the normalizer changes is encoded normalized, its offsets read back through
         # the alignment when read (not with trimming: the caller's Encoding path takes it).
         texts, ok, spans = self._normalized_texts(texts, with_spans=not ids_only, trim=trim)
         todo = texts if all(ok) else [t for t, k in zip(texts, ok) if k]
         tables, core, allowed = self._tables()
-        docs = iter(tables.encode_docs(core, allowed, todo, threads, [p[0] for p in pre], [p[1] for p in pre],
-                                       [p[0] for p in post], [p[1] for p in post], trim, prefix_space, ids_only))
-        shape = ([p[2] for p in pre], a_type, [p[2] for p in post])
+        frame, shape = frame_args(template, add_special_tokens)
+        docs = iter(tables.encode_docs(core, allowed, todo, threads, *frame, trim, prefix_space, ids_only))
         return [None if not k else ByteLevelDocEncoding(next(docs), shape, self, t) if m is None
                 else NormalizedDocEncoding(next(docs), shape, self, t, m) for t, k, m in zip(texts, ok, spans)]
 
@@ -383,7 +380,7 @@ class NativeByteLevel:
         """encode_final of one text (None: the Python path must take it), without the batch's
         machinery where the text needs no normalizing (ByteLevelDocs.encode_doc in a frame
         made once)."""
-        if self.plan is None or (self.form and not text.isascii()) or not isinstance(text, str):
+        if self.plan is None or (self.form and not text.isascii()):
             done = self.encode_final([text], add_special_tokens, 1)
             return None if done is None else done[0]
         frame = self._frames.get(bool(add_special_tokens))
@@ -399,14 +396,17 @@ class NativeByteLevel:
     def _frame(self, add_special_tokens: bool) -> tuple:
         """(the native frame of encode_doc, the Encodings' shape), or (None, None) when
         encode_final takes no text (trimming counts of over 255 characters)."""
-        (pre, post, a_type), trim, _ = self.plan
-        if trim and max(int(self.lead.max()), int(self.trail.max())) > 255:
+        template, trim, _ = self.plan
+        if trim and self._wide_trim:
             return None, None
-        if not add_special_tokens:
-            pre, post = [], []
-        frame = self._tables()[0].frame([p[0] for p in pre], [p[1] for p in pre], [p[0] for p in post],
-                                        [p[1] for p in post])
-        return frame, ([p[2] for p in pre], a_type, [p[2] for p in post])
+        frame, shape = frame_args(template, add_special_tokens)
+        return self._tables()[0].frame(*frame), shape
+
+    @functools.cached_property
+    def _wide_trim(self) -> bool:
+        """Whether some token has more leading or trailing space-like characters than the
+        native tables' byte counts hold (ByteLevel trimming then takes the Python path)."""
+        return max(int(self.lead.max()), int(self.trail.max())) > 255
 
     def text_words(self, text: str, ids: list[int]) -> list[int]:
         """The word id of each of a text's tokens (`ids`: the text's, no template's)."""

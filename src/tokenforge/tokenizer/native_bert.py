@@ -27,7 +27,7 @@ from tokenforge.models.wordpiece import WordPiece
 from tokenforge.normalizers.bert import BertNormalizer
 from tokenforge.pre_tokenizers.simple import BertPreTokenizer
 from tokenforge.tokenizer.bert_chars import bert_tables
-from tokenforge.tokenizer.doc_encoding import DocEncoding, frame_docs, single_template
+from tokenforge.tokenizer.doc_encoding import DocEncoding, frame_args, frame_docs, single_template
 from tokenforge.tokenizer.encoding import Encoding
 
 
@@ -107,14 +107,12 @@ class NativeBert:
         Raises:
             ValueError: a lone surrogate in the text.
         """
-        if self.template is None or not isinstance(text, str):
+        if self.template is None:
             return None
         made = self._frames.get(bool(add_special_tokens))
         if made is None:
-            pre, post, a_type = self.template if add_special_tokens else ([], [], self.template[2])
-            frame = self.engine.frame([p[0] for p in pre], [p[1] for p in pre], [p[0] for p in post],
-                                      [p[1] for p in post])
-            made = self._frames[bool(add_special_tokens)] = (frame, ([p[2] for p in pre], a_type, [p[2] for p in post]))
+            frame, shape = frame_args(self.template, add_special_tokens)
+            made = self._frames[bool(add_special_tokens)] = (self.engine.frame(*frame), shape)
         try:
             doc = self.engine.encode_doc(text, made[0])
         except UnicodeEncodeError as e:

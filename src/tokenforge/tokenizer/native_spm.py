@@ -48,7 +48,7 @@ from tokenforge.models.unigram import Unigram
 from tokenforge.normalizers import Precompiled, Prepend, Replace
 from tokenforge.normalizers import Sequence as NormSeq
 from tokenforge.pre_tokenizers.metaspace import SCHEMES, Metaspace
-from tokenforge.tokenizer.doc_encoding import DocEncoding, frame_docs, single_template
+from tokenforge.tokenizer.doc_encoding import DocEncoding, frame_args, frame_docs, single_template
 from tokenforge.tokenizer.encoding import Encoding, NativeEncoding
 from tokenforge.tokenizer.from_sentencepiece import _EDGE_SPACES as _EDGES
 from tokenforge.tokenizer.from_sentencepiece import _SPACE_RUNS as _RUNS
@@ -118,10 +118,8 @@ class NativeSpm:
         self._frames = {}  # add_special_tokens -> (the engine's frame, DocEncoding's shape)
         if template is not None:
             for special in (True, False):
-                pre, post, a_type = template if special else ([], [], template[2])
-                frame = engine.frame([p[0] for p in pre], [p[1] for p in pre], [p[0] for p in post],
-                                     [p[1] for p in post])
-                self._frames[special] = (frame, ([p[2] for p in pre], a_type, [p[2] for p in post]))
+                frame, shape = frame_args(template, special)
+                self._frames[special] = (engine.frame(*frame), shape)
 
     @classmethod
     def build(cls, tok) -> "NativeSpm | None":

@@ -334,8 +334,7 @@ class Tokenizer:
         if b is not None:
             b.sequence_ids = [1] * len(b.ids)
         if self._truncation is not None:
-            n_added = self.post_processor.added_tokens(b is not None) if self.post_processor and add_special_tokens else 0
-            truncate_pair(a, b, self._truncation, n_added)
+            truncate_pair(a, b, self._truncation, self._added_tokens(add_special_tokens, b is not None))
         if b is not None and self.post_processor is not None:
             # tokenizers' post-processor gives each sequence its type id after truncation,
             # to the sequence's first window only (see _fast_fallback).
@@ -366,7 +365,7 @@ class Tokenizer:
         t = self._truncation
         if t is None:
             return True
-        added = self.post_processor.added_tokens(False) if self.post_processor is not None and add_special_tokens else 0
+        added = self._added_tokens(add_special_tokens)
         return t.max_length < added or (t.max_length > added and len(enc) <= t.max_length)
 
     def encode(self, sequence, pair=None, is_pretokenized: bool = False, add_special_tokens: bool = True) -> Encoding:
@@ -397,6 +396,12 @@ class Tokenizer:
             self._padding.pad([enc])
         return enc
 
+    def _added_tokens(self, add_special_tokens: bool, is_pair: bool = False) -> int:
+        """How many tokens the post-processor adds to a single text (or a pair)."""
+        if self.post_processor is None or not add_special_tokens:
+            return 0
+        return self.post_processor.added_tokens(is_pair)
+
     def _cut(self, enc: Encoding | None, add_special_tokens: bool) -> bool:
         """Truncates a native path's finished single-text Encoding in place (DocEncoding.cut)
         when its frame is exactly the tokens the post-processor adds; False when it cannot,
@@ -405,7 +410,7 @@ class Tokenizer:
         cut = getattr(enc, "cut", None)
         if cut is None or t is None or t.strategy == "only_second":
             return False
-        added = self.post_processor.added_tokens(False) if self.post_processor is not None and add_special_tokens else 0
+        added = self._added_tokens(add_special_tokens)
         return enc.frame_size() == added and t.max_length > added and cut(t.max_length - added, t.stride, t.direction)
 
     def encode_batch(self, inputs: list, is_pretokenized: bool = False, add_special_tokens: bool = True,
