@@ -1,5 +1,7 @@
 """Paired A/B of two builds of `_native` on one text, one core, taking turns encode by encode.
 
+(--threads N runs the children unpinned, timing wall clock: a one-text encode on N threads.)
+
 This machine's speed drifts by tens of percent over seconds (other tenants of the host),
 so two builds timed one after the other, even alternating by process, differ by more than
 most changes do.  Here both builds run at once, one child process each, pinned to the same
@@ -64,11 +66,11 @@ def child(args) -> None:
 
     def timed(enc) -> None:
         if args.mode == "count":
-            enc.count_tokens(t, num_threads=1)
+            enc.count_tokens(t, num_threads=args.threads)
         else:
-            enc.encode_ordinary(t, num_threads=1)
+            enc.encode_ordinary(t, num_threads=args.threads)
 
-    serve(args.mode, fresh, lambda enc: enc.encode_ordinary(t, num_threads=1), timed)
+    serve(args.mode, fresh, lambda enc: enc.encode_ordinary(t, num_threads=1), timed, args.threads)
 
 
 def hf_child(args, docs: list[str], warm: list[str]) -> None:
@@ -95,18 +97,20 @@ def hf_child(args, docs: list[str], warm: list[str]) -> None:
     serve(args.mode, fresh, lambda tok: [e.ids for e in tok.encode_batch(docs, num_threads=1)], timed)
 
 
-def serve(mode: str, fresh, ids_of, timed) -> None:
+def serve(mode: str, fresh, ids_of, timed, threads: int = 1) -> None:
     """A child's protocol: the digest of ids_of(a fresh instance), then per 'go' line the CPU
-    ms of timed(instance) (a new fresh instance each time in cold mode)."""
+    ms of timed(instance) (wall ms with several threads; a new fresh instance each time in
+    cold mode)."""
+    clock = time.process_time if threads == 1 else time.perf_counter
     obj = fresh()
     print(hashlib.sha256(str(ids_of(obj)).encode()).hexdigest(), flush=True)
     upcoming = fresh()
     for _ in sys.stdin:
         if mode == "cold":
             obj = upcoming
-        t0 = time.process_time()
+        t0 = clock()
         timed(obj)
-        took = time.process_time() - t0
+        took = clock() - t0
         if mode == "cold":  # before answering: the other build's turn must not share the core with it
             upcoming = fresh()
         gc.collect()  # what the load and this encode left is not collected inside the next timing
@@ -133,7 +137,8 @@ def compare(args, text: str) -> None:
         for tag, so in (("A", args.a), ("B", args.b)):
             root = package_with(so, os.path.join(tmp, tag))
             env = dict(os.environ, PYTHONPATH=root)
-            cmd = ["taskset", "-c", core, sys.executable, __file__, "--child", args.a, args.b, text,
+            pin = ["taskset", "-c", core] if args.threads == 1 else []
+            cmd = [*pin, sys.executable, __file__, "--child", args.a, args.b, text, "--threads", str(args.threads),
                    "--encoding", args.encoding, "--mode", args.mode, "--mb", str(args.mb)]
             if args.hf:
                 cmd += ["--hf", args.hf]
@@ -169,6 +174,8 @@ def main() -> None:
     ap.add_argument("--encoding", default="cl100k_base")
     ap.add_argument("--mode", choices=["cold", "warm", "count"], default="cold")
     ap.add_argument("--rounds", type=int, default=40)
+    ap.add_argument("--threads", type=int, default=1,
+                    help="encode_ordinary's num_threads (not --hf); above 1 the children run unpinned and report wall time")
     ap.add_argument("--mb", type=float, default=3.0)
     ap.add_argument("--hf", help="a ../shared/models/hf file (gpt2, gemma, ...): its Tokenizer's encode_batch "
                                  "of 4 KB documents, offsets read (--mode count: encode_batch_fast)")
