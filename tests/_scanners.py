@@ -24,3 +24,17 @@ def regex_ends(scanner, text: str) -> list[int]:
         pos += len(m.group().encode())
         ends.append(pos)
     return ends
+
+
+def reference_ends(scanner, text: str) -> list[int]:
+    """regex_ends; for DeepSeek V3 (three Splits, no single pattern) the ends of its Splits run
+    by `regex` (whose classes are Oniguruma's on ASCII, Latin-1 and CJK text)."""
+    if scanner != patterns.Scanner.DEEPSEEK_V3:
+        return regex_ends(scanner, text)
+    from tokenforge.reference.ascii_split import deepseek_v3_pieces
+
+    ends, pos = [], 0
+    for piece in deepseek_v3_pieces(text):
+        pos += len(piece.encode())
+        ends.append(pos)
+    return ends

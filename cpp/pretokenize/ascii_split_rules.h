@@ -27,6 +27,7 @@
 // previous contraction: "it's's" is "it's" + "'s").
 // GPT-2 (`'s|'t|...| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`) is simpler: only a
 // space leads a run, newlines are whitespace like any other, contractions are lower case.
+// DeepSeek V3's three Splits have rules of their own (deepseek_v3_starts).
 #pragma once
 
 #include <cstdint>
@@ -39,6 +40,8 @@ struct AsciiClasses {
   uint64_t hard;                 // bytes >= 0x80 (and padding past the text's end)
   uint64_t L, U, N, NL, SP, WS, Q, SL, O;
   uint64_t sdmt, rv, e, l;       // contraction letters, either case
+  uint64_t latin;                // the Latin-1 letters classified as L (both bytes); 0 where they are hard
+  uint64_t ctl;                  // control bytes that are not whitespace (in O)
 };
 
 // What a window decides.
@@ -167,6 +170,40 @@ TF_ALWAYS_INLINE WindowStarts gpt2_starts(const AsciiClasses& c) {
   const uint64_t S = c.NL | c.SP | c.WS, run_last = S & ~(S >> 1);
   const uint64_t space = S & (~(S << 1) | ((S << 1) & run_last));
   return WindowStarts{letter | digit | punct | space, decided_limit(c)};
+}
+
+// DeepSeek V3 (deepseek_v3_scanner.h).  Split 1 makes every `\p{N}{1,3}` a piece and ends
+// the third Split's subject there; within it the alternatives at a piece start are A1
+// punctuation + ASCII letters, A2 an optional lead (a space or tab) + letters, A3 an optional
+// space + a punctuation run + CR/LF*, A4 `\s*[\r\n]+`, A5 `\s+(?!\S)` (the subject's end
+// counts as no \S: a run before a digit stays whole), A6 `\s+`.  So, by the byte b and the
+// one before it, a:
+//   b punctuation (P: every ASCII one, O|Q):  a neither P nor a space (a space before it
+//              always starts a piece and leads it by A3; after a P the run goes on).
+//   b letter:  a a newline or digit; or a a P that does not start a piece (it ends a run or
+//              follows a leading space); after a P that does, A1 takes the letters.
+//   b newline: a a letter or digit (after P it is A3's tail, after whitespace A4's).
+//   b space/tab: as in cl100k (after non-space, after a tail or last newline, the last
+//              blank of a run), except that the last blank before a digit does not start.
+// Control bytes are gaps of no alternative and the Latin-1 letters are letters for A2 but not
+// A1: both are left to the scalar scanner (hard here).
+TF_ALWAYS_INLINE WindowStarts deepseek_v3_starts(const AsciiClasses& in) {
+  using namespace rules;
+  AsciiClasses c = in;
+  c.hard |= c.latin | c.ctl;
+  c.L &= ~c.latin;
+  const uint64_t P = (c.O | c.Q) & ~c.hard;
+  const uint64_t punct = P & ~((P | c.SP) << 1);
+  const uint64_t letter = c.L & ((c.NL | c.N | (P & ~punct)) << 1);
+  const uint64_t newline = c.NL & ((c.L | c.N) << 1);
+  const uint64_t seeds = c.NL & (P << 1);
+  const uint64_t tail = ((c.NL + seeds) ^ c.NL) & c.NL;
+  const uint64_t S = c.NL | c.SP | c.WS, blank = c.SP | c.WS;
+  const uint64_t later_nl = fill_down(c.NL, S) >> 1;
+  const uint64_t last_nl = c.NL & ~later_nl;
+  const uint64_t run_last = S & ~((S | c.N) >> 1);  // the run's last byte, before no digit
+  const uint64_t space = blank & (~(S << 1) | ((c.NL & (tail | last_nl)) << 1) | ((blank << 1) & run_last));
+  return WindowStarts{letter | digit_starts(c.N) | punct | newline | space, decided_limit(c)};
 }
 
 }  // namespace tf::scan

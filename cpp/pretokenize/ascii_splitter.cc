@@ -23,7 +23,7 @@ namespace tf::scan {
 namespace {
 
 constexpr uint8_t kL = 1, kU = 2, kN = 4, kNL = 8, kSP = 16, kWS = 32, kQ = 64, kSL = 128;
-constexpr uint8_t kSdmt = 1, kRv = 2, kE = 4, kLl = 8;
+constexpr uint8_t kSdmt = 1, kRv = 2, kE = 4, kLl = 8, kCtl = 16;  // (kCtl: a control byte, not whitespace)
 
 // Class bits of each ASCII byte, and contraction-letter bits (indexed by the low 7 bits
 // of a byte; bytes >= 0x80 are masked out as hard).
@@ -48,6 +48,7 @@ struct Tables {
       if (c >= 'A' && (lc == 'r' || lc == 'v')) m |= kRv;
       if (c >= 'A' && lc == 'e') m |= kE;
       if (c >= 'A' && lc == 'l') m |= kLl;
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r') || c == 0x7F) m |= kCtl;
       letters[c] = m;
     }
   }
@@ -95,8 +96,10 @@ inline AsciiClasses classify_avx512(const uint8_t* s) {
   c.L = TF_BIT(cls, kL), c.U = TF_BIT(cls, kU), c.N = TF_BIT(cls, kN), c.NL = TF_BIT(cls, kNL);
   c.SP = TF_BIT(cls, kSP), c.WS = TF_BIT(cls, kWS), c.Q = TF_BIT(cls, kQ), c.SL = TF_BIT(cls, kSL);
   c.sdmt = TF_BIT(let, kSdmt), c.rv = TF_BIT(let, kRv), c.e = TF_BIT(let, kE), c.l = TF_BIT(let, kLl);
+  c.ctl = TF_BIT(let, kCtl);
 #undef TF_BIT
   const Latin1Letters latin = latin1_letters(x);
+  c.latin = latin.all;
   c.hard = high & ~latin.all;
   c.L |= latin.all;
   c.U |= latin.upper;
@@ -187,6 +190,9 @@ inline AsciiClasses classify_sse(const uint8_t* s) {
     put(&c.rv, _mm_or_si128(eq(xl, 'r'), eq(xl, 'v')));
     put(&c.e, eq(xl, 'e'));
     put(&c.l, eq(xl, 'l'));
+    // Controls: below 0x20 (signed compares: bytes >= 0x80 are hard anyway) but \t..\r, and DEL.
+    const __m128i low = _mm_andnot_si128(range(x, '\t', 5), _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
+    put(&c.ctl, _mm_or_si128(low, eq(x, 0x7F)));
   }
   finish(&c);
   return c;
@@ -266,9 +272,13 @@ __attribute__((target("avx2,popcnt"))) inline AsciiClasses classify_avx2(const u
     TF_PUT(c.rv, _mm256_or_si256(eq32(xl, 'r'), eq32(xl, 'v')));
     TF_PUT(c.e, eq32(xl, 'e'));
     TF_PUT(c.l, eq32(xl, 'l'));
+    // Controls: below 0x20 (signed: bytes >= 0x80 are hard anyway) but \t..\r, and DEL.
+    TF_PUT(c.ctl, _mm256_or_si256(_mm256_andnot_si256(range32(x, '\t', 5), _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), x)),
+                                  eq32(x, 0x7F)));
 #undef TF_PUT
   }
   const Latin1Letters latin = latin1_letters_of(m);
+  c.latin = latin.all;
   c.hard = m.high & ~latin.all;
   c.L |= latin.all;
   c.U |= latin.upper;
@@ -383,6 +393,8 @@ TF_ALWAYS_INLINE AsciiSplit split_level(SplitPattern pattern, const uint8_t* p, 
       return split_windows<gpt2_starts, kEmit, FirstHard16, HardMask>(p, end, ends, room, classify);
     case SplitPattern::kQwen2:
       return split_windows<qwen2_starts, kEmit, FirstHard16, HardMask>(p, end, ends, room, classify);
+    case SplitPattern::kDeepSeekV3:
+      return split_windows<deepseek_v3_starts, kEmit, FirstHard16, HardMask>(p, end, ends, room, classify);
     default:
       return split_windows<cl100k_starts, kEmit, FirstHard16, HardMask>(p, end, ends, room, classify);
   }

@@ -1,5 +1,5 @@
 // AsciiSplitter: the pieces of ASCII text for the split patterns of scanner.h (cl100k /
-// Llama 3, o200k, GPT-2), 64 bytes at a time, without a branch per piece.
+// Llama 3, o200k, GPT-2, DeepSeek V3), 64 bytes at a time, without a branch per piece.
 //
 // The scanners in scanner.h find one piece per call, and each call's branches depend on
 // the class of the piece's first characters, which varies at random in text: a branch
@@ -54,9 +54,9 @@ SplitLevel ascii_split_level();
 // benchmarks: not meant to change while another thread encodes.
 SplitLevel set_ascii_split_level(SplitLevel level);
 
-// Whether `pattern` has a splitter here (the GPT family's do; DeepSeek V3's has none).
+// Whether `pattern` has a splitter here (every pattern of scanner.h has).
 inline bool has_ascii_splitter(SplitPattern pattern) {
-  return static_cast<int>(pattern) <= static_cast<int>(SplitPattern::kQwen2);
+  return static_cast<int>(pattern) <= static_cast<int>(SplitPattern::kDeepSeekV3);
 }
 
 struct AsciiSplit {

@@ -19,7 +19,9 @@
 //
 // Classes are Oniguruma's as tokenizers 0.23.3 has them (onig_split_tables.inc).  One
 // forward pass per piece plus one character of look-ahead; the readable oracle is the regex
-// path of src/tokenforge/tokenizer/native_splits.py.
+// path of src/tokenforge/tokenizer/native_splits.py.  Stretches of ASCII text are split 64
+// bytes at a time by the ASCII splitter instead (deepseek_v3_starts in ascii_split_rules.h);
+// this scanner takes the pieces it leaves.
 #pragma once
 
 #include <cstdint>

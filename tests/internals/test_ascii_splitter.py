@@ -4,8 +4,10 @@ The splitter decides piece starts 64 bytes at a time from class masks and hands 
 undecided rest to the scalar scanner, so its edges are: window ends (texts and runs of
 lengths around multiples of 16, 32 and 64), a run of spaces, newlines, digits or
 apostrophes crossing a window end, non-ASCII right after ASCII, `\\s+(?!\\S)` and `\\s*[\\r\\n]`
-at window ends, text ending in spaces, `\\r\\n` runs, o200k's contraction chains, and the
-two-byte Latin-1 letters (U+00C0..U+00FF) that the AVX-512 and AVX2 paths classify.
+at window ends, text ending in spaces, `\\r\\n` runs, o200k's contraction chains, the
+two-byte Latin-1 letters (U+00C0..U+00FF) that the AVX-512 and AVX2 paths classify, and
+DeepSeek V3's digits that end a whitespace run's subject, punctuation before letters and
+control bytes.
 Every check runs at each level the CPU has (AVX-512, AVX2, SSE, scalar only) and compares the
 piece ends with `regex` running the pattern; a few texts also go through tiktoken.  The
 pure-Python reference of the rules (`tokenforge.reference.ascii_split`) is held to the
@@ -19,15 +21,16 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from _scanners import COMPILED, PATTERNS, regex_ends
+from _scanners import COMPILED, PATTERNS, reference_ends
 from _tiktoken_refs import pair
 
 from tokenforge import _native, patterns
 from tokenforge.reference import ascii_split as reference
 
 BEST = _native._testing.ascii_split_level(-1)
+SCANNERS = [*PATTERNS, patterns.Scanner.DEEPSEEK_V3]
 LEVELS = list(range(BEST, -1, -1))
-ALPHABET = "aA1 '\n\r\t.-_/sStTlLrReEvVdDmM9ÄßÿÞ×÷é中\u00a0"
+ALPHABET = "aA1 '\n\r\t.-_/(!$\x01sStTlLrReEvVdDmM9ÄßÿÞ×÷é中\u00a0"
 
 
 def split_at_level(scanner, level: int, data: bytes) -> tuple[list[int], int]:
@@ -41,8 +44,8 @@ def split_at_level(scanner, level: int, data: bytes) -> tuple[list[int], int]:
 
 def check(text: str) -> None:
     data = text.encode()
-    for scanner in PATTERNS:
-        want = regex_ends(scanner, text)
+    for scanner in SCANNERS:
+        want = reference_ends(scanner, text)
         for level in LEVELS:
             got, _ = split_at_level(scanner, level, data)
             assert got == want, (scanner, level, text)
@@ -76,13 +79,17 @@ def edge_texts() -> list[str]:
         "1234567890" * 20 + "a12345",
         "'s'" * 40,
         "abc\x00\x01\x1f\x7f def\x0b\x0cghi" * 6,
+        # DeepSeek V3: a blank run before digits stays whole; punctuation leads letters only
+        # where it starts a piece (".b", but " .", "b" and "..", "c").
+        "x  12 .foo (bar) a .b ..c \t. y\n \n z 3\t\t4 (x)y.z" * 5,
+        "a\x01b \x01. \x1c\x1c.x\x7f(y" * 8,
     ]
     return texts
 
 
 def test_splitter_decides_most_pieces_of_ascii_text():
     text = ("It's the model's text: 12345 words, don't   you\n\tthink?  (a/b) //x\r\n" * 30).encode()
-    for scanner in PATTERNS:
+    for scanner in SCANNERS:
         for level in LEVELS:
             ends, in_bulk = split_at_level(scanner, level, text)
             assert in_bulk <= len(ends)
@@ -141,6 +148,7 @@ REFERENCE_KINDS = {
     "qwen2": patterns.Scanner.QWEN2,
     "o200k": patterns.Scanner.O200K,
     "gpt2": patterns.Scanner.GPT2,
+    "deepseek_v3": patterns.Scanner.DEEPSEEK_V3,
 }
 
 
@@ -153,4 +161,7 @@ def test_reference_rules_equal_the_regex(kind):
     for text in texts:
         pieces = reference.split(kind, text)
         assert "".join(pieces) == text
-        assert pieces == COMPILED[REFERENCE_KINDS[kind]].findall(text), text
+        if kind == "deepseek_v3":
+            assert pieces == reference.deepseek_v3_pieces(text), text
+        else:
+            assert pieces == COMPILED[REFERENCE_KINDS[kind]].findall(text), text

@@ -1,4 +1,4 @@
-"""The ASCII splitter of the cl100k / Llama 3 / Qwen 2, o200k and GPT-2 patterns, in plain Python.
+"""The ASCII splitter of the cl100k / Llama 3 / Qwen 2, o200k, GPT-2 and DeepSeek V3 patterns, in plain Python.
 
 This is the teaching text of ``cpp/pretokenize/ascii_split_rules.h`` and
 ``ascii_splitter.cc``: from a piece start, a window of 64 characters is classified into
@@ -32,6 +32,15 @@ FULL = (1 << WINDOW) - 1
 MOD3 = int("001" * 22, 2) & FULL  # bits 0, 3, 6, ...
 PATTERNS = {"cl100k": patterns.CL100K, "llama3": patterns.LLAMA3, "qwen2": patterns.QWEN2, "o200k": patterns.O200K,
             "gpt2": patterns.GPT2}
+# DeepSeek V3's tokenizer.json pre-tokenizer: three Isolated Splits, each on the pieces of the
+# one before (its regexes as the file writes them; on ASCII the `regex` module's classes are
+# Oniguruma's).
+DEEPSEEK_V3_SPLITS = [
+    r"\p{N}{1,3}",
+    "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
+    r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+"""
+    r"""| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
+]
 
 
 def latin1_letter(c: str) -> bool:
@@ -56,6 +65,8 @@ def classes(window: str) -> dict[str, int]:
         "rv": lambda c: c in "rvRV",
         "e": lambda c: c in "eE",
         "l": lambda c: c in "lL",
+        "latin": latin1_letter,
+        "ctl": lambda c: (c < " " and c not in "\t\n\v\f\r") or c == "\x7f",
     }
     m = {name: sum(1 << i for i, ch in enumerate(window) if test(ch)) for name, test in tests.items()}
     m["hard"] |= FULL & ~((1 << len(window)) - 1)  # past the end of the text
@@ -97,8 +108,38 @@ def space_starts(c: dict[str, int], tail: int) -> int:
     return blank & ((FULL & ~up(s)) | up(c["NL"] & (tail | last_nl)) | (up(blank) & run_last))
 
 
+def deepseek_v3_classes(c: dict[str, int]) -> dict[str, int]:
+    """The classes as DeepSeek V3's rules see them: control bytes (gaps of no alternative) and
+    the Latin-1 letters (letters for A2, not for A1's [A-Za-z]) are hard."""
+    d = dict(c)
+    d["hard"] |= c["latin"] | c["ctl"]
+    d["L"] &= ~c["latin"]
+    return d
+
+
+def deepseek_v3_starts(c: dict[str, int]) -> int:
+    """DeepSeek V3's starts (see the rules header): digits are pieces of their own; a punctuation
+    run starts after neither punctuation nor a space; a letter after a newline, a digit, or a
+    punctuation byte that does not start (after one that does, A1 takes the letters); spaces as
+    cl100k's but that the last blank before a digit does not start (A5 at the subject's end)."""
+    p = (c["O"] | c["Q"]) & ~c["hard"]
+    punct = p & ~up(p | c["SP"])
+    letter = c["L"] & up(c["NL"] | c["N"] | (p & ~punct))
+    newline = c["NL"] & up(c["L"] | c["N"])
+    seeds = c["NL"] & up(p)
+    tail = ((c["NL"] + seeds) ^ c["NL"]) & c["NL"]
+    s, blank = c["S"], c["SP"] | c["WS"]
+    later_nl = fill(c["NL"], s, lambda x, d: x >> d) >> 1
+    last_nl = c["NL"] & ~later_nl
+    run_last = s & ~((s | c["N"]) >> 1)
+    space = blank & ((FULL & ~up(s)) | up(c["NL"] & (tail | last_nl)) | (up(blank) & run_last))
+    return (letter | digit_starts(c["N"]) | punct | newline | space) & FULL
+
+
 def starts(kind: str, c: dict[str, int]) -> int | None:
     """The piece starts of a window whose bit 0 is a piece start (None: give up on it)."""
+    if kind == "deepseek_v3":
+        return deepseek_v3_starts(c)
     oq = c["O"] | c["Q"]
     oqsp = oq | c["SP"]
     two = (up(c["rv"]) & c["e"]) | (up(c["l"]) & c["l"])  # re ve ll ending here
@@ -158,16 +199,39 @@ def decided_limit(c: dict[str, int]) -> int:
     return v
 
 
+def deepseek_v3_pieces(text: str) -> list[str]:
+    """The pieces of DeepSeek V3's three Isolated Splits (matches and the gaps between them)."""
+    parts = [text]
+    for rx in map(regex.compile, DEEPSEEK_V3_SPLITS):
+        cut = []
+        for part in parts:
+            pos = 0
+            for m in rx.finditer(part):
+                cut += [part[pos : m.start()]] if m.start() > pos else []
+                cut.append(m.group())
+                pos = m.end()
+            cut += [part[pos:]] if pos < len(part) else []
+        parts = cut
+    return parts
+
+
 def split(kind: str, text: str) -> list[str]:
-    """The pieces of `text` under pattern `kind` ("cl100k", "llama3", "qwen2", "o200k" or "gpt2")."""
-    pattern = regex.compile(PATTERNS[kind])
+    """The pieces of `text` under pattern `kind` ("cl100k", "llama3", "qwen2", "o200k", "gpt2" or
+    "deepseek_v3")."""
+    if kind == "deepseek_v3":  # no single regex: one piece from p of the Splits run from there
+        first_piece = lambda p: p + len(deepseek_v3_pieces(text[p:])[0])  # noqa: E731
+    else:
+        pattern = regex.compile(PATTERNS[kind])
+        first_piece = lambda p: pattern.match(text, p).end()  # noqa: E731
     pieces, p = [], 0
     while p < len(text):
         c = classes(text[p : p + WINDOW])
+        if kind == "deepseek_v3":
+            c = deepseek_v3_classes(c)
         found = starts(kind, c)
         keep = 0 if found is None else found & ((1 << decided_limit(c)) - 1) & ~1
         if keep == 0:  # undecided: one piece by the regex
-            q = pattern.match(text, p).end()
+            q = first_piece(p)
             pieces.append(text[p:q])
             p = q
             continue
