@@ -10,7 +10,7 @@ import random
 
 import pytest
 from _hf_json import HF_FILES, diff, lines, load
-from _shared import CORPUS_FILES, need_shared
+from _shared import CORPUS_FILES, MODELS, need_shared
 
 pytestmark = pytest.mark.skipif(not HF_FILES, reason="needs ../shared/models/hf")
 
@@ -154,3 +154,63 @@ def test_to_str_round_trip(name):
         want = ref.encode(ln)
         assert diff(want, again.encode(ln)) is None
         assert diff(want, mine.encode(ln)) is None
+
+
+@pytest.mark.parametrize("name", ["minilm_bert_uncased_tokenizer.json", "llama3_1_tokenizer.json", "gpt2_tokenizer.json"])
+def test_enable_truncation_refuses_the_strides_tokenizers_refuses(name):
+    """tokenizers refuses, at enable_truncation, a stride above what max_length leaves a single
+    text beside the post-processor's tokens (and keeps the setting it had); a grid of limits
+    around that edge, each compared with it."""
+    need_shared()
+    import tokenizers
+
+    from tokenforge.tokenizer import Tokenizer
+
+    path = str(MODELS / "hf" / name)
+    for max_length in range(5):
+        for stride in range(4):
+            ref, ours = tokenizers.Tokenizer.from_file(path), Tokenizer.from_file(path)
+            try:
+                ref.enable_truncation(max_length, stride=stride)
+                refused = False
+            except Exception:
+                refused = True
+            if refused:
+                with pytest.raises(ValueError):
+                    ours.enable_truncation(max_length, stride=stride)
+                assert ours.truncation == ref.truncation  # unchanged
+            else:
+                ours.enable_truncation(max_length, stride=stride)
+                assert ours.truncation == ref.truncation
+
+
+@pytest.mark.parametrize("name", ["gpt2_tokenizer.json", "minilm_bert_uncased_tokenizer.json", "qwen3_tokenizer.json"])
+def test_pretokenized_lone_surrogate_raises(name):
+    """A lone surrogate in a pre-tokenized word: tokenizers refuses it (TypeError), we raise
+    ValueError naming the word, in encode and encode_batch alike."""
+    need_shared()
+    _, ours = load(name)
+    with pytest.raises(ValueError, match="surrogate"):
+        ours.encode(["a", "\ud800"], is_pretokenized=True)
+    with pytest.raises(ValueError, match="surrogate"):
+        ours.encode_batch([["a", "b\udfff"]], is_pretokenized=True)
+
+
+def test_single_word_word_characters_as_tokenizers():
+    """A single_word added token needs no word character on either side; a word character is
+    the regex crate's Unicode \\w (letters, marks, decimal digits, connector punctuation,
+    joiners), not str.isalnum: other numbers ("⁷", "½") are none, marks and ZWJ are."""
+    need_shared()
+    import tokenizers
+
+    from tokenforge.tokenizer import AddedToken, Tokenizer
+
+    path = str(MODELS / "hf" / "minilm_bert_uncased_tokenizer.json")
+    ref, ours = tokenizers.Tokenizer.from_file(path), Tokenizer.from_file(path)
+    for t in (ref, ours):
+        t.no_padding()
+        t.no_truncation()
+    ref.add_tokens([tokenizers.AddedToken("##", single_word=True, normalized=False)])
+    ours.add_tokens([AddedToken("##", single_word=True, normalized=False)])
+    for text in ["\u2077##", "##\u00bd", "\u093e##", "x\u200d##", "a ## b", "a##", "\u0663##", "_##", "\u00e9##", "## \u2460"]:
+        assert ours.encode(text, add_special_tokens=False).ids == ref.encode(text, add_special_tokens=False).ids, text

@@ -45,8 +45,14 @@ class AddedToken:
                 "rstrip": self.rstrip, "normalized": self.normalized, "special": self.special}
 
 
+# A word character of `single_word` as tokenizers decides it (the Rust regex crate's Unicode
+# \w, UTS #18: alphabetic, marks, decimal digits, connector punctuation, joiners), not
+# str.isalnum(), which also takes other numbers ("½", "⁷") and leaves out marks.
+_WORD_CHAR = regex.compile(r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]")
+
+
 def _is_word_char(c: str) -> bool:
-    return c.isalnum() or c == "_"
+    return c.isascii() and (c.isalnum() or c == "_") or (not c.isascii() and _WORD_CHAR.match(c) is not None)
 
 
 class AddedVocabulary:

@@ -270,6 +270,18 @@ class Tokenizer:
 
     def enable_truncation(self, max_length: int, stride: int = 0, strategy: str = "longest_first",
                           direction: str = "right") -> None:
+        """Truncation to max_length tokens (the post-processor's included), windows overlapping
+        by stride.
+
+        Raises:
+            ValueError: a stride above what max_length leaves a single text besides the tokens
+                the post-processor adds (tokenizers refuses it here too); the setting is
+                left as it was.
+        """
+        added = self._added_tokens(True)
+        if max_length >= added and stride > max_length - added:
+            raise ValueError(f"truncation stride {stride} is more than the {max_length - added} tokens of text that "
+                             f"max_length {max_length} leaves beside the {added} the post-processor adds")
         self._truncation = Truncation(max_length, stride, strategy, direction)
 
     def no_truncation(self) -> None:
@@ -315,6 +327,11 @@ class Tokenizer:
                 raise ValueError("is_pretokenized=True needs a list of words, got a str")
             out = Encoding([], [], [], [])
             for w, word in enumerate(seq):
+                if isinstance(word, str) and not word.isascii():
+                    try:
+                        word.encode("utf-8")
+                    except UnicodeEncodeError as e:
+                        raise ValueError(f"word {w} holds a lone surrogate at character {e.start}") from None
                 out.extend(encode_sequence(word, self.normalizer, self.pre_tokenizer, self.model, self.added, type_id, w))
             return out
         if not isinstance(seq, str):
