@@ -6,6 +6,7 @@ decode_batch and DecodeStream identical; to_str reloaded in tokenizers encodes i
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -214,3 +215,27 @@ def test_single_word_word_characters_as_tokenizers():
     ours.add_tokens([AddedToken("##", single_word=True, normalized=False)])
     for text in ["\u2077##", "##\u00bd", "\u093e##", "x\u200d##", "a ## b", "a##", "\u0663##", "_##", "\u00e9##", "## \u2460"]:
         assert ours.encode(text, add_special_tokens=False).ids == ref.encode(text, add_special_tokens=False).ids, text
+
+
+@pytest.mark.parametrize("name", ["mistral_v1_tokenizer.json", "gemma_tokenizer.json", "minilm_bert_uncased_tokenizer.json",
+                                  "rut5_tokenizer.json", "gpt2_tokenizer.json"])
+def test_normalized_added_tokens_read_back_normalized(name):
+    """tokenizers gives a `normalized` added token's content through the normalizer in
+    id_to_token and decode (Mistral's "<x>" reads "▁<x>", BERT's "İX" "ix"), while
+    token_to_id and the saved file keep it as written."""
+    need_shared()
+    import tokenizers
+
+    from tokenforge.tokenizer import AddedToken, Tokenizer
+
+    path = str(MODELS / "hf" / name)
+    ref, ours = tokenizers.Tokenizer.from_file(path), Tokenizer.from_file(path)
+    contents = ["<x>", "\u0130X", " sp ace", "\ufb01"]
+    ref.add_tokens([tokenizers.AddedToken(c, normalized=True) for c in contents])
+    ours.add_tokens([AddedToken(c, normalized=True) for c in contents])
+    ids = [ref.token_to_id(c) for c in contents]
+    assert [ours.token_to_id(c) for c in contents] == ids
+    assert [ours.id_to_token(i) for i in ids] == [ref.id_to_token(i) for i in ids]
+    assert ours.decode(ids) == ref.decode(ids)
+    saved = {a["id"]: a["content"] for a in json.loads(ours.to_str())["added_tokens"]}
+    assert saved == {a["id"]: a["content"] for a in json.loads(ref.to_str())["added_tokens"]}

@@ -91,6 +91,14 @@ class AddedVocabulary:
         self._normalizer = normalizer
         self._matchers.clear()
 
+    def content_of(self, i: int) -> str:
+        """The text of added token i as id_to_token and decode give it: a `normalized` token's
+        content through the normalizer (tokenizers keeps that form for them), else as written."""
+        t = self.tokens[i]
+        if t.normalized and self._normalizer is not None:
+            return self._normalizer.normalize_str(t.content)
+        return t.content
+
     def is_special(self, token: str) -> bool:
         i = self.ids.get(token)
         return i is not None and self.tokens[i].special

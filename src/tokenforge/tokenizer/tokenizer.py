@@ -235,8 +235,7 @@ class Tokenizer:
         return i if i is not None else self.model.token_to_id(token)
 
     def id_to_token(self, id: int) -> str | None:
-        t = self.added.tokens.get(id)
-        return t.content if t is not None else self.model.id_to_token(id)
+        return self.added.content_of(id) if id in self.added.tokens else self.model.id_to_token(id)
 
     def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
         v = dict(self.model.vocab)
@@ -538,7 +537,7 @@ class Tokenizer:
             if t is not None:
                 if skip_special_tokens and t.special:
                     continue
-                toks.append(t.content)
+                toks.append(self.added.content_of(i))
                 continue
             s = self.model.id_to_token(i) if isinstance(i, int) and i >= 0 else None
             if s is None:
