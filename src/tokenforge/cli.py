@@ -211,8 +211,7 @@ def count(args: argparse.Namespace) -> int:
     counts = count_files(args.files, encoder, field=args.field, errors=args.errors, num_threads=args.threads)
     for path, n in counts.items():
         print(f"{n:>12} {path}")
-    if len(counts) > 1:
-        print(f"{sum(counts.values()):>12} total")
+    print(f"{sum(counts.values()):>12} total")
     return 0
 
 

@@ -33,6 +33,9 @@ def count_stream(stream: BinaryIO, encoding: Any = "cl100k_base", *, errors: str
                  num_threads: int | None = None, name: str = "<stdin>") -> int:
     """The tokens of one UTF-8 stream, read in blocks.
 
+    A stream is one document: with errors="skip", one that is not UTF-8 counts 0 (as
+    `tokenforge tokenize` skips it); with "replace", bad bytes count as U+FFFD.
+
     Raises:
         ValueError: the stream is not UTF-8 (with errors="strict").
     """
@@ -46,6 +49,8 @@ def count_stream(stream: BinaryIO, encoding: Any = "cl100k_base", *, errors: str
         try:
             pending += decoder.decode(data, final=not data)
         except UnicodeDecodeError as e:
+            if errors == "skip":
+                return 0
             raise ValueError(f"{name}: not UTF-8 near byte {offset + e.start}") from None
         offset += len(data)
         cut = len(pending) if not data else (_cuts.last_cut(pending, newline) if encoder.is_bpe else -1)

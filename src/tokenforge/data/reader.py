@@ -46,7 +46,10 @@ class TokenDataset:
         self.complete = self.index["complete"]
         self._shards = [self._open(s["file"]) for s in self.index["shards"]]
         tables = [np.load(os.path.join(self.folder, s["docs"])) for s in self.index["shards"]]
-        self.docs = np.concatenate(tables) if tables else np.zeros(0, shards.INDEX_DTYPE)
+        docs = np.concatenate(tables) if tables else np.zeros(0, shards.INDEX_DTYPE)
+        self.total = sum(len(s) for s in self._shards)  # ids in the finished shards
+        # An unfinished run's last listed document may go on into the shard not written yet.
+        self.docs = docs[docs["start"] + docs["tokens"] <= self.total]
 
     def _open(self, name: str) -> np.ndarray:
         path = os.path.join(self.folder, name)
@@ -63,7 +66,14 @@ class TokenDataset:
         return len(self.docs)
 
     def tokens(self, start: int, count: int) -> np.ndarray:
-        """`count` ids of the whole stream from offset `start` (across shards)."""
+        """`count` ids of the whole stream from offset `start` (across shards).
+
+        Raises:
+            IndexError: the range is not inside the finished shards' ids.
+        """
+        if start < 0 or count < 0 or start + count > self.total:
+            raise IndexError(f"tokens [{start}, {start + count}) are not inside the {self.total} ids of the "
+                             f"finished shards of {self.folder}")
         parts = []
         while count > 0:
             k, at = divmod(start, self.shard_size)

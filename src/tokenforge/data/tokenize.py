@@ -169,6 +169,8 @@ def tokenize_files(
     out = os.path.abspath(os.fspath(output))
     settings = {
         "encoding": _encoding_label(encoding, encoder),
+        "encoding_file": _file_stamp(encoding),
+        "pattern": pattern,
         "n_vocab": encoder.n_vocab,
         "eot": separator,
         "dtype": out_dtype.name,
@@ -218,6 +220,15 @@ def _encoding_label(encoding: Any, encoder: TokenEncoder) -> str:
     return encoder.name
 
 
+def _file_stamp(encoding: Any) -> list | None:
+    """(size, mtime) of an encoding given as a file, so that a resume with the file changed
+    in place is refused; None otherwise."""
+    if isinstance(encoding, (str, os.PathLike)) and os.path.isfile(encoding):
+        st = os.stat(encoding)
+        return [st.st_size, st.st_mtime_ns]
+    return None
+
+
 def _summary(state: dict, out: str, started: float) -> Summary:
     s = state["stats"]
     return Summary(s["documents"], state["tokens"], s["bytes"], s["skipped"], s["replaced"], len(state["shards"]),
@@ -236,10 +247,14 @@ def _start(out: str, settings: dict, resume: bool) -> dict:
             raise ValueError(f"{out} already holds a tokenized dataset ({INDEX_FILE}); use resume / --resume, or another folder")
         with open(index, encoding="utf-8") as f:
             state = json.load(f)
-        if state.get("settings") != json.loads(json.dumps(settings)):
-            raise ValueError(f"{index}: the run there used other inputs or settings; cannot resume it with these")
+        saved, now = state.get("settings") or {}, json.loads(json.dumps(settings))
+        if saved != now:
+            differ = sorted(k for k in set(saved) | set(now) if saved.get(k) != now.get(k))
+            raise ValueError(f"{index}: the run there used other inputs or settings ({', '.join(differ)} differ); "
+                             "cannot resume it with these")
         shards.remove_temporaries(out)
         return state
+    shards.remove_temporaries(out)  # a run killed inside its first shard left no index, only its temporary
     return {
         "format": "tokenforge-shards",
         "version": 1,
