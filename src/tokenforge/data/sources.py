@@ -172,7 +172,12 @@ class DocumentReader:
         except ImportError:
             raise ImportError("reading Parquet needs pyarrow: pip install 'tokenforge[parquet]'") from None
         path = self.paths[index]
-        pf = pq.ParquetFile(path)
+        try:
+            pf = pq.ParquetFile(path)
+        except ValueError as e:  # pyarrow's ArrowInvalid: not a Parquet file
+            raise ValueError(f"{path}: not a readable Parquet file ({e})") from None
+        except OSError as e:
+            raise OSError(e.errno, f"cannot read the Parquet file ({e})", path) from None
         if self.field not in pf.schema_arrow.names:
             raise ValueError(f"{path}: no column {self.field!r} (columns: {', '.join(pf.schema_arrow.names)})")
         row = 0

@@ -94,9 +94,11 @@ def resolve_eot(encoder: TokenEncoder, eot: Any) -> int | None:
     if eot is None or eot == "none":
         return None
     if isinstance(eot, int) or (isinstance(eot, str) and eot.isdigit()):
+        # An id past the vocabulary is taken as given: a rank file without its special tokens
+        # (Llama 3's .tiktoken) still has a model whose end-of-text id the user knows.
         value = int(eot)
-        if not 0 <= value < max(encoder.n_vocab, 1):
-            raise ValueError(f"eot id {value} is outside the vocabulary (0..{encoder.n_vocab - 1})")
+        if not 0 <= value < 1 << 32:
+            raise ValueError(f"eot id {value} is not a 32-bit token id")
         return value
     return encoder.token_id(str(eot))
 

@@ -95,3 +95,24 @@ def test_count_total_and_skip(tmp_path, capsys):
     assert cli.main(["count", str(good), "--encoding", str(rank_file), "--pattern", "gpt2"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[-1].split() == ["11", "total"] and len(out) == 2
+
+
+def test_eot_past_the_vocabulary_taken_as_given(tmp_path):
+    """A rank file without its special tokens (Llama 3's .tiktoken) still has an end-of-text id
+    the user knows: an explicit id past the vocabulary separates the documents."""
+    src = tmp_path / "a.txt"
+    src.write_text("ab\ncd\n")
+    out = tmp_path / "out"
+    tokenize_files([src], out, encoding=byte_encoding(), by_line=True, eot=70000, progress=False)
+    ds = TokenDataset(out)
+    assert ds.dtype.name == "uint32" and ds.tokens(0, 6).tolist() == [97, 98, 70000, 99, 100, 70000]
+    with pytest.raises(ValueError, match="32-bit"):
+        tokenize_files([src], tmp_path / "o2", encoding=byte_encoding(), by_line=True, eot=1 << 32, progress=False)
+
+
+def test_parquet_that_is_not_parquet_names_the_file(tmp_path):
+    pytest.importorskip("pyarrow")
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(b"PAR")
+    with pytest.raises(ValueError, match="bad.parquet"):
+        tokenize_files([bad], tmp_path / "out", encoding=byte_encoding(), progress=False)
