@@ -79,12 +79,14 @@ TF_ALWAYS_INLINE uint64_t fill_down(uint64_t seed, uint64_t within) {
   return f;
 }
 
-// Starts at SP/WS bytes, given the newlines that end a punctuation piece (`tail`).
-TF_ALWAYS_INLINE uint64_t space_starts(const AsciiClasses& c, uint64_t tail) {
+// Starts at SP/WS bytes, given the newlines that end a punctuation piece (`tail`).  A run's
+// last blank starts a piece (`\s+(?!\S)` gives it back) unless a byte of `keeps` follows:
+// DeepSeek V3's digits, which end the subject, so that the run stays whole.
+TF_ALWAYS_INLINE uint64_t space_starts(const AsciiClasses& c, uint64_t tail, uint64_t keeps = 0) {
   const uint64_t S = c.NL | c.SP | c.WS, blank = c.SP | c.WS;
   const uint64_t later_nl = fill_down(c.NL, S) >> 1;        // a newline follows in the run
   const uint64_t last_nl = c.NL & ~later_nl;
-  const uint64_t run_last = S & ~(S >> 1);
+  const uint64_t run_last = S & ~((S | keeps) >> 1);
   return blank & (~(S << 1) | ((c.NL & (tail | last_nl)) << 1) | ((blank << 1) & run_last));
 }
 
@@ -198,11 +200,7 @@ TF_ALWAYS_INLINE WindowStarts deepseek_v3_starts(const AsciiClasses& in) {
   const uint64_t newline = c.NL & ((c.L | c.N) << 1);
   const uint64_t seeds = c.NL & (P << 1);
   const uint64_t tail = ((c.NL + seeds) ^ c.NL) & c.NL;
-  const uint64_t S = c.NL | c.SP | c.WS, blank = c.SP | c.WS;
-  const uint64_t later_nl = fill_down(c.NL, S) >> 1;
-  const uint64_t last_nl = c.NL & ~later_nl;
-  const uint64_t run_last = S & ~((S | c.N) >> 1);  // the run's last byte, before no digit
-  const uint64_t space = blank & (~(S << 1) | ((c.NL & (tail | last_nl)) << 1) | ((blank << 1) & run_last));
+  const uint64_t space = space_starts(c, tail, c.N);
   return WindowStarts{letter | digit_starts(c.N) | punct | newline | space, decided_limit(c)};
 }
 

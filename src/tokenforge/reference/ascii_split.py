@@ -26,6 +26,7 @@ from __future__ import annotations
 import regex
 
 from tokenforge import patterns
+from tokenforge.pre_tokenizers.split import spans
 
 WINDOW = 64
 FULL = (1 << WINDOW) - 1
@@ -99,12 +100,13 @@ def digit_starts(n: int) -> int:
     return d & FULL
 
 
-def space_starts(c: dict[str, int], tail: int) -> int:
-    """Starts among whitespace: after non-space; after a tail or last newline; the last blank of a run."""
+def space_starts(c: dict[str, int], tail: int, keeps: int = 0) -> int:
+    """Starts among whitespace: after non-space; after a tail or last newline; the last blank of a
+    run, unless a character of `keeps` follows it (DeepSeek V3's digits end the subject)."""
     s, blank = c["S"], c["SP"] | c["WS"]
     later_nl = fill(c["NL"], s, lambda x, d: x >> d) >> 1
     last_nl = c["NL"] & ~later_nl
-    run_last = s & ~(s >> 1)
+    run_last = s & ~((s | keeps) >> 1)
     return blank & ((FULL & ~up(s)) | up(c["NL"] & (tail | last_nl)) | (up(blank) & run_last))
 
 
@@ -128,11 +130,7 @@ def deepseek_v3_starts(c: dict[str, int]) -> int:
     newline = c["NL"] & up(c["L"] | c["N"])
     seeds = c["NL"] & up(p)
     tail = ((c["NL"] + seeds) ^ c["NL"]) & c["NL"]
-    s, blank = c["S"], c["SP"] | c["WS"]
-    later_nl = fill(c["NL"], s, lambda x, d: x >> d) >> 1
-    last_nl = c["NL"] & ~later_nl
-    run_last = s & ~((s | c["N"]) >> 1)
-    space = blank & ((FULL & ~up(s)) | up(c["NL"] & (tail | last_nl)) | (up(blank) & run_last))
+    space = space_starts(c, tail, c["N"])
     return (letter | digit_starts(c["N"]) | punct | newline | space) & FULL
 
 
@@ -203,15 +201,7 @@ def deepseek_v3_pieces(text: str) -> list[str]:
     """The pieces of DeepSeek V3's three Isolated Splits (matches and the gaps between them)."""
     parts = [text]
     for rx in map(regex.compile, DEEPSEEK_V3_SPLITS):
-        cut = []
-        for part in parts:
-            pos = 0
-            for m in rx.finditer(part):
-                cut += [part[pos : m.start()]] if m.start() > pos else []
-                cut.append(m.group())
-                pos = m.end()
-            cut += [part[pos:]] if pos < len(part) else []
-        parts = cut
+        parts = [part[a:b] for part in parts for a, b in spans(part, (m.span() for m in rx.finditer(part)), "Isolated")]
     return parts
 
 

@@ -50,6 +50,7 @@ from tokenforge.processors import ByteLevel as ByteLevelProcessor
 from tokenforge.processors import Sequence as ProcSeq
 from tokenforge.tokenizer.doc_encoding import DocEncoding, frame_args, padded_field, single_template
 from tokenforge.tokenizer.encoding import Encoding, NativeEncoding, once
+from tokenforge.tokenizer.pipeline import check_surrogates as _check_surrogates
 
 _GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
 
@@ -564,14 +565,6 @@ def rank_tables(tok) -> tuple[str, dict[bytes, int], dict[str, int]] | None:
         except KeyError:
             continue  # not made of byte characters: merges can never produce it
     return form, ranks, specials
-
-
-def _check_surrogates(text: str) -> None:
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as e:
-            raise ValueError(f"text holds a lone surrogate at character {e.start}") from None
 
 
 def _processor_ok(p) -> bool:

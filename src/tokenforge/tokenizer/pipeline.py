@@ -20,6 +20,15 @@ from tokenforge.tokenizer.added_vocabulary import AddedVocabulary
 from tokenforge.tokenizer.encoding import Encoding
 
 
+def check_surrogates(text: str, what: str = "text") -> None:
+    """Raises ValueError when `text` holds a lone surrogate (`what` names it in the message)."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise ValueError(f"{what} holds a lone surrogate at character {e.start}") from None
+
+
 def _cut(ns: NormalizedString, added: AddedVocabulary, normalized: bool) -> list[tuple[NormalizedString, int | None]]:
     out = []
     for tid, (a, b) in added.find(ns.text, normalized):

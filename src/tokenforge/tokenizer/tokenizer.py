@@ -29,7 +29,7 @@ from tokenforge._gc import paused as gc_paused
 from tokenforge._files import read_utf8, write_atomic
 from tokenforge.tokenizer.added_vocabulary import AddedToken, AddedVocabulary
 from tokenforge.tokenizer.encoding import Encoding, IdsEncoding
-from tokenforge.tokenizer.pipeline import encode_sequence
+from tokenforge.tokenizer.pipeline import check_surrogates, encode_sequence
 from tokenforge.tokenizer.truncation import Padding, Truncation, truncate_pair
 
 # Texts longer than this (characters) that the readable Python pipeline takes get a
@@ -326,11 +326,8 @@ class Tokenizer:
                 raise ValueError("is_pretokenized=True needs a list of words, got a str")
             out = Encoding([], [], [], [])
             for w, word in enumerate(seq):
-                if isinstance(word, str) and not word.isascii():
-                    try:
-                        word.encode("utf-8")
-                    except UnicodeEncodeError as e:
-                        raise ValueError(f"word {w} holds a lone surrogate at character {e.start}") from None
+                if isinstance(word, str):
+                    check_surrogates(word, f"word {w}")
                 out.extend(encode_sequence(word, self.normalizer, self.pre_tokenizer, self.model, self.added, type_id, w))
             return out
         if not isinstance(seq, str):
