@@ -14,6 +14,9 @@ instance for each repetition, warmed up on other text (the first 400 kB of mixed
 batch of documents for the batch rows, so each pool thread has met text too), so
 no repetition profits from having seen the timed text.
 
+Then one long text per corpus file (4 MB), unpinned, as a user runs it: tokenforge on
+every usable core and on one thread, fastokens and tiktoken (bench_one_text.py's rows).
+
 Then the adversarial inputs (time per byte relative to English: fresh instances as above,
 best of 3 each and paired with English encodes beside them, and one instance repeating
 each text), count_tokens vs
@@ -244,6 +247,7 @@ def main():
     ap.add_argument("--memory", action="store_true", help="also measure encode_to_numpy peak memory")
     ap.add_argument("--skip-throughput", action="store_true")
     ap.add_argument("--skip-adversarial", action="store_true")
+    ap.add_argument("--skip-one-text", action="store_true", help="leave out the one-long-text rows (bench_one_text.py)")
     ap.add_argument("--no-pin", action="store_true", help="run the single-thread rows unpinned, in this process")
     ap.add_argument("--single-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -258,6 +262,12 @@ def main():
             sys.stdout.flush()
             run_single_rows_in_child(args)
             throughput(args.encodings, args.files, args.max_bytes or None, modes=("batch2",))
+    if not args.skip_one_text:
+        # Issue 30's rows: one 4 MB text, unpinned, tokenforge on every usable core.
+        from bench_one_text import rows
+
+        print("\n## one long text (4 MB), unpinned, wall clock, best of 3, fresh instances")
+        rows(args.encodings, args.files, 3, 4.0)
     if not args.skip_adversarial:
         adversarial(args.encodings)
     if args.memory:

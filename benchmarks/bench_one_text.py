@@ -45,11 +45,16 @@ def arguments(repeat: int) -> argparse.ArgumentParser:
 
 def main() -> None:
     args = arguments(3).parse_args()
+    rows(args.encodings, args.texts, args.repeat, args.mb)
+
+
+def rows(encodings: list[str], texts: list[str], repeat: int, mb_limit: float) -> None:
+    """Prints a row per encoding and text (bench_encode.py prints them too)."""
     import tiktoken
 
     warm = corpus_text("mixed", 400_000)
     print(f"usable cores: {len(os.sched_getaffinity(0))}")
-    for name in args.encodings:
+    for name in encodings:
         ours = tokenforge.get_encoding(name)
         ranks, pat = ours._mergeable_ranks, ours._pat_str
         ref = tiktoken.Encoding(name, pat_str=pat, mergeable_ranks=ranks, special_tokens={})
@@ -74,8 +79,8 @@ def main() -> None:
             tools["fastokens"] = fast
         except ImportError:
             pass
-        for label in args.texts:
-            text = load(label, args.mb)
+        for label in texts:
+            text = load(label, mb_limit)
             mb = len(text.encode()) / 1e6
             want = ref.encode_ordinary(text)
             speed = {}
@@ -88,7 +93,7 @@ def main() -> None:
                 got = setup()(text)
                 if list(got) != want:
                     print(f"  {tool}: ids differ from tiktoken's on {label}")
-                speed[tool] = mb / best_of(args.repeat, lambda fn: fn(text), setup)
+                speed[tool] = mb / best_of(repeat, lambda fn: fn(text), setup)
             row = "  ".join(f"{t} {v:.1f}" for t, v in speed.items())
             ratios = f"vs fastokens {speed['tokenforge'] / speed['fastokens']:.2f}x, " if "fastokens" in speed else ""
             print(f"{name} {os.path.basename(label)} ({mb:.1f} MB) MB/s: {row}  |  tokenforge {ratios}"
