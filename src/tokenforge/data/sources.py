@@ -37,7 +37,9 @@ PARQUET_SUFFIXES = (".parquet", ".pq")
 @dataclasses.dataclass(frozen=True)
 class Position:
     """Where reading starts: source number, byte offset (row for Parquet) and record number
-    (1-based line for line formats, 0-based row for Parquet, 0 for a whole file)."""
+    (1-based line for line formats, 0-based row for Parquet).  A whole file is one document:
+    record 0 (offset 0) is before it, record 1 (offset its size) past it, which an empty
+    file's offset alone cannot tell apart."""
 
     source: int = 0
     offset: int = 0
@@ -140,8 +142,7 @@ class DocumentReader:
 
     def _whole(self, index: int, offset: int, record: int):
         path = self.paths[index]
-        size = os.path.getsize(path)
-        if offset >= size and size > 0:
+        if record > 0 or offset > 0:  # past the file's document
             return
         with open(path, "rb") as f:
             data = f.read()
