@@ -48,7 +48,11 @@ class Position:
 
 @dataclasses.dataclass
 class ReadStats:
-    """What was read, and what bad input was skipped or repaired."""
+    """What was read, and what bad input was skipped or repaired.
+
+    `bytes` counts input bytes as the files hold them: a text or JSONL record its bytes on
+    disk, a Parquet row its share of the file's size (the file's size spread over its rows),
+    so that, read to the end, it is the inputs' total size (`DocumentReader.total_bytes`)."""
 
     bytes: int = 0
     documents: int = 0
@@ -109,11 +113,13 @@ class DocumentReader:
         return (s.bytes, s.documents, s.skipped, s.replaced)
 
     def total_bytes(self) -> int:
-        """The inputs' total size (for progress)."""
+        """The inputs' total size: what `stats.bytes` ends at (for progress)."""
         return sum(os.path.getsize(p) for p in self.paths)
 
     def blocks(self, start: Position = Position(), block_bytes: int = 1 << 22) -> Iterator[Block]:
-        """Blocks of about `block_bytes` input bytes, from `start` on.
+        """Blocks of about `block_bytes` input bytes (or characters of text, whichever is
+        more: a compressed Parquet row holds more text than its share of the file), from
+        `start` on.
 
         Raises:
             ValueError: bad input under errors="strict" (file and line named).
@@ -133,7 +139,7 @@ class DocumentReader:
                 if text is not None:
                     self.stats.documents += 1
                     acc.add(text, index, rec, begin, end, before, self._snapshot())
-                if acc.nbytes >= block_bytes:
+                if acc.nbytes >= block_bytes or acc.chars >= block_bytes:
                     yield acc.take()
         if acc.nbytes or acc.texts:
             yield acc.take()
@@ -181,6 +187,11 @@ class DocumentReader:
             raise OSError(e.errno, f"cannot read the Parquet file ({e})", path) from None
         if self.field not in pf.schema_arrow.names:
             raise ValueError(f"{path}: no column {self.field!r} (columns: {', '.join(pf.schema_arrow.names)})")
+        size, rows = os.path.getsize(path), pf.metadata.num_rows
+        if rows == 0:
+            if offset == 0:
+                yield None, 0, 0, 0, size  # no document, but the file is read
+            return
         row = 0
         for batch in pf.iter_batches(batch_size=4096, columns=[self.field]):
             values = batch.column(0).to_pylist()
@@ -188,8 +199,7 @@ class DocumentReader:
                 r, text = row + k, values[k]
                 if not isinstance(text, str):
                     text = self._bad(f"{path}: row {r}: column {self.field!r} is {type(values[k]).__name__}, not a string")
-                nbytes = len(text.encode("utf-8", "surrogatepass")) if text is not None else 0
-                yield text, r, r, r + 1, nbytes
+                yield text, r, r, r + 1, size * (r + 1) // rows - size * r // rows
             row += len(values)
 
     def _decode(self, data: bytes, path: str, line: int | None) -> str | None:
@@ -227,9 +237,11 @@ class _Accumulator:
         self.texts: list[str] = []
         self.meta: list[tuple[int, ...]] = []
         self.nbytes = 0
+        self.chars = 0
 
     def add(self, text: str, source: int, record: int, begin: int, end: int, before: tuple, after: tuple) -> None:
         self.texts.append(text)
+        self.chars += len(text)
         self.meta.append((source, record, begin, end, *before, *after))
 
     def take(self) -> Block:
