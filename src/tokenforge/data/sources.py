@@ -6,7 +6,9 @@ it and an interrupted run can start again at any document (`Position`).  Bad inp
 (invalid UTF-8, a line that is not JSON, a missing or non-string field) raises a
 `ValueError` naming the file and line, or, with ``errors="skip"``/``"replace"``, is counted
 in `ReadStats`: ``replace`` decodes invalid UTF-8 as U+FFFD; records that cannot be read
-at all (bad JSON, no field) are skipped under both.
+at all (bad JSON, no field) are skipped under both.  A UTF-8 byte order mark at the start of
+a text or JSONL file is dropped, as Python's ``"utf-8-sig"`` does; anywhere else it is text
+(U+FEFF).
 
 Leaves out: compressed inputs and remote files (decompress or download first); a whole
 text file is one document, read at once, so it must fit in memory.
@@ -23,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import json
 import os
@@ -31,6 +34,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
+UTF8_BOM = codecs.BOM_UTF8  # dropped at the start of a text or JSONL file only, as "utf-8-sig" does
 PARQUET_SUFFIXES = (".parquet", ".pq")
 
 
@@ -152,7 +156,8 @@ class DocumentReader:
             return
         with open(path, "rb") as f:
             data = f.read()
-        yield self._decode(data, path, None), 0, 0, len(data), len(data)
+        lead = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0
+        yield self._decode(data[lead:], path, None, lead), 0, 0, len(data), len(data)
 
     def _lines(self, index: int, offset: int, record: int):
         path, jsonl = self.paths[index], self.kinds[index] == "jsonl"
@@ -165,9 +170,11 @@ class DocumentReader:
                 body = raw.rstrip(b"\r\n") if jsonl else raw[:-1] if raw.endswith(b"\n") else raw
                 if not jsonl and body.endswith(b"\r"):
                     body = body[:-1]
+                lead = len(UTF8_BOM) if begin == 0 and body.startswith(UTF8_BOM) else 0
+                body = body[lead:]
                 text = None
                 if body.strip() if jsonl else body:
-                    text = self._decode(body, path, line_no)
+                    text = self._decode(body, path, line_no, lead)
                     if text is not None and jsonl:
                         text = self._field(text, path, line_no)
                 yield text, line_no, begin, pos, len(raw)
@@ -202,7 +209,8 @@ class DocumentReader:
                 yield text, r, r, r + 1, size * (r + 1) // rows - size * r // rows
             row += len(values)
 
-    def _decode(self, data: bytes, path: str, line: int | None) -> str | None:
+    def _decode(self, data: bytes, path: str, line: int | None, lead: int = 0) -> str | None:
+        """`data` as text; `lead` bytes (a byte order mark) came before it in the line or file."""
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as e:
@@ -210,8 +218,8 @@ class DocumentReader:
             if self.errors == "replace":
                 self._pending_replaced += 1
                 return data.decode("utf-8", "replace")
-            return self._bad(f"{where}: not UTF-8 (byte {e.start} of the {'line' if line else 'file'}: {data[e.start:e.start + 4]!r}); "
-                             "use errors='replace' or 'skip'")
+            return self._bad(f"{where}: not UTF-8 (byte {lead + e.start} of the {'line' if line else 'file'}: "
+                             f"{data[e.start:e.start + 4]!r}); use errors='replace' or 'skip'")
 
     def _field(self, line: str, path: str, line_no: int) -> str | None:
         try:
