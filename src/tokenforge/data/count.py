@@ -68,7 +68,7 @@ def count_stream(stream: BinaryIO, encoding: Any = "cl100k_base", *, errors: str
 def _count_texts(encoder, texts: list[str], threads: int) -> int:
     if encoder.is_bpe:
         return sum(encoder.tokenizer.count_tokens(t, num_threads=threads) for t in texts)
-    return sum(len(ids) for ids in encoder.tokenizer.encode(texts, num_threads=threads))
+    return int(encoder.encode_flat(texts, None, threads)[1].sum())
 
 
 def count_files(paths: Sequence[str | os.PathLike[str]], encoding: Any = "cl100k_base", *, field: str = "text",
@@ -77,7 +77,8 @@ def count_files(paths: Sequence[str | os.PathLike[str]], encoding: Any = "cl100k
 
     Args:
         paths: text, JSONL or Parquet files.
-        encoding: a name, a file, an `Encoding` or a `SentencePieceProcessor`.
+        encoding: a name, a file (``.tiktoken``, ``.model``, ``tokenizer.json``), an `Encoding`,
+            a `SentencePieceProcessor` or a `Tokenizer`.
         field: the JSONL key / Parquet column.
         errors: "strict", "skip" or "replace" (JSONL/Parquet: see `DocumentReader`).
         num_threads: threads (default: ``TOKENFORGE_NUM_THREADS``, else all usable cores).

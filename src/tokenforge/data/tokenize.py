@@ -48,7 +48,7 @@ import numpy as np
 
 from tokenforge._threads import resolve_threads
 from tokenforge.data import journal, shards
-from tokenforge.data.encoders import TokenEncoder, as_encoder
+from tokenforge.data.encoders import TOKENIZER_JSON_EOT, TokenEncoder, as_encoder
 from tokenforge.data.progress import Progress
 from tokenforge.data.sources import Block, DocumentReader, Position
 
@@ -88,8 +88,16 @@ def pick_dtype(dtype: Any, largest_id: int) -> np.dtype:
 
 
 def resolve_eot(encoder: TokenEncoder, eot: Any) -> int | None:
-    """The separator id: "default" (the encoding's end-of-text), None, an id or a token's text."""
+    """The separator id: "default" (the encoding's end-of-text), None, an id or a token's text.
+
+    Raises:
+        ValueError: "default" for a tokenizer.json that holds no end-of-text token (the file
+            named), or a token text the encoding does not hold.
+    """
     if eot == "default":
+        if encoder.default_eot is None and encoder.kind == "tokenizer.json":
+            raise ValueError(f"{encoder.name}: no end-of-text token among its special tokens "
+                             f"({', '.join(TOKENIZER_JSON_EOT)}); give eot / --eot ID|TOKEN, or none")
         return encoder.default_eot
     if eot is None or eot == "none":
         return None
@@ -129,13 +137,14 @@ def tokenize_files(
             (``.parquet``: the `field` column; needs pyarrow).
         output: the folder for ``shard_NNNNNN.{npy,bin}``, ``docs_NNNNNN.npy`` and
             ``index.json``; it must not hold a run already unless `resume`.
-        encoding: an encoding name, a ``.tiktoken``/``.model`` file, an `Encoding` or a
-            `SentencePieceProcessor`.
+        encoding: an encoding name, a ``.tiktoken``/``.model``/``tokenizer.json`` file, an
+            `Encoding`, a `SentencePieceProcessor` or a `Tokenizer`.
         pattern: the split pattern for a ``.tiktoken`` file of no registered name.
         fmt: ``"npy"`` or ``"bin"`` (raw little-endian ids).
         dtype: ``"uint16"``/``"uint32"``; default: the smallest that holds every id.
         eot: the id put after each document: ``"default"`` (the encoding's end-of-text,
-            SentencePiece's EOS), None for none, an id, or a special token's text.
+            SentencePiece's EOS, a tokenizer.json's ``<|endoftext|>`` or ``</s>``: one without
+            such a token needs an explicit `eot`), None for none, an id, or a token's text.
         shard_size: tokens per shard (the last one may hold fewer).
         errors: ``"strict"``, ``"skip"`` or ``"replace"`` (see `tokenforge.data.sources`).
         resume: continue an interrupted run in `output`.
