@@ -136,7 +136,8 @@ def tokenize_files(
             (``.jsonl``/``.ndjson``/``.json``: the `field` of each line) and Parquet files
             (``.parquet``: the `field` column; needs pyarrow).
         output: the folder for ``shard_NNNNNN.{npy,bin}``, ``docs_NNNNNN.npy`` and
-            ``index.json``; it must not hold a run already unless `resume`.
+            ``index.json`` (with ``index.journal`` until the run completes); it must not hold
+            a run already unless `resume`.
         encoding: an encoding name, a ``.tiktoken``/``.model``/``tokenizer.json`` file, an
             `Encoding`, a `SentencePieceProcessor` or a `Tokenizer`.
         pattern: the split pattern for a ``.tiktoken`` file of no registered name.
