@@ -174,7 +174,8 @@ def run_view(args: argparse.Namespace) -> int:
 
 
 def _encoding_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--encoding", default="cl100k_base", help="encoding name, .tiktoken or .model file (default cl100k_base)")
+    p.add_argument("--encoding", default="cl100k_base",
+                   help="encoding name, .tiktoken, .model or tokenizer.json file (default cl100k_base)")
     p.add_argument("--pattern", default=None, help="split pattern for a .tiktoken file of no known name (default cl100k)")
     p.add_argument("--field", default="text", help="JSONL key / Parquet column of the text (default text)")
     p.add_argument("--errors", choices=["strict", "skip", "replace"], default="strict",

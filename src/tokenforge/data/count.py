@@ -24,7 +24,7 @@ from typing import Any, BinaryIO
 from tokenforge import _cuts
 from tokenforge._threads import resolve_threads
 from tokenforge.data.encoders import as_encoder
-from tokenforge.data.sources import DocumentReader, kind_of
+from tokenforge.data.sources import UTF8_BOM, DocumentReader, kind_of
 
 _BLOCK = 1 << 23
 
@@ -34,7 +34,8 @@ def count_stream(stream: BinaryIO, encoding: Any = "cl100k_base", *, errors: str
     """The tokens of one UTF-8 stream, read in blocks.
 
     A stream is one document: with errors="skip", one that is not UTF-8 counts 0 (as
-    `tokenforge tokenize` skips it); with "replace", bad bytes count as U+FFFD.
+    `tokenforge tokenize` skips it); with "replace", bad bytes count as U+FFFD.  A byte order
+    mark at its start is not counted.
 
     Raises:
         ValueError: the stream is not UTF-8 (with errors="strict").
@@ -46,25 +47,28 @@ def count_stream(stream: BinaryIO, encoding: Any = "cl100k_base", *, errors: str
     total, pending, offset = 0, "", 0
     while True:
         data = stream.read(_BLOCK)
+        end = not data
+        if offset == 0 and data.startswith(UTF8_BOM):  # dropped at the start only, as tokenize does
+            data, offset = data[len(UTF8_BOM):], len(UTF8_BOM)
         try:
-            pending += decoder.decode(data, final=not data)
+            pending += decoder.decode(data, final=end)
         except UnicodeDecodeError as e:
             if errors == "skip":
                 return 0
             raise ValueError(f"{name}: not UTF-8 near byte {offset + e.start}") from None
         offset += len(data)
-        cut = len(pending) if not data else (_cuts.last_cut(pending, newline) if encoder.is_bpe else -1)
-        if cut > 0 and (not data or len(pending) >= _BLOCK):
+        cut = len(pending) if end else (_cuts.last_cut(pending, newline) if encoder.is_bpe else -1)
+        if cut > 0 and (end or len(pending) >= _BLOCK):
             total += _count_texts(encoder, [pending[:cut]], threads)
             pending = pending[cut:]
-        if not data:
+        if end:
             return total + (_count_texts(encoder, [pending], threads) if pending else 0)
 
 
 def _count_texts(encoder, texts: list[str], threads: int) -> int:
     if encoder.is_bpe:
         return sum(encoder.tokenizer.count_tokens(t, num_threads=threads) for t in texts)
-    return sum(len(ids) for ids in encoder.tokenizer.encode(texts, num_threads=threads))
+    return int(encoder.encode_flat(texts, None, threads)[1].sum())
 
 
 def count_files(paths: Sequence[str | os.PathLike[str]], encoding: Any = "cl100k_base", *, field: str = "text",
@@ -73,7 +77,8 @@ def count_files(paths: Sequence[str | os.PathLike[str]], encoding: Any = "cl100k
 
     Args:
         paths: text, JSONL or Parquet files.
-        encoding: a name, a file, an `Encoding` or a `SentencePieceProcessor`.
+        encoding: a name, a file (``.tiktoken``, ``.model``, ``tokenizer.json``), an `Encoding`,
+            a `SentencePieceProcessor` or a `Tokenizer`.
         field: the JSONL key / Parquet column.
         errors: "strict", "skip" or "replace" (JSONL/Parquet: see `DocumentReader`).
         num_threads: threads (default: ``TOKENFORGE_NUM_THREADS``, else all usable cores).

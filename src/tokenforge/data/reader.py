@@ -17,12 +17,11 @@ Example:
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
 
-from tokenforge.data import shards
+from tokenforge.data import journal, shards
 
 
 class TokenDataset:
@@ -30,14 +29,14 @@ class TokenDataset:
     run is incomplete)."""
 
     def __init__(self, folder: str | os.PathLike[str]) -> None:
-        """Opens the folder.
+        """Opens the folder (an unfinished run's shards are those its journal lists too).
 
         Raises:
             OSError: no ``index.json`` there.
+            ValueError: ``index.json`` is not a tokenforge index.
         """
         self.folder = os.fspath(folder)
-        with open(os.path.join(self.folder, "index.json"), encoding="utf-8") as f:
-            self.index = json.load(f)
+        self.index = journal.read_state(self.folder)[0]
         settings = self.index["settings"]
         self.dtype = np.dtype(settings["dtype"])
         self.shard_size = settings["shard_size"]

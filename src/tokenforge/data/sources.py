@@ -6,7 +6,9 @@ it and an interrupted run can start again at any document (`Position`).  Bad inp
 (invalid UTF-8, a line that is not JSON, a missing or non-string field) raises a
 `ValueError` naming the file and line, or, with ``errors="skip"``/``"replace"``, is counted
 in `ReadStats`: ``replace`` decodes invalid UTF-8 as U+FFFD; records that cannot be read
-at all (bad JSON, no field) are skipped under both.
+at all (bad JSON, no field) are skipped under both.  A UTF-8 byte order mark at the start of
+a text or JSONL file is dropped, as Python's ``"utf-8-sig"`` does; anywhere else it is text
+(U+FEFF).
 
 Leaves out: compressed inputs and remote files (decompress or download first); a whole
 text file is one document, read at once, so it must fit in memory.
@@ -23,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import json
 import os
@@ -31,13 +34,16 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
+UTF8_BOM = codecs.BOM_UTF8  # dropped at the start of a text or JSONL file only, as "utf-8-sig" does
 PARQUET_SUFFIXES = (".parquet", ".pq")
 
 
 @dataclasses.dataclass(frozen=True)
 class Position:
     """Where reading starts: source number, byte offset (row for Parquet) and record number
-    (1-based line for line formats, 0-based row for Parquet, 0 for a whole file)."""
+    (1-based line for line formats, 0-based row for Parquet).  A whole file is one document:
+    record 0 (offset 0) is before it, record 1 (offset its size) past it, which an empty
+    file's offset alone cannot tell apart."""
 
     source: int = 0
     offset: int = 0
@@ -46,7 +52,11 @@ class Position:
 
 @dataclasses.dataclass
 class ReadStats:
-    """What was read, and what bad input was skipped or repaired."""
+    """What was read, and what bad input was skipped or repaired.
+
+    `bytes` counts input bytes as the files hold them: a text or JSONL record its bytes on
+    disk, a Parquet row its share of the file's size (the file's size spread over its rows),
+    so that, read to the end, it is the inputs' total size (`DocumentReader.total_bytes`)."""
 
     bytes: int = 0
     documents: int = 0
@@ -107,11 +117,13 @@ class DocumentReader:
         return (s.bytes, s.documents, s.skipped, s.replaced)
 
     def total_bytes(self) -> int:
-        """The inputs' total size (for progress)."""
+        """The inputs' total size: what `stats.bytes` ends at (for progress)."""
         return sum(os.path.getsize(p) for p in self.paths)
 
     def blocks(self, start: Position = Position(), block_bytes: int = 1 << 22) -> Iterator[Block]:
-        """Blocks of about `block_bytes` input bytes, from `start` on.
+        """Blocks of about `block_bytes` input bytes (or characters of text, whichever is
+        more: a compressed Parquet row holds more text than its share of the file), from
+        `start` on.
 
         Raises:
             ValueError: bad input under errors="strict" (file and line named).
@@ -131,7 +143,7 @@ class DocumentReader:
                 if text is not None:
                     self.stats.documents += 1
                     acc.add(text, index, rec, begin, end, before, self._snapshot())
-                if acc.nbytes >= block_bytes:
+                if acc.nbytes >= block_bytes or acc.chars >= block_bytes:
                     yield acc.take()
         if acc.nbytes or acc.texts:
             yield acc.take()
@@ -140,12 +152,12 @@ class DocumentReader:
 
     def _whole(self, index: int, offset: int, record: int):
         path = self.paths[index]
-        size = os.path.getsize(path)
-        if offset >= size and size > 0:
+        if record > 0 or offset > 0:  # past the file's document
             return
         with open(path, "rb") as f:
             data = f.read()
-        yield self._decode(data, path, None), 0, 0, len(data), len(data)
+        lead = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0
+        yield self._decode(data[lead:], path, None, lead), 0, 0, len(data), len(data)
 
     def _lines(self, index: int, offset: int, record: int):
         path, jsonl = self.paths[index], self.kinds[index] == "jsonl"
@@ -158,9 +170,11 @@ class DocumentReader:
                 body = raw.rstrip(b"\r\n") if jsonl else raw[:-1] if raw.endswith(b"\n") else raw
                 if not jsonl and body.endswith(b"\r"):
                     body = body[:-1]
+                lead = len(UTF8_BOM) if begin == 0 and body.startswith(UTF8_BOM) else 0
+                body = body[lead:]
                 text = None
                 if body.strip() if jsonl else body:
-                    text = self._decode(body, path, line_no)
+                    text = self._decode(body, path, line_no, lead)
                     if text is not None and jsonl:
                         text = self._field(text, path, line_no)
                 yield text, line_no, begin, pos, len(raw)
@@ -180,6 +194,11 @@ class DocumentReader:
             raise OSError(e.errno, f"cannot read the Parquet file ({e})", path) from None
         if self.field not in pf.schema_arrow.names:
             raise ValueError(f"{path}: no column {self.field!r} (columns: {', '.join(pf.schema_arrow.names)})")
+        size, rows = os.path.getsize(path), pf.metadata.num_rows
+        if rows == 0:
+            if offset == 0:
+                yield None, 0, 0, 0, size  # no document, but the file is read
+            return
         row = 0
         for batch in pf.iter_batches(batch_size=4096, columns=[self.field]):
             values = batch.column(0).to_pylist()
@@ -187,11 +206,11 @@ class DocumentReader:
                 r, text = row + k, values[k]
                 if not isinstance(text, str):
                     text = self._bad(f"{path}: row {r}: column {self.field!r} is {type(values[k]).__name__}, not a string")
-                nbytes = len(text.encode("utf-8", "surrogatepass")) if text is not None else 0
-                yield text, r, r, r + 1, nbytes
+                yield text, r, r, r + 1, size * (r + 1) // rows - size * r // rows
             row += len(values)
 
-    def _decode(self, data: bytes, path: str, line: int | None) -> str | None:
+    def _decode(self, data: bytes, path: str, line: int | None, lead: int = 0) -> str | None:
+        """`data` as text; `lead` bytes (a byte order mark) came before it in the line or file."""
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as e:
@@ -199,8 +218,8 @@ class DocumentReader:
             if self.errors == "replace":
                 self._pending_replaced += 1
                 return data.decode("utf-8", "replace")
-            return self._bad(f"{where}: not UTF-8 (byte {e.start} of the {'line' if line else 'file'}: {data[e.start:e.start + 4]!r}); "
-                             "use errors='replace' or 'skip'")
+            return self._bad(f"{where}: not UTF-8 (byte {lead + e.start} of the {'line' if line else 'file'}: "
+                             f"{data[e.start:e.start + 4]!r}); use errors='replace' or 'skip'")
 
     def _field(self, line: str, path: str, line_no: int) -> str | None:
         try:
@@ -226,9 +245,11 @@ class _Accumulator:
         self.texts: list[str] = []
         self.meta: list[tuple[int, ...]] = []
         self.nbytes = 0
+        self.chars = 0
 
     def add(self, text: str, source: int, record: int, begin: int, end: int, before: tuple, after: tuple) -> None:
         self.texts.append(text)
+        self.chars += len(text)
         self.meta.append((source, record, begin, end, *before, *after))
 
     def take(self) -> Block:

@@ -6,12 +6,13 @@ the main thread encodes each block on native threads with the GIL released
 ids, an end-of-text id after each document, stream into fixed-size shards
 (`tokenforge.data.shards`).  Memory holds a few blocks, never a shard or the dataset.
 
-Resuming: after each shard is renamed into place, ``index.json`` is rewritten
-(atomically) with where the next shard's first token comes from: a document's position in
-its file and how many of its tokens the finished shards already hold.  ``resume=True``
-starts there, so finished shards are not redone and every shard is byte for byte what an
-uninterrupted run writes (encoding is deterministic).  Temporary files of a killed run are
-removed; a run is only resumed with the same inputs and settings.
+Resuming: after each shard is renamed into place, a line appended to the run's journal
+(`tokenforge.data.journal`) records where the next shard's first token comes from: a
+document's position in its file and how many of its tokens the finished shards already hold;
+``index.json`` is written whole when the run completes.  ``resume=True`` starts there, so
+finished shards are not redone and every shard is byte for byte what an uninterrupted run
+writes (encoding is deterministic).  Temporary files of a killed run are removed; a run is
+only resumed with the same inputs and settings.
 
 Leaves out: special tokens inside documents (ordinary text, as ``encode_ordinary``),
 shuffling, train/validation splits.
@@ -45,14 +46,13 @@ from typing import Any
 
 import numpy as np
 
-from tokenforge._files import write_atomic
 from tokenforge._threads import resolve_threads
-from tokenforge.data import shards
-from tokenforge.data.encoders import TokenEncoder, as_encoder
+from tokenforge.data import journal, shards
+from tokenforge.data.encoders import TOKENIZER_JSON_EOT, TokenEncoder, as_encoder
 from tokenforge.data.progress import Progress
 from tokenforge.data.sources import Block, DocumentReader, Position
 
-INDEX_FILE = "index.json"
+INDEX_FILE = journal.INDEX_FILE
 DEFAULT_SHARD_SIZE = 100_000_000  # tokens, as nanoGPT's FineWeb script
 DEFAULT_BLOCK_BYTES = 1 << 23
 
@@ -88,8 +88,16 @@ def pick_dtype(dtype: Any, largest_id: int) -> np.dtype:
 
 
 def resolve_eot(encoder: TokenEncoder, eot: Any) -> int | None:
-    """The separator id: "default" (the encoding's end-of-text), None, an id or a token's text."""
+    """The separator id: "default" (the encoding's end-of-text), None, an id or a token's text.
+
+    Raises:
+        ValueError: "default" for a tokenizer.json that holds no end-of-text token (the file
+            named), or a token text the encoding does not hold.
+    """
     if eot == "default":
+        if encoder.default_eot is None and encoder.kind == "tokenizer.json":
+            raise ValueError(f"{encoder.name}: no end-of-text token among its special tokens "
+                             f"({', '.join(TOKENIZER_JSON_EOT)}); give eot / --eot ID|TOKEN, or none")
         return encoder.default_eot
     if eot is None or eot == "none":
         return None
@@ -128,14 +136,16 @@ def tokenize_files(
             (``.jsonl``/``.ndjson``/``.json``: the `field` of each line) and Parquet files
             (``.parquet``: the `field` column; needs pyarrow).
         output: the folder for ``shard_NNNNNN.{npy,bin}``, ``docs_NNNNNN.npy`` and
-            ``index.json``; it must not hold a run already unless `resume`.
-        encoding: an encoding name, a ``.tiktoken``/``.model`` file, an `Encoding` or a
-            `SentencePieceProcessor`.
+            ``index.json`` (with ``index.journal`` until the run completes); it must not hold
+            a run already unless `resume`.
+        encoding: an encoding name, a ``.tiktoken``/``.model``/``tokenizer.json`` file, an
+            `Encoding`, a `SentencePieceProcessor` or a `Tokenizer`.
         pattern: the split pattern for a ``.tiktoken`` file of no registered name.
         fmt: ``"npy"`` or ``"bin"`` (raw little-endian ids).
         dtype: ``"uint16"``/``"uint32"``; default: the smallest that holds every id.
         eot: the id put after each document: ``"default"`` (the encoding's end-of-text,
-            SentencePiece's EOS), None for none, an id, or a special token's text.
+            SentencePiece's EOS, a tokenizer.json's ``<|endoftext|>`` or ``</s>``: one without
+            such a token needs an explicit `eot`), None for none, an id, or a token's text.
         shard_size: tokens per shard (the last one may hold fewer).
         errors: ``"strict"``, ``"skip"`` or ``"replace"`` (see `tokenforge.data.sources`).
         resume: continue an interrupted run in `output`.
@@ -183,7 +193,7 @@ def tokenize_files(
         "errors": errors,
         "sources": [[p, os.path.getsize(p), os.stat(p).st_mtime_ns] for p in paths],
     }
-    state = _start(out, settings, resume)
+    state, keep = _start(out, settings, resume)
     reader = DocumentReader(paths, by_line=by_line, field=field, errors=errors)
     bar = Progress(reader.total_bytes(), progress)
     done = state["stats"]
@@ -193,7 +203,7 @@ def tokenize_files(
         bar.close()
         return _summary(state, out, started)
     reader.stats.__dict__.update({k: done[k] for k in ("bytes", "documents", "skipped", "replaced")})
-    writer = _Writer(out, state, settings, separator is not None)
+    writer = _Writer(out, state, settings, separator is not None, keep)
     blocks = _Prefetch(reader.blocks(Position(**state["position"]), block_bytes))
     skip = state["skip"]
     try:
@@ -237,8 +247,9 @@ def _summary(state: dict, out: str, started: float) -> Summary:
                    time.monotonic() - started, out)
 
 
-def _start(out: str, settings: dict, resume: bool) -> dict:
-    """The state to start from: a fresh one, or the saved one of the run to resume."""
+def _start(out: str, settings: dict, resume: bool) -> tuple[dict, int]:
+    """The state to start from, a fresh one or the saved one of the run to resume, and how
+    many bytes of the saved run's journal to keep (`tokenforge.data.journal`)."""
     index = os.path.join(out, INDEX_FILE)
     try:
         os.makedirs(out, exist_ok=True)
@@ -247,15 +258,16 @@ def _start(out: str, settings: dict, resume: bool) -> dict:
     if os.path.exists(index):
         if not resume:
             raise ValueError(f"{out} already holds a tokenized dataset ({INDEX_FILE}); use resume / --resume, or another folder")
-        with open(index, encoding="utf-8") as f:
-            state = json.load(f)
+        state, keep = journal.read_state(out)
         saved, now = state.get("settings") or {}, json.loads(json.dumps(settings))
         if saved != now:
             differ = sorted(k for k in set(saved) | set(now) if saved.get(k) != now.get(k))
             raise ValueError(f"{index}: the run there used other inputs or settings ({', '.join(differ)} differ); "
                              "cannot resume it with these")
         shards.remove_temporaries(out)
-        return state
+        if state["complete"]:  # a kill between the final index and the journal's removal left it
+            _remove(os.path.join(out, journal.JOURNAL_FILE))
+        return state, keep
     shards.remove_temporaries(out)  # a run killed inside its first shard left no index, only its temporary
     return {
         "format": "tokenforge-shards",
@@ -268,22 +280,30 @@ def _start(out: str, settings: dict, resume: bool) -> dict:
         "skip": 0,
         "stats": {"bytes": 0, "documents": 0, "skipped": 0, "replaced": 0},
         "complete": False,
-    }
+    }, 0
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 class _Writer:
-    """Cuts the token stream into shards and saves the resume state after each."""
+    """Cuts the token stream into shards and records each finished one in the journal."""
 
-    def __init__(self, out: str, state: dict, settings: dict, with_eot: bool) -> None:
+    def __init__(self, out: str, state: dict, settings: dict, with_eot: bool, keep: int) -> None:
         self.out = out
         self.state = state
         self.fmt = settings["format"]
         self.dtype = np.dtype(settings["dtype"])
         self.shard_size = settings["shard_size"]
         self.with_eot = with_eot
+        self.journal = journal.Journal(out, keep)
         self.total = state["tokens"]  # tokens in finished shards and the open one
         self.file: shards.ShardFile | None = None
-        self.rows: list[np.ndarray] = []  # index rows of documents not yet in a finished shard
+        self.rows: list[np.ndarray] = []  # index rows of documents not yet in a finished shard, in order
 
     def add(self, ids: np.ndarray, counts: np.ndarray, block: Block, skip: int) -> None:
         lengths = counts.astype(np.int64) + (1 if self.with_eot else 0)
@@ -306,31 +326,50 @@ class _Writer:
                 self._finish_shard(self._resume_point(self.total, block, starts, ends))
 
     def _resume_point(self, boundary: int, block: Block, starts: np.ndarray, ends: np.ndarray) -> dict:
-        """Where the token at `boundary` comes from: (position, skip, stats)."""
-        later = np.flatnonzero((ends > boundary) | (starts >= boundary))
-        if len(later):
-            j = int(later[0])
+        """Where the token at `boundary` comes from: (position, skip, stats).
+
+        That is the first document ending past `boundary` or starting at or past it (an
+        empty one, without eot); `starts` and `ends` do not decrease, so a binary search
+        finds it and a block cut into many shards costs a search per shard."""
+        j = min(int(np.searchsorted(ends, boundary, side="right")), int(np.searchsorted(starts, boundary, side="left")))
+        if j < len(ends):
             position = {"source": int(block.sources[j]), "offset": int(block.starts[j]), "record": int(block.records[j])}
             return {"position": position, "skip": int(max(0, boundary - starts[j])), "stats": _stats(block.before[j])}
         position = {"source": int(block.sources[-1]), "offset": int(block.ends[-1]), "record": int(block.records[-1]) + 1}
         return {"position": position, "skip": 0, "stats": _stats(block.after[-1])}
 
+    def _take_rows(self, resume: dict | None) -> np.ndarray:
+        """The pending rows of documents that start in the shard being finished (all of them
+        for the last shard); each pending array is split at most once per shard."""
+        if resume is None:
+            taken, self.rows = self.rows, []
+        else:
+            taken = []
+            while self.rows:
+                rows = self.rows[0]
+                cut = int(np.searchsorted(rows["start"], self.total, side="left"))
+                taken.append(rows[:cut])
+                if cut < len(rows):
+                    self.rows[0] = rows[cut:]
+                    break
+                self.rows.pop(0)
+        return np.concatenate(taken) if taken else np.zeros(0, shards.INDEX_DTYPE)
+
     def _finish_shard(self, resume: dict | None) -> None:
         k = len(self.state["shards"])
-        rows = np.concatenate(self.rows) if self.rows else np.zeros(0, shards.INDEX_DTYPE)
-        cut = int(np.searchsorted(rows["start"], self.total, side="left")) if resume is not None else len(rows)
-        shards.write_docs(os.path.join(self.out, shards.docs_name(k)), [rows[:cut]])
-        self.rows = [rows[cut:]]
+        rows = self._take_rows(resume)
+        shards.write_docs(os.path.join(self.out, shards.docs_name(k)), [rows])
         count = self.file.count if self.file is not None else 0
         if self.file is not None:
             self.file.finish()
             self.file = None
-        self.state["shards"].append({"file": shards.shard_name(k, self.fmt), "docs": shards.docs_name(k),
-                                     "tokens": count, "documents": cut})
-        self.state["tokens"] = self.total
+        entry = {"file": shards.shard_name(k, self.fmt), "docs": shards.docs_name(k), "tokens": count,
+                 "documents": len(rows)}
         if resume is not None:
-            self.state.update(resume)
-        self._save()
+            self.journal.record(self.state, journal.shard_entry(k, entry, self.total, **resume))
+        else:  # the last shard: the final index says it all
+            self.state["shards"].append(entry)
+            self.state["tokens"] = self.total
 
     def close(self, stats: Any) -> None:
         """Finishes the last shard and marks the run complete."""
@@ -338,25 +377,16 @@ class _Writer:
             if self.file is None:
                 k = len(self.state["shards"])
                 self.file = shards.ShardFile(os.path.join(self.out, shards.shard_name(k, self.fmt)), self.dtype)
-            self.state["complete"] = True
-            self.state["stats"] = dataclasses.asdict(stats)
             self._finish_shard(None)
-        else:
-            self.state["complete"] = True
-            self.state["stats"] = dataclasses.asdict(stats)
-            self._save()
+        self.state["complete"] = True
+        self.state["stats"] = dataclasses.asdict(stats)
+        self.journal.finish(self.state)
 
     def abort(self) -> None:
         if self.file is not None:
             self.file.abort()
             self.file = None
-
-    def _save(self) -> None:
-        path = os.path.join(self.out, INDEX_FILE)
-        try:
-            write_atomic(path, json.dumps(self.state, indent=1).encode("utf-8"))
-        except OSError as e:
-            raise OSError(e.errno, e.strerror, path) from None
+        self.journal.close()
 
 
 def _stats(row: np.ndarray) -> dict:

@@ -13,6 +13,8 @@ import time
 import pytest
 from _shared import corpus_sample, need_shared
 
+from tokenforge.data.journal import read_state
+
 
 @pytest.fixture(scope="module")
 def corpus_jsonl(tmp_path_factory):
@@ -41,8 +43,7 @@ def reference(corpus_jsonl, tmp_path_factory):
 
 def shards_done(out) -> int:
     try:
-        with open(out / "index.json", encoding="utf-8") as f:
-            return len(json.load(f)["shards"])
+        return len(read_state(str(out))[0]["shards"])
     except (OSError, ValueError):
         return 0
 
@@ -56,7 +57,7 @@ def test_killed_then_resumed_is_byte_identical(corpus_jsonl, reference, tmp_path
         time.sleep(0.005)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=120)
-    state = json.loads((out / "index.json").read_text())
+    state = read_state(str(out))[0]  # index.json and the journal of the shards finished since
     if state["complete"]:
         pytest.skip("the run finished before the signal arrived (machine too fast for this input)")
     if sig == signal.SIGINT:
@@ -65,7 +66,7 @@ def test_killed_then_resumed_is_byte_identical(corpus_jsonl, reference, tmp_path
     else:
         assert proc.returncode == -signal.SIGKILL
     # Only finished shards are under a final name (SIGKILL may land between a shard's rename
-    # and the index's update: that one shard is complete too, and is rewritten on resume).
+    # and the journal's update: that one shard is complete too, and is rewritten on resume).
     finished = {s["file"] for s in state["shards"]} | {f"shard_{len(state['shards']):06d}.npy"}
     assert all(name in finished or not name.startswith("shard_") for name in os.listdir(out))
     subprocess.run(command(corpus_jsonl, out, "--resume"), check=True, capture_output=True)

@@ -114,7 +114,9 @@ def test_resume_in_process_gives_identical_shards(tmp_path, docs):
             tokenize_files([src], tmp_path / "cut", **kw)
     finally:
         encoders.TokenEncoder.encode_flat = real
-    state = json.loads((tmp_path / "cut" / "index.json").read_text())
+    from tokenforge.data.journal import read_state
+
+    state = read_state(str(tmp_path / "cut"))[0]  # index.json and the journal of the shards since
     assert not state["complete"] and 0 < len(state["shards"])
     assert not [n for n in os.listdir(tmp_path / "cut") if n.startswith(".tmp")]  # no torn shard left
     with pytest.raises(ValueError, match="resume"):
