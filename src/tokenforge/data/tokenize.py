@@ -91,13 +91,17 @@ def resolve_eot(encoder: TokenEncoder, eot: Any) -> int | None:
     """The separator id: "default" (the encoding's end-of-text), None, an id or a token's text.
 
     Raises:
-        ValueError: "default" for a tokenizer.json that holds no end-of-text token (the file
-            named), or a token text the encoding does not hold.
+        ValueError: "default" for an encoding that holds no end-of-text token (a rank file
+            without its special tokens, a SentencePiece model without EOS, a tokenizer.json
+            without one of `TOKENIZER_JSON_EOT`: the encoding named, so that documents are
+            never run together unasked), or a token text the encoding does not hold.
     """
     if eot == "default":
-        if encoder.default_eot is None and encoder.kind == "tokenizer.json":
-            raise ValueError(f"{encoder.name}: no end-of-text token among its special tokens "
-                             f"({', '.join(TOKENIZER_JSON_EOT)}); give eot / --eot ID|TOKEN, or none")
+        if encoder.default_eot is None:
+            held = (f"among its special tokens ({', '.join(TOKENIZER_JSON_EOT)})" if encoder.kind == "tokenizer.json"
+                    else "(<|endoftext|> or <|end_of_text|>)" if encoder.is_bpe else "(its EOS piece)")
+            raise ValueError(f"{encoder.name}: no end-of-text token {held}; give eot / --eot ID|TOKEN, or none "
+                             "to write the documents without a separator")
         return encoder.default_eot
     if eot is None or eot == "none":
         return None

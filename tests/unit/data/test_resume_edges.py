@@ -41,7 +41,7 @@ def test_resume_with_other_pattern_or_changed_file_is_refused(tmp_path):
     import base64
 
     rank_file.write_text("".join(f"{base64.b64encode(bytes([b])).decode()} {b}\n" for b in range(256)))
-    kw = dict(encoding=str(rank_file), by_line=True, shard_size=8, progress=False)
+    kw = dict(encoding=str(rank_file), by_line=True, shard_size=8, progress=False, eot=None)
     out = tmp_path / "out"
     tokenize_files([src], out, pattern="gpt2", **kw)
     with pytest.raises(ValueError, match="pattern"):
@@ -116,3 +116,21 @@ def test_parquet_that_is_not_parquet_names_the_file(tmp_path):
     bad.write_bytes(b"PAR")
     with pytest.raises(ValueError, match="bad.parquet"):
         tokenize_files([bad], tmp_path / "out", encoding=byte_encoding(), progress=False)
+
+
+def test_an_encoding_without_an_end_of_text_token_needs_eot_given(tmp_path):
+    # A rank file without its special tokens: the documents would run together unasked.
+    src = tmp_path / "a.txt"
+    src.write_text("ab\ncd\n")
+    rank_file = tmp_path / "bare.tiktoken"
+    import base64
+
+    rank_file.write_text("".join(f"{base64.b64encode(bytes([b])).decode()} {b}\n" for b in range(256)))
+    kw = dict(encoding=str(rank_file), pattern="gpt2", by_line=True, progress=False)
+    with pytest.raises(ValueError, match="bare.*no end-of-text token.*--eot"):
+        tokenize_files([src], tmp_path / "out", **kw)
+    assert not (tmp_path / "out" / "index.json").exists()
+    tokenize_files([src], tmp_path / "out", eot=None, **kw)
+    assert TokenDataset(tmp_path / "out").total == 4
+    tokenize_files([src], tmp_path / "out2", eot=7, **kw)
+    assert TokenDataset(tmp_path / "out2").tokens(0, 6).tolist() == [97, 98, 7, 99, 100, 7]
