@@ -1,4 +1,7 @@
-"""Generate cpp/common/unicode/grapheme_tables.inc: the grapheme-break class of each code point.
+"""Generate the grapheme-break class of each code point, as `tokenizers` 0.23.3 segments text:
+cpp/common/unicode/grapheme_tables.inc (the native table) and
+src/tokenforge/normalizers/grapheme_tables.py (the same classes as ranges, for the readable
+pipeline).
 
 The classes are the Grapheme_Cluster_Break values (UAX #29) that decide where a grapheme
 that may be shorter than six bytes ends, plus Extended_Pictographic for the emoji ZWJ rule:
@@ -7,10 +10,17 @@ everything else.  Regional_Indicator and Indic_Conjunct_Break are left out on pu
 grapheme they join is at least six bytes long, which `tokenizers`' Precompiled normalizer
 treats character by character anyway (cpp/common/unicode/grapheme.h says why that is enough).
 
-Source of truth: Python's `regex` module, the engine whose `\\X` the readable pipeline
-(tokenforge.normalizers.precompiled) segments with.
+Unicode version: `tokenizers` segments with the Rust crate unicode-segmentation (1.13.3 in the
+0.23.3 wheel), whose tables are Unicode 17.0's.  The classes are read from Python's `regex`
+module, whose Unicode may be newer (2026.11.19 has 18.0, where U+05C8 is Extend), and then
+taken back to 17.0: a code point that 17.0 leaves unassigned (per `unicodedata2` 17.0.x) gets
+none of the classes that only assigned characters have (Extend, SpacingMark, Prepend, ZWJ,
+CR, LF, the Hangul ones).  It keeps Control and Extended_Pictographic, which UAX #29 and
+emoji-data also give unassigned code points (the default-ignorable and the reserved
+pictographic ranges), the same in both versions.
 
-Usage: python scripts/gen_grapheme_tables.py  (needs regex; rewrites the .inc file)
+Usage: pip install regex unicodedata2==17.0.1 && python scripts/gen_grapheme_tables.py
+(rewrites both files; unicodedata2 is needed here only, never at run or test time)
 """
 
 from __future__ import annotations
@@ -18,26 +28,33 @@ from __future__ import annotations
 import pathlib
 
 import regex
+import unicodedata2
 from c_tables import c_array, two_stage
 
-# Values of the table, from 1 (grapheme.h's GraphemeClass; 0 is everything else).
+UNICODE_VERSION = "17.0.0"
+# Values of the table, from 1 (grapheme.h's GraphemeClass; 0 is everything else), and the
+# name graphemes.py gives each.
 CLASSES = [
-    ("kCR", r"\p{Grapheme_Cluster_Break=CR}"),
-    ("kLF", r"\p{Grapheme_Cluster_Break=LF}"),
-    ("kControl", r"\p{Grapheme_Cluster_Break=Control}"),
-    ("kExtend", r"\p{Grapheme_Cluster_Break=Extend}"),
-    ("kZWJ", r"\p{Grapheme_Cluster_Break=ZWJ}"),
-    ("kSpacingMark", r"\p{Grapheme_Cluster_Break=SpacingMark}"),
-    ("kPrepend", r"\p{Grapheme_Cluster_Break=Prepend}"),
-    ("kExtPict", r"\p{Extended_Pictographic}"),
-    ("kL", r"\p{Grapheme_Cluster_Break=L}"),
-    ("kV", r"\p{Grapheme_Cluster_Break=V}"),
-    ("kT", r"\p{Grapheme_Cluster_Break=T}"),
-    ("kLV", r"\p{Grapheme_Cluster_Break=LV}"),
-    ("kLVT", r"\p{Grapheme_Cluster_Break=LVT}"),
+    ("CR", r"\p{Grapheme_Cluster_Break=CR}"),
+    ("LF", r"\p{Grapheme_Cluster_Break=LF}"),
+    ("Control", r"\p{Grapheme_Cluster_Break=Control}"),
+    ("Extend", r"\p{Grapheme_Cluster_Break=Extend}"),
+    ("ZWJ", r"\p{Grapheme_Cluster_Break=ZWJ}"),
+    ("SpacingMark", r"\p{Grapheme_Cluster_Break=SpacingMark}"),
+    ("Prepend", r"\p{Grapheme_Cluster_Break=Prepend}"),
+    ("ExtPict", r"\p{Extended_Pictographic}"),
+    ("L", r"\p{Grapheme_Cluster_Break=L}"),
+    ("V", r"\p{Grapheme_Cluster_Break=V}"),
+    ("T", r"\p{Grapheme_Cluster_Break=T}"),
+    ("LV", r"\p{Grapheme_Cluster_Break=LV}"),
+    ("LVT", r"\p{Grapheme_Cluster_Break=LVT}"),
 ]
+# The classes a code point unassigned in UNICODE_VERSION keeps.
+UNASSIGNED_KEEP = {"Control", "ExtPict"}
 BLOCK = 256
-OUT = pathlib.Path(__file__).resolve().parent.parent / "cpp" / "common" / "unicode" / "grapheme_tables.inc"
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+OUT_INC = ROOT / "cpp" / "common" / "unicode" / "grapheme_tables.inc"
+OUT_PY = ROOT / "src" / "tokenforge" / "normalizers" / "grapheme_tables.py"
 
 
 def matching(pattern: str) -> list[int]:
@@ -45,27 +62,86 @@ def matching(pattern: str) -> list[int]:
     return [cp for cp in range(0x110000) if not 0xD800 <= cp < 0xE000 and rx.match(chr(cp))]
 
 
-def main() -> None:
+def unassigned(cp: int) -> bool:
+    """True if UNICODE_VERSION leaves cp unassigned (surrogates count as assigned)."""
+    return not 0xD800 <= cp < 0xE000 and unicodedata2.category(chr(cp)) == "Cn"
+
+
+def classes() -> tuple[bytearray, int]:
+    """(the class value of every code point, how many the version rule set back to 0)."""
+    if unicodedata2.unidata_version != UNICODE_VERSION:
+        raise SystemExit(f"unicodedata2 has Unicode {unicodedata2.unidata_version}, not {UNICODE_VERSION}")
     table = bytearray(0x110000)
     for value, (name, pattern) in enumerate(CLASSES, start=1):
         for cp in matching(pattern):
             if table[cp] != 0:  # the classes are disjoint (Extended_Pictographic is GCB=Other)
                 raise SystemExit(f"U+{cp:04X} is {name} and of class {table[cp]}")
             table[cp] = value
+    newer = 0
+    for cp, value in enumerate(table):
+        if value and CLASSES[value - 1][0] not in UNASSIGNED_KEEP and unassigned(cp):
+            table[cp] = 0
+            newer += 1
+    return table, newer
+
+
+def runs(table: bytearray) -> list[tuple[int, int, str]]:
+    """(first, last, class name) of each run of one class other than 0."""
+    out: list[tuple[int, int, str]] = []
+    start = 0
+    for cp in range(1, 0x110001):
+        if cp == 0x110000 or table[cp] != table[start]:
+            if table[start]:
+                out.append((start, cp - 1, CLASSES[table[start] - 1][0]))
+            start = cp
+    return out
+
+
+def write_inc(table: bytearray) -> int:
     stage1, stage2 = two_stage(table, BLOCK)
     nblocks = len(stage2) // BLOCK
     if nblocks > 255:
         raise SystemExit("too many blocks for a uint8_t stage 1")
     lines = [
-        "// Generated by scripts/gen_grapheme_tables.py from Python's regex module"
-        f" ({regex.__version__}); do not edit.",
+        f"// Generated by scripts/gen_grapheme_tables.py: Unicode {UNICODE_VERSION}'s classes, from Python's"
+        f" regex module ({regex.__version__}) less what {UNICODE_VERSION} leaves unassigned; do not edit.",
         f"// {nblocks} distinct blocks of {BLOCK} code points.",
         f"static constexpr int kGraphemeBlockShift = {BLOCK.bit_length() - 1};",
     ]
     lines += c_array("uint8_t", "kGraphemeStage1", stage1, 32)
     lines += c_array("uint8_t", "kGraphemeStage2", stage2, 64)
-    OUT.write_text("\n".join(lines) + "\n")
-    print(f"wrote {OUT} ({nblocks} blocks)")
+    OUT_INC.write_text("\n".join(lines) + "\n")
+    return nblocks
+
+
+def write_py(table: bytearray) -> int:
+    ranges = runs(table)
+    lines = [
+        '"""The grapheme-break class of each code point, as `tokenizers` 0.23.3 (unicode-segmentation,',
+        f"Unicode {UNICODE_VERSION}) segments text: the same classes as cpp/common/unicode/grapheme_tables.inc.",
+        "",
+        f"Generated by scripts/gen_grapheme_tables.py from Python's `regex` ({regex.__version__}), less the",
+        f"classes of characters Unicode {UNICODE_VERSION} does not have yet; do not edit.",
+        "",
+        "- RANGES: (first, last, class) for every code point of a class, sorted and inclusive; a code",
+        '  point in none is "Other".',
+        '"""',
+        "",
+        f'UNICODE_VERSION = "{UNICODE_VERSION}"',
+        "RANGES = [",
+    ]
+    lines += [f"    ({a}, {b}, {name!r})," for a, b, name in ranges]
+    lines += ["]", ""]
+    OUT_PY.write_text("\n".join(lines))
+    return len(ranges)
+
+
+def main() -> None:
+    table, newer = classes()
+    nblocks = write_inc(table)
+    nranges = write_py(table)
+    print(f"wrote {OUT_INC} ({nblocks} blocks) and {OUT_PY} ({nranges} ranges); "
+          f"{newer} code points newer than Unicode {UNICODE_VERSION} left without a class")
 
 
 if __name__ == "__main__":

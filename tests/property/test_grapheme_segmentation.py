@@ -81,3 +81,31 @@ def test_examples():
     assert _testing.grapheme_starts("\u1100\u1161\u11a8a") == [0, 3]  # Hangul L V T
     assert _testing.grapheme_starts("") == []
     assert _testing.grapheme_starts("\u00b2\u094d\u0915") == [0, 2]  # no conjunct without a consonant first
+
+
+# Every code point U+0080..U+2FFFF after "ª", which ruT5's charsmap replaces (with what joins
+# it, when the grapheme is shorter than six bytes): whether each one joins is Unicode 17.0's
+# answer, the version of `tokenizers`' unicode-segmentation, not that of a newer `regex`.
+_SCAN = [chr(c) for c in range(0x80, 0x30000) if not 0xD800 <= c < 0xE000]
+
+
+def test_every_code_point_after_a_mapped_character(rut5):
+    ref, ours = rut5
+    texts = ["\u00aa" + ch + "x" for ch in _SCAN]
+    bad = [t for t in texts if ours.normalizer.normalize_str(t) != ref.normalizer.normalize_str(t)]
+    assert not bad, [f"U+{ord(t[1]):04X}" for t in bad[:20]]
+    for t, a, b in zip(texts, ref.encode_batch(texts, add_special_tokens=False),
+                       ours.encode_batch(texts, add_special_tokens=False)):
+        assert (a.ids, a.offsets) == (b.ids, b.offsets), f"U+{ord(t[1]):04X}"
+
+
+def test_native_classes_equal_readable_ones_everywhere():
+    for ch in _SCAN + [chr(c) for c in range(0x30000, 0x110000, 7)]:
+        for t in ("\u00aa" + ch, ch + "a", "\u1100" + ch):
+            assert _testing.grapheme_starts(t) == _reference(t), f"U+{ord(ch):04X}"
+
+
+def test_unicode_17_marks():
+    assert _testing.grapheme_starts("a\u1acf") == [0]  # COMBINING DOUBLE CARON, new in 17.0
+    assert _testing.grapheme_starts("a\u05c8") == [0, 1]  # unassigned in 17.0 (Extend in 18.0)
+    assert [len(g) for g in graphemes("a\u1acfa\u05c8")] == [2, 1, 1]

@@ -3,12 +3,14 @@ cpp/common/unicode/grapheme.h.
 
 UAX #29's extended grapheme clusters by rules GB3-GB11 (CR LF, controls, Extend/ZWJ,
 SpacingMark, Prepend, Hangul syllables, emoji ZWJ sequences), with each character's class
-read from `regex`'s Unicode properties.  Regional-indicator pairs (GB12/13) and Indic
-conjuncts (GB9c) are not joined: whatever they join is at least six bytes long, and
-Precompiled takes such a grapheme character by character, as it takes a single character.
-(`regex`'s own `\\X` joins a virama to a following consonant even when no consonant comes
-before it, which `tokenizers` does not: "²" U+094D U+0915 is two graphemes, "²" U+094D and
-U+0915, and Precompiled replaces the first whole.)
+read from grapheme_tables.py: Unicode 17.0's, the version `tokenizers`' unicode-segmentation
+has (a mark a later Unicode adds, as 18.0's U+05C8, starts a grapheme of its own there).
+Regional-indicator pairs (GB12/13) and Indic conjuncts (GB9c) are not joined: whatever they
+join is at least six bytes long, and Precompiled takes such a grapheme character by
+character, as it takes a single character.  (`regex`'s own `\\X` joins a virama to a
+following consonant even when no consonant comes before it, which `tokenizers` does not:
+"²" U+094D U+0915 is two graphemes, "²" U+094D and U+0915, and Precompiled replaces the
+first whole.)
 
 Example:
     >>> [len(g) for g in graphemes("e\\u0301a\\r\\n")]  # e + acute accent, a, CR LF
@@ -17,13 +19,12 @@ Example:
 
 from __future__ import annotations
 
+import bisect
 import functools
 
-import regex
+from tokenforge.normalizers.grapheme_tables import RANGES
 
-_CLASSES = ["CR", "LF", "Control", "Extend", "ZWJ", "SpacingMark", "Prepend", "L", "V", "T", "LV", "LVT"]
-_CLASS = regex.compile("|".join(f"(?P<{c}>\\p{{Grapheme_Cluster_Break={c}}})" for c in _CLASSES)
-                       + "|(?P<ExtPict>\\p{Extended_Pictographic})")
+_FIRSTS = [first for first, _, _ in RANGES]
 _EXTENDS = {"Extend", "ZWJ", "SpacingMark"}
 _CONTROLS = {"CR", "LF", "Control"}
 _HANGUL_NEXT = {"L": {"L", "V", "LV", "LVT"}, "LV": {"V", "T"}, "V": {"V", "T"}, "LVT": {"T"}, "T": {"T"}}
@@ -32,8 +33,9 @@ _HANGUL_NEXT = {"L": {"L", "V", "LV", "LVT"}, "LV": {"V", "T"}, "V": {"V", "T"},
 @functools.lru_cache(maxsize=4096)
 def grapheme_class(ch: str) -> str:
     """The grapheme-break class of one character ("Other" when none applies)."""
-    m = _CLASS.match(ch)
-    return m.lastgroup if m else "Other"
+    cp = ord(ch)
+    i = bisect.bisect_right(_FIRSTS, cp) - 1
+    return RANGES[i][2] if i >= 0 and cp <= RANGES[i][1] else "Other"
 
 
 def graphemes(text: str) -> list[str]:

@@ -7,6 +7,14 @@ longest); `single_word` tokens need a non-word character (or the text's edge) on
 model's vocab has that id; a new one gets max(added ids) + 1, or the vocab size when all added
 ids are below it — so a file's id for a token absent from the vocab is not kept.
 
+A `normalized` token that the normalizer turns into "" (a zero-width space under BERT's
+normalizer) is an empty pattern of `tokenizers`' Aho-Corasick scan, which matches it at every
+byte no longer match covers: the piece is cut into its single characters (the empty matches
+themselves give no token), and a character of two or more UTF-8 bytes outside every match is
+cut inside, where `tokenizers` panics ("AddedVocabulary bad split"); ValueError here.  When the
+piece ends in the middle of another `normalized` token's key (text "xa", a key "ab"), its scan
+never ends (it grows a list until memory runs out); ValueError here too.
+
 Example:
     >>> from tokenforge.models import WordLevel
     >>> av = AddedVocabulary()
@@ -104,6 +112,7 @@ class AddedVocabulary:
         return i is not None and self.tokens[i].special
 
     def _matcher(self, normalized: bool):
+        """(pattern of the non-empty keys or None, key -> id, id of the empty key or None)."""
         m = self._matchers.get(normalized)
         if m is None:
             keys: dict[str, int] = {}
@@ -113,21 +122,40 @@ class AddedVocabulary:
                 key = t.content
                 if normalized and self._normalizer is not None:
                     key = self._normalizer.normalize_str(key)
-                if key:
-                    keys.setdefault(key, i)
+                keys.setdefault(key, i)
+            empty = keys.pop("", None)
             if keys:
                 alts = sorted(keys, key=lambda k: (-len(k), k))
-                m = (regex.compile("|".join(regex.escape(k) for k in alts)), keys)
+                m = (regex.compile("|".join(regex.escape(k) for k in alts)), keys, empty)
             else:
-                m = (None, keys)
+                m = (None, keys, empty)
             self._matchers[normalized] = m
         return m
 
+    def _placed(self, text: str, i: int, start: int, stop: int, done: int) -> tuple[int, int] | None:
+        """The span token i takes for its match text[start:stop] (lstrip/rstrip), or None when
+        single_word turns it down; `done` is where the previous piece ended."""
+        t = self.tokens[i]
+        if t.single_word:
+            if (start > 0 and _is_word_char(text[start - 1])) or (stop < len(text) and _is_word_char(text[stop])):
+                return None
+        if t.lstrip:
+            s = start
+            while s > 0 and text[s - 1] in WHITE_SPACE:
+                s -= 1
+            start = max(s, done)
+        if t.rstrip:
+            while stop < len(text) and text[stop] in WHITE_SPACE:
+                stop += 1
+        return start, stop
+
     def find(self, text: str, normalized: bool) -> list[tuple[int | None, tuple[int, int]]]:
         """(id or None, (start, end)) pieces covering `text`; ids mark added tokens."""
-        pattern, keys = self._matcher(normalized)
-        if pattern is None or not text:
+        pattern, keys, empty = self._matcher(normalized)
+        if (pattern is None and empty is None) or not text:
             return [(None, (0, len(text)))]
+        if empty is not None:
+            return self._find_with_empty(text, pattern, keys, empty)
         out: list[tuple[int | None, tuple[int, int]]] = []
         done = 0
         pos = 0
@@ -135,26 +163,59 @@ class AddedVocabulary:
             m = pattern.search(text, pos)
             if m is None:
                 break
-            start, stop = m.span()
             i = keys[m.group()]
-            t = self.tokens[i]
-            pos = stop  # non-overlapping, as an Aho-Corasick leftmost-longest scan
-            if t.single_word:
-                if (start > 0 and _is_word_char(text[start - 1])) or (stop < len(text) and _is_word_char(text[stop])):
-                    continue
-            if t.lstrip:
-                s = start
-                while s > 0 and text[s - 1] in WHITE_SPACE:
-                    s -= 1
-                start = max(s, done)
-            if t.rstrip:
-                while stop < len(text) and text[stop] in WHITE_SPACE:
-                    stop += 1
+            pos = m.end()  # non-overlapping, as an Aho-Corasick leftmost-longest scan
+            span = self._placed(text, i, m.start(), m.end(), done)
+            if span is None:
+                continue
+            start, stop = span
             if start > done:
                 out.append((None, (done, start)))
             out.append((i, (start, stop)))
             done = stop
             pos = max(pos, stop)
+        if done < len(text):
+            out.append((None, (done, len(text))))
+        return out
+
+    def _find_with_empty(self, text: str, pattern, keys: dict[str, int], empty: int):
+        """find() when one token's key is "" (module docstring): at each position the longest
+        key that starts there, else the empty one unless the previous match ended there."""
+        out: list[tuple[int | None, tuple[int, int]]] = []
+        done = 0
+        pos = 0
+        last_end = -1
+        longest = max(map(len, keys), default=0)
+        cut_inside = None
+
+        def place(i: int, start: int, stop: int) -> None:
+            nonlocal done
+            span = self._placed(text, i, start, stop, done)
+            if span is not None:
+                if span[0] > done:
+                    out.append((None, (done, span[0])))
+                out.append((i, span))
+                done = span[1]
+
+        while pos <= len(text):
+            m = pattern.match(text, pos) if pattern is not None else None
+            if m is not None:
+                place(keys[m.group()], pos, m.end())
+                pos = last_end = m.end()
+                continue
+            if 0 < len(text) - pos < longest and any(k.startswith(text[pos:]) for k in keys):
+                raise ValueError(f"added token {self.tokens[empty].content!r} normalizes to an empty string, and the "
+                                 f"text ends inside another added token at {pos}: tokenizers never returns there")
+            if pos != last_end:
+                place(empty, pos, pos)
+                last_end = pos
+            if pos < len(text) and not text[pos].isascii() and cut_inside is None:
+                cut_inside = pos  # tokenizers panics on it after the scan, which may not end
+            pos += 1
+        if cut_inside is not None:
+            raise ValueError(f"added token {self.tokens[empty].content!r} normalizes to an empty string, which "
+                             f"tokenizers matches inside the character {text[cut_inside]!r} at {cut_inside} and "
+                             "panics on (AddedVocabulary bad split)")
         if done < len(text):
             out.append((None, (done, len(text))))
         return out

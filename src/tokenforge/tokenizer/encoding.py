@@ -92,22 +92,26 @@ class Encoding:
     def merge_with(self, pair: "Encoding") -> None:
         """Appends `pair` in place, as tokenizers' `Encoding::merge_with`: the overflowing
         windows become every combination — each of ours with `pair` and with each of its
-        windows, then ourselves (windows and all) with each of its windows."""
-        overflowing = []
-        for mine in self.overflowing:
-            both = mine.copy()
-            both.merge_with(pair.copy())
-            overflowing.append(both)
-            for theirs in pair.overflowing:
-                both = mine.copy()
-                both.merge_with(theirs.copy())
-                overflowing.append(both)
-        for theirs in pair.overflowing:
-            both = self.copy()
-            both.merge_with(theirs.copy())
-            overflowing.append(both)
-        self.extend(pair)
-        self.overflowing = overflowing
+        windows, then ourselves (windows and all) with each of its windows — each window
+        merged the same way, windows and all.
+
+        A pair truncated to a few tokens has tens of thousands of such windows, nested: they
+        are made level by level as `overflowing` is read (`_joined`), each from the two
+        encodings as they were here, which nothing changes afterwards (the lists of this
+        Encoding are replaced, not extended)."""
+        mine, theirs = self._frozen(), pair._frozen()
+        for f, a, b in zip(_FIELDS, mine._fields(), theirs._fields()):
+            setattr(self, f, a + b)
+        self._trim = None
+        self._pending = (lambda: _crossed(mine, theirs), [])
+        self._overflowing = []
+
+    def _frozen(self) -> "Encoding":
+        """An Encoding holding this one's lists and overflowing windows as they are now (not
+        copies): for merges made later, which only read them."""
+        e = Encoding(*self._fields())
+        e._overflowing = self.overflowing
+        return e
 
     def slice(self, a: int, b: int) -> "Encoding":
         return _window(self._fields(), a, b)
@@ -187,6 +191,30 @@ def window_bounds(n: int, max_length: int, stride: int, direction: str) -> list[
 def _window(fields: tuple, a: int, b: int) -> Encoding:
     """The tokens [a, b) of an Encoding's lists (as `Encoding._fields` gives them)."""
     return Encoding(*(f[a:b] for f in fields))
+
+
+def _joined(x: Encoding, y: Encoding) -> Encoding:
+    """x.copy().merge_with(y.copy()) without the copies: new lists, and the windows of the
+    merge made when first read."""
+    e = Encoding.__new__(Encoding)  # the slots set directly: there are many of these
+    e.ids, e.tokens, e.offsets, e.word_ids = x.ids + y.ids, x.tokens + y.tokens, x.offsets + y.offsets, \
+        x.word_ids + y.word_ids
+    e.type_ids, e.special_tokens_mask = x.type_ids + y.type_ids, x.special_tokens_mask + y.special_tokens_mask
+    e.attention_mask, e.sequence_ids = x.attention_mask + y.attention_mask, x.sequence_ids + y.sequence_ids
+    e._overflowing, e._trim = [], None
+    e._pending = (lambda: _crossed(x, y), [])
+    return e
+
+
+def _crossed(x: Encoding, y: Encoding) -> list[Encoding]:
+    """The overflowing windows of x merged with y, in `Encoding.merge_with`'s order."""
+    out = []
+    ys = y.overflowing
+    for mine in x.overflowing:
+        out.append(_joined(mine, y))
+        out.extend(_joined(mine, theirs) for theirs in ys)
+    out.extend(_joined(x, theirs) for theirs in ys)
+    return out
 
 
 def lazy_field(field: str, make):
