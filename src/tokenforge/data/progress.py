@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 import time
 
-from tokenforge.training.progress import _human_bytes
+from tokenforge.training.progress import PLAIN_EVERY, _human_bytes, is_terminal
 
 
 def _count(n: int) -> str:
@@ -27,14 +27,6 @@ def _count(n: int) -> str:
 
 
 REDRAW_EVERY = 0.2  # seconds between redraws on a terminal
-PLAIN_EVERY = 30.0  # seconds between plain lines when stderr is not a terminal
-
-
-def _is_terminal(stream) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):  # no isatty, or a closed stream
-        return False
 
 
 class Progress:
@@ -50,7 +42,7 @@ class Progress:
         self.bytes = self.docs = self.tokens = 0
         self.base_bytes = 0  # already done before this run (resume): not in the rate
         self.started = time.monotonic()
-        self.terminal = show and _is_terminal(sys.stderr)
+        self.terminal = show and is_terminal(sys.stderr)
         self._drawn = 0.0 if self.terminal else self.started
 
     def update(self, nbytes: int, docs: int, tokens: int) -> None:

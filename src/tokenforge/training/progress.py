@@ -1,7 +1,8 @@
 """A one-line progress bar on stderr, fed by polling a native counter from the main thread.
 
 The native work runs in a helper thread with the GIL released; the main thread redraws the
-bar every 0.1 s from a counter the native code updates.  Nothing here knows about BPE.
+bar every 0.1 s from a counter the native code updates (on a terminal; to a log or pipe it
+prints a plain line every PLAIN_EVERY seconds and the last one, with no carriage returns).  Nothing here knows about BPE.
 
 Example:
     >>> run_with_progress(lambda: 42, poll=lambda: 0, total=1, label="noop", show=False)
@@ -18,6 +19,16 @@ from typing import TypeVar
 
 T = TypeVar("T")
 _WIDTH = 30
+PLAIN_EVERY = 30.0  # seconds between plain lines when stderr is not a terminal
+
+
+def is_terminal(stream) -> bool:
+    """Whether `stream` is a terminal (a bar is redrawn in place only there; a log or pipe
+    gets plain lines, without carriage returns)."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
 
 
 def _human_bytes(n: float) -> str:
@@ -73,11 +84,17 @@ def run_with_progress(
     started = time.monotonic()
     thread = threading.Thread(target=target, daemon=True)
     thread.start()
+    terminal = is_terminal(sys.stderr)
+    drawn = started
     while thread.is_alive():
         thread.join(0.1)
-        sys.stderr.write("\r" + draw(label, poll(), total, started, unit))
+        if terminal:
+            sys.stderr.write("\r" + draw(label, poll(), total, started, unit))
+        elif time.monotonic() - drawn >= PLAIN_EVERY:
+            drawn = time.monotonic()
+            sys.stderr.write(draw(label, poll(), total, started, unit) + "\n")
         sys.stderr.flush()
-    sys.stderr.write("\r" + draw(label, poll(), total, started, unit) + "\n")  # where it stopped
+    sys.stderr.write(("\r" if terminal else "") + draw(label, poll(), total, started, unit) + "\n")  # where it stopped
     sys.stderr.flush()
     if error:
         raise error[0]
