@@ -140,6 +140,33 @@ def test_decode(name):
         assert [a.step(ref, i) for i in ids] == [b.step(ours, i) for i in ids]
 
 
+@pytest.mark.parametrize("name", ["gpt2_tokenizer.json", "mistral_v1_tokenizer.json", "minilm_bert_uncased_tokenizer.json"])
+def test_decode_stream_goes_on_after_an_unknown_id(name):
+    """An id past the vocabulary: our step raises ValueError (tokenforge's decode rule), and
+    the stream is left as it was, so every other step returns what tokenizers' DecodeStream
+    returns (tokenizers drops the id).  A stream that kept the bad id raised on every later step."""
+    need_shared()
+    from tokenforge.decoders import DecodeStream
+    from tokenizers.decoders import DecodeStream as RefStream
+
+    ref, ours = load(name)
+    bad = ref.get_vocab_size(True) + 7
+    rng = random.Random(3)
+    for ln in lines("en", 6, seed=8) + lines("multi", 6, seed=8):
+        ids = ref.encode(ln).ids[:30]
+        at = rng.randrange(len(ids) + 1)
+        ids = ids[:at] + [bad] + ids[at:]
+        for skip in (True, False):
+            a, b = RefStream(skip_special_tokens=skip), DecodeStream(skip_special_tokens=skip)
+            for k, i in enumerate(ids):
+                want = a.step(ref, i)
+                if k == at:
+                    with pytest.raises(ValueError):
+                        b.step(ours, i)
+                else:
+                    assert b.step(ours, i) == want, (ln, k)
+
+
 @pytest.mark.parametrize("name", HF_FILES)
 def test_to_str_round_trip(name):
     """What we write, tokenizers loads and encodes identically (and we read back too)."""

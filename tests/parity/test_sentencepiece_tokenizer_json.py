@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import functools
+import random
 import shutil
 
 import pytest
@@ -168,6 +169,35 @@ def test_fairseq_decode_is_xlm_roberta(name, tmp_path_factory):
         ids = xlmr(text)["input_ids"]
         assert tok.decode(ids, skip_special_tokens=False) == xlmr.decode(ids), text
         assert tok.decode(ids) == xlmr.decode(ids, skip_special_tokens=True), text
+
+
+def test_fairseq_control_and_user_defined_pieces_are_xlm_roberta(tmp_path_factory):
+    """Mistral v3's CONTROL pieces past the first three ([INST], [control_N]) and USER_DEFINED
+    ones ([REFERENCE_DOC_N]): transformers' XLMRobertaTokenizer adds them as added tokens
+    (special / not special), so each is one id in the text and skip_special_tokens drops the
+    control ones; we did neither."""
+    name = "mistral_v3_tokenizer.model"
+    xlmr = _xlmr(name, tmp_path_factory)
+    _, tok = _load(name, "fairseq")
+    vocab = xlmr.get_vocab()
+    control = ["[INST]", "[/INST]", "[control_217]", "[control_43]"]
+    user = [p for p in vocab if p.startswith("[REFERENCE_DOC_")][:3]
+    assert all(p in vocab for p in control) and user
+    texts = [f"a{p}b" for p in control + user] + [f" x {p}  y {q}" for p, q in zip(control, user)]
+    texts += [ln[:30] + p + ln[30:] for ln, p in zip(lines("en", 8), control + user)] + control + user
+    for k, text in enumerate(texts):
+        pair = texts[(k + 1) % len(texts)]
+        assert tok.encode(text).ids == xlmr(text)["input_ids"], text
+        assert tok.encode(text, pair).ids == xlmr(text, pair)["input_ids"], (text, pair)
+        assert tok.encode(text, add_special_tokens=False).ids == xlmr(text, add_special_tokens=False)["input_ids"]
+    rng = random.Random(5)
+    specials = [vocab[p] for p in control + user]
+    for _ in range(200):
+        ids = [rng.choice(specials) if rng.random() < 0.3 else rng.randrange(len(xlmr)) for _ in range(12)]
+        for skip in (True, False):
+            assert tok.decode(ids, skip_special_tokens=skip) == xlmr.decode(ids, skip_special_tokens=skip), ids
+        assert [tok.id_to_token(i) for i in ids] == xlmr.convert_ids_to_tokens(ids)
+    assert tok.get_vocab_size() == len(xlmr)
 
 
 @pytest.mark.parametrize("name", ["botchan_en_bpe_1000.model", "llama2c_tok512.model", "kyoto_ja_unigram_8000.model"])

@@ -24,8 +24,20 @@ class DecodeStream:
         self.prefix_index = 0
 
     def step(self, tokenizer, id: int) -> str | None:
+        """The text that `id` completes, or None while it is incomplete.
+
+        Raises:
+            ValueError: `id` is not in the vocabulary (tokenforge's `decode` raises where
+                `tokenizers` drops it); the stream is left as it was before the call, so the
+                next step goes on as if `id` had not been given.  Also when the decoded text
+                no longer starts with what was returned (tokenizers errors there too).
+        """
         self.ids.append(id)
-        string = tokenizer.decode(self.ids, skip_special_tokens=self.skip_special_tokens)
+        try:
+            string = tokenizer.decode(self.ids, skip_special_tokens=self.skip_special_tokens)
+        except ValueError:
+            self.ids.pop()
+            raise
         if len(string) > len(self.prefix) and not string.endswith("\ufffd"):
             if not string.startswith(self.prefix):
                 raise ValueError("DecodeStream: the decoded text no longer starts with what was returned")
