@@ -68,6 +68,14 @@ def interrupt_after(monkeypatch, target, name, calls, before=False):
     monkeypatch.setattr(target, name, wrapped)
 
 
+def interrupted_run(source, out, monkeypatch, target, name, calls, before=False) -> None:
+    """run(source, out), interrupted by interrupt_after(...) (the patch undone afterwards)."""
+    with monkeypatch.context() as m:
+        interrupt_after(m, target, name, calls, before=before)
+        with pytest.raises(KeyboardInterrupt):
+            run(source, out)
+
+
 def test_index_written_twice_and_one_line_a_shard(source, tmp_path, monkeypatch):
     writes, lines = [], []
     real_write = journal.write_atomic
@@ -91,10 +99,7 @@ def test_index_written_twice_and_one_line_a_shard(source, tmp_path, monkeypatch)
 
 def test_interrupted_run_reads_and_resumes_from_the_journal(source, reference, tmp_path, monkeypatch):
     out = tmp_path / "out"
-    with monkeypatch.context() as m:
-        interrupt_after(m, tokenize_module._Writer, "_finish_shard", 7)
-        with pytest.raises(KeyboardInterrupt):
-            run(source, out)
+    interrupted_run(source, out, monkeypatch, tokenize_module._Writer, "_finish_shard", 7)
     saved = json.loads((out / "index.json").read_text())
     assert saved["shards"] == [] and not saved["complete"]  # the state before the first shard
     ds = TokenDataset(out)
@@ -106,10 +111,7 @@ def test_interrupted_run_reads_and_resumes_from_the_journal(source, reference, t
 
 def test_killed_between_rename_and_record(source, reference, tmp_path, monkeypatch):
     out = tmp_path / "out"
-    with monkeypatch.context() as m:
-        interrupt_after(m, journal.Journal, "record", 4, before=True)
-        with pytest.raises(KeyboardInterrupt):
-            run(source, out)
+    interrupted_run(source, out, monkeypatch, journal.Journal, "record", 4, before=True)
     assert (out / "shard_000003.npy").exists()  # renamed, not recorded: written again
     assert len(journal.read_state(str(out))[0]["shards"]) == 3
     run(source, out, resume=True)
@@ -118,10 +120,7 @@ def test_killed_between_rename_and_record(source, reference, tmp_path, monkeypat
 
 def test_torn_journal_line_is_cut_off(source, reference, tmp_path, monkeypatch):
     out = tmp_path / "out"
-    with monkeypatch.context() as m:
-        interrupt_after(m, tokenize_module._Writer, "_finish_shard", 5)
-        with pytest.raises(KeyboardInterrupt):
-            run(source, out)
+    interrupted_run(source, out, monkeypatch, tokenize_module._Writer, "_finish_shard", 5)
     path = out / journal.JOURNAL_FILE
     whole = path.read_bytes()
     last = whole[:-1].rfind(b"\n") + 1
@@ -135,10 +134,7 @@ def test_torn_journal_line_is_cut_off(source, reference, tmp_path, monkeypatch):
 def test_earlier_layout_without_journal_resumes(source, reference, tmp_path, monkeypatch):
     """The index.json an earlier version left (the whole state after each shard) resumes."""
     out = tmp_path / "out"
-    with monkeypatch.context() as m:
-        interrupt_after(m, tokenize_module._Writer, "_finish_shard", 6)
-        with pytest.raises(KeyboardInterrupt):
-            run(source, out)
+    interrupted_run(source, out, monkeypatch, tokenize_module._Writer, "_finish_shard", 6)
     state = journal.read_state(str(out))[0]
     (out / "index.json").write_text(json.dumps(state, indent=1))
     (out / journal.JOURNAL_FILE).unlink()
