@@ -149,8 +149,10 @@ def as_encoder(encoding: Any, pattern: str | None = None) -> "TokenEncoder":
                     f"not {type(encoding).__name__}")
 
 
-# End-of-text tokens a tokenizer.json may hold, in the order they are looked for.
-TOKENIZER_JSON_EOT = ("<|endoftext|>", "<|end_of_text|>", "</s>", "<eos>")
+# End-of-text tokens a tiktoken-style encoding / a tokenizer.json may hold, in the order they
+# are looked for.
+BPE_EOT = ("<|endoftext|>", "<|end_of_text|>")
+TOKENIZER_JSON_EOT = (*BPE_EOT, "</s>", "<eos>")
 
 
 class TokenEncoder:
@@ -185,7 +187,7 @@ class TokenEncoder:
         the first special token of `TOKENIZER_JSON_EOT` for a tokenizer.json, else None."""
         if self.is_bpe:
             specials = self.tokenizer._special_tokens
-            for name in ("<|endoftext|>", "<|end_of_text|>"):
+            for name in BPE_EOT:
                 if name in specials:
                     return specials[name]
             return None

@@ -94,6 +94,14 @@ def _replay(path: str, state: dict) -> int:
     return kept
 
 
+def remove(folder: str) -> None:
+    """Deletes `folder`'s journal, if there is one (a completed run's is folded into its index)."""
+    try:
+        os.unlink(os.path.join(folder, JOURNAL_FILE))
+    except FileNotFoundError:
+        pass
+
+
 class Journal:
     """Appends finished shards to `folder`'s journal, after the first `keep` bytes of it
     (`read_state`'s count; 0 for a new run, which drops a stale journal).
@@ -129,10 +137,7 @@ class Journal:
         """Writes the whole `state` to ``index.json`` and removes the journal."""
         self._write_index(state)
         self.close()
-        try:
-            os.unlink(self.path)
-        except FileNotFoundError:
-            pass
+        remove(self.folder)
 
     def close(self) -> None:
         if self.file is not None:

@@ -48,7 +48,7 @@ import numpy as np
 
 from tokenforge._threads import resolve_threads
 from tokenforge.data import journal, shards
-from tokenforge.data.encoders import TOKENIZER_JSON_EOT, TokenEncoder, as_encoder
+from tokenforge.data.encoders import BPE_EOT, TOKENIZER_JSON_EOT, TokenEncoder, as_encoder
 from tokenforge.data.progress import Progress
 from tokenforge.data.sources import Block, DocumentReader, Position
 
@@ -99,7 +99,7 @@ def resolve_eot(encoder: TokenEncoder, eot: Any) -> int | None:
     if eot == "default":
         if encoder.default_eot is None:
             held = (f"among its special tokens ({', '.join(TOKENIZER_JSON_EOT)})" if encoder.kind == "tokenizer.json"
-                    else "(<|endoftext|> or <|end_of_text|>)" if encoder.is_bpe else "(its EOS piece)")
+                    else f"({' or '.join(BPE_EOT)})" if encoder.is_bpe else "(its EOS piece)")
             raise ValueError(f"{encoder.name}: no end-of-text token {held}; give eot / --eot ID|TOKEN, or none "
                              "to write the documents without a separator")
         return encoder.default_eot
@@ -270,7 +270,7 @@ def _start(out: str, settings: dict, resume: bool) -> tuple[dict, int]:
                              "cannot resume it with these")
         shards.remove_temporaries(out)
         if state["complete"]:  # a kill between the final index and the journal's removal left it
-            _remove(os.path.join(out, journal.JOURNAL_FILE))
+            journal.remove(out)
         return state, keep
     shards.remove_temporaries(out)  # a run killed inside its first shard left no index, only its temporary
     return {
@@ -285,13 +285,6 @@ def _start(out: str, settings: dict, resume: bool) -> tuple[dict, int]:
         "stats": {"bytes": 0, "documents": 0, "skipped": 0, "replaced": 0},
         "complete": False,
     }, 0
-
-
-def _remove(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
 
 
 class _Writer:

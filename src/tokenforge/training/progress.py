@@ -2,7 +2,8 @@
 
 The native work runs in a helper thread with the GIL released; the main thread redraws the
 bar every 0.1 s from a counter the native code updates (on a terminal; to a log or pipe it
-prints a plain line every PLAIN_EVERY seconds and the last one, with no carriage returns).  Nothing here knows about BPE.
+prints a plain line every PLAIN_EVERY seconds and the last one, with no carriage returns).
+Nothing here knows about BPE.
 
 Example:
     >>> run_with_progress(lambda: 42, poll=lambda: 0, total=1, label="noop", show=False)
