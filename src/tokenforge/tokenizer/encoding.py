@@ -99,12 +99,7 @@ class Encoding:
         are made level by level as `overflowing` is read (`_joined`), each from the two
         encodings as they were here, which nothing changes afterwards (the lists of this
         Encoding are replaced, not extended)."""
-        mine, theirs = self._frozen(), pair._frozen()
-        for f, a, b in zip(_FIELDS, mine._fields(), theirs._fields()):
-            setattr(self, f, a + b)
-        self._trim = None
-        self._pending = (lambda: _crossed(mine, theirs), [])
-        self._overflowing = []
+        _join_into(self, self._frozen(), pair._frozen())
 
     def _frozen(self) -> "Encoding":
         """An Encoding holding this one's lists and overflowing windows as they are now (not
@@ -193,16 +188,19 @@ def _window(fields: tuple, a: int, b: int) -> Encoding:
     return Encoding(*(f[a:b] for f in fields))
 
 
-def _joined(x: Encoding, y: Encoding) -> Encoding:
-    """x.copy().merge_with(y.copy()) without the copies: new lists, and the windows of the
-    merge made when first read."""
-    e = Encoding.__new__(Encoding)  # the slots set directly: there are many of these
-    e.ids, e.tokens, e.offsets, e.word_ids = x.ids + y.ids, x.tokens + y.tokens, x.offsets + y.offsets, \
-        x.word_ids + y.word_ids
-    e.type_ids, e.special_tokens_mask = x.type_ids + y.type_ids, x.special_tokens_mask + y.special_tokens_mask
-    e.attention_mask, e.sequence_ids = x.attention_mask + y.attention_mask, x.sequence_ids + y.sequence_ids
+def _join_into(e: Encoding, x: Encoding, y: Encoding) -> None:
+    """Sets e's lists to x's joined with y's (new lists), and its windows to those of the
+    merge, made when first read (_crossed); x and y are only read."""
+    for f, a, b in zip(_FIELDS, x._fields(), y._fields()):
+        setattr(e, f, a + b)
     e._overflowing, e._trim = [], None
     e._pending = (lambda: _crossed(x, y), [])
+
+
+def _joined(x: Encoding, y: Encoding) -> Encoding:
+    """x.copy().merge_with(y.copy()) without the copies."""
+    e = Encoding.__new__(Encoding)  # no __init__: its lists are set by _join_into
+    _join_into(e, x, y)
     return e
 
 
