@@ -73,8 +73,12 @@ def tools(path: str, threads: int) -> dict:
 
         def fresh_fastokens():
             t = fastokens.Tokenizer.from_file(path)
-            t.no_truncation()  # fastokens applies the file's truncation too (GPT-2's: 50 tokens)
-            t.no_padding()
+            # fastokens applies a file's own truncation and padding too (GPT-2's truncates at 50
+            # tokens): turned off where the file sets them, and only there.
+            if t.truncation is not None:
+                t.no_truncation()
+            if t.padding is not None:
+                t.no_padding()
             t.encode_batch(warm)
             return {"fast": lambda docs: [e.ids for e in t.encode_batch(docs)]}
 
