@@ -266,3 +266,59 @@ def test_normalized_added_tokens_read_back_normalized(name):
     assert ours.decode(ids) == ref.decode(ids)
     saved = {a["id"]: a["content"] for a in json.loads(ours.to_str())["added_tokens"]}
     assert saved == {a["id"]: a["content"] for a in json.loads(ref.to_str())["added_tokens"]}
+
+
+@pytest.mark.parametrize("name", HF_FILES)
+def test_encode_special_tokens(name):
+    """tokenizers' `encode_special_tokens` flag: special added tokens in the text are encoded as
+    text, non-special ones still matched, and a special token's match still takes its span (a
+    non-special token inside it stays text); turned off again, the file's own behaviour."""
+    need_shared()
+    import tokenizers
+
+    from tokenforge.tokenizer import AddedToken
+
+    ref, ours = load(name)
+    specials = [t.content for _, t in sorted(ref.get_added_tokens_decoder().items()) if t.special][:8]
+    inner = next((s[2:-2] for s in specials if len(s) > 4), "qz")
+    for t, tok in ((ref, tokenizers.AddedToken), (ours, AddedToken)):
+        t.add_tokens([tok("plainword"), tok(inner, normalized=False)])
+    rng = random.Random(3)
+    texts = lines("en", 8, seed=3) + lines("multi", 4, seed=3)
+    texts = [ln[:k] + " " + rng.choice(specials or ["x"]) + "plainword " + inner + ln[k:]
+             for ln in texts for k in [rng.randrange(len(ln) + 1)]] + ["".join(specials), " ".join(specials)]
+    for flag in (True, False):
+        ref.encode_special_tokens = ours.encode_special_tokens = flag
+        assert ours.encode_special_tokens is flag
+        for text in texts:
+            for s in (True, False):
+                _check(ref, ours, text, add_special_tokens=s)
+        for x, y in zip(ref.encode_batch(texts), ours.encode_batch(texts)):
+            assert diff(x, y) is None
+        assert [e.ids for e in ref.encode_batch_fast(texts)] == [e.ids for e in ours.encode_batch_fast(texts)]
+    assert "encode_special_tokens" not in json.loads(ours.to_str()).get("added_tokens", [{}])[0]
+
+
+@pytest.mark.parametrize("name", ["gpt2_tokenizer.json", "deepseek_v3_tokenizer.json"])
+def test_raw_tokens_overlapping_normalized_ones(name):
+    """tokenizers matches the added tokens of the raw text first and the `normalized` ones in
+    the pieces between: a raw token inside a normalized one, or overlapping its end, takes the
+    text first (GPT-2's `<|endoftext|>` and fifteen of DeepSeek V3's are `normalized`)."""
+    need_shared()
+    import tokenizers
+
+    from tokenforge.tokenizer import AddedToken
+
+    ref, ours = load(name)
+    norm = [t.content for _, t in sorted(ref.get_added_tokens_decoder().items()) if t.normalized][:3]
+    extra = [norm[0][2:-2], norm[0][-3:] + "zq", "qz" + norm[0][:3]]  # inside, over the end, over the start
+    ref.add_special_tokens([tokenizers.AddedToken(x, normalized=False) for x in extra])
+    ours.add_special_tokens([AddedToken(x, normalized=False) for x in extra])
+    texts = [f"a {t}zq b qz{t} c {t}" for t in norm] + ["".join(norm) + "zq", " ".join(extra + norm)]
+    texts += [ln + norm[0] for ln in lines("en", 5, seed=4)]
+    for text in texts:
+        for s in (True, False):
+            _check(ref, ours, text, add_special_tokens=s)
+    for x, y in zip(ref.encode_batch(texts), ours.encode_batch(texts)):
+        assert diff(x, y) is None
+    assert [e.ids for e in ref.encode_batch_fast(texts)] == [e.ids for e in ours.encode_batch_fast(texts)]

@@ -15,6 +15,10 @@ cut inside, where `tokenizers` panics ("AddedVocabulary bad split"); ValueError 
 piece ends in the middle of another `normalized` token's key (text "xa", a key "ab"), its scan
 never ends (it grows a list until memory runs out); ValueError here too.
 
+With `encode_special_tokens` set (tokenizers' flag of the same name), a match of a special
+token is passed over and its text goes to the model like any other; the match still takes its
+span, so a non-special token inside it is not matched either, as in `tokenizers`.
+
 Example:
     >>> from tokenforge.models import WordLevel
     >>> av = AddedVocabulary()
@@ -71,6 +75,7 @@ class AddedVocabulary:
         self.ids: dict[str, int] = {}  # content -> id
         self._matchers: dict[bool, object] = {}
         self._normalizer = None
+        self.encode_special_tokens = False  # special tokens' matches passed over (module docstring)
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -132,6 +137,10 @@ class AddedVocabulary:
             self._matchers[normalized] = m
         return m
 
+    def _passed_over(self, i: int) -> bool:
+        """Whether a match of token i is left as text (encode_special_tokens and i special)."""
+        return self.encode_special_tokens and self.tokens[i].special
+
     def _placed(self, text: str, i: int, start: int, stop: int, done: int) -> tuple[int, int] | None:
         """The span token i takes for its match text[start:stop] (lstrip/rstrip), or None when
         single_word turns it down; `done` is where the previous piece ended."""
@@ -165,6 +174,8 @@ class AddedVocabulary:
                 break
             i = keys[m.group()]
             pos = m.end()  # non-overlapping, as an Aho-Corasick leftmost-longest scan
+            if self._passed_over(i):
+                continue
             span = self._placed(text, i, m.start(), m.end(), done)
             if span is None:
                 continue
@@ -190,6 +201,8 @@ class AddedVocabulary:
 
         def place(i: int, start: int, stop: int) -> None:
             nonlocal done
+            if self._passed_over(i):
+                return
             span = self._placed(text, i, start, stop, done)
             if span is not None:
                 if span[0] > done:

@@ -5,8 +5,11 @@ split pattern (GPT-2 via ByteLevel's own regex, or a Split regex tokenforge has 
 Isolated or Removed+invert) -> ByteLevel without prefix space -> BPE over all 256 byte
 characters, whose merges produce tokens in increasing id order, is a rank table: the rank of a
 merged token is its id, so `tokenforge.Encoding` (the tiktoken engine, C++) gives its ids.
-Added tokens become its special tokens when none has lstrip/rstrip/single_word and none is a
-prefix of another (so leftmost-first and tokenizers' leftmost-longest agree).
+Added tokens become its special tokens when none has lstrip/rstrip/single_word, none is a
+prefix of another (so leftmost-first and tokenizers' leftmost-longest agree), and no token
+matched in the raw text overlaps a `normalized` one (tokenizers matches the raw ones first, in
+a pass of their own: :func:`_passes_differ`).  With `encode_special_tokens` on, a file with
+special tokens takes the Python pipeline.
 
 Whole Encodings of single texts (`encode`, `encode_batch`, `encode_batch_fast`, when the
 post-processor is at most a template and ByteLevel: :func:`post_plan`) come from
@@ -556,6 +559,8 @@ def rank_tables(tok) -> tuple[str, dict[bytes, int], dict[str, int]] | None:
     for a, b in zip(contents, contents[1:]):
         if b.startswith(a):
             return None
+    if _passes_differ(tok.added.tokens.values()):
+        return None
     ranks: dict[bytes, int] = {}
     for t, i in vocab.items():
         if t in specials or i in tok.added.tokens:
@@ -565,6 +570,26 @@ def rank_tables(tok) -> tuple[str, dict[bytes, int], dict[str, int]] | None:
         except KeyError:
             continue  # not made of byte characters: merges can never produce it
     return form, ranks, specials
+
+
+def _passes_differ(tokens) -> bool:
+    """Whether tokenizers' two passes over the added tokens (those matched in the raw text
+    first, then the `normalized` ones in the pieces between) can split a text otherwise than
+    the engine's one leftmost-longest scan over all of them: when a token of one kind overlaps
+    one of the other (lies inside it, or ends with its beginning), the first pass can take
+    text the scan gives the other."""
+    raw = [t.content for t in tokens if not t.normalized]
+    norm = [t.content for t in tokens if t.normalized]
+    if not raw or not norm:
+        return False
+    for one, other in ((raw, norm), (norm, raw)):
+        starts = {b[:k] for b in other for k in range(1, len(b) + 1)}
+        if any(a[i:] in starts for a in one for i in range(len(a))):  # a ends with a start of b
+            return True
+        joined = "\0".join(other)
+        if any(a in joined for a in one):  # a inside b (or across two: then say so, to be safe)
+            return True
+    return False
 
 
 def _processor_ok(p) -> bool:

@@ -301,9 +301,23 @@ class Tokenizer:
     def padding(self) -> dict | None:
         return self._padding.as_python() if self._padding else None
 
+    @property
+    def encode_special_tokens(self) -> bool:
+        """Whether special added tokens in the text are encoded as plain text (tokenizers'
+        flag; not written to tokenizer.json).  While it is on, texts take the readable Python
+        pipeline whenever the file has special tokens: exact, but far slower."""
+        return self.added.encode_special_tokens
+
+    @encode_special_tokens.setter
+    def encode_special_tokens(self, value: bool) -> None:
+        self.added.encode_special_tokens = bool(value)
+        self._native_checked = False
+
     # ---- encoding ----
 
     def _native_engine(self):
+        if self.added.encode_special_tokens and any(t.special for t in self.added.tokens.values()):
+            return None  # the native paths match every added token
         if not self._native_checked:
             try:
                 from tokenforge.tokenizer.native import NativeByteLevel
