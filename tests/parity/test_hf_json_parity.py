@@ -268,6 +268,16 @@ def test_normalized_added_tokens_read_back_normalized(name):
     assert saved == {a["id"]: a["content"] for a in json.loads(ref.to_str())["added_tokens"]}
 
 
+def _check_every_way(ref, ours, texts):
+    """texts encoded one by one (with and without special tokens), as a batch and as a fast batch."""
+    for text in texts:
+        for s in (True, False):
+            _check(ref, ours, text, add_special_tokens=s)
+    for x, y in zip(ref.encode_batch(texts), ours.encode_batch(texts)):
+        assert diff(x, y) is None
+    assert [e.ids for e in ref.encode_batch_fast(texts)] == [e.ids for e in ours.encode_batch_fast(texts)]
+
+
 @pytest.mark.parametrize("name", HF_FILES)
 def test_encode_special_tokens(name):
     """tokenizers' `encode_special_tokens` flag: special added tokens in the text are encoded as
@@ -290,12 +300,7 @@ def test_encode_special_tokens(name):
     for flag in (True, False):
         ref.encode_special_tokens = ours.encode_special_tokens = flag
         assert ours.encode_special_tokens is flag
-        for text in texts:
-            for s in (True, False):
-                _check(ref, ours, text, add_special_tokens=s)
-        for x, y in zip(ref.encode_batch(texts), ours.encode_batch(texts)):
-            assert diff(x, y) is None
-        assert [e.ids for e in ref.encode_batch_fast(texts)] == [e.ids for e in ours.encode_batch_fast(texts)]
+        _check_every_way(ref, ours, texts)
     assert "encode_special_tokens" not in json.loads(ours.to_str()).get("added_tokens", [{}])[0]
 
 
@@ -316,9 +321,4 @@ def test_raw_tokens_overlapping_normalized_ones(name):
     ours.add_special_tokens([AddedToken(x, normalized=False) for x in extra])
     texts = [f"a {t}zq b qz{t} c {t}" for t in norm] + ["".join(norm) + "zq", " ".join(extra + norm)]
     texts += [ln + norm[0] for ln in lines("en", 5, seed=4)]
-    for text in texts:
-        for s in (True, False):
-            _check(ref, ours, text, add_special_tokens=s)
-    for x, y in zip(ref.encode_batch(texts), ours.encode_batch(texts)):
-        assert diff(x, y) is None
-    assert [e.ids for e in ref.encode_batch_fast(texts)] == [e.ids for e in ours.encode_batch_fast(texts)]
+    _check_every_way(ref, ours, texts)
