@@ -30,6 +30,12 @@ def load(name: str, configured: bool = False):
     return ref, ours
 
 
+def load_fresh(name: str, configured: bool = False):
+    """load() without its cache, for a test that changes the tokenizers (adds tokens, sets a
+    flag): the cached pair is shared by every test of the process."""
+    return load.__wrapped__(name, configured)
+
+
 @functools.lru_cache(maxsize=None)
 def lines(corpus: str, n: int = LINES, seed: int = 0) -> list[str]:
     all_lines = [ln for ln in corpus_sample(corpus).split("\n") if ln]

@@ -10,7 +10,7 @@ import json
 import random
 
 import pytest
-from _hf_json import HF_FILES, diff, lines, load
+from _hf_json import HF_FILES, diff, lines, load, load_fresh
 from _shared import CORPUS_FILES, MODELS, need_shared
 
 pytestmark = pytest.mark.skipif(not HF_FILES, reason="needs ../shared/models/hf")
@@ -288,7 +288,7 @@ def test_encode_special_tokens(name):
 
     from tokenforge.tokenizer import AddedToken
 
-    ref, ours = load(name)
+    ref, ours = load_fresh(name)
     specials = [t.content for _, t in sorted(ref.get_added_tokens_decoder().items()) if t.special][:8]
     inner = next((s[2:-2] for s in specials if len(s) > 4), "qz")
     for t, tok in ((ref, tokenizers.AddedToken), (ours, AddedToken)):
@@ -314,7 +314,7 @@ def test_raw_tokens_overlapping_normalized_ones(name):
 
     from tokenforge.tokenizer import AddedToken
 
-    ref, ours = load(name)
+    ref, ours = load_fresh(name)
     norm = [t.content for _, t in sorted(ref.get_added_tokens_decoder().items()) if t.normalized][:3]
     extra = [norm[0][2:-2], norm[0][-3:] + "zq", "qz" + norm[0][:3]]  # inside, over the end, over the start
     ref.add_special_tokens([tokenizers.AddedToken(x, normalized=False) for x in extra])
