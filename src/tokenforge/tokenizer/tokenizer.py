@@ -316,23 +316,25 @@ class Tokenizer:
     # ---- encoding ----
 
     def _native_engine(self):
-        if self.added.encode_special_tokens and any(t.special for t in self.added.tokens.values()):
-            return None  # the native paths match every added token
         if not self._native_checked:
-            try:
-                from tokenforge.tokenizer.native import NativeByteLevel
-            except ImportError:  # numpy absent: every file takes the Python pipeline
-                NativeByteLevel = None
-            self._native = NativeByteLevel.build(self) if NativeByteLevel is not None else None
-            if self._native is None and NativeByteLevel is not None:
-                from tokenforge.tokenizer.native_bert import NativeBert
-                from tokenforge.tokenizer.native_deepseek import NativeDeepSeekV3
-                from tokenforge.tokenizer.native_spm import NativeSpm
-                from tokenforge.tokenizer.native_splits import NativeSplits
-                self._native = (NativeBert.build(self) or NativeDeepSeekV3.build(self) or NativeSplits.build(self)
-                                or NativeSpm.build(self))
+            self._native = self._build_native()
             self._native_checked = True
         return self._native
+
+    def _build_native(self):
+        """The native path this pipeline fits, or None (made again whenever it may change)."""
+        if self.added.encode_special_tokens and any(t.special for t in self.added.tokens.values()):
+            return None  # the native paths match every added token
+        try:
+            from tokenforge.tokenizer.native import NativeByteLevel
+        except ImportError:  # numpy absent: every file takes the Python pipeline
+            return None
+        from tokenforge.tokenizer.native_bert import NativeBert
+        from tokenforge.tokenizer.native_deepseek import NativeDeepSeekV3
+        from tokenforge.tokenizer.native_spm import NativeSpm
+        from tokenforge.tokenizer.native_splits import NativeSplits
+        return (NativeByteLevel.build(self) or NativeBert.build(self) or NativeDeepSeekV3.build(self)
+                or NativeSplits.build(self) or NativeSpm.build(self))
 
     def _encode_one(self, seq, type_id: int, is_pretokenized: bool) -> Encoding:
         if is_pretokenized:
