@@ -7,6 +7,12 @@ longest); `single_word` tokens need a non-word character (or the text's edge) on
 model's vocab has that id; a new one gets max(added ids) + 1, or the vocab size when all added
 ids are below it — so a file's id for a token absent from the vocab is not kept.
 
+A content added again takes the new flags (an equal token is not counted).  As in tokenizers,
+a content once added as special stays special for decoding and `encode_special_tokens`, and
+decode tests the text a token decodes to, so a `normalized` special token whose normalized
+form differs is not skipped.  The scan goes on from a match's end even where rstrip took the
+whitespace after it, so the next token may take that whitespace again (its span overlaps).
+
 A `normalized` token that the normalizer turns into "" (a zero-width space under BERT's
 normalizer) is an empty pattern of `tokenizers`' Aho-Corasick scan, which matches it at every
 byte no longer match covers: the piece is cut into its single characters (the empty matches
@@ -30,27 +36,52 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import regex
 
 from tokenforge.normalizers.bert import WHITE_SPACE
 
 
-@dataclass
 class AddedToken:
-    """One added token and how it matches."""
+    """One added token and how it matches.
 
-    content: str
-    single_word: bool = False
-    lstrip: bool = False
-    rstrip: bool = False
-    normalized: bool | None = None  # default: not special
-    special: bool = False
+    `normalized` not given follows `special` (not special: normalized), also when `special`
+    changes later, as tokenizers' AddedToken does. The vocabulary keeps a copy taken when the
+    token is added (frozen()), so changing a token afterwards changes nothing there.
+    """
 
-    def __post_init__(self) -> None:
-        if self.normalized is None:
-            self.normalized = not self.special
+    __slots__ = ("_normalized", "content", "lstrip", "rstrip", "single_word", "special")
+
+    def __init__(self, content: str, single_word: bool = False, lstrip: bool = False, rstrip: bool = False,
+                 normalized: bool | None = None, special: bool = False) -> None:
+        self.content = content
+        self.single_word, self.lstrip, self.rstrip = single_word, lstrip, rstrip
+        self._normalized = normalized
+        self.special = special
+
+    @property
+    def normalized(self) -> bool:
+        return not self.special if self._normalized is None else bool(self._normalized)
+
+    @normalized.setter
+    def normalized(self, value: bool | None) -> None:
+        self._normalized = value
+
+    def frozen(self) -> AddedToken:
+        """A copy with `normalized` fixed at its present value."""
+        return AddedToken(self.content, self.single_word, self.lstrip, self.rstrip, self.normalized, self.special)
+
+    def _fields(self) -> tuple:
+        return (self.content, self.single_word, self.lstrip, self.rstrip, self.normalized, self.special)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AddedToken) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return ("AddedToken(content={!r}, single_word={}, lstrip={}, rstrip={}, normalized={}, special={})"
+                .format(*self._fields()))
 
     def to_dict(self, id: int) -> dict:
         return {"id": id, "content": self.content, "single_word": self.single_word, "lstrip": self.lstrip,
@@ -73,19 +104,28 @@ class AddedVocabulary:
     def __init__(self) -> None:
         self.tokens: dict[int, AddedToken] = {}  # id -> token
         self.ids: dict[str, int] = {}  # content -> id
+        # Contents ever added as special: what decode's skip_special_tokens tests, by the text
+        # a token decodes to (as tokenizers does; a token added again as not special stays here).
+        self.special_contents: set[str] = set()
         self._matchers: dict[bool, object] = {}
         self._normalizer = None
+        self._forms: dict[int, str] = {}  # id -> normalized form, where it differs (content_of)
         self.encode_special_tokens = False  # special tokens' matches passed over (module docstring)
 
     def __len__(self) -> int:
         return len(self.tokens)
 
     def add(self, tokens: list[AddedToken], model) -> int:
-        """Adds tokens (updating the flags of ones already added); returns how many are new."""
-        new = 0
+        """Adds tokens (a token added again takes its new flags); returns how many were taken:
+        all but the empty ones and those equal in every field to one already there."""
+        tokens = [t.frozen() for t in tokens]
+        taken = 0
         for t in tokens:
-            if not t.content:
+            if not t.content or (t.content in self.ids and self.tokens[self.ids[t.content]] == t):
                 continue
+            taken += 1
+            if t.special:
+                self.special_contents.add(t.content)
             if t.content in self.ids:
                 i = self.ids[t.content]
             else:
@@ -94,27 +134,37 @@ class AddedVocabulary:
                     size = len(model.vocab)
                     top = max(self.tokens, default=None)
                     i = size if top is None else (top + 1 if top >= size or size == 0 else size)
-                new += 1
             self.tokens[i] = t
             self.ids[t.content] = i
+            self._keep_form(i, t)
         self._matchers.clear()
-        return new
+        return taken
 
     def set_normalizer(self, normalizer) -> None:
         self._normalizer = normalizer
         self._matchers.clear()
+        self._forms.clear()
+        for i, t in self.tokens.items():
+            self._keep_form(i, t)
+
+    def _keep_form(self, i: int, t: AddedToken) -> None:
+        if t.normalized and self._normalizer is not None:
+            form = self._normalizer.normalize_str(t.content)
+            if form != t.content:
+                self._forms[i] = form
 
     def content_of(self, i: int) -> str:
         """The text of added token i as id_to_token and decode give it: a `normalized` token's
-        content through the normalizer (tokenizers keeps that form for them), else as written."""
-        t = self.tokens[i]
-        if t.normalized and self._normalizer is not None:
-            return self._normalizer.normalize_str(t.content)
-        return t.content
+        content through the normalizer, else as written. The normalized form is kept when the
+        token is added (and made again when the normalizer changes), as tokenizers keeps it: a
+        token added again as not normalized still decodes to the form it had."""
+        return self._forms.get(i, self.tokens[i].content)
 
     def is_special(self, token: str) -> bool:
-        i = self.ids.get(token)
-        return i is not None and self.tokens[i].special
+        """Whether decode skips a token that decodes to `token`: it was added as special at
+        some time. A `normalized` special token whose normalized form differs (`ABC` under
+        Lowercase) is not skipped, as in tokenizers, which tests the form it decodes to."""
+        return token in self.special_contents
 
     def _matcher(self, normalized: bool):
         """(pattern of the non-empty keys or None, key -> id, id of the empty key or None)."""
@@ -139,7 +189,7 @@ class AddedVocabulary:
 
     def _passed_over(self, i: int) -> bool:
         """Whether a match of token i is left as text (encode_special_tokens and i special)."""
-        return self.encode_special_tokens and self.tokens[i].special
+        return self.encode_special_tokens and self.tokens[i].content in self.special_contents
 
     def _placed(self, text: str, i: int, start: int, stop: int, done: int) -> tuple[int, int] | None:
         """The span token i takes for its match text[start:stop] (lstrip/rstrip), or None when
@@ -183,8 +233,7 @@ class AddedVocabulary:
             if start > done:
                 out.append((None, (done, start)))
             out.append((i, (start, stop)))
-            done = stop
-            pos = max(pos, stop)
+            done = stop  # the scan goes on from the match's end, even where rstrip took more
         if done < len(text):
             out.append((None, (done, len(text))))
         return out

@@ -254,14 +254,19 @@ class Tokenizer:
         return dict(sorted(self.added.tokens.items()))
 
     def add_tokens(self, tokens: list) -> int:
-        """Adds tokens (str or AddedToken); returns how many were new."""
+        """Adds tokens (str or AddedToken); returns how many were taken (AddedVocabulary.add)."""
         toks = [t if isinstance(t, AddedToken) else AddedToken(t) for t in tokens]
         self._native_checked = False
         return self.added.add(toks, self.model)
 
     def add_special_tokens(self, tokens: list) -> int:
-        toks = [AddedToken(t.content, t.single_word, t.lstrip, t.rstrip, t.normalized, True) if isinstance(t, AddedToken)
-                else AddedToken(t, special=True) for t in tokens]
+        """Adds tokens as special ones: an AddedToken given is marked special (the caller's
+        object too, as in tokenizers), so a `normalized` left unset becomes False."""
+        toks = []
+        for t in tokens:
+            if isinstance(t, AddedToken):
+                t.special = True
+            toks.append(t if isinstance(t, AddedToken) else AddedToken(t, special=True))
         self._native_checked = False
         return self.added.add(toks, self.model)
 
@@ -323,7 +328,7 @@ class Tokenizer:
 
     def _build_native(self):
         """The native path this pipeline fits, or None (made again whenever it may change)."""
-        if self.added.encode_special_tokens and any(t.special for t in self.added.tokens.values()):
+        if self.added.encode_special_tokens and self.added.special_contents:
             return None  # the native paths match every added token
         try:
             from tokenforge.tokenizer.native import NativeByteLevel
@@ -546,11 +551,10 @@ class Tokenizer:
         """
         toks = []
         for i in ids:
-            t = self.added.tokens.get(i)
-            if t is not None:
-                if skip_special_tokens and t.special:
-                    continue
-                toks.append(self.added.content_of(i))
+            if i in self.added.tokens:
+                s = self.added.content_of(i)
+                if not (skip_special_tokens and self.added.is_special(s)):
+                    toks.append(s)
                 continue
             s = self.model.id_to_token(i) if isinstance(i, int) and i >= 0 else None
             if s is None:
