@@ -23,6 +23,11 @@ _PAIRS = [
     (hp.Split(tokenizers.Regex(r"\p{Lu}+|\p{N}{1,3}|[^\r\n\p{L}\p{N}]?\p{L}+|\s+"), "isolated"),
      pre_tokenizers.Split({"Regex": r"\p{Lu}+|\p{N}{1,3}|[^\r\n\p{L}\p{N}]?\p{L}+|\s+"}, "Isolated")),
     (hp.Split(tokenizers.Regex(r"[\w\p{M}]+|\W"), "isolated"), pre_tokenizers.Split({"Regex": r"[\w\p{M}]+|\W"}, "Isolated")),
+    # adjacent stretches between matches (only invert makes them) are joined too
+    (hp.Split(tokenizers.Regex(r"\p{L}+|\s"), "contiguous", invert=True),
+     pre_tokenizers.Split({"Regex": r"\p{L}+|\s"}, "Contiguous", invert=True)),
+    (hp.CharDelimiterSplit("\u00e9"), pre_tokenizers.CharDelimiterSplit("\u00e9")),
+    (hp.FixedLength(3), pre_tokenizers.FixedLength(3)),
 ]
 
 

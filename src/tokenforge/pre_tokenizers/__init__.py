@@ -2,7 +2,7 @@
 
 Each has `split(NormalizedString) -> list[NormalizedString]` (pieces keep their original
 spans) and `to_dict()`; :func:`from_dict` raises `ValueError` naming an unknown type.  Left out:
-`CharDelimiterSplit`, `UnicodeScripts`, `FixedLength`.
+`UnicodeScripts`.
 
 Example:
     >>> p = from_dict({"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, {"type": "Digits", "individual_digits": True}]})
@@ -17,7 +17,8 @@ from tokenforge._component import build
 from tokenforge.normalizers.normalized_string import NormalizedString
 from tokenforge.pre_tokenizers.byte_level import ByteLevel
 from tokenforge.pre_tokenizers.metaspace import Metaspace
-from tokenforge.pre_tokenizers.simple import BertPreTokenizer, Digits, Punctuation, Whitespace, WhitespaceSplit
+from tokenforge.pre_tokenizers.simple import (BertPreTokenizer, CharDelimiterSplit, Digits, FixedLength, Punctuation,
+                                             Whitespace, WhitespaceSplit)
 from tokenforge.pre_tokenizers.split import Split
 
 
@@ -42,7 +43,8 @@ def _pre_tokenize_str(self, text: str) -> list[tuple[str, tuple[int, int]]]:
             for p in self.split(NormalizedString.from_text(text))]
 
 
-_TYPES = (Sequence, ByteLevel, Metaspace, Split, BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation, Digits)
+_TYPES = (Sequence, ByteLevel, Metaspace, Split, BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation, Digits,
+          CharDelimiterSplit, FixedLength)
 for _c in _TYPES:
     _c.pre_tokenize_str = _pre_tokenize_str
 
@@ -64,8 +66,10 @@ def from_dict(d: dict | None):
         "BertPreTokenizer": lambda d: BertPreTokenizer(),
         "Whitespace": lambda d: Whitespace(),
         "WhitespaceSplit": lambda d: WhitespaceSplit(),
+        "CharDelimiterSplit": lambda d: CharDelimiterSplit(d["delimiter"]),
+        "FixedLength": lambda d: FixedLength(d.get("length", 5)),
     })
 
 
-__all__ = ["BertPreTokenizer", "ByteLevel", "Digits", "Metaspace", "Punctuation", "Sequence", "Split",
+__all__ = ["BertPreTokenizer", "ByteLevel", "CharDelimiterSplit", "Digits", "FixedLength", "Metaspace", "Punctuation", "Sequence", "Split",
            "Whitespace", "WhitespaceSplit", "from_dict"]

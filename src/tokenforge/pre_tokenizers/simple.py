@@ -1,4 +1,5 @@
-"""Character-class pre-tokenizers: Whitespace, WhitespaceSplit, Punctuation, Digits, BertPreTokenizer.
+"""Character-class pre-tokenizers: Whitespace, WhitespaceSplit, Punctuation, Digits, CharDelimiterSplit,
+FixedLength, BertPreTokenizer.
 
 Classes as in `tokenizers`: whitespace is Unicode White_Space, punctuation and digits are its
 own tables (normalizers/hf_unicode.py), and Whitespace's `\\w+|[^\\w\\s]+` keeps words and runs
@@ -89,6 +90,37 @@ class Digits:
 
     def to_dict(self) -> dict:
         return {"type": "Digits", "individual_digits": self.individual_digits}
+
+
+class CharDelimiterSplit:
+    """Splits on one character, dropping it."""
+
+    def __init__(self, delimiter: str) -> None:
+        if not isinstance(delimiter, str) or len(delimiter) != 1:
+            raise ValueError(f"CharDelimiterSplit delimiter must be one character, got {delimiter!r}")
+        self.delimiter = delimiter
+
+    def split(self, ns: NormalizedString) -> list[NormalizedString]:
+        return split_by(ns, char_matches(ns.text, self.delimiter.__eq__), "Removed")
+
+    def to_dict(self) -> dict:
+        return {"type": "CharDelimiterSplit", "delimiter": self.delimiter}
+
+
+class FixedLength:
+    """Cuts the text into pieces of `length` characters (the last may be shorter)."""
+
+    def __init__(self, length: int = 5) -> None:
+        if not isinstance(length, int) or isinstance(length, bool) or length < 1:
+            raise ValueError(f"FixedLength length must be a positive integer, got {length!r}")
+        self.length = length
+
+    def split(self, ns: NormalizedString) -> list[NormalizedString]:
+        n, k = len(ns.text), self.length
+        return split_by(ns, [(i, min(i + k, n)) for i in range(0, n, k)], "Isolated")
+
+    def to_dict(self) -> dict:
+        return {"type": "FixedLength", "length": self.length}
 
 
 class BertPreTokenizer:

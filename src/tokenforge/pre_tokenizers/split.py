@@ -2,7 +2,7 @@
 
 `Removed` drops the matches, `Isolated` keeps each as its own piece, `MergedWithPrevious` /
 `MergedWithNext` glue each to the piece before / after it, `Contiguous` joins adjacent matches
-into one piece.  `invert` swaps matches and the text between them.  Empty pieces are dropped.
+into one piece (and, with `invert`, adjacent stretches between them, as tokenizers does).  `invert` swaps matches and the text between them.  Empty pieces are dropped.
 
 Example:
     >>> from tokenforge.normalizers.normalized_string import NormalizedString
@@ -60,7 +60,7 @@ def spans(text: str, matches, behavior: str, invert: bool = False) -> list[tuple
     elif behavior == "Contiguous":
         prev_match = False
         for a, b, m in marked:
-            if m and prev_match and out:
+            if m == prev_match and out:  # two matches, or two stretches between (invert)
                 out[-1] = (out[-1][0], b)
             else:
                 out.append((a, b))

@@ -143,13 +143,54 @@ def _template(cls_tok, sep_tok, pair_sep_twice: bool, pair_type: int) -> Templat
     return TemplateProcessing(single, pair, specials)
 
 
+def _framed(encodings: list[Encoding], cls_tok, sep_tok, sep_type: int, pair_head: bool,
+            all_zero: bool) -> list[Encoding]:
+    """BertProcessing's and RobertaProcessing's work, as tokenizers does it: each encoding
+    (and each of its windows) framed on its own, the first as `cls e sep`, every other as
+    `e sep` (`sep e sep` with pair_head), its own tokens marked not special; so a processor
+    after them in a Sequence gets one encoding per sequence. Type ids: the encoding's, and
+    sep_type on a later one's closing sep; all 0 with all_zero (RoBERTa)."""
+    (c, cid), (sp, sid) = cls_tok, sep_tok
+    out = []
+    for i, e in enumerate(encodings):
+        first = i == 0
+
+        def frame(w: Encoding) -> Encoding:
+            n = len(w.ids)
+            w.special_tokens_mask = [0] * n
+            w.sequence_ids = [0 if first else 1] * n
+            if all_zero:
+                w.type_ids = [0] * n
+            head = [Encoding.special([cid], [c], 0)] if first else \
+                [Encoding.special([sid], [sp], 0)] if pair_head else []
+            tail = Encoding.special([sid], [sp], 0 if first or all_zero else sep_type)
+            return merge([*head, w, tail])
+
+        windows = [frame(w.copy()) for w in e.overflowing]
+        e = e.copy()
+        e.overflowing = []
+        framed = frame(e)
+        framed.overflowing = windows
+        out.append(framed)
+    return out
+
+
 class BertProcessing(TemplateProcessing):
-    """`[CLS] A [SEP]` and `[CLS] A [SEP] B [SEP]` (B and its [SEP] with type id 1)."""
+    """`[CLS] A [SEP]` and `[CLS] A [SEP] B [SEP]` (B and its [SEP] with type id 1).
+
+    Its template describes it (for truncation and the native paths); `process` frames each
+    encoding on its own, as tokenizers does, which a Sequence of processors can tell apart.
+    """
 
     def __init__(self, sep: tuple[str, int], cls: tuple[str, int]) -> None:
         self.sep, self.cls = tuple(sep), tuple(cls)
         t = _template(self.cls, self.sep, False, 1)
         super().__init__(t.single, t.pair, t.special_tokens)
+
+    def process(self, encodings: list[Encoding], add_special_tokens: bool) -> list[Encoding]:
+        if not add_special_tokens:
+            return encodings
+        return _framed(encodings, self.cls, self.sep, 1, pair_head=False, all_zero=False)
 
     def to_dict(self) -> dict:
         return {"type": "BertProcessing", "sep": list(self.sep), "cls": list(self.cls)}
@@ -171,10 +212,10 @@ class RobertaProcessing(TemplateProcessing):
                 trim_offsets(e, self.add_prefix_space)
                 for o in e.overflowing:
                     trim_offsets(o, self.add_prefix_space)
-            if add_special_tokens:
-                for o in e.overflowing:  # tokenizers gives RoBERTa's windows type id 0
-                    o.type_ids = [0] * len(o.ids)
-        return super().process(encodings, add_special_tokens)
+            e.type_ids = [0] * len(e.ids)  # (not its windows': tokenizers leaves those)
+        if not add_special_tokens:
+            return encodings
+        return _framed(encodings, self.cls, self.sep, 0, pair_head=True, all_zero=True)
 
     def to_dict(self) -> dict:
         return {"type": "RobertaProcessing", "sep": list(self.sep), "cls": list(self.cls),

@@ -427,6 +427,7 @@ class NativeByteLevel:
             return False
         np = self.np
         arr, data = self._array(info[0]), info[1]
+        enc._trim = None  # a second trim (two trimming processors) works on these offsets, in Python
         lead, trail = self.lead[arr], self.trail[arr]
         if not lead.any() and not trail.any():
             return True
