@@ -180,20 +180,24 @@ class BPEDecoder(_Decoder):
 
 
 class CTC(_Decoder):
-    """Connectionist temporal classification output: repeats collapsed, pads dropped."""
+    """Connectionist temporal classification output: repeats collapsed, pads removed."""
 
     def __init__(self, pad_token: str = "<pad>", word_delimiter_token: str = "|", cleanup: bool = True) -> None:
         self.pad_token, self.word_delimiter_token, self.cleanup = pad_token, word_delimiter_token, cleanup
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
+        # As tokenizers: repeats collapsed; the pad token's text removed from each token;
+        # only with cleanup, WordPiece's cleanup then the delimiter made a space; empty ones dropped.
         out, prev = [], object()
         for t in tokens:
-            if t != prev:
-                prev = t
-                if t == self.pad_token:
-                    continue
-                t = t.replace(self.word_delimiter_token, " ")
-                out.append(cleanup(t) if self.cleanup else t)
+            if t == prev:
+                continue
+            prev = t
+            t = t.replace(self.pad_token, "")
+            if self.cleanup:
+                t = cleanup(t).replace(self.word_delimiter_token, " ")
+            if t:
+                out.append(t)
         return out
 
     def to_dict(self) -> dict:
