@@ -28,7 +28,9 @@ _TRICKY = (["a", "e", "A", "\u0301", "\u0316", "\u0345", "\u0334", "\u093c", "\u
             "\u0b47", "\u0b3e", "\u0b56", "\u09c7", "\u09be", "\u1025", "\u102e", "\u0f73", "\u0344",
             "\u0323", "\u0308", "\u1e0b", "\u0958", "\uff76", "\uff9e", "\u3099", "\u304b",
             # marks of Unicode 10.0 and 11.0, which tokenizers' normalizers take as starters
-            "\u0d3b", "\u035f", "\U00011d44", "\u1c37", "\u08d3", "\u1df6"])
+            "\u0d3b", "\u035f", "\U00011d44", "\u1c37", "\u08d3", "\u1df6",
+            # what Nmt drops or makes a space
+            "\x01", "\x1f", "\x7f", "\x8f", "\u200d", "\u2581", "\ufeff", "\u2029", "\n", "\r"])
 _TEXT = st.one_of(
     st.lists(st.sampled_from(_TRICKY), max_size=12).map("".join),
     st.text(st.characters(blacklist_categories=("Cs",)), max_size=12),
@@ -39,7 +41,8 @@ _PAIRS = [(hn.NFC(), normalizers.NFC()), (hn.NFD(), normalizers.NFD()), (hn.NFKC
           (hn.BertNormalizer(), normalizers.BertNormalizer()),
           (hn.BertNormalizer(strip_accents=True, lowercase=False), normalizers.BertNormalizer(strip_accents=True, lowercase=False)),
           (hn.Sequence([hn.NFD(), hn.StripAccents(), hn.Lowercase()]),
-           normalizers.Sequence([normalizers.NFD(), normalizers.StripAccents(), normalizers.Lowercase()]))]
+           normalizers.Sequence([normalizers.NFD(), normalizers.StripAccents(), normalizers.Lowercase()])),
+          (hn.Nmt(), normalizers.Nmt()), (hn.ByteLevel(), normalizers.ByteLevel())]
 
 
 def _ours(n, text: str) -> str:
@@ -73,7 +76,7 @@ def _per_character(normalizer):
     return t, Tokenizer.from_str(t.to_str())
 
 
-_ALIGNED = [_per_character(n) for n in (hn.NFC(), hn.NFD(), hn.NFKC(), hn.NFKD())]
+_ALIGNED = [_per_character(n) for n in (hn.NFC(), hn.NFD(), hn.NFKC(), hn.NFKD(), hn.Nmt(), hn.ByteLevel())]
 
 
 @settings(max_examples=400, deadline=None)

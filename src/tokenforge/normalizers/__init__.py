@@ -4,7 +4,7 @@ Each has `normalize(NormalizedString)` (edits the text and keeps each character'
 span) and `to_dict()`; :func:`from_dict` builds one from its JSON object and raises
 `ValueError` naming a type it does not know.  Unicode facts are `tokenizers`' own where they
 differ from this Python's `unicodedata` (hf_unicode.py: normalization as Unicode 11.0, Rust's
-lowercase, its mark and control tables).  Left out: `ByteLevel`/`Nmt` normalizers.
+lowercase, its mark and control tables).
 
 Example:
     >>> n = from_dict({"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "Lowercase"}]})
@@ -19,7 +19,7 @@ from tokenforge._component import build
 from tokenforge.normalizers.bert import BertNormalizer
 from tokenforge.normalizers.normalized_string import NormalizedString
 from tokenforge.normalizers.precompiled import Precompiled
-from tokenforge.normalizers.text import Prepend, Replace, Strip
+from tokenforge.normalizers.text import ByteLevel, Nmt, Prepend, Replace, Strip
 from tokenforge.normalizers.unicode import NFC, NFD, NFKC, NFKD, Lowercase, StripAccents
 
 
@@ -44,7 +44,7 @@ def _normalize_str(self, text: str) -> str:
 
 
 _TYPES = {c.__name__: c for c in (Sequence, BertNormalizer, Precompiled, Prepend, Replace, Strip,
-                                  NFC, NFD, NFKC, NFKD, Lowercase, StripAccents)}
+                                  NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Nmt, ByteLevel)}
 for _c in _TYPES.values():
     _c.normalize_str = _normalize_str
 
@@ -63,9 +63,10 @@ def from_dict(d: dict | None):
         "Prepend": lambda d: Prepend(d["prepend"]),
         "Replace": lambda d: Replace(d["pattern"], d["content"]),
         "Strip": lambda d: Strip(d.get("strip_left", True), d.get("strip_right", True)),
-        **{k: (lambda d, k=k: _TYPES[k]()) for k in ("NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents")},
+        **{k: (lambda d, k=k: _TYPES[k]()) for k in ("NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents", "Nmt",
+                                                            "ByteLevel")},
     })
 
 
-__all__ = ["BertNormalizer", "Lowercase", "NFC", "NFD", "NFKC", "NFKD", "NormalizedString",
+__all__ = ["BertNormalizer", "ByteLevel", "Lowercase", "NFC", "NFD", "NFKC", "NFKD", "Nmt", "NormalizedString",
            "Precompiled", "Prepend", "Replace", "Sequence", "Strip", "StripAccents", "from_dict"]

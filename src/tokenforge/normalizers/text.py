@@ -1,4 +1,5 @@
-"""Text edits: Prepend, Replace (a string or a regex), Strip.
+"""Text edits: Prepend, Replace (a string or a regex), Strip, Nmt (controls dropped, odd spaces made
+plain), ByteLevel (each UTF-8 byte as its printable character).
 
 Example:
     >>> from tokenforge.normalizers.normalized_string import NormalizedString
@@ -92,3 +93,34 @@ class Strip:
 
 
 _ = regex  # the pattern module compiles with `regex`
+
+
+# Nmt: the ASCII (and two C1) control characters it drops, and the characters it makes a space.
+_NMT_DROP = frozenset(map(chr, [*range(0x01, 0x09), 0x0B, *range(0x0E, 0x20), 0x7F, 0x8F, 0x9F]))
+_NMT_SPACE = frozenset(map(chr, [0x09, 0x0A, 0x0C, 0x0D, 0x1680, *range(0x200B, 0x2010), 0x2028, 0x2029, 0x2581,
+                                 0xFEFF, 0xFFFD]))
+
+
+class Nmt:
+    """SentencePiece's nmt_nfkc edits without the NFKC: control characters dropped, and tabs,
+    line breaks, zero-width spaces, U+2581 and a few others made plain spaces."""
+
+    def normalize(self, ns: NormalizedString) -> None:
+        if any(c in _NMT_DROP or c in _NMT_SPACE for c in ns.text):
+            ns.replace_each(lambda c: "" if c in _NMT_DROP else " " if c in _NMT_SPACE else c)
+
+    def to_dict(self) -> dict:
+        return {"type": "Nmt"}
+
+
+class ByteLevel:
+    """Each character as the byte-level characters of its UTF-8 bytes (the ByteLevel
+    pre-tokenizer's alphabet), all aligned with it; no splitting."""
+
+    def normalize(self, ns: NormalizedString) -> None:
+        from tokenforge.pre_tokenizers.byte_level import BYTE_CHARS
+
+        ns.replace_each(lambda c: "".join(BYTE_CHARS[b] for b in c.encode("utf-8")))
+
+    def to_dict(self) -> dict:
+        return {"type": "ByteLevel"}
