@@ -28,6 +28,7 @@ _PAIRS = [
      pre_tokenizers.Split({"Regex": r"\p{L}+|\s"}, "Contiguous", invert=True)),
     (hp.CharDelimiterSplit("\u00e9"), pre_tokenizers.CharDelimiterSplit("\u00e9")),
     (hp.FixedLength(3), pre_tokenizers.FixedLength(3)),
+    (hp.UnicodeScripts(), pre_tokenizers.UnicodeScripts()),
 ]
 
 

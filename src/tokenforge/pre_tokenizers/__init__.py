@@ -1,8 +1,7 @@
 """Pre-tokenizers of a `tokenizer.json` pipeline, one class per `tokenizers` type.
 
 Each has `split(NormalizedString) -> list[NormalizedString]` (pieces keep their original
-spans) and `to_dict()`; :func:`from_dict` raises `ValueError` naming an unknown type.  Left out:
-`UnicodeScripts`.
+spans) and `to_dict()`; :func:`from_dict` raises `ValueError` naming an unknown type.
 
 Example:
     >>> p = from_dict({"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, {"type": "Digits", "individual_digits": True}]})
@@ -20,6 +19,7 @@ from tokenforge.pre_tokenizers.metaspace import Metaspace
 from tokenforge.pre_tokenizers.simple import (BertPreTokenizer, CharDelimiterSplit, Digits, FixedLength, Punctuation,
                                              Whitespace, WhitespaceSplit)
 from tokenforge.pre_tokenizers.split import Split
+from tokenforge.pre_tokenizers.unicode_scripts import UnicodeScripts
 
 
 class Sequence:
@@ -44,7 +44,7 @@ def _pre_tokenize_str(self, text: str) -> list[tuple[str, tuple[int, int]]]:
 
 
 _TYPES = (Sequence, ByteLevel, Metaspace, Split, BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation, Digits,
-          CharDelimiterSplit, FixedLength)
+          CharDelimiterSplit, FixedLength, UnicodeScripts)
 for _c in _TYPES:
     _c.pre_tokenize_str = _pre_tokenize_str
 
@@ -68,8 +68,9 @@ def from_dict(d: dict | None):
         "WhitespaceSplit": lambda d: WhitespaceSplit(),
         "CharDelimiterSplit": lambda d: CharDelimiterSplit(d["delimiter"]),
         "FixedLength": lambda d: FixedLength(d.get("length", 5)),
+        "UnicodeScripts": lambda d: UnicodeScripts(),
     })
 
 
 __all__ = ["BertPreTokenizer", "ByteLevel", "CharDelimiterSplit", "Digits", "FixedLength", "Metaspace", "Punctuation", "Sequence", "Split",
-           "Whitespace", "WhitespaceSplit", "from_dict"]
+           "UnicodeScripts", "Whitespace", "WhitespaceSplit", "from_dict"]
