@@ -28,7 +28,7 @@ def main() -> None:
     text = "".join(map(chr, code_points))
     suggested = {}  # code point -> regex's script id
     for sid in sorted(set(core.PROPERTIES["SCRIPT"][1].values())):
-        for m in regex.finditer(r"\p{Script=%s}" % _name(core, sid), text):
+        for m in regex.finditer(rf"\p{{Script={_name(core, sid)}}}", text):
             suggested[ord(m.group())] = sid
     members: list[str] = [""]  # class -> one code point of it (class 0: Any)
     by_suggestion: dict[int, int] = {}

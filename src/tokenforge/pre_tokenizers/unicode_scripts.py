@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 
 from tokenforge.normalizers.normalized_string import NormalizedString
 
@@ -50,7 +51,7 @@ class UnicodeScripts:
                 cuts.append(i)
             last = k
         cuts.append(len(ns.text))
-        return [ns.slice(a, b) for a, b in zip(cuts, cuts[1:])]
+        return [ns.slice(a, b) for a, b in itertools.pairwise(cuts)]
 
     def to_dict(self) -> dict:
         return {"type": "UnicodeScripts"}
