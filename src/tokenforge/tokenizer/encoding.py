@@ -2,7 +2,8 @@
 
 Offsets are character offsets into the input text (for pre-tokenized input, into each word).
 `word_ids` is the pre-tokenized piece each token came from (None for tokens a post-processor
-added); `overflowing` holds the windows truncation cut off.
+added); `overflowing` holds the windows truncation cut off.  The position queries
+(`char_to_token`, `word_to_tokens`, `token_to_chars`, ...) answer as tokenizers' do.
 
 Example:
     >>> e = Encoding([5, 6], ["a", "b"], [(0, 1), (1, 2)], [0, 1])
@@ -78,6 +79,69 @@ class Encoding:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    # ---- where tokens, words and characters are (tokenizers' Encoding methods of these names) ----
+
+    def set_sequence_id(self, sequence_id: int) -> None:
+        """Marks every token as of sequence `sequence_id`."""
+        self.sequence_ids = [sequence_id] * len(self.ids)
+
+    def _sequence_range(self, sequence_id: int) -> tuple[int, int]:
+        """The tokens [a, b) of one sequence; all of them when no token is of it (as tokenizers
+        for a sequence it was not given; for a pair's empty sequence it has an empty range)."""
+        seq = self.sequence_ids
+        first = next((i for i, s in enumerate(seq) if s == sequence_id), None)
+        if first is None:
+            return 0, len(seq)
+        last = max(i for i, s in enumerate(seq) if s == sequence_id)
+        return first, last + 1
+
+    def token_to_sequence(self, token_index: int) -> int | None:
+        """The sequence the token belongs to (None for a token a post-processor added)."""
+        # (tokenizers answers 0 for the index one past the end of a single text encoded with
+        # no post-processor; None here, as for every other.)
+        return self.sequence_ids[token_index] if 0 <= token_index < len(self.ids) else None
+
+    def token_to_chars(self, token_index: int) -> tuple[int, int] | None:
+        """The character offsets of the token, in the sequence that holds it."""
+        return None if self.token_to_sequence(token_index) is None else self.offsets[token_index]
+
+    def token_to_word(self, token_index: int) -> int | None:
+        """The word the token belongs to, in the sequence that holds it."""
+        return None if self.token_to_sequence(token_index) is None else self.word_ids[token_index]
+
+    def word_to_tokens(self, word_index: int, sequence_index: int = 0) -> tuple[int, int] | None:
+        """The tokens [start, end) of a word of one sequence, or None."""
+        a, b = self._sequence_range(sequence_index)
+        start = end = None
+        for i, w in enumerate(self.word_ids[a:b]):
+            if w is not None and w > word_index:
+                break  # (tokenizers stops at the first later word)
+            if w == word_index:
+                start = i if start is None else start
+                end = i + 1
+        return None if start is None else (a + start, a + end)
+
+    def word_to_chars(self, word_index: int, sequence_index: int = 0) -> tuple[int, int] | None:
+        """The character offsets of a word of one sequence, or None."""
+        span = self.word_to_tokens(word_index, sequence_index)
+        if span is None or span[1] == 0:
+            return None
+        return self.offsets[span[0]][0], self.offsets[span[1] - 1][1]
+
+    def char_to_token(self, char_pos: int, sequence_index: int = 0) -> int | None:
+        """The first token of one sequence whose offsets hold the character, or None."""
+        a, b = self._sequence_range(sequence_index)
+        for i in range(a, b):
+            start, end = self.offsets[i]
+            if start <= char_pos < end:
+                return i
+        return None
+
+    def char_to_word(self, char_pos: int, sequence_index: int = 0) -> int | None:
+        """The word of one sequence that holds the character, or None."""
+        token = self.char_to_token(char_pos, sequence_index)
+        return None if token is None else self.token_to_word(token)
 
     def __repr__(self) -> str:
         return f"Encoding(num_tokens={len(self.ids)}, overflowing={len(self.overflowing)})"
