@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import warnings
@@ -61,6 +62,19 @@ class Tokenizer:
                 self.added.set_normalizer(value)
 
     # ---- loading and writing ----
+
+    @classmethod
+    def from_buffer(cls, buffer: bytes) -> "Tokenizer":
+        """A tokenizer from the bytes of a tokenizer.json (UTF-8).
+
+        Raises:
+            ValueError: bytes that are not UTF-8, or what from_str raises.
+        """
+        try:
+            text = bytes(buffer).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ValueError(f"tokenizer.json bytes are not UTF-8 (byte {e.start})") from None
+        return cls.from_str(text)
 
     @classmethod
     def from_str(cls, json_str: str) -> "Tokenizer":
@@ -430,6 +444,22 @@ class Tokenizer:
             self._padding.pad([enc])
         return enc
 
+    def post_process(self, encoding: Encoding, pair: Encoding | None = None,
+                     add_special_tokens: bool = True) -> Encoding:
+        """Truncation, the post-processor and padding applied to Encodings of one sequence (and
+        a pair), as `encode` does after the model (tokenizers' method of this name). The
+        Encodings given are left as they are."""
+        a = encoding.copy()
+        b = pair.copy() if pair is not None else None
+        enc = self._post_process(a, b, add_special_tokens)
+        if self._padding is not None:
+            self._padding.pad([enc])
+        return enc
+
+    def num_special_tokens_to_add(self, is_pair: bool) -> int:
+        """How many tokens the post-processor adds to a single text (or a pair)."""
+        return self._added_tokens(True, is_pair)
+
     def _added_tokens(self, add_special_tokens: bool, is_pair: bool = False) -> int:
         """How many tokens the post-processor adds to a single text (or a pair)."""
         if self.post_processor is None or not add_special_tokens:
@@ -568,6 +598,23 @@ class Tokenizer:
 
     def decode_batch(self, sequences, skip_special_tokens: bool = True) -> list[str]:
         return [self.decode(s, skip_special_tokens) for s in sequences]
+
+    # ---- asyncio faces (tokenizers' async_* methods): the work runs on a worker thread ----
+
+    async def async_encode(self, sequence, pair=None, is_pretokenized: bool = False,
+                           add_special_tokens: bool = True) -> Encoding:
+        return await asyncio.to_thread(self.encode, sequence, pair, is_pretokenized, add_special_tokens)
+
+    async def async_encode_batch(self, inputs: list, is_pretokenized: bool = False,
+                                 add_special_tokens: bool = True) -> list[Encoding]:
+        return await asyncio.to_thread(self.encode_batch, inputs, is_pretokenized, add_special_tokens)
+
+    async def async_encode_batch_fast(self, inputs: list, is_pretokenized: bool = False,
+                                      add_special_tokens: bool = True) -> list[Encoding]:
+        return await asyncio.to_thread(self.encode_batch_fast, inputs, is_pretokenized, add_special_tokens)
+
+    async def async_decode_batch(self, sequences, skip_special_tokens: bool = True) -> list[str]:
+        return await asyncio.to_thread(self.decode_batch, sequences, skip_special_tokens)
 
 
 def _is_pair(x, is_pretokenized: bool) -> bool:
