@@ -120,3 +120,20 @@ def test_token_changed_after_adding():
     ours.add_tokens([b])
     a.special = b.special = True  # (tokenizers lets only `special` be set)
     _same_everywhere(ref, ours, ["a zq   b"])
+
+
+def test_lstrip_token_inside_taken_whitespace():
+    """A whitespace token with lstrip found inside the whitespace an rstrip token took would
+    start after its end: tokenizers panics ("AddedVocabulary bad split"), we raise ValueError;
+    where it does not, both give the overlapping spans."""
+    need_shared()
+    ref_tok, our_tok = _pair()
+    ref, ours = load_fresh("gpt2_tokenizer.json")
+    for t, tok in ((ref, ref_tok), (ours, our_tok)):
+        t.add_tokens([tok("XQ", rstrip=True), tok("  ", lstrip=True)])
+    for text in ["XQ   a", "XQ    b"]:
+        with pytest.raises(BaseException):  # noqa: B017 (a Rust panic: no narrower type)
+            ref.encode(text)
+        with pytest.raises(ValueError, match="bad split"):
+            ours.encode(text)
+    _same_everywhere(ref, ours, ["a XQ  XQ b", "XQ  b", "XQ \n\t x"])

@@ -195,6 +195,7 @@ class AddedVocabulary:
         """The span token i takes for its match text[start:stop] (lstrip/rstrip), or None when
         single_word turns it down; `done` is where the previous piece ended."""
         t = self.tokens[i]
+        at = start
         if t.single_word:
             if (start > 0 and _is_word_char(text[start - 1])) or (stop < len(text) and _is_word_char(text[stop])):
                 return None
@@ -206,6 +207,10 @@ class AddedVocabulary:
         if t.rstrip:
             while stop < len(text) and text[stop] in WHITE_SPACE:
                 stop += 1
+        if start > stop:
+            raise ValueError(f"added token {t.content!r} found at character {at} of the text searched lies inside "
+                             "whitespace an rstrip token before it took, and its lstrip would start it after its "
+                             "end: tokenizers panics there ('AddedVocabulary bad split')")
         return start, stop
 
     def find(self, text: str, normalized: bool) -> list[tuple[int | None, tuple[int, int]]]:
