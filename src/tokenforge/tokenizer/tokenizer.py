@@ -477,13 +477,14 @@ class Tokenizer:
         added = self._added_tokens(add_special_tokens)
         return enc.frame_size() == added and t.max_length > added and cut(t.max_length - added, t.stride, t.direction)
 
-    def encode_batch(self, inputs: list, is_pretokenized: bool = False, add_special_tokens: bool = True,
+    def encode_batch(self, input: list, is_pretokenized: bool = False, add_special_tokens: bool = True,  # noqa: A002
                      num_threads: int = 8) -> list[Encoding]:
         """Encodes many inputs (each a text or a (text, pair) tuple); padding spans the batch.
+        (`input` is tokenizers' name for the list.)
 
         Byte-level files on the native path encode the texts on native threads (GIL released).
         """
-        return self._encode_batch(list(inputs), is_pretokenized, add_special_tokens, num_threads)
+        return self._encode_batch(list(input), is_pretokenized, add_special_tokens, num_threads)
 
     def _encode_batch(self, inputs: list, is_pretokenized: bool, add_special_tokens: bool,
                       num_threads: int) -> list[Encoding]:
@@ -515,11 +516,11 @@ class Tokenizer:
             self._padding.pad(out)
         return out
 
-    def encode_batch_fast(self, inputs: list, is_pretokenized: bool = False, add_special_tokens: bool = True,
-                          num_threads: int = 8) -> list[Encoding]:
+    def encode_batch_fast(self, input: list, is_pretokenized: bool = False,  # noqa: A002
+                          add_special_tokens: bool = True, num_threads: int = 8) -> list[Encoding]:
         """As :meth:`encode_batch` without offsets, as `tokenizers`: tokens are empty strings,
         offsets (0, 0) and word ids None; ids, type ids and masks are the same."""
-        return self._encode_batch_fast(list(inputs), is_pretokenized, add_special_tokens, num_threads)
+        return self._encode_batch_fast(list(input), is_pretokenized, add_special_tokens, num_threads)
 
     def _encode_batch_fast(self, inputs: list, is_pretokenized: bool, add_special_tokens: bool,
                            num_threads: int) -> list[Encoding]:
@@ -605,13 +606,13 @@ class Tokenizer:
                            add_special_tokens: bool = True) -> Encoding:
         return await asyncio.to_thread(self.encode, sequence, pair, is_pretokenized, add_special_tokens)
 
-    async def async_encode_batch(self, inputs: list, is_pretokenized: bool = False,
+    async def async_encode_batch(self, input: list, is_pretokenized: bool = False,  # noqa: A002
                                  add_special_tokens: bool = True) -> list[Encoding]:
-        return await asyncio.to_thread(self.encode_batch, inputs, is_pretokenized, add_special_tokens)
+        return await asyncio.to_thread(self.encode_batch, input, is_pretokenized, add_special_tokens)
 
-    async def async_encode_batch_fast(self, inputs: list, is_pretokenized: bool = False,
+    async def async_encode_batch_fast(self, input: list, is_pretokenized: bool = False,  # noqa: A002
                                       add_special_tokens: bool = True) -> list[Encoding]:
-        return await asyncio.to_thread(self.encode_batch_fast, inputs, is_pretokenized, add_special_tokens)
+        return await asyncio.to_thread(self.encode_batch_fast, input, is_pretokenized, add_special_tokens)
 
     async def async_decode_batch(self, sequences, skip_special_tokens: bool = True) -> list[str]:
         return await asyncio.to_thread(self.decode_batch, sequences, skip_special_tokens)
