@@ -151,19 +151,68 @@ def disputed_ranges(source: str) -> tuple[tuple[int, int], ...] | None:
     return tuple((int(a), int(b) - 1) for a, b in zip(edges[::2], edges[1::2]))
 
 
+def ruby_syntax(source: str) -> str:
+    r"""`source` read as Oniguruma's Ruby syntax (what `tokenizers` compiles with), written for
+    Python's engines, which must compile it with MULTILINE: in Ruby `^` and `$` always match at
+    line breaks (`^` not after a newline that ends the text), `(?m)` is what Python calls `(?s)`
+    (a dot matches a newline), `\Z` may stop before a final newline and `\z` is the very end
+    (Python's `\Z`).
+
+    >>> ruby_syntax(r"(?m:.)\Z")
+    '(?s:.)(?=\\n?\\Z)'
+    """
+    out: list[str] = []
+    i, n, depth = 0, len(source), 0
+    while i < n:
+        ch = source[i]
+        if ch == "\\" and i + 1 < n:
+            nxt = source[i + 1]
+            out.append("\\Z" if nxt == "z" and not depth else "(?=\\n?\\Z)" if nxt == "Z" and not depth
+                       else source[i:i + 2])
+            i += 2
+            continue
+        if ch == "[":
+            depth += 1
+            j = i + 1
+            if source.startswith("^", j):
+                j += 1
+            if source.startswith("]", j):  # a literal ] first in a class
+                j += 1
+            out.append(source[i:j])
+            i = j
+            continue
+        if ch == "]" and depth:
+            depth -= 1
+        elif ch == "^" and not depth:  # a line's start, but not after a newline that ends the text
+            out.append("(?:\\A|(?<=\\n)(?!\\Z))")
+            i += 1
+            continue
+        elif ch == "(" and not depth and source.startswith("(?", i):
+            j = i + 2
+            while j < n and source[j] in "imx-":
+                j += 1
+            if j > i + 2 and j < n and source[j] in ":)":
+                out.append("(?" + source[i + 2:j].replace("m", "s"))
+                i = j
+                continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
 @functools.lru_cache(maxsize=256)
 def _compile(kind: str, source: str):
     if kind == "String":
         return regex.compile(regex.escape(source))
-    written = onig_source(source)
+    written = onig_source(ruby_syntax(source))
     try:
         # The standard library's `re` matches the written-out classes as a bitmap, several
         # times faster than the `regex` module does; `regex` takes what `re` cannot read.
-        return re.compile(written)
+        return re.compile(written, re.MULTILINE)
     except (re.error, ValueError, OverflowError, RecursionError):
         pass
     try:
-        return regex.compile(written, regex.V0)
+        return regex.compile(written, regex.V0 | regex.MULTILINE)
     except regex.error as e:
         raise ValueError(f"invalid regex {source!r}: {e}") from None
 

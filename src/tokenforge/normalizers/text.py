@@ -58,7 +58,8 @@ class Replace:
         self._re = compile_pattern(pattern)
 
     def normalize(self, ns: NormalizedString) -> None:
-        matches = [m.span() for m in self._re.finditer(ns.text) if m.end() > m.start()]
+        # an empty match (`^`, `$`) takes `content` too, as in tokenizers (an empty text: none)
+        matches = [m.span() for m in self._re.finditer(ns.text)] if ns.text else []
         if matches:
             replace_matches(ns, matches, self.content)
 

@@ -2,14 +2,16 @@
 
 `TemplateProcessing` (`$A`/`$B` and special tokens with type ids), `BertProcessing`,
 `RobertaProcessing`, `ByteLevel` (trims spaces out of offsets) and `Sequence`.  Each has
-`process(encodings, add_special_tokens) -> encodings` (one per input sequence) and
-`added_tokens(is_pair)`; the tokenizer then joins the encodings.
+`process(encodings, add_special_tokens) -> encodings` and `added_tokens(is_pair)`; the
+tokenizer then joins the encodings.  As in tokenizers, Bert and Roberta give one encoding per
+sequence, framed; TemplateProcessing gives its pieces one by one (what a processor after it in a
+Sequence sees).
 
 Example:
     >>> from tokenforge.tokenizer.encoding import Encoding
     >>> p = from_dict({"type": "BertProcessing", "sep": ["[SEP]", 102], "cls": ["[CLS]", 101]})
     >>> [e.ids for e in p.process([Encoding([7], ["x"], [(0, 1)], [0])], True)]
-    [[101], [7], [102]]
+    [[101, 7, 102]]
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ def fast_regexes(splits: list):
 
     import regex
 
-    from tokenforge.normalizers.pattern import disputed_ranges, ranges_text
+    from tokenforge.normalizers.pattern import disputed_ranges, ranges_text, ruby_syntax
 
     disputed: set[tuple[int, int]] = set()
     for sp in splits:
@@ -64,7 +64,7 @@ def fast_regexes(splits: list):
             return None
         disputed.update(ranges)
     try:
-        compiled = [regex.compile(sp.pattern["Regex"]) for sp in splits]
+        compiled = [regex.compile(ruby_syntax(sp.pattern["Regex"]), regex.MULTILINE) for sp in splits]
     except regex.error:
         return None
     guard = re.compile("[" + ranges_text(sorted(disputed)) + "]") if disputed else re.compile("(?!)")

@@ -75,9 +75,5 @@ def encode_sequence(text: str, normalizer, pre_tokenizer, model, added: AddedVoc
                 offsets.append(piece.original_span(a, b))
                 words.append(w if word_index is None else word_index)
             w += 1
-    if offsets and text:
-        # tokenizers turns byte offsets into character offsets with a table that reads the
-        # empty span (0, 0) as the first character: kept for identical offsets.
-        offsets = [(0, 1) if o == (0, 0) else o for o in offsets]
     n = len(ids)
     return Encoding(ids, tokens, offsets, words, [type_id] * n)

@@ -25,7 +25,7 @@ def test_malformed_json():
 
 
 @pytest.mark.parametrize("field,obj", [
-    ("normalizer", {"type": "Nope"}), ("pre_tokenizer", {"type": "UnicodeScripts"}),
+    ("normalizer", {"type": "Nope"}), ("pre_tokenizer", {"type": "Nowhere"}),
     ("post_processor", {"type": "Mystery"}), ("decoder", {"type": "Bogus"}), ("model", {"type": "Rainbow"}),
 ])
 def test_unknown_component_is_named(field, obj):
