@@ -72,5 +72,5 @@ def from_dict(d: dict | None):
     })
 
 
-__all__ = ["BertPreTokenizer", "ByteLevel", "CharDelimiterSplit", "Digits", "FixedLength", "Metaspace", "Punctuation", "Sequence", "Split",
-           "UnicodeScripts", "Whitespace", "WhitespaceSplit", "from_dict"]
+__all__ = ["BertPreTokenizer", "ByteLevel", "CharDelimiterSplit", "Digits", "FixedLength", "Metaspace", "Punctuation",
+           "Sequence", "Split", "UnicodeScripts", "Whitespace", "WhitespaceSplit", "from_dict"]

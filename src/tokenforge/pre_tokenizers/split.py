@@ -2,7 +2,8 @@
 
 `Removed` drops the matches, `Isolated` keeps each as its own piece, `MergedWithPrevious` /
 `MergedWithNext` glue each to the piece before / after it, `Contiguous` joins adjacent matches
-into one piece (and, with `invert`, adjacent stretches between them, as tokenizers does).  `invert` swaps matches and the text between them.  Empty pieces are dropped.
+into one piece (and, with `invert`, adjacent stretches between them, as tokenizers does).
+`invert` swaps matches and the text between them.  Empty pieces are dropped.
 
 Example:
     >>> from tokenforge.normalizers.normalized_string import NormalizedString

@@ -168,11 +168,8 @@ def _framed(encodings: list[Encoding], cls_tok, sep_tok, sep_type: int, pair_hea
             tail = Encoding.special([sid], [sp], 0 if first or all_zero else sep_type)
             return merge([*head, w, tail])
 
-        windows = [frame(w.copy()) for w in e.overflowing]
-        e = e.copy()
-        e.overflowing = []
-        framed = frame(e)
-        framed.overflowing = windows
+        framed = frame(e.slice(0, len(e.ids)))  # (slices: copies of the lists, not of the windows)
+        framed.overflowing = [frame(w.slice(0, len(w.ids))) for w in e.overflowing]
         out.append(framed)
     return out
 

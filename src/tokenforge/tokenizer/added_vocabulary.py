@@ -174,10 +174,7 @@ class AddedVocabulary:
             for i, t in self.tokens.items():
                 if bool(t.normalized) != normalized:
                     continue
-                key = t.content
-                if normalized and self._normalizer is not None:
-                    key = self._normalizer.normalize_str(key)
-                keys.setdefault(key, i)
+                keys.setdefault(self.content_of(i) if normalized else t.content, i)  # (the form kept at add)
             empty = keys.pop("", None)
             if keys:
                 alts = sorted(keys, key=lambda k: (-len(k), k))

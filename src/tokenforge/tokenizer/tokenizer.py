@@ -276,11 +276,9 @@ class Tokenizer:
     def add_special_tokens(self, tokens: list) -> int:
         """Adds tokens as special ones: an AddedToken given is marked special (the caller's
         object too, as in tokenizers), so a `normalized` left unset becomes False."""
-        toks = []
-        for t in tokens:
-            if isinstance(t, AddedToken):
-                t.special = True
-            toks.append(t if isinstance(t, AddedToken) else AddedToken(t, special=True))
+        toks = [t if isinstance(t, AddedToken) else AddedToken(t, special=True) for t in tokens]
+        for t in toks:
+            t.special = True
         self._native_checked = False
         return self.added.add(toks, self.model)
 
@@ -584,15 +582,12 @@ class Tokenizer:
         for i in ids:
             if i in self.added.tokens:
                 s = self.added.content_of(i)
-                if not (skip_special_tokens and self.added.is_special(s)):
-                    toks.append(s)
-                continue
-            s = self.model.id_to_token(i) if isinstance(i, int) and i >= 0 else None
-            if s is None:
-                raise ValueError(f"decode: id {i!r} is not in the vocabulary (size {self.get_vocab_size()})")
-            if skip_special_tokens and self.added.is_special(s):
-                continue
-            toks.append(s)
+            else:
+                s = self.model.id_to_token(i) if isinstance(i, int) and i >= 0 else None
+                if s is None:
+                    raise ValueError(f"decode: id {i!r} is not in the vocabulary (size {self.get_vocab_size()})")
+            if not (skip_special_tokens and self.added.is_special(s)):
+                toks.append(s)
         if self.decoder is not None:
             return self.decoder.decode(toks)
         return " ".join(toks)
