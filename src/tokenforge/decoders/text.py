@@ -143,10 +143,11 @@ class Fuse(_Decoder):
 
 
 class Strip(_Decoder):
-    """Removes up to `start` leading and `stop` trailing `content` characters of each token."""
+    """Removes up to `left` leading and `right` trailing `content` characters of each token
+    (tokenizers' argument names; the file names them `start` and `stop`, as these attributes)."""
 
-    def __init__(self, content: str = " ", start: int = 0, stop: int = 0) -> None:
-        self.content, self.start, self.stop = content, start, stop
+    def __init__(self, content: str = " ", left: int = 0, right: int = 0) -> None:
+        self.content, self.start, self.stop = content, left, right
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         out = []

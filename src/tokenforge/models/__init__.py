@@ -54,7 +54,9 @@ def from_dict(d: dict):
             return WordPiece(_vocab(d), d.get("unk_token", "[UNK]"), d.get("continuing_subword_prefix", "##"),
                              d.get("max_input_chars_per_word", 100))
         if kind == "WordLevel":
-            return WordLevel(_vocab(d), d.get("unk_token"))
+            if "unk_token" not in d:  # tokenizers refuses the file too
+                raise ValueError("WordLevel model: missing field unk_token")
+            return WordLevel(_vocab(d), d["unk_token"])
         if kind == "Unigram":
             v = d.get("vocab")
             if not isinstance(v, list) or not all(isinstance(e, list) and len(e) == 2 for e in v):

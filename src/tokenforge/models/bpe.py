@@ -5,8 +5,9 @@ A word (one pre-tokenized piece) starts as its characters, each looked up in the
 character not in the vocab becomes its `<0xXX>` byte tokens (`byte_fallback`) or the unknown
 token (consecutive ones fused with `fuse_unk`) or, with no unknown token, is dropped.  Then the
 adjacent pair with the lowest merge rank, leftmost first, is merged until none is left.  With
-`ignore_merges` a word that is itself in the vocab is that token.  `dropout` is accepted and
-written back but not applied (encoding is deterministic here).
+`ignore_merges` a word that is itself in the vocab is that token.  With `dropout` p (BPE-dropout,
+Provilkov et al. 2020) each merge is skipped with probability p, as `tokenizers` does: a word is
+then merged anew each time (no cache, no `ignore_merges`) and its tokens vary between calls.
 
 Example:
     >>> bpe = BPE({"a": 0, "b": 1, "ab": 2}, [("a", "b")])
@@ -19,9 +20,12 @@ from __future__ import annotations
 import functools
 import heapq
 import operator
+import os
+import random
 from array import array
 
 from tokenforge import _native
+from tokenforge.models import files
 from tokenforge.models.vocab_model import VocabModel
 
 
@@ -56,16 +60,27 @@ def _byte_token(b: int) -> str:
 class BPE(VocabModel):
     """Byte-pair encoding over a vocab and an ordered merge list (module docstring)."""
 
-    def __init__(self, vocab: dict[str, int], merges: list, *, unk_token: str | None = None,
+    def __init__(self, vocab: dict[str, int] | str | os.PathLike[str] | None = None,
+                 merges: list | str | os.PathLike[str] | None = None, *, cache_capacity: int | None = None,
+                 dropout: float | None = None, unk_token: str | None = None,
                  continuing_subword_prefix: str | None = None, end_of_word_suffix: str | None = None,
-                 fuse_unk: bool = False, byte_fallback: bool = False, ignore_merges: bool = False,
-                 dropout: float | None = None) -> None:
+                 fuse_unk: bool = False, byte_fallback: bool = False, ignore_merges: bool = False) -> None:
+        if (vocab is None) != (merges is None):
+            raise ValueError("BPE: `vocab` and `merges` must be both specified")
+        if isinstance(vocab, (str, os.PathLike)) or isinstance(merges, (str, os.PathLike)):
+            if not (isinstance(vocab, (str, os.PathLike)) and isinstance(merges, (str, os.PathLike))):
+                raise ValueError("BPE: `vocab` and `merges` must be both be from memory or both filenames")
+            vocab, merges = files.read_bpe(vocab, merges)
+        vocab, merges = ({}, []) if vocab is None else (vocab, merges)
+        if dropout is not None and not (isinstance(dropout, (int, float)) and 0.0 <= dropout <= 1.0):
+            raise ValueError(f"BPE: dropout must be a probability in [0, 1], got {dropout!r}")
         super().__init__(vocab)
         self.unk_token = unk_token
         self.continuing_subword_prefix = continuing_subword_prefix
         self.end_of_word_suffix = end_of_word_suffix
         self.fuse_unk, self.byte_fallback, self.ignore_merges = fuse_unk, byte_fallback, ignore_merges
         self.dropout = dropout
+        self.cache_capacity = cache_capacity  # accepted as tokenizers does; the word cache is bounded by itself
         plen = len(continuing_subword_prefix or "")
         vocab = self.vocab
         found = _native.bpe_merge_ids(vocab, merges, plen) if type(merges) is list else None
@@ -141,11 +156,15 @@ class BPE(VocabModel):
             syms.append(unk)
         return syms
 
-    def _merge(self, syms: list[list[int]]) -> list[list[int]]:
+    def _merge(self, syms: list[list[int]], dropout: float = 0.0) -> list[list[int]]:
         """Merges the lowest-ranked adjacent pair, leftmost first, until none is left: a heap of
         candidate pairs over a linked list of symbols, O(n log n) (a word can be a whole text
         when there is no pre-tokenizer).  An entry is stale once either side has changed: a
-        symbol only grows, so its id then differs from the one the entry recorded."""
+        symbol only grows, so its id then differs from the one the entry recorded.
+
+        With `dropout` (BPE-dropout, as tokenizers applies it): each entry popped is set aside
+        with that probability instead of merged; the entries set aside go back on the heap
+        at the next merge, so at 1.0 nothing merges."""
         n = len(syms)
         if n < 2:
             return syms
@@ -161,8 +180,18 @@ class BPE(VocabModel):
                 heap.append((r[0], i, ids[i], ids[i + 1], r[1]))
         heapq.heapify(heap)
         alive = [True] * n
+        skipped: list = []
+        draw = random.random
         while heap:
-            _, i, a, b, new = heapq.heappop(heap)
+            top = heapq.heappop(heap)
+            if dropout and draw() < dropout:
+                skipped.append(top)
+                continue
+            if skipped:
+                for entry in skipped:
+                    heapq.heappush(heap, entry)
+                skipped.clear()
+            _, i, a, b, new = top
             j = nxt[i]
             if not alive[i] or j >= n or ids[i] != a or ids[j] != b:
                 continue
@@ -181,26 +210,43 @@ class BPE(VocabModel):
 
     def tokenize(self, word: str) -> list[tuple[int, str, tuple[int, int]]]:
         """(id, token, (start, end)) per token; offsets are characters of `word`."""
+        if self.dropout:  # as tokenizers: merged anew each time, no cache, no ignore_merges
+            return self._tokens(word, self._merge(self._symbols(word), self.dropout))
         cached = self._cache.get(word)
         if cached is not None:
             return cached
         if self.ignore_merges and word in self.vocab:
             out = [(self.vocab[word], word, (0, len(word)))]
         else:
-            syms = self._merge(self._symbols(word))
-            out = []
-            if word.isascii():
-                pos = 0
-                for tid, n in syms:
-                    out.append((tid, self.vocab_r[tid], (pos, pos + n)))
-                    pos += n
-            else:
-                char_of = [i for i, c in enumerate(word) for _ in c.encode("utf-8", "surrogatepass")]
-                pos = 0
-                for tid, n in syms:
-                    out.append((tid, self.vocab_r[tid], (char_of[pos], char_of[pos + n - 1] + 1)))
-                    pos += n
+            out = self._tokens(word, self._merge(self._symbols(word)))
         return self.remember(word, out)
+
+    def _tokens(self, word: str, syms: list[list[int]]) -> list[tuple[int, str, tuple[int, int]]]:
+        """(id, token, (start, end)) of merged symbols [id, byte length] of `word`."""
+        out = []
+        if word.isascii():
+            pos = 0
+            for tid, n in syms:
+                out.append((tid, self.vocab_r[tid], (pos, pos + n)))
+                pos += n
+        else:
+            char_of = [i for i, c in enumerate(word) for _ in c.encode("utf-8", "surrogatepass")]
+            pos = 0
+            for tid, n in syms:
+                out.append((tid, self.vocab_r[tid], (char_of[pos], char_of[pos + n - 1] + 1)))
+                pos += n
+        return out
+
+    @staticmethod
+    def read_file(vocab: str | os.PathLike[str], merges: str | os.PathLike[str]) -> tuple[dict[str, int], list]:
+        """(vocab, merges) read from a vocab.json and a merges.txt (models/files.py)."""
+        return files.read_bpe(vocab, merges)
+
+    @classmethod
+    def from_file(cls, vocab: str | os.PathLike[str], merges: str | os.PathLike[str], **kwargs) -> BPE:
+        """The model of a vocab.json and a merges.txt, with BPE's keyword options."""
+        return cls(*files.read_bpe(vocab, merges), **kwargs)
+
 
     def to_dict(self) -> dict:
         return {"type": "BPE", "dropout": self.dropout, "unk_token": self.unk_token,

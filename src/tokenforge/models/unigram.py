@@ -4,7 +4,9 @@ Positions advance a character at a time; every vocab piece starting there is a c
 (score = path score + piece score, a later candidate wins only if strictly better); where no
 single-character piece exists, the unknown id covers the character at (lowest score - 10).
 Adjacent unknown pieces are fused.  Tokens carry their surface text (an unknown one too),
-as `tokenizers` reports them.
+as `tokenizers` reports them.  With `alpha` (and `nbest_size`), as a `tokenizers.models.Unigram`
+built in Python with them, each word is a segmentation drawn at random instead
+(models/unigram_sampling.py); like tokenizers, a tokenizer.json does not hold these two.
 
 Example:
     >>> u = Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -1.0), ("ab", -1.5)], unk_id=0)
@@ -14,15 +16,24 @@ Example:
 
 from __future__ import annotations
 
-from tokenforge.models.vocab_model import VocabModel
+import random
 
-_UNK_PENALTY = 10.0
+from tokenforge.models import unigram_sampling as sampling
+from tokenforge.models.vocab_model import VocabModel
 
 
 class Unigram(VocabModel):
     """The Unigram model (module docstring)."""
 
-    def __init__(self, vocab: list, unk_id: int | None = None, byte_fallback: bool = False) -> None:
+    def __init__(self, vocab: list | None = None, unk_id: int | None = None, byte_fallback: bool | None = False,
+                 alpha: float | None = None, nbest_size: int | None = None) -> None:
+        if vocab is None:  # tokenizers' empty model: the unknown piece alone
+            vocab, unk_id = [("<unk>", 0.0)], 0
+        if nbest_size is not None and (isinstance(nbest_size, bool) or not isinstance(nbest_size, int)
+                                       or nbest_size < 0):
+            raise ValueError(f"Unigram: nbest_size must be a non-negative integer, got {nbest_size!r}")
+        self.alpha, self.nbest_size = alpha, nbest_size
+        byte_fallback = bool(byte_fallback)
         self.pieces = [(str(p), float(s)) for p, s in vocab]
         first: dict[str, int] = {}
         for i, (p, _) in enumerate(self.pieces):
@@ -39,7 +50,7 @@ class Unigram(VocabModel):
         score = [0.0] * (n + 1)
         back: list[tuple[int, int] | None] = [None] * (n + 1)  # end -> (start, id)
         vocab, pieces = self.vocab, self.pieces
-        unk_score = self.min_score - _UNK_PENALTY
+        unk_score = self.min_score - sampling.UNK_PENALTY
         for i in range(n):
             if i and back[i] is None:
                 continue
@@ -78,13 +89,32 @@ class Unigram(VocabModel):
         out.reverse()
         return out
 
+    def _sampled(self, word: str) -> list[str]:
+        """A segmentation drawn with `alpha` (and `nbest_size`), unknown pieces fused
+        (models/unigram_sampling.py)."""
+        into = sampling.lattice(word, self.vocab, self.pieces, self.max_len, self.unk_id, self.min_score)
+        if self.nbest_size:
+            path = sampling.sample_nbest(into, self.nbest_size, self.alpha, random)
+        else:
+            path = sampling.sample(into, self.alpha, random)
+        out: list[str] = []
+        unk = False
+        for a, b, tid in path:
+            if tid == self.unk_id and unk:
+                out[-1] += word[a:b]
+            else:
+                out.append(word[a:b])
+            unk = tid == self.unk_id
+        return out
+
     def tokenize(self, word: str) -> list[tuple[int, str, tuple[int, int]]]:
         """(id, token, (start, end)) per piece; offsets are characters of `word`."""
-        cached = self._cache.get(word)
+        sampled = bool(self.alpha)  # subword regularization: a new draw each time, no cache
+        cached = None if sampled else self._cache.get(word)
         if cached is not None:
             return cached
         out, pos = [], 0
-        for s in self._segment(word):
+        for s in (self._sampled(word) if sampled else self._segment(word)):
             end = pos + len(s)
             tid = self.vocab.get(s)
             if tid is None:
@@ -97,7 +127,7 @@ class Unigram(VocabModel):
                 tid = self.unk_id
             out.append((tid, s, (pos, end)))
             pos = end
-        return self.remember(word, out)
+        return out if sampled else self.remember(word, out)
 
     def token_to_id(self, token: str) -> int | None:
         return self.vocab.get(token)

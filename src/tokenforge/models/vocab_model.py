@@ -8,6 +8,10 @@ Example:
 
 from __future__ import annotations
 
+import os
+
+from tokenforge.models import files
+
 _CACHE_WORDS = 100_000  # words kept per model; a word past that is tokenized each time
 
 
@@ -30,3 +34,8 @@ class VocabModel:
 
     def id_to_token(self, i: int) -> str | None:
         return self.vocab_r.get(i)
+
+    def save(self, folder: str | os.PathLike[str], prefix: str | None = None) -> list[str]:
+        """Writes the model's files into `folder`, as tokenizers' `Model.save` names and lays
+        them out (models/files.py), atomically; returns their paths."""
+        return files.save(self, folder, prefix)

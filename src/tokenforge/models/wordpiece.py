@@ -11,15 +11,20 @@ Example:
 
 from __future__ import annotations
 
+import os
+
+from tokenforge.models import files
 from tokenforge.models.vocab_model import VocabModel
 
 
 class WordPiece(VocabModel):
     """The WordPiece model (module docstring)."""
 
-    def __init__(self, vocab: dict[str, int], unk_token: str = "[UNK]", continuing_subword_prefix: str = "##",
-                 max_input_chars_per_word: int = 100) -> None:
-        super().__init__(vocab)
+    def __init__(self, vocab: dict[str, int] | str | os.PathLike[str] | None = None, unk_token: str = "[UNK]",
+                 continuing_subword_prefix: str = "##", max_input_chars_per_word: int = 100) -> None:
+        if isinstance(vocab, (str, os.PathLike)):
+            vocab = files.read_wordpiece(vocab)
+        super().__init__({} if vocab is None else vocab)
         self.unk_token, self.continuing_subword_prefix = unk_token, continuing_subword_prefix
         self.max_input_chars_per_word = max_input_chars_per_word
         # No piece longer than the longest token can match: the inner loop starts there, so a
@@ -57,6 +62,17 @@ class WordPiece(VocabModel):
             start = end
         return self.remember(word, out)
 
+    @staticmethod
+    def read_file(vocab: str | os.PathLike[str]) -> dict[str, int]:
+        """token -> id read from a vocab.txt (models/files.py)."""
+        return files.read_wordpiece(vocab)
+
+    @classmethod
+    def from_file(cls, vocab: str | os.PathLike[str], **kwargs) -> WordPiece:
+        """The model of a vocab.txt, with WordPiece's keyword options."""
+        return cls(files.read_wordpiece(vocab), **kwargs)
+
+
     def to_dict(self) -> dict:
         return {"type": "WordPiece", "unk_token": self.unk_token,
                 "continuing_subword_prefix": self.continuing_subword_prefix,
@@ -71,9 +87,23 @@ class WordLevel(VocabModel):
         [(1, '[UNK]', (0, 2))]
     """
 
-    def __init__(self, vocab: dict[str, int], unk_token: str | None = None) -> None:
-        super().__init__(vocab)
-        self.unk_token = unk_token
+    def __init__(self, vocab: dict[str, int] | str | os.PathLike[str] | None = None,
+                 unk_token: str | None = None) -> None:
+        if isinstance(vocab, (str, os.PathLike)):
+            vocab = files.read_wordlevel(vocab)
+        super().__init__({} if vocab is None else vocab)
+        self.unk_token = "<unk>" if unk_token is None else unk_token  # tokenizers' default
+
+    @staticmethod
+    def read_file(vocab: str | os.PathLike[str]) -> dict[str, int]:
+        """token -> id read from a vocab.json (models/files.py)."""
+        return files.read_wordlevel(vocab)
+
+    @classmethod
+    def from_file(cls, vocab: str | os.PathLike[str], unk_token: str | None = None) -> WordLevel:
+        """The model of a vocab.json."""
+        return cls(files.read_wordlevel(vocab), unk_token)
+
 
     def tokenize(self, word: str) -> list[tuple[int, str, tuple[int, int]]]:
         tid = self.vocab.get(word)

@@ -46,6 +46,12 @@ class ByteLevel:
         self.trim_offsets = trim_offsets
         self.use_regex = use_regex
 
+    @staticmethod
+    def alphabet() -> list[str]:
+        """The 256 characters that stand for the bytes, in byte order (tokenizers returns
+        the same characters in no fixed order; a BPE trainer's initial alphabet)."""
+        return [BYTE_CHARS[b] for b in range(256)]
+
     def split(self, ns: NormalizedString) -> list[NormalizedString]:
         if self.add_prefix_space and not ns.text.startswith(" "):
             if ns.text:

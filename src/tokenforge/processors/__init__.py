@@ -21,6 +21,7 @@ import functools
 from tokenforge._component import build
 from tokenforge.normalizers.bert import WHITE_SPACE
 from tokenforge.pre_tokenizers.byte_level import BYTE_CHARS
+from tokenforge.processors import template_text
 from tokenforge.tokenizer.encoding import Encoding
 
 _SPACE_CHAR = BYTE_CHARS[32]
@@ -83,7 +84,25 @@ class ByteLevel:
 class TemplateProcessing:
     """Lays out `$A` / `$B` and special tokens by the single and pair templates."""
 
-    def __init__(self, single: list, pair: list, special_tokens: dict) -> None:
+    def __init__(self, single: str | list | None = None, pair: str | list | None = None,
+                 special_tokens: list | dict | None = None) -> None:
+        """Templates as strs ("[CLS] $A [SEP]"), lists of piece strs or of the file's piece
+        objects; special tokens as (token, id) pairs, dicts, or the file's dict by name
+        (processors/template_text.py).  Without a template, tokenizers' defaults: `$A`, and
+        `$A $B:1`.
+
+        Raises:
+            ValueError: a piece that cannot be read, a pair template without both sequences,
+                a special token used but not defined.
+            TypeError: a template or special token of another type.
+        """
+        python_form = not (isinstance(special_tokens, dict) and isinstance(single, list) and isinstance(pair, list))
+        special_tokens = template_text.parse_special_tokens(special_tokens)
+        single_t = template_text.default_single() if single is None else template_text.parse_template(single, "single")
+        pair_t = template_text.default_pair() if pair is None else template_text.parse_template(pair, "pair")
+        if python_form:
+            template_text.check_pieces(single_t, pair_t, pair is not None, special_tokens)
+        single, pair = single_t, pair_t
         self.single, self.pair, self.special_tokens = single, pair, special_tokens
         for piece in list(single) + list(pair):
             kind, v = self._piece(piece)
@@ -181,8 +200,8 @@ class BertProcessing(TemplateProcessing):
     encoding on its own, as tokenizers does, which a Sequence of processors can tell apart.
     """
 
-    def __init__(self, sep: tuple[str, int], cls: tuple[str, int]) -> None:
-        self.sep, self.cls = tuple(sep), tuple(cls)
+    def __init__(self, sep: tuple[str, int], cls_token: tuple[str, int]) -> None:
+        self.sep, self.cls = tuple(sep), tuple(cls_token)
         t = _template(self.cls, self.sep, False, 1)
         super().__init__(t.single, t.pair, t.special_tokens)
 
@@ -198,9 +217,9 @@ class BertProcessing(TemplateProcessing):
 class RobertaProcessing(TemplateProcessing):
     """`<s> A </s>` and `<s> A </s></s> B </s>` (type ids 0), offsets trimmed as ByteLevel."""
 
-    def __init__(self, sep: tuple[str, int], cls: tuple[str, int], trim_offsets: bool = True,
+    def __init__(self, sep: tuple[str, int], cls_token: tuple[str, int], trim_offsets: bool = True,
                  add_prefix_space: bool = True) -> None:
-        self.sep, self.cls = tuple(sep), tuple(cls)
+        self.sep, self.cls = tuple(sep), tuple(cls_token)
         self.trim_offsets, self.add_prefix_space = trim_offsets, add_prefix_space
         t = _template(self.cls, self.sep, True, 0)
         super().__init__(t.single, t.pair, t.special_tokens)

@@ -2,7 +2,7 @@
 
 Example:
     >>> from tokenforge.tokenizer import Tokenizer
-    >>> Tokenizer.from_str('{"model": {"type": "WordLevel", "vocab": {"a": 0}}}').get_vocab_size()
+    >>> Tokenizer.from_str('{"model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"}}').get_vocab_size()
     1
 """
 

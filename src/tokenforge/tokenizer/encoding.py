@@ -165,6 +165,16 @@ class Encoding:
         Encoding are replaced, not extended)."""
         _join_into(self, self._frozen(), pair._frozen())
 
+    @staticmethod
+    def merge(encodings, growing_offsets: bool = True) -> "Encoding":
+        """The encodings joined into one, as tokenizers' static `Encoding.merge`: each appended
+        in turn with its overflowing windows crossed as in `merge_with`; with growing_offsets,
+        each one's offsets are moved past the end offset of what it is appended to."""
+        out = Encoding([], [], [], [])
+        for e in encodings:
+            out = _merged(out, e, growing_offsets)
+        return out
+
     def _frozen(self) -> "Encoding":
         """An Encoding holding this one's lists and overflowing windows as they are now (not
         copies): for merges made later, which only read them."""
@@ -265,6 +275,21 @@ def _joined(x: Encoding, y: Encoding) -> Encoding:
     """x.copy().merge_with(y.copy()) without the copies."""
     e = Encoding.__new__(Encoding)  # no __init__: its lists are set by _join_into
     _join_into(e, x, y)
+    return e
+
+
+def _merged(x: Encoding, y: Encoding, growing_offsets: bool) -> Encoding:
+    """x with y appended, windows crossed as `merge_with` crosses them (Encoding.merge)."""
+    windows = []
+    for mine in x.overflowing:
+        windows.append(_merged(mine, y, growing_offsets))
+        windows.extend(_merged(mine, theirs, growing_offsets) for theirs in y.overflowing)
+    windows.extend(_merged(x, theirs, growing_offsets) for theirs in y.overflowing)
+    shift = x.offsets[-1][1] if growing_offsets and x.offsets else 0
+    e = Encoding(*(a + b for a, b in zip(x._fields(), y._fields())))
+    if shift:
+        e.offsets = x.offsets + [(a + shift, b + shift) for a, b in y.offsets]
+    e.overflowing = windows
     return e
 
 

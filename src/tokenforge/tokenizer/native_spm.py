@@ -13,7 +13,7 @@ A file takes it when its pipeline is exactly:
 * model: ``BPE`` without dropout, ``continuing_subword_prefix``, ``end_of_word_suffix`` or
   ``ignore_merges``, whose characters are never dropped: an unknown token in the vocab, or
   ``byte_fallback`` with a ``<0xXX>`` token for each byte a character without a token needs;
-  or ``Unigram`` with an ``unk_id`` and no ``byte_fallback``;
+  or ``Unigram`` with an ``unk_id`` and no ``byte_fallback`` or sampling (``alpha``);
 * added tokens: all matched in the raw text (``normalized: false``), none with ``lstrip``,
   ``rstrip`` or ``single_word``, each spelled as its vocab entry when it has one.
 
@@ -91,7 +91,7 @@ def _marking(tok) -> dict | None:
 def _model_args(model) -> dict | None:
     """The engine's model arguments for a BPE or Unigram model it runs, or None."""
     if type(model) is Unigram:
-        if model.unk_id is None or model.byte_fallback:
+        if model.unk_id is None or model.byte_fallback or model.alpha:
             return None
         return {"vocab": [], "merges": b"", "unk_id": model.unk_id, "fuse_unk": True, "byte_fallback": False,
                 "unigram": model.pieces, "is_unigram": True}
