@@ -28,6 +28,7 @@ import warnings
 from tokenforge import decoders, models, normalizers, pre_tokenizers, processors
 from tokenforge._gc import paused as gc_paused
 from tokenforge._files import read_utf8, write_atomic
+from tokenforge.tokenizer import training
 from tokenforge.tokenizer.added_vocabulary import AddedToken, AddedVocabulary
 from tokenforge.tokenizer.encoding import Encoding, IdsEncoding
 from tokenforge.tokenizer.pipeline import check_surrogates, encode_sequence
@@ -281,6 +282,23 @@ class Tokenizer:
             t.special = True
         self._native_checked = False
         return self.added.add(toks, self.model)
+
+    # ---- training (tokenizer/training.py) ----
+
+    def train(self, files: list, trainer=None) -> None:
+        """Trains the model on the lines of `files` with `trainer` (tokenforge.trainers; the
+        model's own kind by default), then adds the trainer's special tokens.
+
+        Raises:
+            OSError: a file cannot be read.
+            ValueError: a file that is not UTF-8, or a trainer of another model's kind.
+        """
+        training.train(self, training.lines_of([os.fspath(f) for f in files]), trainer)
+
+    def train_from_iterator(self, iterator, trainer=None, length: int | None = None) -> None:
+        """Trains the model on the texts of `iterator` (strs, or lists of strs); `length` is
+        accepted as tokenizers' progress hint."""
+        training.train(self, training.texts_of(iterator), trainer)
 
     # ---- truncation and padding ----
 
