@@ -17,7 +17,7 @@ from tokenforge.training import BpeTrainer
 from tokenforge.registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
 from tokenforge.sentencepiece import SentencePieceNormalizer, SentencePieceProcessor
 from tokenforge.spm_train import SentencePieceTrainer, train_sentencepiece
-from tokenforge.tokenizer import AddedToken, Tokenizer
+from tokenforge.tokenizer import AddedToken, Regex, Tokenizer
 
 __all__ = [
     "AddedToken",
@@ -31,6 +31,7 @@ __all__ = [
     "list_encoding_names",
     "load_tiktoken_bpe",
     "patterns",
+    "Regex",
     "SentencePieceNormalizer",
     "SentencePieceProcessor",
     "SentencePieceTrainer",

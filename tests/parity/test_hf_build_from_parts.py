@@ -334,3 +334,40 @@ def test_unigram_sampling():
                 assert abs(pa - pb) < 0.06 + 0.15 * pa, (alpha, nbest, word, seg, pa, pb)
     with pytest.raises(ValueError):
         m.Unigram(pieces, unk, False, 0.1, -1)
+
+
+def test_python_forms_of_components():
+    """Regex patterns, tokenizers' Python behavior names ("isolated", "merged_with_next") and a
+    Precompiled charsmap given as bytes describe the components tokenizers' do, and a tokenizer
+    made of them encodes as tokenizers'."""
+    need_shared()
+    import base64
+
+    import tokenizers
+    from tokenizers import normalizers as hn
+    from tokenizers import pre_tokenizers as hp
+
+    from tokenforge import Regex
+    from tokenforge import normalizers as n
+    from tokenforge import pre_tokenizers as p
+
+    forms = [(r"\d+", "isolated"), (r"\s+", "removed"), ("[.,!?]", "merged_with_previous"),
+             (r"(?i)the", "merged_with_next"), (r"\p{L}+", "contiguous")]
+    ref, ours = load("mistral_v1_tokenizer.json")
+    charsmap = base64.b64decode(json.loads(load("rut5_tokenizer.json")[0].to_str())["normalizer"]["normalizers"][0]
+                                ["precompiled_charsmap"])
+    a, b = tokenizers.Tokenizer.from_str(ref.to_str()), type(ours).from_str(ours.to_str())
+    for k, (pattern, behavior) in enumerate(forms):
+        for invert in (False, True):
+            x, y = hp.Split(tokenizers.Regex(pattern), behavior, invert), p.Split(Regex(pattern), behavior, invert)
+            assert y.to_dict() == json.loads(x.__getstate__())
+            a.pre_tokenizer = hp.Sequence([x, hp.Punctuation("removed" if k % 2 else "isolated")])
+            b.pre_tokenizer = p.Sequence([y, p.Punctuation("removed" if k % 2 else "isolated")])
+            a.normalizer = hn.Sequence([hn.Precompiled(charsmap), hn.Replace(tokenizers.Regex(r"\s+"), " ")])
+            b.normalizer = n.Sequence([n.Precompiled(charsmap), n.Replace(Regex(r"\s+"), " ")])
+            for text in lines("en", 8, seed=k) + lines("multi", 4, seed=k):
+                assert diff(a.encode(text), b.encode(text)) is None, (pattern, behavior, invert, text[:50])
+    with pytest.raises(ValueError):
+        Regex("(")
+    with pytest.raises(ValueError):
+        p.Split("a", "sideways")

@@ -7,7 +7,7 @@ Example:
 
 from __future__ import annotations
 
-from tokenforge.normalizers.pattern import compile_pattern
+from tokenforge.normalizers.pattern import compile_pattern, pattern_object
 from tokenforge.pre_tokenizers.byte_level import CHAR_BYTES
 
 
@@ -88,8 +88,8 @@ class WordPiece(_Decoder):
 class Replace(_Decoder):
     """Replaces a String or Regex pattern in each token."""
 
-    def __init__(self, pattern: dict | str, content: str) -> None:
-        self.pattern = {"String": pattern} if isinstance(pattern, str) else pattern
+    def __init__(self, pattern, content: str) -> None:
+        self.pattern = pattern_object(pattern)
         self.content = content
         self._re = compile_pattern(self.pattern)
 

@@ -222,6 +222,36 @@ def compile_onig(source: str):
     return _compile("Regex", source)
 
 
+class Regex:
+    """A regex pattern for Split, Replace and the Replace decoder, as `tokenizers.Regex`: a str
+    given to them is matched literally; a Regex is a regular expression (Oniguruma's reading).
+
+    Raises:
+        ValueError: a pattern that does not compile.
+    """
+
+    __slots__ = ("pattern",)
+
+    def __init__(self, pattern: str) -> None:
+        if not isinstance(pattern, str):
+            raise TypeError(f"Regex takes a str, got {type(pattern).__name__}")
+        _compile("Regex", pattern)  # refused now, as tokenizers refuses it
+        self.pattern = pattern
+
+    def __repr__(self) -> str:
+        return f"Regex({self.pattern!r})"
+
+
+def pattern_object(pattern) -> dict:
+    """The tokenizer.json form of a component's pattern: a str (literal), a Regex, or the form
+    itself."""
+    if isinstance(pattern, str):
+        return {"String": pattern}
+    if isinstance(pattern, Regex):
+        return {"Regex": pattern.pattern}
+    return pattern
+
+
 def compile_pattern(pattern: dict):
     """A compiled `regex` for a tokenizer.json pattern object.
 

@@ -47,7 +47,14 @@ class _ShortestCharsmap(_Charsmap):
 class Precompiled:
     """The charsmap normalizer stored base64 in tokenizer.json (module docstring)."""
 
-    def __init__(self, precompiled_charsmap: str) -> None:
+    def __init__(self, precompiled_charsmap: str | bytes) -> None:
+        """The charsmap as the file holds it (base64) or as its bytes (tokenizers' Python
+        argument, e.g. a sentencepiece model's normalizer_spec.precompiled_charsmap)."""
+        if isinstance(precompiled_charsmap, (bytes, bytearray, memoryview)):
+            blob = bytes(precompiled_charsmap)
+            if not blob:
+                raise ValueError("Precompiled: empty precompiled_charsmap")
+            precompiled_charsmap = base64.b64encode(blob).decode("ascii")
         self.precompiled_charsmap = precompiled_charsmap
         blob = base64.b64decode(precompiled_charsmap) if precompiled_charsmap else b""
         try:

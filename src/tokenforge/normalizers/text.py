@@ -13,7 +13,7 @@ from __future__ import annotations
 import regex
 
 from tokenforge.normalizers.normalized_string import NormalizedString
-from tokenforge.normalizers.pattern import compile_pattern
+from tokenforge.normalizers.pattern import compile_pattern, pattern_object
 
 
 class Prepend:
@@ -50,9 +50,8 @@ def replace_matches(ns: NormalizedString, matches: list[tuple[int, int]], conten
 class Replace:
     """Replaces every match of a string or regex pattern by `content`."""
 
-    def __init__(self, pattern: dict | str, content: str) -> None:
-        if isinstance(pattern, str):
-            pattern = {"String": pattern}
+    def __init__(self, pattern, content: str) -> None:
+        pattern = pattern_object(pattern)
         self.pattern = pattern
         self.content = content
         self._re = compile_pattern(pattern)

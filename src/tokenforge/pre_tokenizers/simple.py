@@ -20,7 +20,7 @@ import regex
 from tokenforge.normalizers.bert import WHITE_SPACE
 from tokenforge.normalizers.normalized_string import NormalizedString
 from tokenforge.normalizers.pattern import ranges_text
-from tokenforge.pre_tokenizers.split import char_matches, split_by
+from tokenforge.pre_tokenizers.split import behavior_of, char_matches, split_by
 
 
 @functools.cache
@@ -66,8 +66,8 @@ class Whitespace:
 class Punctuation:
     """Splits off punctuation characters (behavior Isolated by default)."""
 
-    def __init__(self, behavior: str = "Isolated") -> None:
-        self.behavior = behavior
+    def __init__(self, behavior: str = "isolated") -> None:
+        self.behavior = behavior_of(behavior)
 
     def split(self, ns: NormalizedString) -> list[NormalizedString]:
         return split_by(ns, char_matches(ns.text, is_punctuation), self.behavior)

@@ -15,9 +15,25 @@ Example:
 from __future__ import annotations
 
 from tokenforge.normalizers.normalized_string import NormalizedString
-from tokenforge.normalizers.pattern import compile_pattern
+from tokenforge.normalizers.pattern import compile_pattern, pattern_object
 
 BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
+# tokenizers' Python names of the behaviors (the file writes the names above).
+_PYTHON_NAMES = {"removed": "Removed", "isolated": "Isolated", "merged_with_previous": "MergedWithPrevious",
+                 "merged_with_next": "MergedWithNext", "contiguous": "Contiguous"}
+
+
+def behavior_of(value: str) -> str:
+    """A behavior as the file names it, from that name or tokenizers' Python one ("isolated").
+
+    Raises:
+        ValueError: neither.
+    """
+    if value in BEHAVIORS:
+        return value
+    if value in _PYTHON_NAMES:
+        return _PYTHON_NAMES[value]
+    raise ValueError(f"unsupported split behavior {value!r} (one of {', '.join(_PYTHON_NAMES)})")
 
 
 def spans(text: str, matches, behavior: str, invert: bool = False) -> list[tuple[int, int]]:
@@ -83,12 +99,11 @@ def char_matches(text: str, pred) -> list[tuple[int, int]]:
 class Split:
     """Splits on a String or Regex pattern (module docstring)."""
 
-    def __init__(self, pattern: dict | str, behavior: str, invert: bool = False) -> None:
-        if isinstance(pattern, str):
-            pattern = {"String": pattern}
-        if behavior not in BEHAVIORS:
-            raise ValueError(f"unsupported split behavior {behavior!r} (one of {', '.join(BEHAVIORS)})")
-        self.pattern, self.behavior, self.invert = pattern, behavior, invert
+    def __init__(self, pattern, behavior: str, invert: bool = False) -> None:
+        """pattern: a str (matched literally), a Regex, or the file's {"String"|"Regex": ...};
+        behavior: "isolated", "merged_with_previous", ... or the file's "Isolated", ..."""
+        pattern = pattern_object(pattern)
+        self.pattern, self.behavior, self.invert = pattern, behavior_of(behavior), invert
         self._re = compile_pattern(pattern)
 
     def split(self, ns: NormalizedString) -> list[NormalizedString]:

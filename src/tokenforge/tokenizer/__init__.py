@@ -6,8 +6,9 @@ Example:
     1
 """
 
+from tokenforge.normalizers.pattern import Regex
 from tokenforge.tokenizer.added_vocabulary import AddedToken
 from tokenforge.tokenizer.encoding import Encoding
 from tokenforge.tokenizer.tokenizer import Tokenizer
 
-__all__ = ["AddedToken", "Encoding", "Tokenizer"]
+__all__ = ["AddedToken", "Encoding", "Regex", "Tokenizer"]
