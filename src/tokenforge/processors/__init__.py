@@ -137,7 +137,7 @@ class TemplateProcessing:
                 i = 0 if v["id"] == "A" else 1
                 e = encodings[i]
                 e.type_ids = [v["type_id"]] * len(e.ids)
-                e.sequence_ids = [i] * len(e.ids)
+                e.set_sequence_id(i)
                 out.append(e)
             elif add_special_tokens:
                 st = self.special_tokens[v["id"]]
@@ -179,7 +179,7 @@ def _framed(encodings: list[Encoding], cls_tok, sep_tok, sep_type: int, pair_hea
         def frame(w: Encoding) -> Encoding:
             n = len(w.ids)
             w.special_tokens_mask = [0] * n
-            w.sequence_ids = [0 if first else 1] * n
+            w.set_sequence_id(0 if first else 1)
             if all_zero:
                 w.type_ids = [0] * n
             head = [Encoding.special([cid], [c], 0)] if first else \

@@ -18,7 +18,7 @@ class Encoding:
     """Token ids with their tokens, offsets and masks (module docstring)."""
 
     __slots__ = ("ids", "tokens", "offsets", "word_ids", "type_ids", "special_tokens_mask",
-                 "attention_mask", "_overflowing", "_pending", "sequence_ids", "_trim")
+                 "attention_mask", "_overflowing", "_pending", "sequence_ids", "_trim", "_seqs")
 
     def __init__(self, ids, tokens, offsets, word_ids, type_ids=None, special_tokens_mask=None,
                  attention_mask=None, sequence_ids=None) -> None:
@@ -33,6 +33,9 @@ class Encoding:
         self.sequence_ids: list[int | None] = sequence_ids if sequence_ids is not None else [0] * n
         self.overflowing = []
         self._trim = None  # set by the native path: what its numpy offset trimming needs
+        # The sequences set on it (set_sequence_id), kept even when they hold no token: a
+        # pair's empty text is still a sequence to tokenizers (an empty range of its own).
+        self._seqs: tuple[int, ...] = ()
 
     # The windows truncation cut off are made when `overflowing` is first read: a 4 KB text
     # truncated to GPT-2's 50 tokens has some twenty windows, which most callers never read.
@@ -75,7 +78,10 @@ class Encoding:
 
     @property
     def n_sequences(self) -> int:
-        return len({s for s in self.sequence_ids if s is not None}) or 1
+        return len({s for s in self.sequence_ids if s is not None} | set(self._sequences_set())) or 1
+
+    def _sequences_set(self) -> tuple[int, ...]:
+        return getattr(self, "_seqs", ())
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -83,16 +89,18 @@ class Encoding:
     # ---- where tokens, words and characters are (tokenizers' Encoding methods of these names) ----
 
     def set_sequence_id(self, sequence_id: int) -> None:
-        """Marks every token as of sequence `sequence_id`."""
+        """Marks every token as of sequence `sequence_id` (an empty Encoding too: its sequence
+        then has no tokens, and the queries of it answer None)."""
         self.sequence_ids = [sequence_id] * len(self.ids)
+        self._seqs = (sequence_id,)
 
     def _sequence_range(self, sequence_id: int) -> tuple[int, int]:
-        """The tokens [a, b) of one sequence; all of them when no token is of it (as tokenizers
-        for a sequence it was not given; for a pair's empty sequence it has an empty range)."""
+        """The tokens [a, b) of one sequence; all of them when it is no sequence of this
+        Encoding, none when it is one without tokens (a pair's empty text), as tokenizers."""
         seq = self.sequence_ids
         first = next((i for i, s in enumerate(seq) if s == sequence_id), None)
         if first is None:
-            return 0, len(seq)
+            return (0, 0) if sequence_id in self._sequences_set() else (0, len(seq))
         last = max(i for i, s in enumerate(seq) if s == sequence_id)
         return first, last + 1
 
@@ -180,10 +188,13 @@ class Encoding:
         copies): for merges made later, which only read them."""
         e = Encoding(*self._fields())
         e._overflowing = self.overflowing
+        e._seqs = self._sequences_set()
         return e
 
     def slice(self, a: int, b: int) -> "Encoding":
-        return _window(self._fields(), a, b)
+        e = _window(self._fields(), a, b)
+        e._seqs = self._sequences_set()
+        return e
 
     def _fields(self) -> tuple:
         return (self.ids, self.tokens, self.offsets, self.word_ids, self.type_ids, self.special_tokens_mask,
@@ -268,6 +279,7 @@ def _join_into(e: Encoding, x: Encoding, y: Encoding) -> None:
     for f, a, b in zip(_FIELDS, x._fields(), y._fields()):
         setattr(e, f, a + b)
     e._overflowing, e._trim = [], None
+    e._seqs = _union(x, y)
     e._pending = (lambda: _crossed(x, y), [])
 
 
@@ -276,6 +288,12 @@ def _joined(x: Encoding, y: Encoding) -> Encoding:
     e = Encoding.__new__(Encoding)  # no __init__: its lists are set by _join_into
     _join_into(e, x, y)
     return e
+
+
+def _union(x: Encoding, y: Encoding) -> tuple[int, ...]:
+    """The sequences set on x or on y (see Encoding._seqs)."""
+    a, b = x._sequences_set(), y._sequences_set()
+    return tuple(sorted(set(a) | set(b))) if b and a != b else a or b
 
 
 def _merged(x: Encoding, y: Encoding, growing_offsets: bool) -> Encoding:
@@ -287,6 +305,7 @@ def _merged(x: Encoding, y: Encoding, growing_offsets: bool) -> Encoding:
     windows.extend(_merged(x, theirs, growing_offsets) for theirs in y.overflowing)
     shift = x.offsets[-1][1] if growing_offsets and x.offsets else 0
     e = Encoding(*(a + b for a, b in zip(x._fields(), y._fields())))
+    e._seqs = _union(x, y)
     if shift:
         e.offsets = x.offsets + [(a + shift, b + shift) for a, b in y.offsets]
     e.overflowing = windows

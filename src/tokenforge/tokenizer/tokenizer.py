@@ -395,8 +395,9 @@ class Tokenizer:
         return encode_sequence(seq, self.normalizer, self.pre_tokenizer, self.model, self.added, type_id)
 
     def _post_process(self, a: Encoding, b: Encoding | None, add_special_tokens: bool) -> Encoding:
-        if b is not None:
-            b.sequence_ids = [1] * len(b.ids)
+        if b is not None:  # (tokenizers gives a pair's two texts their sequences, even an empty one)
+            a.set_sequence_id(0)
+            b.set_sequence_id(1)
         if self._truncation is not None:
             truncate_pair(a, b, self._truncation, self._added_tokens(add_special_tokens, b is not None))
         if b is not None and self.post_processor is not None:
