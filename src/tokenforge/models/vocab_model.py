@@ -35,6 +35,12 @@ class VocabModel:
     def id_to_token(self, i: int) -> str | None:
         return self.vocab_r.get(i)
 
+    def get_trainer(self):
+        """The trainer tokenizers gives this kind of model (tokenforge.trainers)."""
+        from tokenforge.tokenizer.training import default_trainer
+
+        return default_trainer(self)
+
     def save(self, folder: str | os.PathLike[str], prefix: str | None = None) -> list[str]:
         """Writes the model's files into `folder`, as tokenizers' `Model.save` names and lays
         them out (models/files.py), atomically; returns their paths."""

@@ -65,6 +65,10 @@ class ByteLevel:
     def __init__(self, add_prefix_space: bool = True, trim_offsets: bool = True, use_regex: bool = True) -> None:
         self.add_prefix_space, self.trim_offsets, self.use_regex = add_prefix_space, trim_offsets, use_regex
 
+    def num_special_tokens_to_add(self, is_pair: bool) -> int:
+        """tokenizers' name of added_tokens."""
+        return self.added_tokens(is_pair)
+
     def added_tokens(self, is_pair: bool) -> int:
         return 0
 
@@ -120,6 +124,10 @@ class TemplateProcessing:
         if kind not in ("Sequence", "SpecialToken"):
             raise ValueError(f"TemplateProcessing: bad template piece {piece!r}")
         return kind, v
+
+    def num_special_tokens_to_add(self, is_pair: bool) -> int:
+        """tokenizers' name of added_tokens."""
+        return self.added_tokens(is_pair)
 
     def added_tokens(self, is_pair: bool) -> int:
         n = 0  # (asked for every text a truncating tokenizer encodes: no _piece checks here)
@@ -245,6 +253,10 @@ class Sequence:
 
     def __init__(self, processors: list) -> None:
         self.processors = list(processors)
+
+    def num_special_tokens_to_add(self, is_pair: bool) -> int:
+        """tokenizers' name of added_tokens."""
+        return self.added_tokens(is_pair)
 
     def added_tokens(self, is_pair: bool) -> int:
         return sum(p.added_tokens(is_pair) for p in self.processors)
