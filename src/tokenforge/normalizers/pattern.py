@@ -200,11 +200,54 @@ def ruby_syntax(source: str) -> str:
     return "".join(out)
 
 
+def set_operations(source: str) -> bool:
+    r"""Whether `source` nests a class in a class (`[^a[bc]]`, `[[:alpha:]]`) or intersects
+    classes (`[a-z&&[^aeiou]]`), as Oniguruma allows.  Python's `re` and the `regex` module's
+    version 0 read a `[` in a class as a literal (`[a[b]c]` then means something else), so such
+    a pattern is compiled with the `regex` module's version 1, which reads them as Oniguruma.
+
+    >>> set_operations(r" ?[^(\s|[.,!?])]+"), set_operations(r"[\[\]]"), set_operations(r"[a-z]&&")
+    (True, False, False)
+    """
+    i, n, depth = 0, len(source), 0
+    while i < n:
+        ch = source[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            if depth:
+                return True
+            depth += 1
+            i += 1
+            if source.startswith("^", i):
+                i += 1
+            if source.startswith("]", i):  # a literal ] first in a class
+                i += 1
+            continue
+        if ch == "]" and depth:
+            depth -= 1
+        elif ch == "&" and depth and source.startswith("&&", i):
+            return True
+        i += 1
+    return False
+
+
+def regex_version(source: str) -> int:
+    """The `regex` module's version flag that reads `source` as Oniguruma does (set_operations)."""
+    return regex.V1 if set_operations(source) else regex.V0
+
+
 @functools.lru_cache(maxsize=256)
 def _compile(kind: str, source: str):
     if kind == "String":
         return regex.compile(regex.escape(source))
     written = onig_source(ruby_syntax(source))
+    if set_operations(source):
+        try:
+            return regex.compile(written, regex.V1 | regex.MULTILINE)
+        except regex.error as e:
+            raise ValueError(f"invalid regex {source!r}: {e}") from None
     try:
         # The standard library's `re` matches the written-out classes as a bitmap, several
         # times faster than the `regex` module does; `regex` takes what `re` cannot read.

@@ -55,7 +55,7 @@ def fast_regexes(splits: list):
 
     import regex
 
-    from tokenforge.normalizers.pattern import disputed_ranges, ranges_text, ruby_syntax
+    from tokenforge.normalizers.pattern import disputed_ranges, ranges_text, regex_version, ruby_syntax
 
     disputed: set[tuple[int, int]] = set()
     for sp in splits:
@@ -64,7 +64,8 @@ def fast_regexes(splits: list):
             return None
         disputed.update(ranges)
     try:
-        compiled = [regex.compile(ruby_syntax(sp.pattern["Regex"]), regex.MULTILINE) for sp in splits]
+        compiled = [regex.compile(ruby_syntax(sp.pattern["Regex"]), regex.MULTILINE | regex_version(sp.pattern["Regex"]))
+                    for sp in splits]
     except regex.error:
         return None
     guard = re.compile("[" + ranges_text(sorted(disputed)) + "]") if disputed else re.compile("(?!)")
@@ -147,6 +148,14 @@ class NativeSplits(NativeByteLevel):
             return cls(tok, regexes, *tables)
         except ValueError:
             return None
+
+    # The document paths of NativeByteLevel (finished Encodings made in C++) cut text with the
+    # engine's own scanner, GPT-2's, not with these splits: they take no text here.
+    def encode_final(self, texts: list[str], add_special_tokens: bool, threads: int, ids_only: bool = False) -> None:
+        return None
+
+    def encode_final_one(self, text: str, add_special_tokens: bool) -> None:
+        return None
 
     def _segments(self, text: str) -> list[tuple[str, int | None]]:
         """(stretch, None) and (added token, id) in order."""
