@@ -53,6 +53,26 @@ def _json_vocab(path: str | os.PathLike[str]) -> dict[str, int]:
     return vocab
 
 
+def _lines(path: str | os.PathLike[str]) -> list[str]:
+    """The lines of a UTF-8 text file, without their `\\n` (a last empty line is the final
+    newline's, not a line).
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: the file is not UTF-8.
+    """
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{os.fspath(path)}: not UTF-8: {e}") from None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def read_bpe(vocab: str | os.PathLike[str], merges: str | os.PathLike[str]) -> tuple[dict[str, int], list]:
     """(vocab, merges) from a vocab.json and a merges.txt, as `tokenizers.models.BPE.read_file`.
 
@@ -61,17 +81,8 @@ def read_bpe(vocab: str | os.PathLike[str], merges: str | os.PathLike[str]) -> t
         ValueError: a malformed vocab, or a merges line that is not two tokens split by one space.
     """
     v = _json_vocab(vocab)
-    with open(merges, "rb") as f:
-        data = f.read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{os.fspath(merges)}: not UTF-8: {e}") from None
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the newline that ends the last line
     out = []
-    for line in lines:
+    for line in _lines(merges):
         line = line.removesuffix("\r")
         if line.startswith("#version"):
             continue
@@ -91,16 +102,7 @@ def read_wordpiece(vocab: str | os.PathLike[str]) -> dict[str, int]:
         OSError: the file cannot be read.
         ValueError: the file is not UTF-8.
     """
-    with open(vocab, "rb") as f:
-        data = f.read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{os.fspath(vocab)}: not UTF-8: {e}") from None
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return {line.rstrip(): i for i, line in enumerate(lines)}
+    return {line.rstrip(): i for i, line in enumerate(_lines(vocab))}
 
 
 def read_wordlevel(vocab: str | os.PathLike[str]) -> dict[str, int]:

@@ -64,15 +64,22 @@ def _escapes(source: str):
             continue
         if ch == "[":
             depth += 1
-            i += 1
-            if source.startswith("^", i):
-                i += 1
-            if source.startswith("]", i):  # a literal ] first in a class
-                i += 1
+            i = _class_body(source, i)
             continue
         if ch == "]" and depth:
             depth -= 1
         i += 1
+
+
+def _class_body(source: str, i: int) -> int:
+    """Where the body of the class opened by the `[` at i begins: past a `^` and a literal `]`
+    first in the class."""
+    i += 1
+    if source.startswith("^", i):
+        i += 1
+    if source.startswith("]", i):
+        i += 1
+    return i
 
 
 def onig_source(source: str) -> str:
@@ -173,11 +180,7 @@ def ruby_syntax(source: str) -> str:
             continue
         if ch == "[":
             depth += 1
-            j = i + 1
-            if source.startswith("^", j):
-                j += 1
-            if source.startswith("]", j):  # a literal ] first in a class
-                j += 1
+            j = _class_body(source, i)
             out.append(source[i:j])
             i = j
             continue
@@ -219,11 +222,7 @@ def set_operations(source: str) -> bool:
             if depth:
                 return True
             depth += 1
-            i += 1
-            if source.startswith("^", i):
-                i += 1
-            if source.startswith("]", i):  # a literal ] first in a class
-                i += 1
+            i = _class_body(source, i)
             continue
         if ch == "]" and depth:
             depth -= 1
