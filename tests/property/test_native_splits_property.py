@@ -72,3 +72,41 @@ def test_regex_path_on_corpus_lines():
             want = ref.encode(line, add_special_tokens=False)
             got = path.encode(line)
             assert (got.ids, got.offsets) == (want.ids, want.offsets), (corpus, line[:80])
+
+
+CUTTING_STEPS = [  # pre-tokenizers that only cut, before a ByteLevel with or without its regex
+    [{"type": "Digits", "individual_digits": True}],
+    [{"type": "Digits", "individual_digits": False}, {"type": "Punctuation", "behavior": "Contiguous"}],
+    [{"type": "Punctuation", "behavior": "MergedWithPrevious"}],
+    [{"type": "Split", "pattern": {"Regex": "\\s+"}, "behavior": "MergedWithNext", "invert": False}],
+    [{"type": "Split", "pattern": {"String": "a"}, "behavior": "Contiguous", "invert": True}],
+    [{"type": "FixedLength", "length": 3}],
+]
+
+
+@functools.lru_cache(maxsize=None)
+def cutting_tokenizer(k: int, use_regex: bool):
+    import json
+
+    from tokenforge.tokenizer import Tokenizer
+
+    d = json.loads((MODELS / "hf" / "gpt2_tokenizer.json").read_text(encoding="utf-8"))
+    d["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": CUTTING_STEPS[k] + [
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": use_regex}]}
+    return Tokenizer.from_str(json.dumps(d))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=TEXT, k=st.integers(0, len(CUTTING_STEPS) - 1), use_regex=st.booleans())
+def test_cutting_steps_path_equals_oracle(text, k, use_regex):
+    """Steps that only cut (Digits, Punctuation, Split but Removed, FixedLength) take the
+    native BPE with their own readable split making the pieces: == the Python pipeline."""
+    need_shared()
+    from tokenforge.tokenizer.native_splits import NativeSplits
+    from tokenforge.tokenizer.pipeline import encode_sequence
+
+    tok = cutting_tokenizer(k, use_regex)
+    path = tok._native_engine()
+    assert isinstance(path, NativeSplits)
+    slow = encode_sequence(text, tok.normalizer, tok.pre_tokenizer, tok.model, tok.added)
+    assert diff(slow, path.encode(text)) is None

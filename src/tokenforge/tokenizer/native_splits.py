@@ -1,4 +1,4 @@
-"""Byte-level BPE files whose pre-tokenizer is several Split regexes, then ByteLevel.
+"""Byte-level BPE files whose pre-tokenizer cuts with several steps, then ByteLevel.
 
 DeepSeek V3's tokenizer.json splits with a Sequence of Split regexes (Isolated), each applied
 to the pieces of the one before, then ByteLevel(use_regex=false).  No native scanner does that
@@ -13,7 +13,11 @@ where the `regex` module's classes differ from Oniguruma's (`disputed_ranges`: O
 unassigned ones, its ``\\w`` quirks, ...) is cut by the patterns as written instead, compiled by
 the `regex` module, with the same pieces.
 
-Left out: normalizers (only none or an empty Sequence), other Split behaviors, invert.
+Other steps that only cut the text (Split with any behavior but Removed, Digits, Punctuation,
+FixedLength: Falcon's and StarCoder's files) cut with their own readable `split`, and a last
+ByteLevel with its regex adds GPT-2's split: the pieces still join to the text, so the native BPE
+and the offsets from token lengths serve.  Left out: normalizers (only none or an empty
+Sequence), steps that drop or change characters, ByteLevel's prefix space.
 
 Example:
     >>> NativeSplits.build(object()) is None
@@ -26,26 +30,68 @@ import numpy as np
 
 from tokenforge import _native
 from tokenforge.patterns import Scanner
-from tokenforge.pre_tokenizers import ByteLevel, Sequence, Split
+from tokenforge.normalizers.normalized_string import NormalizedString
+from tokenforge.pre_tokenizers import ByteLevel, Digits, FixedLength, Punctuation, Sequence, Split
 from tokenforge.tokenizer.encoding import Encoding
 from tokenforge.tokenizer.native import NativeByteLevel, _check_surrogates, _scanner, rank_tables
 
 
-def split_regexes(pre) -> list | None:
-    """The Split steps of a Sequence of Isolated regex Splits ending in ByteLevel
-    without prefix space or regex, or None."""
+def _keeps_text(step) -> bool:
+    """Whether a pre-tokenizer step only cuts (its pieces, joined, are its input): then its
+    pieces can go to the native BPE with offsets from token lengths."""
+    if isinstance(step, Split):
+        return step.behavior != "Removed"
+    if isinstance(step, Punctuation):
+        return step.behavior != "Removed"
+    return isinstance(step, (Digits, FixedLength))
+
+
+def split_steps(pre) -> list | None:
+    """The steps that cut the text of a Sequence of cutting steps (_keeps_text) ending in
+    ByteLevel without prefix space (with its regex: GPT-2's split, as a last step
+    `GPT2_STEP`), or None."""
     steps = pre.pretokenizers if isinstance(pre, Sequence) else []
-    if len(steps) < 2 or not isinstance(steps[-1], ByteLevel):
+    if len(steps) < 2 or not isinstance(steps[-1], ByteLevel) or steps[-1].add_prefix_space:
         return None
-    bl = steps[-1]
-    if bl.add_prefix_space or bl.use_regex:
+    if not all(_keeps_text(step) for step in steps[:-1]):
         return None
-    out = []
-    for sp in steps[:-1]:
-        if not isinstance(sp, Split) or "Regex" not in sp.pattern or sp.behavior != "Isolated" or sp.invert:
-            return None
-        out.append(sp)
-    return out
+    return list(steps[:-1]) + ([GPT2_STEP] if steps[-1].use_regex else [])
+
+
+GPT2_STEP = "ByteLevel's own regex"
+
+
+def _isolated_splits(steps: list) -> list | None:
+    """The steps, if all are Isolated regex Splits (which fast_regexes can speed up), or None."""
+    if all(isinstance(sp, Split) and "Regex" in sp.pattern and sp.behavior == "Isolated" and not sp.invert
+           for sp in steps):
+        return steps
+    return None
+
+
+def split_regexes(pre) -> list | None:
+    """The Split steps of a Sequence of Isolated regex Splits ending in ByteLevel without
+    prefix space or regex (DeepSeek V3's form), or None."""
+    steps = split_steps(pre)
+    if steps is None or GPT2_STEP in steps:
+        return None
+    return _isolated_splits(steps)
+
+
+def step_splitter(step):
+    """A function cutting a str as the step cuts it (module docstring)."""
+    if step is GPT2_STEP:
+        from tokenforge.normalizers.pattern import compile_onig
+        from tokenforge.pre_tokenizers.byte_level import GPT2_SPLIT_SOURCE
+
+        return splitter(compile_onig(GPT2_SPLIT_SOURCE))
+    if isinstance(step, Split) and step.behavior == "Isolated" and not step.invert:
+        return splitter(step._re)
+
+    def cut(text: str) -> list[str]:
+        return [p.text for p in step.split(NormalizedString.from_text(text)) if p.text]
+
+    return cut
 
 
 def fast_regexes(splits: list):
@@ -125,10 +171,11 @@ def pieces(text: str, splitters: list) -> list[str]:
 class NativeSplits(NativeByteLevel):
     """Regex splits in Python, byte-level BPE in C++ (module docstring)."""
 
-    def __init__(self, tok, regexes: list, form: str, ranks: dict[bytes, int], specials: dict[str, int]) -> None:
+    def __init__(self, tok, steps: list, form: str, ranks: dict[bytes, int], specials: dict[str, int]) -> None:
         super().__init__(tok, int(Scanner.GPT2), form, ranks, specials)
-        self.regexes = [splitter(sp._re) for sp in regexes]
-        fast = fast_regexes(regexes)
+        self.regexes = [step_splitter(step) for step in steps]
+        regexes = _isolated_splits(steps)
+        fast = fast_regexes(regexes) if regexes is not None else None
         self.fast = None if fast is None else [splitter(rx) for rx in fast[0]]
         self.guard = None if fast is None else fast[1]
         self.bpe = _native.Encoding(ranks, {}, int(Scanner.GPT2))
@@ -140,12 +187,12 @@ class NativeSplits(NativeByteLevel):
         pre = getattr(tok, "pre_tokenizer", None)
         if pre is None or _scanner(pre) is not None:
             return None
-        regexes = split_regexes(pre)
-        tables = rank_tables(tok) if regexes is not None else None
+        steps = split_steps(pre)
+        tables = rank_tables(tok) if steps is not None else None
         if tables is None or tables[0]:
             return None
         try:
-            return cls(tok, regexes, *tables)
+            return cls(tok, steps, *tables)
         except ValueError:
             return None
 
