@@ -23,7 +23,7 @@ minutes (tokenizers' trainer is compiled; tokenforge's own fast trainers are
 Example:
     >>> vocab, merges = train_bpe({"hug": 10, "pug": 5, "hugs": 5}, vocab_size=8)
     >>> merges
-    [('u', 'g'), ('h', 'ug')]
+    [('u', 'g'), ('h', 'ug'), ('p', 'ug')]
 """
 
 from __future__ import annotations
