@@ -464,6 +464,7 @@ class ModelProto(Message):
             return cls.from_bytes(f.read())  # type: ignore[return-value]
 
     def save(self, path: str) -> None:
-        """Writes the model to ``path``."""
-        with open(path, "wb") as f:
-            f.write(self.to_bytes())
+        """Writes the model to ``path`` atomically (a temporary file, then a rename)."""
+        from tokenforge._files import write_atomic
+
+        write_atomic(path, self.to_bytes())
