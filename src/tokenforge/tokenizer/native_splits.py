@@ -78,6 +78,23 @@ def split_regexes(pre) -> list | None:
     return _isolated_splits(steps)
 
 
+def _class_of(step):
+    """Digits, and Punctuation isolating or joining runs, as one regex over tokenizers' own
+    tables of those characters (a class each), or None: the same pieces as their `split`."""
+    import re
+
+    from tokenforge.normalizers import hf_unicode_tables as tables
+    from tokenforge.normalizers.pattern import ranges_text
+
+    if isinstance(step, Digits):
+        ranges, runs = tables.NUMERIC, not step.individual_digits
+    elif isinstance(step, Punctuation) and step.behavior in ("Isolated", "Contiguous"):
+        ranges, runs = tables.PUNCTUATION, step.behavior == "Contiguous"
+    else:
+        return None
+    return re.compile("[" + ranges_text(ranges) + "]" + ("+" if runs else ""))
+
+
 def step_splitter(step):
     """A function cutting a str as the step cuts it (module docstring)."""
     if step is GPT2_STEP:
@@ -87,6 +104,9 @@ def step_splitter(step):
         return splitter(compile_onig(GPT2_SPLIT_SOURCE))
     if isinstance(step, Split) and step.behavior == "Isolated" and not step.invert:
         return splitter(step._re)
+    char_class = _class_of(step)
+    if char_class is not None:
+        return splitter(char_class)
 
     def cut(text: str) -> list[str]:
         return [p.text for p in step.split(NormalizedString.from_text(text)) if p.text]
