@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import os
 
-from tokenforge._files import write_atomic
+from tokenforge._files import read_utf8, write_atomic
 
 
 def _json_vocab(path: str | os.PathLike[str]) -> dict[str, int]:
@@ -35,11 +35,9 @@ def _json_vocab(path: str | os.PathLike[str]) -> dict[str, int]:
         OSError: the file cannot be read.
         ValueError: not JSON, not an object, or an id that is not a non-negative integer.
     """
-    with open(path, "rb") as f:
-        data = f.read()
     try:
-        obj = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        obj = json.loads(read_utf8(path))
+    except json.JSONDecodeError as e:
         raise ValueError(f"{os.fspath(path)}: not a JSON vocab: {e}") from None
     if not isinstance(obj, dict):
         raise ValueError(f"{os.fspath(path)}: a vocab must be a JSON object of token -> id")
@@ -61,13 +59,7 @@ def _lines(path: str | os.PathLike[str]) -> list[str]:
         OSError: the file cannot be read.
         ValueError: the file is not UTF-8.
     """
-    with open(path, "rb") as f:
-        data = f.read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{os.fspath(path)}: not UTF-8: {e}") from None
-    lines = text.split("\n")
+    lines = read_utf8(path).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     return lines

@@ -292,8 +292,7 @@ def _joined(x: Encoding, y: Encoding) -> Encoding:
 
 def _union(x: Encoding, y: Encoding) -> tuple[int, ...]:
     """The sequences set on x or on y (see Encoding._seqs)."""
-    a, b = x._sequences_set(), y._sequences_set()
-    return tuple(sorted(set(a) | set(b))) if b and a != b else a or b
+    return tuple(sorted(set(x._sequences_set()) | set(y._sequences_set())))
 
 
 def _merged(x: Encoding, y: Encoding, growing_offsets: bool) -> Encoding:

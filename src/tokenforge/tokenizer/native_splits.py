@@ -14,7 +14,8 @@ unassigned ones, its ``\\w`` quirks, ...) is cut by the patterns as written inst
 the `regex` module, with the same pieces.
 
 Other steps that only cut the text (Split with any behavior but Removed, Digits, Punctuation,
-FixedLength: Falcon's and StarCoder's files) cut with their own readable `split`, and a last
+FixedLength: StarCoder's files) cut with one regex class over tokenizers' own tables (Digits,
+Punctuation isolating or joining runs) or else with their own readable `split`, and a last
 ByteLevel with its regex adds GPT-2's split: the pieces still join to the text, so the native BPE
 and the offsets from token lengths serve.  Left out: normalizers (only none or an empty
 Sequence), steps that drop or change characters, ByteLevel's prefix space.
@@ -39,9 +40,7 @@ from tokenforge.tokenizer.native import NativeByteLevel, _check_surrogates, _sca
 def _keeps_text(step) -> bool:
     """Whether a pre-tokenizer step only cuts (its pieces, joined, are its input): then its
     pieces can go to the native BPE with offsets from token lengths."""
-    if isinstance(step, Split):
-        return step.behavior != "Removed"
-    if isinstance(step, Punctuation):
+    if isinstance(step, (Split, Punctuation)):
         return step.behavior != "Removed"
     return isinstance(step, (Digits, FixedLength))
 
