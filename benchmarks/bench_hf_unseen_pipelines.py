@@ -1,6 +1,7 @@
 """tokenizer.json pipelines that the shared files do not have, over GPT-2's vocabulary:
-StarCoder's (Digits, then ByteLevel) and BLOOM's (a Split regex with nested classes, then a
-regex-free ByteLevel), which tokenforge runs on its regex path (tokenizer/native_splits.py).
+StarCoder's (Digits, then ByteLevel: tokenforge cuts the digits out in C++, tokenizer/native_cut.py)
+and BLOOM's (a Split regex with nested classes, then a regex-free ByteLevel: cut in Python by its
+regex path, tokenizer/native_splits.py).
 `Tokenizer.encode_batch` of ~4 KB documents, offsets read, wall clock (tokenizers on its own
 threads), best of --repeat; the readable Python pipeline's row is what those files ran on
 before the regex path took them.

@@ -8,6 +8,7 @@
 
 #include "bindings/batch.h"
 #include "bindings/common.h"
+#include "bindings/cut_class_handle.h"
 #include "bindings/encode_array.h"
 #include "bindings/one_text.h"
 #include "pipeline/encoding.h"
@@ -177,6 +178,9 @@ void bind_encoding(nb::module_& m) {
         guard.done();
       }, nb::arg("mergeable_ranks"), nb::arg("special_tokens"), nb::arg("pattern"))
       .def_prop_ro("has_scanner", &Encoding::has_scanner)
+      .def("set_cut", [](Encoding& e, const CutClassHandle& cut) { e.set_cut(cut.cut); }, nb::arg("cut"),
+           "Cut every segment into the stretches of `cut` before the scanner splits each; call once, before "
+           "the first encode.")
       .def_prop_ro("max_token_value", &Encoding::max_token_value)
       .def("encode_ordinary", [](const Encoding& e, nb::handle text) { return encode_one(e, text, nullptr); })
       .def("encode", [](const Encoding& e, nb::handle text, const SpecialMatcher& allowed) {

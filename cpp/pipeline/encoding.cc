@@ -242,6 +242,19 @@ bool Encoding::encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, 
   });
 }
 
+// A segment cut into the stretches of cut_ first (see set_cut), each split on its own.  Out
+// of line: the callers' own path (no cut) stays as it was without one.
+template <typename Sink>
+__attribute__((noinline)) bool Encoding::encode_stretches(const uint8_t* p, const uint8_t* end, Sink& sink,
+                                                          std::string* error) const {
+  while (p < end) {
+    const uint8_t* q = cut_->stretch_end(p, end);
+    if (!encode_segment(p, q, sink, error)) return false;
+    p = q;
+  }
+  return true;
+}
+
 template <typename Sink>
 bool Encoding::encode_one_piece(const uint8_t* p, size_t n, Sink& sink, std::string* error) const {
   if (n >= kMaxPiece) {
@@ -263,7 +276,9 @@ bool Encoding::encode_with_specials(std::string_view text, const SpecialMatcher&
   while (true) {
     SpecialMatcher::Match m = allowed.find(s, n, start);
     size_t stop = m.found ? m.pos : n;
-    if (!encode_segment(s + start, s + stop, sink, error)) return false;
+    if (!(cut_ == nullptr ? encode_segment(s + start, s + stop, sink, error)
+                          : encode_stretches(s + start, s + stop, sink, error)))
+      return false;
     if (!m.found) return true;
     start = m.pos + m.len;
     sink.special(m.id, s + start);
@@ -273,7 +288,8 @@ bool Encoding::encode_with_specials(std::string_view text, const SpecialMatcher&
 bool Encoding::encode_ordinary(std::string_view text, std::vector<uint32_t>* out, std::string* error) const {
   CollectSink sink{out, &model_.cache()};
   const uint8_t* s = reinterpret_cast<const uint8_t*>(text.data());
-  return encode_segment(s, s + text.size(), sink, error);
+  return cut_ == nullptr ? encode_segment(s, s + text.size(), sink, error)
+                         : encode_stretches(s, s + text.size(), sink, error);
 }
 
 bool Encoding::encode(std::string_view text, const SpecialMatcher& allowed, std::vector<uint32_t>* out,

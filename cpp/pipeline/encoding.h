@@ -4,7 +4,8 @@
 //
 // Allowed special tokens cut the text into ordinary segments; each segment is split on
 // its own (so `$` in a pattern matches at a segment's end, as in tiktoken) and every piece
-// is merged.  Decoding concatenates token bytes.  Thread-safe: all methods are const.
+// is merged.  With a CutClass (set_cut: a tokenizer.json's Digits or Punctuation step ahead
+// of its regex) each segment is first cut into that class's stretches, each split on its own.  Decoding concatenates token bytes.  Thread-safe: all methods are const.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "pipeline/special_matcher.h"
+#include "pretokenize/cut_class.h"
 #include "models/byte_level/byte_level_bpe.h"
 #include "pretokenize/scanner.h"
 #include "common/id_buffer.h"
@@ -28,6 +30,11 @@ class Encoding {
              std::vector<std::pair<std::string, uint32_t>> specials, int pattern, std::string* error);
 
   bool has_scanner() const { return has_scanner_; }
+
+  // Cuts every segment into the stretches of `cut` before the scanner splits them; set
+  // once, before the first encode (the methods below read it unlocked).
+  void set_cut(std::shared_ptr<const CutClass> cut) { cut_ = std::move(cut); }
+  const CutClass* cut() const { return cut_.get(); }
 
   // Each returns false and sets *error on a byte the vocabulary cannot encode.
   bool encode_ordinary(std::string_view text, std::vector<uint32_t>* out, std::string* error) const;
@@ -62,6 +69,8 @@ class Encoding {
   template <typename Sink>
   bool encode_segment(const uint8_t* p, const uint8_t* end, Sink& sink, std::string* error) const;
   template <typename Sink>
+  bool encode_stretches(const uint8_t* p, const uint8_t* end, Sink& sink, std::string* error) const;
+  template <typename Sink>
   bool encode_one_piece(const uint8_t* p, size_t n, Sink& sink, std::string* error) const;
   template <typename Sink>
   bool encode_with_specials(std::string_view text, const SpecialMatcher& allowed, Sink& sink,
@@ -70,6 +79,7 @@ class Encoding {
   byte_level::ByteLevelBpe model_;
   bool has_scanner_ = false;  // false: the caller splits (encode_pieces only)
   SplitPattern pattern_ = SplitPattern::kGpt2;
+  std::shared_ptr<const CutClass> cut_;  // null: segments go to the scanner whole
   byte_level::TokenTable specials_;
   SpecialMatcher all_specials_;
 };

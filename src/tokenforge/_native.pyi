@@ -26,6 +26,11 @@ class Encoding:
     @property
     def has_scanner(self) -> bool: ...
 
+    def set_cut(self, cut: CutClass) -> None:
+        """
+        Cut every segment into the stretches of `cut` before the scanner splits each; call once, before the first encode.
+        """
+
     @property
     def max_token_value(self) -> int: ...
 
@@ -243,6 +248,14 @@ class BpeTrainer:
     def tokens(self) -> list: ...
 
     def merges(self) -> list: ...
+
+class CutClass:
+    """Code points that cut a text before the split scanner (cut_class.h)."""
+
+    def __init__(self, ranges: Sequence[tuple[int, int]], runs: bool) -> None:
+        """
+        Inclusive (first, last) code point ranges; with `runs`, a run of them is one stretch, else each is.
+        """
 
 class SpmSentenceCounter:
     def __init__(self, charsmap: bytes, normalizer: tuple, max_sentence_length: int, split_by_whitespace: bool, allow_whitespace_only_pieces: bool, meta_pieces: Sequence[str]) -> None: ...

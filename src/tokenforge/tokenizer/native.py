@@ -116,6 +116,8 @@ def _space_counts(token: str) -> tuple[int, int]:
 class NativeByteLevel:
     """The byte-level engine and the tables that turn its ids into an Encoding."""
 
+    cut = None  # a _native.CutClass the engine cuts with before its scanner (native_cut.py)
+
     def __init__(self, tok, scanner: int, form: str, ranks: dict[bytes, int], specials: dict[str, int]) -> None:
         import numpy as np
 
@@ -315,7 +317,7 @@ class NativeByteLevel:
         np = self.np
         special_at = self.is_special[arr] if self.any_special else None
         if special_at is None or not special_at.any():
-            piece_ends = np.fromiter(_native._split(self.scanner, data)[0], dtype=np.int64)
+            piece_ends = np.fromiter(_native._split(self.scanner, data, self.cut)[0], dtype=np.int64)
             return np.searchsorted(piece_ends, starts, side="right").tolist()
         # pieces of each stretch between added tokens, each added token a piece of its own
         out = np.empty(len(arr), dtype=np.int64)
@@ -326,7 +328,7 @@ class NativeByteLevel:
             seg_end_byte = int(starts[k]) if k < len(arr) else len(data)
             if k > seg_start_tok:
                 seg = data[seg_start_byte:seg_end_byte]
-                piece_ends = np.array(_native._split(self.scanner, seg)[0], dtype=np.int64)
+                piece_ends = np.array(_native._split(self.scanner, seg, self.cut)[0], dtype=np.int64)
                 rel = starts[seg_start_tok:k] - seg_start_byte
                 out[seg_start_tok:k] = np.searchsorted(piece_ends, rel, side="right") + base_word
                 base_word += len(piece_ends)

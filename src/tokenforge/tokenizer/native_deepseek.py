@@ -51,14 +51,19 @@ class AllSpecialsEngine:
         return self.core.encode_batch(texts, self.all, None, num_threads)
 
 
-class NativeDeepSeekV3(NativeByteLevel):
-    """DeepSeek V3's Splits on the native scanner, byte-level BPE in C++ (module docstring)."""
+class AllSpecialsPath(NativeByteLevel):
+    """NativeByteLevel on an AllSpecialsEngine: for scanners that no tiktoken pattern string
+    names, or engines cut before they split (tokenizer/native_cut.py)."""
 
     def make_engine(self, scanner: int, ranks: dict[bytes, int], specials: dict[str, int]) -> AllSpecialsEngine:
         return AllSpecialsEngine(ranks, specials, scanner)
 
     def engine_and_specials(self):
         return self.engine.core, self.engine.all
+
+
+class NativeDeepSeekV3(AllSpecialsPath):
+    """DeepSeek V3's Splits on the native scanner, byte-level BPE in C++ (module docstring)."""
 
     @classmethod
     def build(cls, tok) -> "NativeDeepSeekV3 | None":

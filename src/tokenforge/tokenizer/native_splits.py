@@ -14,7 +14,8 @@ unassigned ones, its ``\\w`` quirks, ...) is cut by the patterns as written inst
 the `regex` module, with the same pieces.
 
 Other steps that only cut the text (Split with any behavior but Removed, Digits, Punctuation,
-FixedLength: StarCoder's files) cut with one regex class over tokenizers' own tables (Digits,
+FixedLength; a lone Digits or Punctuation step ahead of a native scanner's regex, as StarCoder's
+files have, takes tokenizer/native_cut.py instead) cut with one regex class over tokenizers' own tables (Digits,
 Punctuation isolating or joining runs) or else with their own readable `split`, and a last
 ByteLevel with its regex adds GPT-2's split: the pieces still join to the text, so the native BPE
 and the offsets from token lengths serve.  Left out: normalizers (only none or an empty

@@ -365,11 +365,12 @@ class Tokenizer:
         except ImportError:  # numpy absent: every file takes the Python pipeline
             return None
         from tokenforge.tokenizer.native_bert import NativeBert
+        from tokenforge.tokenizer.native_cut import NativeCutSplit
         from tokenforge.tokenizer.native_deepseek import NativeDeepSeekV3
         from tokenforge.tokenizer.native_spm import NativeSpm
         from tokenforge.tokenizer.native_splits import NativeSplits
         return (NativeByteLevel.build(self) or NativeBert.build(self) or NativeDeepSeekV3.build(self)
-                or NativeSplits.build(self) or NativeSpm.build(self))
+                or NativeCutSplit.build(self) or NativeSplits.build(self) or NativeSpm.build(self))
 
     def _encode_one(self, seq, type_id: int, is_pretokenized: bool) -> Encoding:
         if is_pretokenized:
