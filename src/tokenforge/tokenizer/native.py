@@ -50,6 +50,7 @@ from tokenforge.patterns import Scanner, scanner_for
 from tokenforge.pre_tokenizers import ByteLevel, Sequence, Split
 from tokenforge.pre_tokenizers.byte_level import CHAR_BYTES
 from tokenforge.processors import ByteLevel as ByteLevelProcessor
+from tokenforge.processors import RobertaProcessing, TemplateProcessing
 from tokenforge.processors import Sequence as ProcSeq
 from tokenforge.tokenizer.doc_encoding import DocEncoding, frame_args, padded_field, single_template
 from tokenforge.tokenizer.encoding import Encoding, NativeEncoding, once
@@ -508,11 +509,14 @@ def post_plan(processor) -> tuple[tuple[list, list, int], bool, bool] | None:
     """What a post-processor does to a single text's native Encoding: (its template's frame,
     as doc_encoding.single_template gives it; whether offsets are trimmed; ByteLevel's
     add_prefix_space), or None for processors beyond templates and ByteLevel (then the
-    Encoding path runs).
+    Encoding path runs).  RobertaProcessing is both: its template, and ByteLevel's trimming
+    when it trims (a single text's type ids are 0 either way).
 
     Example:
         >>> post_plan(ByteLevelProcessor(trim_offsets=True))
         (([], [], 0), True, True)
+        >>> post_plan(RobertaProcessing(("</s>", 2), ("<s>", 0), add_prefix_space=False))
+        (([(0, '<s>', 0)], [(2, '</s>', 0)], 0), True, False)
     """
     steps = processor.processors if isinstance(processor, ProcSeq) else [] if processor is None else [processor]
     frame, trims = None, []
@@ -523,6 +527,10 @@ def post_plan(processor) -> tuple[tuple[list, list, int], bool, bool] | None:
             continue
         if frame is not None:
             return None
+        if isinstance(p, RobertaProcessing):
+            if p.trim_offsets:
+                trims.append(p.add_prefix_space)
+            p = TemplateProcessing(p.single, p.pair, p.special_tokens)
         frame = single_template(p)
         if frame is None:
             return None
