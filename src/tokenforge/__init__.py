@@ -17,6 +17,7 @@ from tokenforge.training import BpeTrainer
 from tokenforge.registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
 from tokenforge.sentencepiece import SentencePieceNormalizer, SentencePieceProcessor
 from tokenforge.spm_train import SentencePieceTrainer, train_sentencepiece
+from tokenforge.models.token import Token
 from tokenforge.tokenizer import AddedToken, Regex, Tokenizer
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "load_tiktoken_bpe",
     "patterns",
     "Regex",
+    "Token",
     "SentencePieceNormalizer",
     "SentencePieceProcessor",
     "SentencePieceTrainer",

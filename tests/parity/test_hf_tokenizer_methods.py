@@ -60,3 +60,21 @@ def test_from_buffer_not_utf8():
 
     with pytest.raises(ValueError, match="UTF-8"):
         Tokenizer.from_buffer(b'{"model": "\xff"}')
+
+
+@pytest.mark.parametrize("name", FILES + ["rut5_tokenizer.json"])
+def test_model_tokenize_gives_tokens(name):
+    """`tokenizer.model.tokenize(word)`: Token objects with id, value and offsets, as tokenizers'."""
+    need_shared()
+    import tokenforge
+
+    ref, ours = load_fresh(name)
+    for word in ["hello", "\u0120world", "unaffable", "\u2581Hello", "\u00e9t\u00e9", "x" * 30, "12345"]:
+        try:
+            want = [(t.id, t.value, t.offsets) for t in ref.model.tokenize(word)]
+        except Exception:  # noqa: BLE001 - tokenizers refuses some words (WordLevel-like unknowns)
+            continue
+        got = ours.model.tokenize(word)
+        assert all(isinstance(t, tokenforge.Token) for t in got)
+        assert [(t.id, t.value, t.offsets) for t in got] == want, (name, word)
+        assert [t.as_tuple() for t in got] == want

@@ -98,7 +98,7 @@ def test_wordpiece_model_equals_python(word):
     from tokenforge.tokenizer.native_bert import wordpiece_model
 
     _, ours = _pair("file")
-    expected = [(i, a, b) for i, _, (a, b) in ours.model.tokenize(word)]
+    expected = [(i, a, b) for i, _, (a, b) in ours.model.word_tokens(word)]
     assert wordpiece_model(ours.model).tokenize(word) == expected
 
 
@@ -115,7 +115,7 @@ def test_wordpiece_encode_words_gguf_style(words):
     vocab = {t: i for i, t in enumerate(["[UNK]", "\u2581a", "\u2581ab", "b", "c", "abc", "\u2581中", "é", "d", "e"])}
     py = WordPiece(vocab, "[UNK]", "", sys.maxsize)
     native = _native.WordPieceModel(list(vocab.items()), 0, "", sys.maxsize)
-    expected = [i for w in words if w for i, _, _ in py.tokenize(w)]
+    expected = [i for w in words if w for i, _, _ in py.word_tokens(w)]
     assert native.encode_words(words) == expected
 
 

@@ -71,7 +71,7 @@ class GGUFModel(VocabModel):
             return 1
         return len(token.encode("utf-8"))  # "▁" (3 bytes) stands for a space: corrected below
 
-    def tokenize(self, text: str) -> list[tuple[int, str, tuple[int, int]]]:
+    def word_tokens(self, text: str) -> list[tuple[int, str, tuple[int, int]]]:
         """(id, token, (start, end)) for a fragment of text between added tokens."""
         model, tokens = self.engine.vocab.model, self.engine.vocab.tokens
         if model == "bert":

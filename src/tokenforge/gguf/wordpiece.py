@@ -176,7 +176,7 @@ class WordPieceWPM:
         out: list[tuple[int, tuple[int, int]]] = []
         unk = self._model.vocab.get(self._model.unk_token)
         for word, sources in words_with_sources(text):
-            pieces = self._model.tokenize(PHANTOM + word)
+            pieces = self._model.word_tokens(PHANTOM + word)
             if len(pieces) == 1 and pieces[0][0] == unk:
                 # HF's BERT strips combining marks before it cuts words: its unknown word
                 # spans the characters between the marks at its ends.

@@ -1,13 +1,13 @@
 """Models of a `tokenizer.json` pipeline: BPE, WordPiece, WordLevel, Unigram.
 
 Each is built from plain Python values (a vocab dict, merges, scores), so other formats (GGUF)
-can build them too, and has `tokenize(word) -> [(id, token, (start, end))]` with character
-offsets in the word, `token_to_id`, `id_to_token`, a `vocab` dict and `to_dict()`.
+can build them too, and has `tokenize(word) -> [Token(id, value, (start, end))]` with character
+offsets in the word (a named tuple: models/token.py), `token_to_id`, `id_to_token`, a `vocab` dict and `to_dict()`.
 
 Example:
     >>> m = from_dict({"type": "WordLevel", "vocab": {"hi": 0, "[UNK]": 1}, "unk_token": "[UNK]"})
     >>> m.tokenize("hi")
-    [(0, 'hi', (0, 2))]
+    [Token(id=0, value='hi', offsets=(0, 2))]
 """
 
 from __future__ import annotations

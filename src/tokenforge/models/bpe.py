@@ -11,7 +11,7 @@ then merged anew each time (no cache, no `ignore_merges`) and its tokens vary be
 
 Example:
     >>> bpe = BPE({"a": 0, "b": 1, "ab": 2}, [("a", "b")])
-    >>> bpe.tokenize("aba")
+    >>> bpe.word_tokens("aba")
     [(2, 'ab', (0, 2)), (0, 'a', (2, 3))]
 """
 
@@ -26,6 +26,7 @@ from array import array
 
 from tokenforge import _native
 from tokenforge.models import files
+from tokenforge.models.token import Token
 from tokenforge.models.vocab_model import VocabModel
 
 
@@ -208,7 +209,7 @@ class BPE(VocabModel):
                         heapq.heappush(heap, (r[0], left, ids[left], ids[right], r[1]))
         return [[ids[i], lens[i]] for i in range(n) if alive[i]]
 
-    def tokenize(self, word: str) -> list[tuple[int, str, tuple[int, int]]]:
+    def word_tokens(self, word: str) -> list[tuple[int, str, tuple[int, int]]]:
         """(id, token, (start, end)) per token; offsets are characters of `word`."""
         if self.dropout:  # as tokenizers: merged anew each time, no cache, no ignore_merges
             return self._tokens(word, self._merge(self._symbols(word), self.dropout))
@@ -220,6 +221,17 @@ class BPE(VocabModel):
         else:
             out = self._tokens(word, self._merge(self._symbols(word)))
         return self.remember(word, out)
+
+    def tokenize(self, sequence: str) -> list[Token]:
+        """tokenizers' `Model.tokenize`: offsets in bytes, each byte-fallback token its own byte
+        (word_tokens gives such a token its character's span, as the pipeline reports it)."""
+        if not self.dropout and self.ignore_merges and sequence in self.vocab:
+            return [Token(self.vocab[sequence], sequence, (0, len(sequence.encode("utf-8", "surrogatepass"))))]
+        out, pos = [], 0
+        for tid, n in self._merge(self._symbols(sequence), self.dropout):
+            out.append(Token(tid, self.vocab_r[tid], (pos, pos + n)))
+            pos += n
+        return out
 
     def _tokens(self, word: str, syms: list[list[int]]) -> list[tuple[int, str, tuple[int, int]]]:
         """(id, token, (start, end)) of merged symbols [id, byte length] of `word`."""

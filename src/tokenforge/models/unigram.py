@@ -10,7 +10,7 @@ built in Python with them, each word is a segmentation drawn at random instead
 
 Example:
     >>> u = Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -1.0), ("ab", -1.5)], unk_id=0)
-    >>> u.tokenize("abc")
+    >>> u.word_tokens("abc")
     [(3, 'ab', (0, 2)), (0, 'c', (2, 3))]
 """
 
@@ -107,7 +107,7 @@ class Unigram(VocabModel):
             unk = tid == self.unk_id
         return out
 
-    def tokenize(self, word: str) -> list[tuple[int, str, tuple[int, int]]]:
+    def word_tokens(self, word: str) -> list[tuple[int, str, tuple[int, int]]]:
         """(id, token, (start, end)) per piece; offsets are characters of `word`."""
         sampled = bool(self.alpha)  # subword regularization: a new draw each time, no cache
         cached = None if sampled else self._cache.get(word)

@@ -1,4 +1,5 @@
-"""What every model shares: the vocab lookups and a bounded cache of tokenized words.
+"""What every model shares: the vocab lookups, a bounded cache of tokenized words, and
+tokenizers' `Model.tokenize` over the model's own `word_tokens`.
 
 Example:
     >>> m = VocabModel({"a": 0})
@@ -11,6 +12,7 @@ from __future__ import annotations
 import os
 
 from tokenforge.models import files
+from tokenforge.models.token import Token
 
 _CACHE_WORDS = 100_000  # words kept per model; a word past that is tokenized each time
 
@@ -28,6 +30,21 @@ class VocabModel:
         if len(self._cache) < _CACHE_WORDS:
             self._cache[word] = tokens
         return tokens
+
+    def tokenize(self, sequence: str) -> list[Token]:
+        """tokenizers' `Model.tokenize`: a Token per piece of `sequence`, its offsets in the
+        sequence's UTF-8 bytes as tokenizers reports them (word_tokens' are characters)."""
+        pieces = self.word_tokens(sequence)
+        if sequence.isascii():
+            return [Token(*t) for t in pieces]
+        at = [0]
+        for c in sequence:
+            at.append(at[-1] + len(c.encode("utf-8", "surrogatepass")))
+        return [Token(i, v, (at[a], at[b])) for i, v, (a, b) in pieces]
+
+    def word_tokens(self, word: str) -> list[tuple[int, str, tuple[int, int]]]:
+        """(id, token, (start, end)) per token, offsets in characters of `word` (each model's)."""
+        raise NotImplementedError
 
     def token_to_id(self, token: str) -> int | None:
         return self.vocab.get(token)

@@ -5,7 +5,7 @@ matches, becomes the single unknown token.
 
 Example:
     >>> wp = WordPiece({"[UNK]": 0, "un": 1, "##aff": 2, "##able": 3})
-    >>> [t for _, t, _ in wp.tokenize("unaffable")]
+    >>> [t for _, t, _ in wp.word_tokens("unaffable")]
     ['un', '##aff', '##able']
 """
 
@@ -36,7 +36,7 @@ class WordPiece(VocabModel):
             raise ValueError(f"WordPiece: unk_token {self.unk_token!r} is not in the vocab")
         return [(self.vocab[self.unk_token], self.unk_token, (0, len(word)))]
 
-    def tokenize(self, word: str) -> list[tuple[int, str, tuple[int, int]]]:
+    def word_tokens(self, word: str) -> list[tuple[int, str, tuple[int, int]]]:
         """(id, token, (start, end)) per piece; offsets are characters of `word`."""
         cached = self._cache.get(word)
         if cached is not None:
@@ -83,7 +83,7 @@ class WordLevel(VocabModel):
     """One token per word, or the unknown token.
 
     Example:
-        >>> WordLevel({"hi": 0, "[UNK]": 1}, "[UNK]").tokenize("yo")
+        >>> WordLevel({"hi": 0, "[UNK]": 1}, "[UNK]").word_tokens("yo")
         [(1, '[UNK]', (0, 2))]
     """
 
@@ -105,7 +105,7 @@ class WordLevel(VocabModel):
         return cls(files.read_wordlevel(vocab), unk_token)
 
 
-    def tokenize(self, word: str) -> list[tuple[int, str, tuple[int, int]]]:
+    def word_tokens(self, word: str) -> list[tuple[int, str, tuple[int, int]]]:
         tid = self.vocab.get(word)
         if tid is not None:
             return [(tid, word, (0, len(word)))]

@@ -69,7 +69,7 @@ def encode_sequence(text: str, normalizer, pre_tokenizer, model, added: AddedVoc
         for piece in (pre_tokenizer.split(ns) if pre_tokenizer is not None else [ns]):
             if not piece.text:
                 continue
-            for i, tok, (a, b) in model.tokenize(piece.text):
+            for i, tok, (a, b) in model.word_tokens(piece.text):
                 ids.append(i)
                 tokens.append(tok)
                 offsets.append(piece.original_span(a, b))
