@@ -24,9 +24,11 @@ spans, a UTF-8 lead-byte count turns them into characters (the lists built nativ
 trimming is a per-id table of leading/trailing spaces, and word ids come from the native
 scanner's piece ends.  Text that the normalizer changes (NFC/NFKC) is normalized first, in
 C++ and with `tokenizers`' alignment (:meth:`NativeByteLevel.normal_form`),
-and its tokens' offsets read back through that alignment; such text with an added token in it
-takes the Python pipeline.  Anything else — other pre-tokenizers, prefix spaces, byte_fallback
-— is not native.
+and its tokens' offsets read back through that alignment; so is a lone ByteLevel pre-tokenizer's
+prefix space (a space put before a text that does not start with one, aligned as `tokenizers`
+aligns it: with the text's first character); such text with an added token in it takes the
+Python pipeline.  Anything else — other pre-tokenizers, a prefix space after other steps,
+byte_fallback — is not native.
 
 Example:
     >>> NativeByteLevel.build(object()) is None
@@ -59,12 +61,15 @@ from tokenforge.tokenizer.pipeline import check_surrogates as _check_surrogates
 _GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
 
 
-def _scanner(pre) -> int | None:
-    """The native scanner equal to this pre-tokenizer's split, or None."""
+def _scanner(pre, prefix_ok: bool = False) -> int | None:
+    """The native scanner equal to this pre-tokenizer's split, or None.  With prefix_ok, a
+    lone ByteLevel may add its prefix space (the caller adds it: :func:`_prefix_space`)."""
     steps = pre.pretokenizers if isinstance(pre, Sequence) else [pre]
-    if not steps or not isinstance(steps[-1], ByteLevel) or steps[-1].add_prefix_space:
+    if not steps or not isinstance(steps[-1], ByteLevel):
         return None
     bl = steps[-1]
+    if bl.add_prefix_space and not (prefix_ok and len(steps) == 1):
+        return None
     if len(steps) == 1:
         return int(Scanner.GPT2) if bl.use_regex else None
     if len(steps) != 2 or bl.use_regex or not isinstance(steps[0], Split):
@@ -76,6 +81,34 @@ def _scanner(pre) -> int | None:
         return None
     s = scanner_for(sp.pattern["Regex"]) or _hf_spellings().get(sp.pattern["Regex"])
     return None if s is None else int(s)
+
+
+def _prefix_space(pre) -> bool:
+    """Whether the pre-tokenizer is one ByteLevel adding a prefix space (alone in a Sequence or not)."""
+    steps = pre.pretokenizers if isinstance(pre, Sequence) else [pre]
+    return len(steps) == 1 and isinstance(steps[0], ByteLevel) and bool(steps[0].add_prefix_space)
+
+
+def _with_prefix_space(found: tuple, n: int) -> tuple:
+    """A normal form (text, starts, ends; starts None: the text of n characters as it was)
+    with ByteLevel's prefix space before it when it does not start with one: the space and the
+    first character both come from the first character, as `tokenizers`' prepend aligns them.
+
+    Example:
+        >>> import numpy as np
+        >>> t, s, e = _with_prefix_space(("ab", None, None), 2)
+        >>> t, np.frombuffer(s, np.uint32).tolist(), np.frombuffer(e, np.uint32).tolist()
+        (' ab', [0, 0, 1], [1, 1, 2])
+    """
+    text, starts, ends = found
+    if not text or text.startswith(" "):
+        return found
+    if starts is None:
+        s = np.arange(n, dtype=np.uint32)
+        e = s + 1
+    else:
+        s, e = np.frombuffer(starts, dtype=np.uint32), np.frombuffer(ends, dtype=np.uint32)
+    return " " + text, np.concatenate((s[:1], s)).tobytes(), np.concatenate((e[:1], e)).tobytes()
 
 
 @functools.lru_cache(maxsize=1)
@@ -123,6 +156,7 @@ class NativeByteLevel:
         import numpy as np
 
         self.tok, self.scanner, self.form = tok, scanner, form
+        self.prefix_space = _prefix_space(tok.pre_tokenizer)
         self.engine = self.make_engine(scanner, ranks, specials)
         size = max(max(ranks.values(), default=0), max(specials.values(), default=0)) + 1
         lens = np.zeros(size, dtype=np.int64)
@@ -161,7 +195,8 @@ class NativeByteLevel:
     @classmethod
     def build(cls, tok) -> "NativeByteLevel | None":
         """The native path for `tok`, or None when its pipeline is not a rank table."""
-        scanner = _scanner(tok.pre_tokenizer) if getattr(tok, "pre_tokenizer", None) is not None else None
+        pre = getattr(tok, "pre_tokenizer", None)
+        scanner = _scanner(pre, prefix_ok=True) if pre is not None else None
         tables = rank_tables(tok) if scanner is not None else None
         if tables is None:
             return None
@@ -182,8 +217,12 @@ class NativeByteLevel:
         path (a token matched in the raw text, or one that normalizing makes or unmakes, is not
         the engine's to find).
         """
-        found = _native.normalize_unicode(text, self.form)
-        if found is None:
+        found = _native.normalize_unicode(text, self.form) if self.form else None
+        if self.prefix_space:
+            if self._added is not None and self._added.search(text) is not None:
+                return None  # each stretch between added tokens gets a prefix space: the Python path's
+            found = _with_prefix_space(found or (text, None, None), len(text))
+        if found is None or found[1] is None:
             return text, None, None
         _check_surrogates(text)
         if self._added is not None and (self._added.search(text) is not None
@@ -193,7 +232,7 @@ class NativeByteLevel:
 
     def encode(self, text: str, type_id: int = 0) -> Encoding | None:
         """The Encoding of one text (before post-processing), or None to use the Python path."""
-        if self.form and not text.isascii():
+        if self.prefix_space or (self.form and not text.isascii()):
             return self._encode_normalized(text, type_id)
         try:
             data = text.encode("utf-8")
@@ -222,6 +261,8 @@ class NativeByteLevel:
 
     def encode_batch(self, texts: list[str], threads: int) -> list[Encoding | None]:
         """Encodings of many texts, ids on native threads (None where the Python path must run)."""
+        if self.prefix_space:
+            return [self._encode_normalized(t, 0) for t in texts]
         ok = [not self.form or unicodedata.is_normalized(self.form, t) for t in texts]
         todo = [t for t, k in zip(texts, ok) if k]
         for t in todo:
@@ -261,10 +302,10 @@ class NativeByteLevel:
         the Python path), and with_spans, the original (starts, ends) of a normalized one's
         characters (None for a text left as it is; False in ok instead when trim)."""
         out, ok, spans = texts, [True] * len(texts), [None] * len(texts)
-        if not self.form:
+        if not self.form and not self.prefix_space:
             return out, ok, spans
         for k, t in enumerate(texts):
-            if t.isascii():
+            if t.isascii() and not self.prefix_space:
                 continue
             found = self.normal_form(t)
             if found is not None and found[1] is None:
@@ -387,7 +428,7 @@ class NativeByteLevel:
         """encode_final of one text (None: the Python path must take it), without the batch's
         machinery where the text needs no normalizing (ByteLevelDocs.encode_doc in a frame
         made once)."""
-        if self.plan is None or (self.form and not text.isascii()):
+        if self.plan is None or self.prefix_space or (self.form and not text.isascii()):
             done = self.encode_final([text], add_special_tokens, 1)
             return None if done is None else done[0]
         frame = self._frames.get(bool(add_special_tokens))
