@@ -13,6 +13,7 @@ PATTERNS = {
     patterns.Scanner.LLAMA3: patterns.LLAMA3,
     patterns.Scanner.O200K: patterns.O200K,
     patterns.Scanner.QWEN2: patterns.QWEN2,
+    patterns.Scanner.TEKKEN: patterns.TEKKEN,
 }
 COMPILED = {k: regex.compile(v) for k, v in PATTERNS.items()}
 

@@ -8,6 +8,10 @@
 // this matters because a mark is both a possible leading character and a member of U and W.
 // For `U*W+`, backtracking out of a maximal U-run ends the match after the run's last
 // character that is also in W.
+//
+// Mistral's Tekken pattern (its tokenizer.json's Split) is the same without the contraction
+// suffixes and with one digit a piece (`\p{N}` for `\p{N}{1,3}`): the same code, templated
+// on those two (kContractions, kDigits); next_piece_tekken.
 #pragma once
 
 #include "pretokenize/scan_util.h"
@@ -20,20 +24,24 @@ namespace detail {
 constexpr ClassSet kUpper = bit(kLu) | bit(kLt) | bit(kLm) | bit(kLo) | bit(kMark);
 constexpr ClassSet kLower = bit(kLl) | bit(kLm) | bit(kLo) | bit(kMark);
 
+template <bool kContractions>
 inline const uint8_t* with_contraction(const uint8_t* q, const uint8_t* end) {
+  if constexpr (!kContractions) return q;
   const uint8_t* c = contraction(q, end);
   return c != nullptr ? c : q;
 }
 
 // W+ and a contraction, going on from q inside a run of W (out of line: see letters_from).
+template <bool kContractions>
 __attribute__((noinline)) inline const uint8_t* lower_run_from(const uint8_t* q, const uint8_t* end) {
-  return with_contraction(run(q, end, kLower), end);
+  return with_contraction<kContractions>(run(q, end, kLower), end);
 }
 
 // `U*W+` from q, or nullptr.  After run3 the character where it stopped is classified
 // directly (it is no letter or mark of the bitmap: offering it to run3 again would test
 // it for nothing), which spares a test per run in every script (figures:
 // benchmarks/README.md).
+template <bool kContractions>
 inline const uint8_t* upper_star_lower_plus(const uint8_t* q, const uint8_t* end) {
   const uint8_t* after_last_lower = nullptr;
   while (q < end) {
@@ -47,20 +55,21 @@ inline const uint8_t* upper_star_lower_plus(const uint8_t* q, const uint8_t* end
     int len;
     CharClass c = class_at(q, end, &len);
     if (!in(kUpper, c)) {
-      if (in(kLower, c)) return with_contraction(run(q + len, end, kLower), end);
+      if (in(kLower, c)) return with_contraction<kContractions>(run(q + len, end, kLower), end);
       break;
     }
     q += len;
     if (in(kLower, c)) after_last_lower = q;
   }
-  return after_last_lower != nullptr ? with_contraction(after_last_lower, end) : nullptr;
+  return after_last_lower != nullptr ? with_contraction<kContractions>(after_last_lower, end) : nullptr;
 }
 
 // `U+W*` from q, or nullptr.
+template <bool kContractions>
 inline const uint8_t* upper_plus_lower_star(const uint8_t* q, const uint8_t* end) {
   const uint8_t* u = run(q, end, kUpper);
   if (u == q) return nullptr;
-  return with_contraction(run(u, end, kLower), end);
+  return with_contraction<kContractions>(run(u, end, kLower), end);
 }
 
 }  // namespace detail
@@ -70,6 +79,7 @@ inline const uint8_t* upper_plus_lower_star(const uint8_t* q, const uint8_t* end
 // W after a lower-case one; nullptr otherwise.  For ASCII letters the
 // upper and lower classes are disjoint, so neither word alternative needs backtracking and
 // both end where these runs end.
+template <bool kContractions>
 TF_ALWAYS_INLINE const uint8_t* ascii_word_o200k(const uint8_t* p, const uint8_t* end) {
   const uint8_t* s = p;
   if (!ascii_is(*s, kAsciiLetter)) {
@@ -81,11 +91,12 @@ TF_ALWAYS_INLINE const uint8_t* ascii_word_o200k(const uint8_t* p, const uint8_t
   if (q < end && *q >= 0x80) {
     // After at least one lower-case letter, W+ goes on through the non-ASCII ones
     // ("décision"): U* ended at an ASCII letter that is not in U, so nothing backtracks.
-    return q == s ? nullptr : detail::lower_run_from(q, end);
+    return q == s ? nullptr : detail::lower_run_from<kContractions>(q, end);
   }
-  return detail::with_contraction(q, end);
+  return detail::with_contraction<kContractions>(q, end);
 }
 
+template <bool kContractions, int kDigits>
 __attribute__((noinline)) inline const uint8_t* next_piece_o200k_general(const uint8_t* p, const uint8_t* end) {
   int len0;
   CharClass c0 = class_at(p, end, &len0);
@@ -101,12 +112,12 @@ __attribute__((noinline)) inline const uint8_t* next_piece_o200k_general(const u
   }
   const uint8_t* m;
   if (word) {
-    if (may_lead && (m = detail::upper_star_lower_plus(after_lead, end))) return m;
-    if ((m = detail::upper_star_lower_plus(p, end))) return m;
-    if (may_lead && (m = detail::upper_plus_lower_star(after_lead, end))) return m;
-    if ((m = detail::upper_plus_lower_star(p, end))) return m;
+    if (may_lead && (m = detail::upper_star_lower_plus<kContractions>(after_lead, end))) return m;
+    if ((m = detail::upper_star_lower_plus<kContractions>(p, end))) return m;
+    if (may_lead && (m = detail::upper_plus_lower_star<kContractions>(after_lead, end))) return m;
+    if ((m = detail::upper_plus_lower_star<kContractions>(p, end))) return m;
   }
-  if (c0 == kNumber) return run_max(p, end, kNumbers, 3);
+  if (c0 == kNumber) return run_max(p, end, kNumbers, kDigits);
   // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
   if (const uint8_t* q = punctuation_run(p, end, c0, true)) return q;
   SpaceRun r = space_run(p, end);
@@ -118,12 +129,18 @@ __attribute__((noinline)) inline const uint8_t* next_piece_o200k_general(const u
 
 // The ASCII word fast path inlined into the encoder's loop, the rest out of line.
 TF_ALWAYS_INLINE const uint8_t* next_piece_o200k(const uint8_t* p, const uint8_t* end) {
-  if (const uint8_t* q = ascii_word_o200k(p, end)) return q;
-  return next_piece_o200k_general(p, end);
+  if (const uint8_t* q = ascii_word_o200k<true>(p, end)) return q;
+  return next_piece_o200k_general<true, 3>(p, end);
+}
+
+TF_ALWAYS_INLINE const uint8_t* next_piece_tekken(const uint8_t* p, const uint8_t* end) {
+  if (const uint8_t* q = ascii_word_o200k<false>(p, end)) return q;
+  return next_piece_o200k_general<false, 1>(p, end);
 }
 
 }  // namespace tf::scan
 
 namespace tf {
 using scan::next_piece_o200k;
+using scan::next_piece_tekken;
 }  // namespace tf

@@ -24,8 +24,9 @@ enum class SplitPattern : uint8_t {
   kO200k = 3,   // o200k_base
   kQwen2 = 4,   // Llama 3's spelling with one digit a piece (Qwen 2, 2.5, 3)
   kDeepSeekV3 = 5,  // DeepSeek V3's tokenizer.json: three Splits on Oniguruma's classes
+  kTekken = 6,      // Mistral's Tekken: o200k's without contractions, one digit a piece
 };
-constexpr int kLastSplitPattern = 5;
+constexpr int kLastSplitPattern = 6;
 
 using NextPieceFn = const uint8_t* (*)(const uint8_t* p, const uint8_t* end);
 
@@ -37,6 +38,7 @@ inline NextPieceFn scanner_for(SplitPattern pattern) {
     case SplitPattern::kO200k: return next_piece_o200k;
     case SplitPattern::kQwen2: return next_piece_qwen2;
     case SplitPattern::kDeepSeekV3: return next_piece_deepseek_v3;
+    case SplitPattern::kTekken: return next_piece_tekken;
   }
   return next_piece_gpt2;
 }
@@ -52,6 +54,7 @@ decltype(auto) with_scanner(SplitPattern pattern, F&& f) {
     case SplitPattern::kQwen2: return f([](const uint8_t* p, const uint8_t* e) { return next_piece_qwen2(p, e); });
     case SplitPattern::kDeepSeekV3:
       return f([](const uint8_t* p, const uint8_t* e) { return next_piece_deepseek_v3(p, e); });
+    case SplitPattern::kTekken: return f([](const uint8_t* p, const uint8_t* e) { return next_piece_tekken(p, e); });
     case SplitPattern::kGpt2: break;
   }
   return f([](const uint8_t* p, const uint8_t* e) { return next_piece_gpt2(p, e); });

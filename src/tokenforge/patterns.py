@@ -28,6 +28,7 @@ class Scanner(enum.IntEnum):
     O200K = 3
     QWEN2 = 4
     DEEPSEEK_V3 = 5  # DeepSeek V3's three tokenizer.json Splits as one; no single pattern names it
+    TEKKEN = 6
 
 
 # tiktoken's spellings.
@@ -58,6 +59,19 @@ QWEN2 = (
     r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
     r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
+# Mistral's Tekken (its tokenizer.json's Split): o200k's without the contraction suffixes and
+# with one digit a piece.
+TEKKEN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*""",
+        r"""\p{N}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
 
 # Other spellings that split identically.
 _GPT2_ORIGINAL = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -87,10 +101,11 @@ _KNOWN: dict[str, Scanner] = {
     _MINBPE_GPT2: Scanner.GPT2,
     O200K: Scanner.O200K,
     QWEN2: Scanner.QWEN2,
+    TEKKEN: Scanner.TEKKEN,
 }
 
 # Short names accepted wherever a pattern is asked for (e.g. the CLI's --pattern).
-BY_NAME: dict[str, str] = {"gpt2": GPT2, "r50k": GPT2, "cl100k": CL100K, "llama3": LLAMA3, "o200k": O200K, "qwen2": QWEN2}
+BY_NAME: dict[str, str] = {"gpt2": GPT2, "r50k": GPT2, "cl100k": CL100K, "llama3": LLAMA3, "o200k": O200K, "qwen2": QWEN2, "tekken": TEKKEN}
 
 
 def scanner_for(pat_str: str) -> Scanner | None:

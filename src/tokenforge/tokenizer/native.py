@@ -117,7 +117,8 @@ def _hf_spellings() -> dict[str, Scanner]:
     counted repeat as an atomic group, which splits the same: formats/hf_json.py)."""
     from tokenforge.formats.hf_json import hf_pattern
 
-    return {hf_pattern(p): scanner_for(p) for p in (patterns.GPT2, patterns.CL100K, patterns.LLAMA3, patterns.O200K, patterns.QWEN2)}
+    return {hf_pattern(p): scanner_for(p) for p in (patterns.GPT2, patterns.CL100K, patterns.LLAMA3, patterns.O200K, patterns.QWEN2,
+                                                   patterns.TEKKEN)}
 
 
 def _norm_form(norm) -> str | None | bool:
@@ -657,5 +658,5 @@ def _make_engine(scanner: int, ranks: dict[bytes, int], specials: dict[str, int]
 
     pat = {int(Scanner.GPT2): patterns.GPT2, int(Scanner.CL100K): patterns.CL100K,
            int(Scanner.LLAMA3): patterns.LLAMA3, int(Scanner.O200K): patterns.O200K,
-           int(Scanner.QWEN2): patterns.QWEN2}[scanner]
+           int(Scanner.QWEN2): patterns.QWEN2, int(Scanner.TEKKEN): patterns.TEKKEN}[scanner]
     return ByteEncoding("tokenizer.json", pat_str=pat, mergeable_ranks=ranks, special_tokens=specials)
