@@ -1,13 +1,20 @@
-"""tokenizer.json pipelines that the shared files do not have, over GPT-2's vocabulary:
-StarCoder's (Digits, then ByteLevel: tokenforge cuts the digits out in C++, tokenizer/native_cut.py)
-and BLOOM's (a Split regex with nested classes, then a regex-free ByteLevel: cut in Python by its
-regex path, tokenizer/native_splits.py).
+"""tokenizer.json pipelines that the shared files do not have, made from their vocabularies:
+
+- starcoder: Digits, then ByteLevel (tokenforge cuts the digits out in C++: tokenizer/native_cut.py);
+- bloom: a Split regex with nested classes, then a regex-free ByteLevel (cut in Python by the
+  regex path: tokenizer/native_splits.py);
+- roberta: GPT-2's with RoBERTa's post-processor (tokenizer/native.py's post_plan);
+- prefix_space: a lone ByteLevel adding its prefix space (native.py's _with_prefix_space);
+- tekken: Llama 3's vocabulary with Mistral's Tekken Split (the native Tekken scanner);
+- falcon: Punctuation, ByteLevel, Digits, Split (steps after ByteLevel: the Python pipeline).
+
 `Tokenizer.encode_batch` of ~4 KB documents, offsets read, wall clock (tokenizers on its own
-threads), best of --repeat; the readable Python pipeline's row is what those files ran on
-before the regex path took them.
+threads, tokenforge on its default threads), best of --repeat; with --python, also the readable
+Python pipeline's row (what such files ran on before a native path took them).
 
 Usage:
-    python benchmarks/bench_hf_unseen_pipelines.py [--corpora en code multi] [--mb 0.3] [--repeat 3]
+    python benchmarks/bench_hf_unseen_pipelines.py [--pipelines starcoder ...] [--corpora en code multi]
+        [--mb 0.3] [--repeat 3] [--python]
 """
 
 from __future__ import annotations
@@ -18,13 +25,47 @@ import time
 
 from _common import MODELS, corpus_text, documents
 
-PIPELINES = {
-    "starcoder": [{"type": "Digits", "individual_digits": True},
-                  {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}],
-    "bloom": [{"type": "Split", "pattern": {"Regex": " ?[^(\\s|[.,!?…。，、।۔،])]+"}, "behavior": "Isolated",
-               "invert": False},
-              {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}],
+
+def _byte_level(prefix: bool = False, regex: bool = True) -> dict:
+    return {"type": "ByteLevel", "add_prefix_space": prefix, "trim_offsets": True, "use_regex": regex}
+
+
+def _split(pattern: str, behavior: str = "Isolated") -> dict:
+    return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": behavior, "invert": False}
+
+
+def _pre(steps: list) -> dict:
+    return {"pre_tokenizer": {"type": "Sequence", "pretokenizers": steps}}
+
+
+def _tekken() -> dict:
+    from tokenforge import patterns
+
+    d = json.loads((MODELS / "hf" / "llama3_tokenizer.json").read_text(encoding="utf-8"))
+    d["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = patterns.TEKKEN
+    return d
+
+
+PIPELINES = {  # name: (base file, fields replaced) or a function making the whole file
+    "starcoder": ("gpt2", _pre([{"type": "Digits", "individual_digits": True}, _byte_level()])),
+    "bloom": ("gpt2", _pre([_split(" ?[^(\\s|[.,!?…。，、।۔،])]+"), _byte_level(regex=False)])),
+    "roberta": ("gpt2", {"post_processor": {"type": "RobertaProcessing", "sep": ["</s>", 50256],
+                                            "cls": ["<s>", 50256], "trim_offsets": True, "add_prefix_space": False}}),
+    "prefix_space": ("gpt2", {"pre_tokenizer": _byte_level(prefix=True)}),
+    "tekken": _tekken,
+    "falcon": ("gpt2", _pre([{"type": "Punctuation", "behavior": "Contiguous"}, _byte_level(),
+                             {"type": "Digits", "individual_digits": False}, _split("[0-9][0-9][0-9]")])),
 }
+
+
+def config(name: str) -> str:
+    spec = PIPELINES[name]
+    if callable(spec):
+        return json.dumps(spec())
+    base, fields = spec
+    d = json.loads((MODELS / "hf" / f"{base}_tokenizer.json").read_text(encoding="utf-8"))
+    d.update(fields)
+    return json.dumps(d)
 
 
 def main() -> None:
@@ -33,23 +74,25 @@ def main() -> None:
     from tokenforge.tokenizer import Tokenizer
 
     ap = argparse.ArgumentParser()
+    ap.add_argument("--pipelines", nargs="+", default=list(PIPELINES))
     ap.add_argument("--corpora", nargs="+", default=["en", "code", "multi"])
     ap.add_argument("--mb", type=float, default=0.3)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--python", action="store_true", help="also time the readable Python pipeline")
     args = ap.parse_args()
-    base = json.loads((MODELS / "hf" / "gpt2_tokenizer.json").read_text(encoding="utf-8"))
-    for name, steps in PIPELINES.items():
-        base["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": steps}
-        text = json.dumps(base)
+    for name in args.pipelines:
+        text = config(name)
         for corpus in args.corpora:
             docs = documents(corpus_text(corpus, int(args.mb * 1_000_000)))
             size = sum(len(d.encode("utf-8")) for d in docs) / 1e6
-            python_path = Tokenizer.from_str(text)
-            python_path._native_checked = True  # the readable pipeline alone
-            object.__setattr__(python_path, "_native", None)
+            tools = [("tokenizers", tokenizers.Tokenizer.from_str(text)), ("tokenforge", Tokenizer.from_str(text))]
+            if args.python:
+                python_path = Tokenizer.from_str(text)
+                python_path._native_checked = True  # the readable pipeline alone
+                object.__setattr__(python_path, "_native", None)
+                tools.append(("Python pipeline", python_path))
             rows = {}
-            for label, tok in (("tokenizers", tokenizers.Tokenizer.from_str(text)), ("tokenforge", Tokenizer.from_str(text)),
-                               ("Python pipeline", python_path)):
+            for label, tok in tools:
                 tok.no_truncation()
                 best = float("inf")
                 for _ in range(args.repeat):
@@ -58,8 +101,9 @@ def main() -> None:
                         e.offsets
                     best = min(best, time.perf_counter() - t0)
                 rows[label] = size / best
-            print(f"{name:9} {corpus:5} MB/s: " + "  ".join(f"{k} {v:.2f}" for k, v in rows.items())
-                  + f"  |  tokenforge vs tokenizers {rows['tokenforge'] / rows['tokenizers']:.2f}x", flush=True)
+            path = type(tools[1][1]._native_engine()).__name__
+            print(f"{name:12} {corpus:5} MB/s: " + "  ".join(f"{k} {v:.2f}" for k, v in rows.items())
+                  + f"  |  tokenforge vs tokenizers {rows['tokenforge'] / rows['tokenizers']:.2f}x  ({path})", flush=True)
 
 
 if __name__ == "__main__":
