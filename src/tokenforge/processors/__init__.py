@@ -22,7 +22,7 @@ from tokenforge._component import build
 from tokenforge.normalizers.bert import WHITE_SPACE
 from tokenforge.pre_tokenizers.byte_level import BYTE_CHARS
 from tokenforge.processors import template_text
-from tokenforge.tokenizer.encoding import Encoding
+from tokenforge.tokenizer.encoding import Encoding, JoinedEncoding
 
 _SPACE_CHAR = BYTE_CHARS[32]
 
@@ -275,10 +275,7 @@ def merge(encodings: list[Encoding]) -> Encoding:
     `Encoding.merge_with` for the overflowing windows).  Without windows (no truncation cut
     any of them) each field is joined in one pass: the same Encoding, fewer steps."""
     if not any(e._pending is not None or e._overflowing for e in encodings):
-        fields = [e._fields() for e in encodings]
-        out = Encoding(*([x for f in fields for x in f[k]] for k in range(len(fields[0]))))
-        out._seqs = tuple(sorted({s for e in encodings for s in e._sequences_set()}))
-        return out
+        return JoinedEncoding(list(encodings))
     out = encodings[0].copy()
     for e in encodings[1:]:
         out.merge_with(e)

@@ -342,6 +342,25 @@ def _lazy(field: str, default):
     return lazy_field(field, lambda self: default(len(self.ids)))
 
 
+class JoinedEncoding(Encoding):
+    """Encodings without overflowing windows joined one after another (processors.merge):
+    every list joined at once but the word ids, joined from the parts when first read (a
+    byte-level text's are computed from its pieces; most callers of a pair never read them)."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self, parts: list[Encoding]) -> None:
+        for f in _FIELDS:
+            if f != "word_ids":
+                setattr(self, f, [x for e in parts for x in getattr(e, f)])
+        Encoding.overflowing.__set__(self, [])
+        Encoding._trim.__set__(self, None)
+        self._seqs = tuple(sorted({s for e in parts for s in e._sequences_set()}))
+        self._parts = parts
+
+    word_ids = lazy_field("word_ids", lambda self: [w for e in self._parts for w in e.word_ids])
+
+
 class IdsEncoding(Encoding):
     """An Encoding without offsets (`encode_batch_fast`): tokens "", offsets (0, 0), word ids
     None, as `tokenizers`; every list but `ids` is made on first access."""

@@ -420,6 +420,21 @@ class Tokenizer:
         final = getattr(self._native_engine(), "encode_final_fast" if fast else "encode_final", None)
         return final(texts, add_special_tokens, threads) if final is not None else None
 
+    def _native_pair_sides(self, inputs: list, threads: int) -> tuple[list, list] | None:
+        """For a batch of (text, text) pairs: each side's Encodings as the model gives them
+        (before truncation and the post-processor; None items: the Python path's), from the
+        native path's documents without a frame, on native threads, their lists built in C++
+        when read; None for other batches, or a path whose documents also trim offsets."""
+        if not inputs or not all(type(x) is tuple and len(x) == 2 and isinstance(x[0], str) and isinstance(x[1], str)
+                                 for x in inputs):
+            return None
+        plan = getattr(self._native_engine(), "plan", None)
+        if plan is not None and plan[1]:  # ByteLevel's trimming is in its documents: not the model's offsets
+            return None
+        firsts = self._native_final([x[0] for x in inputs], False, threads)
+        seconds = self._native_final([x[1] for x in inputs], False, threads) if firsts is not None else None
+        return None if seconds is None else (firsts, seconds)
+
     def _untruncated(self, enc: Encoding, add_special_tokens: bool) -> bool:
         """Whether truncation would leave this finished single-text Encoding as it is, so that
         the native path's result stands.  tokenizers truncates before the post-processor, to
@@ -522,14 +537,21 @@ class Tokenizer:
         if native is not None and all(isinstance(x, str) for x in inputs):
             firsts = native.encode_batch(inputs, num_threads)
         out = []
-        for x, first in zip(inputs, firsts):
-            if first is not None:
-                out.append(self._post_process(first, None, add_special_tokens))
-            elif _is_pair(x, is_pretokenized):
-                out.append(self._post_process(self._encode_one(x[0], 0, is_pretokenized),
-                                              self._encode_one(x[1], 1, is_pretokenized), add_special_tokens))
-            else:
-                out.append(self._post_process(self._encode_one(x, 0, is_pretokenized), None, add_special_tokens))
+        with gc_paused():  # many small lists per item, none of them cyclic
+            sides = self._native_pair_sides(inputs, num_threads) if native is not None else None
+            for k, (x, first) in enumerate(zip(inputs, firsts)):
+                if first is not None:
+                    out.append(self._post_process(first, None, add_special_tokens))
+                elif _is_pair(x, is_pretokenized):
+                    a = sides[0][k] if sides is not None else None
+                    b = sides[1][k] if sides is not None else None
+                    if b is not None:
+                        b.type_ids = [1] * len(b)
+                    out.append(self._post_process(a if a is not None else self._encode_one(x[0], 0, is_pretokenized),
+                                                  b if b is not None else self._encode_one(x[1], 1, is_pretokenized),
+                                                  add_special_tokens))
+                else:
+                    out.append(self._post_process(self._encode_one(x, 0, is_pretokenized), None, add_special_tokens))
         if self._padding is not None:
             self._padding.pad(out)
         return out
