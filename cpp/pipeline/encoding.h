@@ -5,7 +5,8 @@
 // Allowed special tokens cut the text into ordinary segments; each segment is split on
 // its own (so `$` in a pattern matches at a segment's end, as in tiktoken) and every piece
 // is merged.  With a CutClass (set_cut: a tokenizer.json's Digits or Punctuation step ahead
-// of its regex) each segment is first cut into that class's stretches, each split on its own.  Decoding concatenates token bytes.  Thread-safe: all methods are const.
+// of its regex) each segment is first cut into that class's stretches, each split on its
+// own.  Decoding concatenates token bytes.  Thread-safe: all methods are const.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +35,6 @@ class Encoding {
   // Cuts every segment into the stretches of `cut` before the scanner splits them; set
   // once, before the first encode (the methods below read it unlocked).
   void set_cut(std::shared_ptr<const CutClass> cut) { cut_ = std::move(cut); }
-  const CutClass* cut() const { return cut_.get(); }
 
   // Each returns false and sets *error on a byte the vocabulary cannot encode.
   bool encode_ordinary(std::string_view text, std::vector<uint32_t>* out, std::string* error) const;

@@ -23,17 +23,9 @@ bool CutClass::has(uint32_t cp) const {
   return it != astral_.begin() && std::prev(it)->second >= cp;
 }
 
-uint32_t CutClass::at(const uint8_t* p, const uint8_t* end, int* len) {
-  if (*p < 0x80) {
-    *len = 1;
-    return *p;
-  }
-  return decode_utf8(p, end, len);
-}
-
 const uint8_t* CutClass::stretch_end(const uint8_t* p, const uint8_t* end) const {
   int len;
-  const bool inside = has(at(p, end, &len));
+  const bool inside = has(decode_utf8(p, end, &len));
   p += len;
   if (inside && !runs_) return p;
   while (p < end) {
@@ -42,7 +34,7 @@ const uint8_t* CutClass::stretch_end(const uint8_t* p, const uint8_t* end) const
       ++p;
       continue;
     }
-    if (has(at(p, end, &len)) != inside) return p;
+    if (has(decode_utf8(p, end, &len)) != inside) return p;
     p += len;
   }
   return p;

@@ -25,16 +25,12 @@ class CutClass {
   // runs: a run of the class's characters is one stretch; else each of them is.
   CutClass(std::vector<Range> ranges, bool runs);
 
-  bool runs() const { return runs_; }
-
   // The end of the stretch that starts at p (p < end; valid UTF-8): a run of characters
-  // outside the set, or one character of it (with runs(), a run of them).
+  // outside the set, or one character of it (with `runs`, a run of them).
   const uint8_t* stretch_end(const uint8_t* p, const uint8_t* end) const;
 
  private:
   bool has(uint32_t cp) const;
-  // The code point at p (p < end) and its byte length.
-  static uint32_t at(const uint8_t* p, const uint8_t* end, int* len);
 
   uint64_t ascii_[2] = {0, 0};
   std::vector<uint64_t> bmp_;   // a bit per code point below U+10000

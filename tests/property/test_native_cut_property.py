@@ -62,7 +62,7 @@ def test_split_with_cut_equals_steps(text, k):
     need_shared()
     from tokenforge import _native
     from tokenforge.normalizers.normalized_string import NormalizedString
-    from tokenforge.tokenizer.native_cut import cut_of
+    from tokenforge.tokenizer.native_splits import cut_of
 
     tok = cut_tokenizer(k, "gpt2")
     text = text.replace(SPECIAL, "")

@@ -1,8 +1,9 @@
 """Models of a `tokenizer.json` pipeline: BPE, WordPiece, WordLevel, Unigram.
 
 Each is built from plain Python values (a vocab dict, merges, scores), so other formats (GGUF)
-can build them too, and has `tokenize(word) -> [Token(id, value, (start, end))]` with character
-offsets in the word (a named tuple: models/token.py), `token_to_id`, `id_to_token`, a `vocab` dict and `to_dict()`.
+can build them too, and has `word_tokens(word) -> [(id, token, (start, end))]` with character
+offsets in the word (the pipeline's), `tokenize(sequence)` with tokenizers' Token objects and
+byte offsets (models/token.py), `token_to_id`, `id_to_token`, a `vocab` dict and `to_dict()`.
 
 Example:
     >>> m = from_dict({"type": "WordLevel", "vocab": {"hi": 0, "[UNK]": 1}, "unk_token": "[UNK]"})

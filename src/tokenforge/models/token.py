@@ -1,7 +1,8 @@
 """Token: what a model's `tokenize` gives per piece, as `tokenizers.Token`.
 
 A named tuple (id, value, offsets): the pipeline unpacks it as a plain tuple, a `tokenizers`
-user reads `.id`, `.value` and `.offsets` (character offsets in the word) or calls `as_tuple()`.
+user reads `.id`, `.value` and `.offsets` (byte offsets in the sequence, as tokenizers gives
+them) or calls `as_tuple()`.
 
 Example:
     >>> t = Token(7, "hi", (0, 2))

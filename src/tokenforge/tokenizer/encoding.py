@@ -290,9 +290,9 @@ def _joined(x: Encoding, y: Encoding) -> Encoding:
     return e
 
 
-def _union(x: Encoding, y: Encoding) -> tuple[int, ...]:
-    """The sequences set on x or on y (see Encoding._seqs)."""
-    return tuple(sorted(set(x._sequences_set()) | set(y._sequences_set())))
+def _union(*encodings: Encoding) -> tuple[int, ...]:
+    """The sequences set on any of the encodings (see Encoding._seqs)."""
+    return tuple(sorted({s for e in encodings for s in e._sequences_set()}))
 
 
 def _merged(x: Encoding, y: Encoding, growing_offsets: bool) -> Encoding:
@@ -355,7 +355,7 @@ class JoinedEncoding(Encoding):
                 setattr(self, f, [x for e in parts for x in getattr(e, f)])
         Encoding.overflowing.__set__(self, [])
         Encoding._trim.__set__(self, None)
-        self._seqs = tuple(sorted({s for e in parts for s in e._sequences_set()}))
+        self._seqs = _union(*parts)
         self._parts = parts
 
     word_ids = lazy_field("word_ids", lambda self: [w for e in self._parts for w in e.word_ids])

@@ -18,31 +18,17 @@ the regexes in Python, which is the oracle of this path's property test.
 Left out, as for DeepSeek V3's scanner: one long text is not cut for several threads.
 
 Example:
-    >>> from tokenforge.pre_tokenizers import Digits, Punctuation
-    >>> cut_of(Digits(individual_digits=True))[1], cut_of(Punctuation("contiguous"))[1]
-    (False, True)
-    >>> cut_of(Punctuation("merged_with_previous")) is None
+    >>> NativeCutSplit.build(object()) is None
     True
 """
 
 from __future__ import annotations
 
 from tokenforge import _native
-from tokenforge.pre_tokenizers import Digits, Punctuation, Sequence
+from tokenforge.pre_tokenizers import Sequence
 from tokenforge.tokenizer.native import _scanner, rank_tables
 from tokenforge.tokenizer.native_deepseek import AllSpecialsPath
-
-
-def cut_of(step) -> tuple[list[tuple[int, int]], bool] | None:
-    """(code point ranges, whether a run of them is one part) of a step that isolates one
-    class of characters, or None."""
-    from tokenforge.normalizers import hf_unicode_tables as tables
-
-    if isinstance(step, Digits):
-        return tables.NUMERIC, not step.individual_digits
-    if isinstance(step, Punctuation) and step.behavior in ("Isolated", "Contiguous"):
-        return tables.PUNCTUATION, step.behavior == "Contiguous"
-    return None
+from tokenforge.tokenizer.native_splits import cut_of
 
 
 class NativeCutSplit(AllSpecialsPath):

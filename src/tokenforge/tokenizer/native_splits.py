@@ -78,20 +78,36 @@ def split_regexes(pre) -> list | None:
     return _isolated_splits(steps)
 
 
-def _class_of(step):
-    """Digits, and Punctuation isolating or joining runs, as one regex over tokenizers' own
-    tables of those characters (a class each), or None: the same pieces as their `split`."""
-    import re
+def cut_of(step) -> tuple[list[tuple[int, int]], bool] | None:
+    """(code point ranges, whether a run of them is one piece) of a step that isolates one
+    class of characters: Digits, or Punctuation isolating or joining runs, over tokenizers'
+    own tables of those characters; or None.
 
+    Example:
+        >>> cut_of(Digits(individual_digits=True))[1], cut_of(Punctuation("contiguous"))[1]
+        (False, True)
+        >>> cut_of(Punctuation("merged_with_previous")) is None
+        True
+    """
     from tokenforge.normalizers import hf_unicode_tables as tables
-    from tokenforge.normalizers.pattern import ranges_text
 
     if isinstance(step, Digits):
-        ranges, runs = tables.NUMERIC, not step.individual_digits
-    elif isinstance(step, Punctuation) and step.behavior in ("Isolated", "Contiguous"):
-        ranges, runs = tables.PUNCTUATION, step.behavior == "Contiguous"
-    else:
+        return tables.NUMERIC, not step.individual_digits
+    if isinstance(step, Punctuation) and step.behavior in ("Isolated", "Contiguous"):
+        return tables.PUNCTUATION, step.behavior == "Contiguous"
+    return None
+
+
+def _class_of(step):
+    """A step of cut_of as one regex class (the same pieces as its `split`), or None."""
+    import re
+
+    from tokenforge.normalizers.pattern import ranges_text
+
+    cut = cut_of(step)
+    if cut is None:
         return None
+    ranges, runs = cut
     return re.compile("[" + ranges_text(ranges) + "]" + ("+" if runs else ""))
 
 
