@@ -31,6 +31,7 @@ from tokenforge._files import read_utf8, write_atomic
 from tokenforge.tokenizer import training
 from tokenforge.tokenizer.added_vocabulary import AddedToken, AddedVocabulary
 from tokenforge.tokenizer.encoding import Encoding, IdsEncoding
+from tokenforge.tokenizer.pair_encoding import PairEncoding, pair_layout
 from tokenforge.tokenizer.pipeline import check_surrogates, encode_sequence
 from tokenforge.tokenizer.truncation import Padding, Truncation, truncate_pair
 
@@ -420,7 +421,7 @@ class Tokenizer:
         final = getattr(self._native_engine(), "encode_final_fast" if fast else "encode_final", None)
         return final(texts, add_special_tokens, threads) if final is not None else None
 
-    def _native_pair_sides(self, inputs: list, threads: int) -> tuple[list, list] | None:
+    def _native_pair_sides(self, inputs: list, threads: int, fast: bool = False) -> tuple[list, list] | None:
         """For a batch of (text, text) pairs: each side's Encodings as the model gives them
         (before truncation and the post-processor; None items: the Python path's), from the
         native path's documents without a frame, on native threads, their lists built in C++
@@ -431,9 +432,19 @@ class Tokenizer:
         plan = getattr(self._native_engine(), "plan", None)
         if plan is not None and plan[1]:  # ByteLevel's trimming is in its documents: not the model's offsets
             return None
-        firsts = self._native_final([x[0] for x in inputs], False, threads)
-        seconds = self._native_final([x[1] for x in inputs], False, threads) if firsts is not None else None
+        firsts = self._native_final([x[0] for x in inputs], False, threads, fast)
+        seconds = self._native_final([x[1] for x in inputs], False, threads, fast) if firsts is not None else None
         return None if seconds is None else (firsts, seconds)
+
+    def _pair_whole(self, a: Encoding, b: Encoding, add_special_tokens: bool) -> bool:
+        """Whether truncation leaves both texts of a pair as they are (truncate_pair returns
+        without cutting): no truncation, a limit below the post-processor's own tokens, or
+        the two within the rest."""
+        t = self._truncation
+        if t is None:
+            return True
+        room = t.max_length - self._added_tokens(add_special_tokens, True)
+        return room < 0 or len(a) + len(b) <= room
 
     def _untruncated(self, enc: Encoding, add_special_tokens: bool) -> bool:
         """Whether truncation would leave this finished single-text Encoding as it is, so that
@@ -539,12 +550,16 @@ class Tokenizer:
         out = []
         with gc_paused():  # many small lists per item, none of them cyclic
             sides = self._native_pair_sides(inputs, num_threads) if native is not None else None
+            layout = pair_layout(self.post_processor, add_special_tokens) if sides is not None else None
             for k, (x, first) in enumerate(zip(inputs, firsts)):
                 if first is not None:
                     out.append(self._post_process(first, None, add_special_tokens))
                 elif _is_pair(x, is_pretokenized):
                     a = sides[0][k] if sides is not None else None
                     b = sides[1][k] if sides is not None else None
+                    if layout is not None and a is not None and b is not None and self._pair_whole(a, b, add_special_tokens):
+                        out.append(PairEncoding(layout, a, b))
+                        continue
                     if b is not None:
                         b.type_ids = [1] * len(b)
                     out.append(self._post_process(a if a is not None else self._encode_one(x[0], 0, is_pretokenized),
@@ -583,15 +598,23 @@ class Tokenizer:
         ids_list: list = [None] * len(inputs)
         if native is not None and all(isinstance(x, str) for x in inputs):
             ids_list = native.ids_batch(inputs, num_threads)
+        sides = self._native_pair_sides(inputs, num_threads, fast=True) if native is not None else None
+        # (without a post-processor tokenizers leaves an offset-free pair's second text type id 0)
+        layout = (pair_layout(self.post_processor, add_special_tokens, 0 if self.post_processor is None else 1)
+                  if sides is not None else None)
         out = []
-        for x, ids in zip(inputs, ids_list):
-            if ids is not None:
-                enc = IdsEncoding(ids)
-                if self.post_processor is not None or self._truncation is not None:
-                    enc = self._post_process(enc, None, add_special_tokens)
-            else:
-                enc = self._fast_fallback(x, is_pretokenized, add_special_tokens)
-            out.append(enc)
+        with gc_paused():  # many small lists per item, none of them cyclic
+            for k, (x, ids) in enumerate(zip(inputs, ids_list)):
+                if layout is not None and sides[0][k] is not None and sides[1][k] is not None and \
+                        self._pair_whole(sides[0][k], sides[1][k], add_special_tokens):
+                    enc = PairEncoding(layout, sides[0][k], sides[1][k])
+                elif ids is not None:
+                    enc = IdsEncoding(ids)
+                    if self.post_processor is not None or self._truncation is not None:
+                        enc = self._post_process(enc, None, add_special_tokens)
+                else:
+                    enc = self._fast_fallback(x, is_pretokenized, add_special_tokens)
+                out.append(enc)
         if self._padding is not None:
             self._padding.pad(out)
         return out

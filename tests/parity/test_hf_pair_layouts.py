@@ -1,0 +1,94 @@
+"""Pair batches laid out in one step (tokenizer/pair_encoding.py) under every post-processor kind
+the layout takes: each shared base file (a byte-level, a BERT and a SentencePiece-style native
+path) with its post-processor swapped for BertProcessing, RobertaProcessing without trimming,
+none, ByteLevel then a template with the sequences swapped and a two-id special, against
+`tokenizers` on every field and on the position queries of both sequences, with and without
+special tokens, padding, and truncation that leaves the pairs whole (or cannot apply); and the
+same through encode_batch_fast."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from _hf_json import diff, lines
+from _shared import MODELS, need_shared
+
+BASES = ["llama3_tokenizer.json", "minilm_bert_uncased_tokenizer.json", "mistral_v1_tokenizer.json"]
+
+
+def _processors(vocab_token) -> dict:
+    (a, ia), (b, ib), (c, ic) = vocab_token(5), vocab_token(6), vocab_token(7)
+    template = {"type": "TemplateProcessing",
+                "single": [{"Sequence": {"id": "A", "type_id": 0}}],
+                "pair": [{"SpecialToken": {"id": "X", "type_id": 3}}, {"Sequence": {"id": "B", "type_id": 1}},
+                         {"SpecialToken": {"id": c, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 2}}],
+                "special_tokens": {"X": {"id": "X", "ids": [ia, ib], "tokens": [a, b]},
+                                   c: {"id": c, "ids": [ic], "tokens": [c]}}}
+    return {
+        "bert": {"type": "BertProcessing", "sep": [a, ia], "cls": [b, ib]},
+        "roberta": {"type": "RobertaProcessing", "sep": [a, ia], "cls": [b, ib], "trim_offsets": False,
+                    "add_prefix_space": False},
+        "none": None,
+        "swapped": {"type": "Sequence", "processors": [
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": True}, template]},
+    }
+
+
+def _pair(name: str, kind: str):
+    import tokenizers
+
+    from tokenforge.tokenizer import Tokenizer
+
+    d = json.loads((MODELS / "hf" / name).read_text(encoding="utf-8"))
+    inverse = {v: k for k, v in d["model"]["vocab"].items()} if isinstance(d["model"]["vocab"], dict) else \
+        {i: p[0] for i, p in enumerate(d["model"]["vocab"])}
+    d["post_processor"] = _processors(lambda i: (inverse[i], i))[kind]
+    d["truncation"] = d["padding"] = None
+    text = json.dumps(d)
+    return tokenizers.Tokenizer.from_str(text), Tokenizer.from_str(text)
+
+
+def _queries(e) -> list:
+    """Position queries of both sequences (tokenizers answers them from its sequence ranges)."""
+    out = [e.n_sequences, [e.token_to_sequence(i) for i in range(len(e.ids) + 1)]]
+    for s in (0, 1):
+        out.append([e.char_to_token(c, s) for c in range(0, 40, 3)])
+        out.append([e.word_to_tokens(w, s) for w in range(6)])
+    return out
+
+
+@pytest.mark.parametrize("kind", ["bert", "roberta", "none", "swapped"])
+@pytest.mark.parametrize("name", BASES)
+def test_pair_layouts(name, kind):
+    from tokenforge.tokenizer.pair_encoding import PairEncoding
+
+    need_shared()
+    ref, ours = _pair(name, kind)
+    texts = [ln[:200] for c in ("en", "multi", "code") for ln in lines(c, 6, seed=71)] + ["", " ", "a  b"]
+    pairs = list(zip(texts, texts[2:] + texts[:2]))
+    sides = ours._native_pair_sides(pairs, 1)  # None: this path has no native sides (the general path's)
+    native = sides is not None and all(s is not None for side in sides for s in side)
+    for truncation in (None, dict(max_length=10_000), dict(max_length=1)):
+        for padded in (False, True):
+            for t in (ref, ours):
+                t.no_truncation()
+                t.no_padding()
+                if truncation is not None:
+                    t.enable_truncation(**truncation)
+                if padded:
+                    t.enable_padding(pad_id=0, pad_token=t.id_to_token(0))
+            for special in (True, False):
+                if truncation == dict(max_length=1) and (kind == "none" or not special):
+                    continue  # nothing added: the limit cuts every pair (the general path's)
+                want = ref.encode_batch(pairs, add_special_tokens=special)
+                got = ours.encode_batch(pairs, add_special_tokens=special)
+                for k, (x, y) in enumerate(zip(want, got)):
+                    assert isinstance(y, PairEncoding) or not native, (name, kind, k)
+                    assert diff(x, y) is None, (name, kind, truncation, padded, special, k, diff(x, y))
+                    assert _queries(x) == _queries(y), (name, kind, special, k)
+                want = ref.encode_batch_fast(pairs, add_special_tokens=special)
+                got = ours.encode_batch_fast(pairs, add_special_tokens=special)
+                for k, (x, y) in enumerate(zip(want, got)):
+                    assert isinstance(y, PairEncoding) or not native, (name, kind, k)
+                    assert diff(x, y) is None, ("fast", name, kind, truncation, padded, special, k, diff(x, y))
