@@ -4,7 +4,7 @@ path) with its post-processor swapped for BertProcessing, RobertaProcessing with
 none, ByteLevel then a template with the sequences swapped and a two-id special, against
 `tokenizers` on every field and on the position queries of both sequences, with and without
 special tokens, padding, and truncation that leaves the pairs whole (or cannot apply); and the
-same through encode_batch_fast."""
+same through `encode(text, pair)` and encode_batch_fast."""
 
 from __future__ import annotations
 
@@ -87,6 +87,11 @@ def test_pair_layouts(name, kind):
                     assert isinstance(y, PairEncoding) or not native, (name, kind, k)
                     assert diff(x, y) is None, (name, kind, truncation, padded, special, k, diff(x, y))
                     assert _queries(x) == _queries(y), (name, kind, special, k)
+                for k, (x0, x1) in enumerate(pairs[::3]):
+                    x, y = ref.encode(x0, x1, add_special_tokens=special), ours.encode(x0, x1, add_special_tokens=special)
+                    assert isinstance(y, PairEncoding) or not native, (name, kind, k)
+                    assert diff(x, y) is None, ("encode", name, kind, truncation, padded, special, k, diff(x, y))
+                    assert _queries(x) == _queries(y), ("encode", name, kind, special, k)
                 want = ref.encode_batch_fast(pairs, add_special_tokens=special)
                 got = ours.encode_batch_fast(pairs, add_special_tokens=special)
                 for k, (x, y) in enumerate(zip(want, got)):

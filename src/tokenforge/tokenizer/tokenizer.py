@@ -60,6 +60,7 @@ class Tokenizer:
         object.__setattr__(self, name, value)
         if name in ("normalizer", "pre_tokenizer", "model", "post_processor"):
             object.__setattr__(self, "_native_checked", False)
+            object.__setattr__(self, "_layouts", {})
             if name == "normalizer" and "added" in self.__dict__:
                 self.added.set_normalizer(value)
 
@@ -436,6 +437,32 @@ class Tokenizer:
         seconds = self._native_final([x[1] for x in inputs], False, threads, fast) if firsts is not None else None
         return None if seconds is None else (firsts, seconds)
 
+    def _native_pair(self, x: tuple[str, str], add_special_tokens: bool) -> Encoding | None:
+        """encode's pair as a PairEncoding from the native sides (padded), or None when the
+        general path must take it (no native sides, a layout the post-processor does not
+        have, truncation that cuts)."""
+        if self._native_engine() is None:
+            return None
+        sides = self._native_pair_sides([x], 1)
+        layout = self._pair_layout(add_special_tokens) if sides is not None else None
+        if layout is None:
+            return None
+        (a,), (b,) = sides
+        if a is None or b is None or not self._pair_whole(a, b, add_special_tokens):
+            return None
+        enc = PairEncoding(layout, a, b)
+        if self._padding is not None:
+            self._padding.pad([enc])
+        return enc
+
+    def _pair_layout(self, add_special_tokens: bool, second_type: int = 1) -> tuple | None:
+        """pair_layout of the post-processor, made once per setting (again when it is replaced)."""
+        layouts = self.__dict__.setdefault("_layouts", {})
+        key = (bool(add_special_tokens), second_type)
+        if key not in layouts:
+            layouts[key] = pair_layout(self.post_processor, add_special_tokens, second_type)
+        return layouts[key]
+
     def _pair_whole(self, a: Encoding, b: Encoding, add_special_tokens: bool) -> bool:
         """Whether truncation leaves both texts of a pair as they are (truncate_pair returns
         without cutting): no truncation, a limit below the post-processor's own tokens, or
@@ -480,6 +507,10 @@ class Tokenizer:
             if enc is not None and (self._untruncated(enc, add_special_tokens) or self._cut(enc, add_special_tokens)):
                 if self._padding is not None:
                     self._padding.pad([enc])
+                return enc
+        if pair is not None and not is_pretokenized and type(sequence) is str and type(pair) is str:
+            enc = self._native_pair((sequence, pair), add_special_tokens)
+            if enc is not None:
                 return enc
         a = self._encode_one(sequence, 0, is_pretokenized)
         b = self._encode_one(pair, 1, is_pretokenized) if pair is not None else None
@@ -550,7 +581,7 @@ class Tokenizer:
         out = []
         with gc_paused():  # many small lists per item, none of them cyclic
             sides = self._native_pair_sides(inputs, num_threads) if native is not None else None
-            layout = pair_layout(self.post_processor, add_special_tokens) if sides is not None else None
+            layout = self._pair_layout(add_special_tokens) if sides is not None else None
             for k, (x, first) in enumerate(zip(inputs, firsts)):
                 if first is not None:
                     out.append(self._post_process(first, None, add_special_tokens))
@@ -600,7 +631,7 @@ class Tokenizer:
             ids_list = native.ids_batch(inputs, num_threads)
         sides = self._native_pair_sides(inputs, num_threads, fast=True) if native is not None else None
         # (without a post-processor tokenizers leaves an offset-free pair's second text type id 0)
-        layout = (pair_layout(self.post_processor, add_special_tokens, 0 if self.post_processor is None else 1)
+        layout = (self._pair_layout(add_special_tokens, 0 if self.post_processor is None else 1)
                   if sides is not None else None)
         out = []
         with gc_paused():  # many small lists per item, none of them cyclic
