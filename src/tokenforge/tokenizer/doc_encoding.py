@@ -7,8 +7,8 @@ The native BERT and SentencePiece-style paths (:mod:`tokenforge.tokenizer.native
 ``$A``); :class:`DocEncoding` turns a document's arrays into the Python lists of an
 :class:`~tokenforge.tokenizer.encoding.Encoding` only when a field is read, so a caller that
 reads only `offsets` never pays for `tokens` or `word_ids`.  :func:`single_template` reads
-the frame off a post-processor.  Pairs, truncation and other post-processors are not handled
-here: they take the Encoding path.
+the frame off a post-processor.  Pairs are laid out over two unframed documents by
+:mod:`tokenforge.tokenizer.pair_encoding`; other post-processors take the Encoding path.
 
 Example:
     >>> from tokenforge.processors import from_dict

@@ -16,7 +16,8 @@ post-processor is at most a template and ByteLevel: :func:`post_plan`) come from
 ``_native.ByteLevelDocs`` (cpp/bindings/byte_level_docs_binding.cc): ids, character offsets
 and ByteLevel's offset trimming worked out on the native threads, the template's special
 tokens framed in C++, each list made when read (:class:`ByteLevelDocEncoding`).  Otherwise
-(pairs, truncation, other processors) the Encoding below is made and post-processed in Python.
+(other processors) the Encoding below is made and post-processed in Python; a pair's texts are
+unframed documents laid out by :mod:`tokenforge.tokenizer.pair_encoding`.
 
 Offsets, tokens and word ids are computed from the ids: token byte lengths summed give byte
 spans, a UTF-8 lead-byte count turns them into characters (the lists built natively:

@@ -10,8 +10,8 @@ NFD's reordering could change (a spacing mark with a combining class) comes back
 takes the Python pipeline, which follows `tokenizers`' edit list step by step
 (:func:`tokenforge.normalizers.unicode.normalize_aligned`).  Single texts come back as
 documents framed by the template's [CLS]/[SEP] in C++ (:meth:`NativeBert.encode_final`; without
-offsets for `encode_batch_fast`); pairs, other post-processors, truncation and padding stay in
-Python.  Everything else is not native.
+offsets for `encode_batch_fast`); a pair's two texts, each such a document without the frame, are
+laid out by :mod:`tokenforge.tokenizer.pair_encoding`; other post-processors stay in Python.  Everything else is not native.
 
 Example:
     >>> NativeBert.build(object()) is None

@@ -25,7 +25,8 @@ Single texts without truncation come back finished (:meth:`NativeSpm.encode_fina
 :meth:`NativeSpm.encode_final_one`, without offsets :meth:`NativeSpm.encode_final_fast`): a
 template's special tokens (Mistral's BOS, ruT5's EOS) framed in C++, each list of the Encoding
 built when first read (:mod:`tokenforge.tokenizer.doc_encoding`); padding applies to them as to
-any Encoding.  Pairs and truncation take the Encoding path, post-processed in Python.  Lone
+any Encoding.  A pair's texts are encoded alone, unframed, and laid out by the pair template in
+:mod:`tokenforge.tokenizer.pair_encoding`; truncation cuts the documents (DocEncoding.cut).  Lone
 surrogates raise ValueError (the engine finds them in the batch paths).  Anything else —
 regex ``Replace`` of other patterns, ``Strip``, NFKC, other pre-tokenizers — runs on the Python
 pipeline.

@@ -30,10 +30,11 @@ from tokenforge._gc import paused as gc_paused
 from tokenforge._files import read_utf8, write_atomic
 from tokenforge.tokenizer import training
 from tokenforge.tokenizer.added_vocabulary import AddedToken, AddedVocabulary
+from tokenforge.tokenizer.doc_encoding import _slot_copy
 from tokenforge.tokenizer.encoding import Encoding, IdsEncoding
 from tokenforge.tokenizer.pair_encoding import PairEncoding, pair_layout
 from tokenforge.tokenizer.pipeline import check_surrogates, encode_sequence
-from tokenforge.tokenizer.truncation import Padding, Truncation, truncate_pair
+from tokenforge.tokenizer.truncation import Padding, Truncation, pair_keep, truncate_pair
 
 # Texts longer than this (characters) that the readable Python pipeline takes get a
 # RuntimeWarning: it keeps a Python object per character, so a text of gigabytes looks like
@@ -448,9 +449,9 @@ class Tokenizer:
         if layout is None:
             return None
         (a,), (b,) = sides
-        if a is None or b is None or not self._pair_whole(a, b, add_special_tokens):
+        enc = self._pair_encoding(layout, a, b, add_special_tokens) if a is not None and b is not None else None
+        if enc is None:
             return None
-        enc = PairEncoding(layout, a, b)
         if self._padding is not None:
             self._padding.pad([enc])
         return enc
@@ -462,6 +463,39 @@ class Tokenizer:
         if key not in layouts:
             layouts[key] = pair_layout(self.post_processor, add_special_tokens, second_type)
         return layouts[key]
+
+    def _pair_encoding(self, layout: tuple, a: Encoding, b: Encoding, add_special_tokens: bool) -> Encoding | None:
+        """The pair of native sides a, b (DocEncodings without a frame) as a PairEncoding,
+        truncated as truncate_pair truncates them: copies of the sides cut lazily
+        (DocEncoding.cut), the overflowing windows made when first read by the general path
+        (_post_process) from a and b, which stay as they are.  None when the general path
+        must take the pair (a side cut to nothing, a side that cannot be cut so, a setting
+        that raises)."""
+        t = self._truncation
+        if t is None:
+            return PairEncoding(layout, a, b)
+        try:
+            keep = pair_keep(len(a), len(b), t, self._added_tokens(add_special_tokens, True))
+        except ValueError:
+            return None  # (raised again by the general path)
+        if keep is None:
+            return PairEncoding(layout, a, b)
+        if 0 in keep:
+            return None
+        cut = []
+        for side, k in zip((a, b), keep):
+            side = _slot_copy(side)
+            if k is not None and k < len(side) and not side.cut(k, t.stride, t.direction):
+                return None
+            cut.append(side)
+
+        def windows() -> list[Encoding]:
+            b.type_ids = [1] * len(b)
+            return self._post_process(a, b, add_special_tokens).overflowing
+
+        enc = PairEncoding(layout, *cut)
+        enc._pending = (windows, [])
+        return enc
 
     def _pair_whole(self, a: Encoding, b: Encoding, add_special_tokens: bool) -> bool:
         """Whether truncation leaves both texts of a pair as they are (truncate_pair returns
@@ -588,8 +622,10 @@ class Tokenizer:
                 elif _is_pair(x, is_pretokenized):
                     a = sides[0][k] if sides is not None else None
                     b = sides[1][k] if sides is not None else None
-                    if layout is not None and a is not None and b is not None and self._pair_whole(a, b, add_special_tokens):
-                        out.append(PairEncoding(layout, a, b))
+                    enc = (self._pair_encoding(layout, a, b, add_special_tokens)
+                           if layout is not None and a is not None and b is not None else None)
+                    if enc is not None:
+                        out.append(enc)
                         continue
                     if b is not None:
                         b.type_ids = [1] * len(b)

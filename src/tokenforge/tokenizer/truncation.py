@@ -56,25 +56,33 @@ class Truncation:
         return {"max_length": self.max_length, "stride": self.stride, "strategy": self.strategy, "direction": self.direction}
 
 
-def truncate_pair(a: Encoding, b: Encoding | None, t: Truncation, n_added: int) -> None:
-    """Truncates one sequence or a pair in place, as tokenizers' `truncate_encodings`."""
+def pair_keep(na: int, nb: int | None, t: Truncation, n_added: int) -> tuple[int | None, int | None] | None:
+    """How many tokens truncate_pair keeps of a sequence of na tokens and its pair of nb (None:
+    no pair): (kept of the first, kept of the second), None for a sequence left as it is, or
+    None when nothing is cut.  As tokenizers' `truncate_encodings`.
+
+    Raises:
+        ValueError: only_second without a pair, or a sequence shorter than what must go.
+
+    Example:
+        >>> pair_keep(30, 4, Truncation(16), 3)  # 13 left for the texts: the longer gives way
+        (9, 4)
+        >>> pair_keep(30, 10, Truncation(16), 3)  # both longer than half: split
+        (7, 6)
+    """
     max_length = t.max_length - n_added if n_added else t.max_length
     if max_length < 0:  # a limit below the post-processor's own tokens: tokenizers 0.23.3 then truncates nothing
-        return
+        return None
     if max_length == 0:
-        a.truncate(0, t.stride, t.direction)
-        if b is not None:
-            b.truncate(0, t.stride, t.direction)
-        return
-    total = len(a) + (len(b) if b is not None else 0)
+        return 0, (0 if nb is not None else None)
+    total = na + (nb or 0)
     if total <= max_length:
-        return
+        return None
     to_remove = total - max_length
     if t.strategy == "longest_first":
-        if b is None:
-            a.truncate(total - to_remove, t.stride, t.direction)
-            return
-        n1, n2 = len(a), len(b)
+        if nb is None:
+            return total - to_remove, None
+        n1, n2 = na, nb
         swap = n1 > n2
         if swap:
             n1, n2 = n2, n1
@@ -82,17 +90,23 @@ def truncate_pair(a: Encoding, b: Encoding | None, t: Truncation, n_added: int) 
         if n1 + n2 > max_length:
             n1 = max_length // 2
             n2 = n1 + max_length % 2
-        if swap:
-            n1, n2 = n2, n1
-        a.truncate(n1, t.stride, t.direction)
-        b.truncate(n2, t.stride, t.direction)
-        return
-    target = a if t.strategy == "only_first" else b
-    if target is None:
+        return (n2, n1) if swap else (n1, n2)
+    if t.strategy == "only_second" and nb is None:
         raise ValueError("truncation only_second needs a pair of sequences")
-    if len(target) <= to_remove:
+    target = na if t.strategy == "only_first" else nb
+    if target <= to_remove:
         raise ValueError("truncation: the sequence to truncate is shorter than what must be removed")
-    target.truncate(len(target) - to_remove, t.stride, t.direction)
+    return (target - to_remove, None) if t.strategy == "only_first" else (None, target - to_remove)
+
+
+def truncate_pair(a: Encoding, b: Encoding | None, t: Truncation, n_added: int) -> None:
+    """Truncates one sequence or a pair in place, as tokenizers' `truncate_encodings` (pair_keep)."""
+    keep = pair_keep(len(a), len(b) if b is not None else None, t, n_added)
+    if keep is None:
+        return
+    for e, k in zip((a, b), keep):
+        if k is not None:
+            e.truncate(k, t.stride, t.direction)
 
 
 @dataclass
