@@ -1,7 +1,8 @@
 """Pair batches laid out in one step (tokenizer/pair_encoding.py) under every post-processor kind
 the layout takes: each shared base file (a byte-level, a BERT and a SentencePiece-style native
-path) with its post-processor swapped for BertProcessing, RobertaProcessing without trimming,
-none, ByteLevel then a template with the sequences swapped and a two-id special, against
+path) with its post-processor swapped for BertProcessing, RobertaProcessing with and without
+trimming, a trimming ByteLevel (the byte-level path's sides come trimmed), none, ByteLevel then
+a template with the sequences swapped and a two-id special, against
 `tokenizers` on every field and on the position queries of both sequences, with and without
 special tokens, padding, and truncation that leaves the pairs whole (or cannot apply); and the
 same through `encode(text, pair)` and encode_batch_fast.  Truncation that cuts (the sides cut
@@ -30,6 +31,9 @@ def _processors(vocab_token) -> dict:
         "bert": {"type": "BertProcessing", "sep": [a, ia], "cls": [b, ib]},
         "roberta": {"type": "RobertaProcessing", "sep": [a, ia], "cls": [b, ib], "trim_offsets": False,
                     "add_prefix_space": False},
+        "roberta_trim": {"type": "RobertaProcessing", "sep": [a, ia], "cls": [b, ib], "trim_offsets": True,
+                         "add_prefix_space": True},
+        "trim": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
         "none": None,
         "swapped": {"type": "Sequence", "processors": [
             {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": True}, template]},
@@ -59,17 +63,18 @@ def _queries(e) -> list:
     return out
 
 
-@pytest.mark.parametrize("kind", ["bert", "roberta", "none", "swapped"])
+@pytest.mark.parametrize("kind", ["bert", "roberta", "roberta_trim", "trim", "none", "swapped"])
 @pytest.mark.parametrize("name", BASES)
 def test_pair_layouts(name, kind):
-    from tokenforge.tokenizer.pair_encoding import PairEncoding
+    from tokenforge.tokenizer.pair_encoding import PairEncoding, pair_layout
 
     need_shared()
     ref, ours = _pair(name, kind)
-    texts = [ln[:200] for c in ("en", "multi", "code") for ln in lines(c, 6, seed=71)] + ["", " ", "a  b"]
+    texts = [ln[:200] for c in ("en", "multi", "code") for ln in lines(c, 6, seed=71)] + ["", " ", "a  b", "  two  spaces ", "\tx\n"]
     pairs = list(zip(texts, texts[2:] + texts[:2]))
     sides = ours._native_pair_sides(pairs, 1)  # None: this path has no native sides (the general path's)
-    native = sides is not None and all(s is not None for side in sides for s in side)
+    native = sides is not None and all(s is not None for side in sides for s in side) and \
+        pair_layout(ours.post_processor, True, trimmed=ours._sides_trimmed()) is not None
     cutting = [dict(max_length=30, stride=3), dict(max_length=40, strategy="only_first"),
                dict(max_length=40, strategy="only_second", direction="left")]
     for truncation in [None, dict(max_length=10_000), dict(max_length=1)] + cutting:
@@ -82,7 +87,7 @@ def test_pair_layouts(name, kind):
                 if padded:
                     t.enable_padding(pad_id=0, pad_token=t.id_to_token(0))
             for special in (True, False):
-                if truncation == dict(max_length=1) and (kind == "none" or not special):
+                if truncation == dict(max_length=1) and (kind in ("none", "trim") or not special):
                     continue  # nothing added: the limit cuts every pair (the general path's)
                 if truncation in cutting:  # pairs cut (PairEncoding but for a side cut to nothing)
                     try:

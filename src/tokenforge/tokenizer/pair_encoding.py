@@ -33,21 +33,23 @@ def _special(ids: list[int], tokens: list[str], type_id: int) -> tuple[None, dic
                                              "special_tokens_mask", "attention_mask", "sequence_ids")}
 
 
-def pair_layout(processor, add_special_tokens: bool, second_type: int = 1) -> tuple | None:
+def pair_layout(processor, add_special_tokens: bool, second_type: int = 1, trimmed: bool = False) -> tuple | None:
     """The segments a pair becomes under `processor`: (side, type id) for the first (0) or
     second (1) text, (None, fields) for special tokens; None for a processor whose work on a
     pair is not such a layout (trimming offsets, two templates, a template without each
     sequence exactly once).  As the general path: without a template the second text has
     type id `second_type` (1, but 0 for encode_batch_fast without a post-processor); BertProcessing and RobertaProcessing frame as their templates do (RoBERTa's
-    type ids all 0), and without add_special_tokens leave the type ids as they were."""
+    type ids all 0), and without add_special_tokens leave the type ids as they were.  With
+    trimmed, the sides' offsets are already trimmed as the processor's one trimming step
+    (ByteLevel's or RoBERTa's) trims each sequence, so that step is taken as done."""
     steps = processor.processors if isinstance(processor, ProcSeq) else [] if processor is None else [processor]
     layout = None
     for p in steps:
-        if isinstance(p, ByteLevelProcessor) and not p.trim_offsets:
+        if isinstance(p, ByteLevelProcessor) and (trimmed or not p.trim_offsets):
             continue
         if layout is not None:
             return None
-        if type(p) is RobertaProcessing and not p.trim_offsets:
+        if type(p) is RobertaProcessing and (trimmed or not p.trim_offsets):
             second = 0
         elif type(p) in (TemplateProcessing, BertProcessing):
             second = 1

@@ -427,16 +427,21 @@ class Tokenizer:
         """For a batch of (text, text) pairs: each side's Encodings as the model gives them
         (before truncation and the post-processor; None items: the Python path's), from the
         native path's documents without a frame, on native threads, their lists built in C++
-        when read; None for other batches, or a path whose documents also trim offsets."""
+        when read (with fast, without offsets); None for other batches.  A byte-level path
+        whose documents trim offsets (_sides_trimmed) gives them trimmed: only a PairEncoding
+        may take those (the general path would trim them again)."""
         if not inputs or not all(type(x) is tuple and len(x) == 2 and isinstance(x[0], str) and isinstance(x[1], str)
                                  for x in inputs):
-            return None
-        plan = getattr(self._native_engine(), "plan", None)
-        if plan is not None and plan[1]:  # ByteLevel's trimming is in its documents: not the model's offsets
             return None
         firsts = self._native_final([x[0] for x in inputs], False, threads, fast)
         seconds = self._native_final([x[1] for x in inputs], False, threads, fast) if firsts is not None else None
         return None if seconds is None else (firsts, seconds)
+
+    def _sides_trimmed(self) -> bool:
+        """Whether _native_pair_sides' Encodings with offsets come trimmed (ByteLevel's or
+        RoBERTa's trimming, done in the byte-level documents)."""
+        plan = getattr(self._native_engine(), "plan", None)
+        return plan is not None and plan[1]
 
     def _native_pair(self, x: tuple[str, str], add_special_tokens: bool) -> Encoding | None:
         """encode's pair as a PairEncoding from the native sides (padded), or None when the
@@ -445,32 +450,35 @@ class Tokenizer:
         if self._native_engine() is None:
             return None
         sides = self._native_pair_sides([x], 1)
-        layout = self._pair_layout(add_special_tokens) if sides is not None else None
+        trimmed = self._sides_trimmed()
+        layout = self._pair_layout(add_special_tokens, trimmed=trimmed) if sides is not None else None
         if layout is None:
             return None
         (a,), (b,) = sides
-        enc = self._pair_encoding(layout, a, b, add_special_tokens) if a is not None and b is not None else None
+        enc = (self._pair_encoding(layout, a, b, add_special_tokens, trimmed)
+               if a is not None and b is not None else None)
         if enc is None:
             return None
         if self._padding is not None:
             self._padding.pad([enc])
         return enc
 
-    def _pair_layout(self, add_special_tokens: bool, second_type: int = 1) -> tuple | None:
+    def _pair_layout(self, add_special_tokens: bool, second_type: int = 1, trimmed: bool = False) -> tuple | None:
         """pair_layout of the post-processor, made once per setting (again when it is replaced)."""
         layouts = self.__dict__.setdefault("_layouts", {})
-        key = (bool(add_special_tokens), second_type)
+        key = (bool(add_special_tokens), second_type, trimmed)
         if key not in layouts:
-            layouts[key] = pair_layout(self.post_processor, add_special_tokens, second_type)
+            layouts[key] = pair_layout(self.post_processor, add_special_tokens, second_type, trimmed)
         return layouts[key]
 
-    def _pair_encoding(self, layout: tuple, a: Encoding, b: Encoding, add_special_tokens: bool) -> Encoding | None:
+    def _pair_encoding(self, layout: tuple, a: Encoding, b: Encoding, add_special_tokens: bool,
+                       trimmed: bool = False) -> Encoding | None:
         """The pair of native sides a, b (DocEncodings without a frame) as a PairEncoding,
         truncated as truncate_pair truncates them: copies of the sides cut lazily
         (DocEncoding.cut), the overflowing windows made when first read by the general path
         (_post_process) from a and b, which stay as they are.  None when the general path
         must take the pair (a side cut to nothing, a side that cannot be cut so, a setting
-        that raises)."""
+        that raises; with trimmed sides, any cut: they are not the general path's)."""
         t = self._truncation
         if t is None:
             return PairEncoding(layout, a, b)
@@ -480,7 +488,7 @@ class Tokenizer:
             return None  # (raised again by the general path)
         if keep is None:
             return PairEncoding(layout, a, b)
-        if 0 in keep:
+        if 0 in keep or trimmed:
             return None
         cut = []
         for side, k in zip((a, b), keep):
@@ -615,18 +623,21 @@ class Tokenizer:
         out = []
         with gc_paused():  # many small lists per item, none of them cyclic
             sides = self._native_pair_sides(inputs, num_threads) if native is not None else None
-            layout = self._pair_layout(add_special_tokens) if sides is not None else None
+            trimmed = sides is not None and self._sides_trimmed()
+            layout = self._pair_layout(add_special_tokens, trimmed=trimmed) if sides is not None else None
             for k, (x, first) in enumerate(zip(inputs, firsts)):
                 if first is not None:
                     out.append(self._post_process(first, None, add_special_tokens))
                 elif _is_pair(x, is_pretokenized):
                     a = sides[0][k] if sides is not None else None
                     b = sides[1][k] if sides is not None else None
-                    enc = (self._pair_encoding(layout, a, b, add_special_tokens)
+                    enc = (self._pair_encoding(layout, a, b, add_special_tokens, trimmed)
                            if layout is not None and a is not None and b is not None else None)
                     if enc is not None:
                         out.append(enc)
                         continue
+                    if trimmed:  # the general path trims: it encodes the texts again
+                        a = b = None
                     if b is not None:
                         b.type_ids = [1] * len(b)
                     out.append(self._post_process(a if a is not None else self._encode_one(x[0], 0, is_pretokenized),
@@ -667,8 +678,8 @@ class Tokenizer:
             ids_list = native.ids_batch(inputs, num_threads)
         sides = self._native_pair_sides(inputs, num_threads, fast=True) if native is not None else None
         # (without a post-processor tokenizers leaves an offset-free pair's second text type id 0)
-        layout = (self._pair_layout(add_special_tokens, 0 if self.post_processor is None else 1)
-                  if sides is not None else None)
+        layout = (self._pair_layout(add_special_tokens, 0 if self.post_processor is None else 1, trimmed=True)
+                  if sides is not None else None)  # (trimming changes no offset-free field)
         out = []
         with gc_paused():  # many small lists per item, none of them cyclic
             for k, (x, ids) in enumerate(zip(inputs, ids_list)):
