@@ -102,7 +102,7 @@ class DocEncoding(Encoding):
         """How many of the tokens are the template's (before and after the text)."""
         return len(self._shape[0]) + len(self._shape[2])
 
-    def cut(self, max_length: int, stride: int, direction: str) -> bool:
+    def cut(self, max_length: int, stride: int, direction: str, kept_only: bool = False) -> bool:
         """Truncation of the text inside the frame, as tokenizers truncates a single text to
         max_length (the limit less the template's tokens) and then applies the template to the
         kept window and to each overflowing one: the kept window becomes this Encoding and the
@@ -111,7 +111,7 @@ class DocEncoding(Encoding):
         done, when it cannot be cut so (a list already made, padding recorded, a subclass that
         says no): the caller truncates the text's own Encoding instead."""
         n = len(self._doc) - self.frame_size()
-        if (max_length <= 0 or n <= max_length or self._pads or not self._can_cut()
+        if (max_length <= 0 or n <= max_length or self._pads or not self._can_cut(kept_only)
                 or self._made):
             return False
         parts = window_bounds(n, max_length, stride, direction)
@@ -128,7 +128,9 @@ class DocEncoding(Encoding):
         self._overflowing = []
         return True
 
-    def _can_cut(self) -> bool:
+    def _can_cut(self, kept_only: bool) -> bool:
+        """Whether cut may cut this Encoding (with kept_only, when only the kept window is
+        read: a pair's windows come from the general path)."""
         return True
 
     def _placer(self):

@@ -512,9 +512,11 @@ class ByteLevelDocEncoding(DocEncoding):
 
     word_ids = padded_field("word_ids", _word_list)
 
-    def _can_cut(self) -> bool:
-        # Trimmed offsets are not cut: ByteLevel trims a window's first token by its own rule.
-        return not self._src[0].plan[1]
+    def _can_cut(self, kept_only: bool) -> bool:
+        # Trimmed offsets are not cut: ByteLevel trims a window's first token by its own rule
+        # (kept_only: the caller knows the kept window's first token is the text's first, or
+        # that no prefix space makes the rule differ).
+        return kept_only or not self._src[0].plan[1]
 
     def _placer(self):
         doc, (native, text) = self._doc, self._src
@@ -544,7 +546,7 @@ class NormalizedDocEncoding(ByteLevelDocEncoding):
 
     offsets = padded_field("offsets", _offset_list)
 
-    def _can_cut(self) -> bool:
+    def _can_cut(self, kept_only: bool) -> bool:
         return False  # its offsets are read back through the whole text's alignment
 
 

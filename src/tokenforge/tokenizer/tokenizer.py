@@ -455,7 +455,7 @@ class Tokenizer:
         if layout is None:
             return None
         (a,), (b,) = sides
-        enc = (self._pair_encoding(layout, a, b, add_special_tokens, trimmed)
+        enc = (self._pair_encoding(layout, a, b, add_special_tokens, x if trimmed else None)
                if a is not None and b is not None else None)
         if enc is None:
             return None
@@ -472,13 +472,16 @@ class Tokenizer:
         return layouts[key]
 
     def _pair_encoding(self, layout: tuple, a: Encoding, b: Encoding, add_special_tokens: bool,
-                       trimmed: bool = False) -> Encoding | None:
+                       texts: tuple[str, str] | None = None) -> Encoding | None:
         """The pair of native sides a, b (DocEncodings without a frame) as a PairEncoding,
         truncated as truncate_pair truncates them: copies of the sides cut lazily
         (DocEncoding.cut), the overflowing windows made when first read by the general path
-        (_post_process) from a and b, which stay as they are.  None when the general path
-        must take the pair (a side cut to nothing, a side that cannot be cut so, a setting
-        that raises; with trimmed sides, any cut: they are not the general path's)."""
+        (_post_process) from a and b, which stay as they are.  Trimmed sides (texts given,
+        _sides_trimmed) are not the general path's: their windows come from the texts
+        encoded again, and they are cut only where the kept window trims as the whole text
+        (cut from the right, or no prefix space for ByteLevel's first-token rule).  None when
+        the general path must take the pair (a side cut to nothing, a side that cannot be
+        cut so, a setting that raises)."""
         t = self._truncation
         if t is None:
             return PairEncoding(layout, a, b)
@@ -488,18 +491,20 @@ class Tokenizer:
             return None  # (raised again by the general path)
         if keep is None:
             return PairEncoding(layout, a, b)
-        if 0 in keep or trimmed:
+        trimmed = texts is not None
+        if 0 in keep or (trimmed and t.direction == "left" and self._native_engine().plan[2]):
             return None
         cut = []
         for side, k in zip((a, b), keep):
             side = _slot_copy(side)
-            if k is not None and k < len(side) and not side.cut(k, t.stride, t.direction):
+            if k is not None and k < len(side) and not side.cut(k, t.stride, t.direction, kept_only=trimmed):
                 return None
             cut.append(side)
 
         def windows() -> list[Encoding]:
-            b.type_ids = [1] * len(b)
-            return self._post_process(a, b, add_special_tokens).overflowing
+            x, y = (a, b) if texts is None else (self._encode_one(texts[0], 0, False), self._encode_one(texts[1], 1, False))
+            y.type_ids = [1] * len(y)
+            return self._post_process(x, y, add_special_tokens).overflowing
 
         enc = PairEncoding(layout, *cut)
         enc._pending = (windows, [])
@@ -631,7 +636,7 @@ class Tokenizer:
                 elif _is_pair(x, is_pretokenized):
                     a = sides[0][k] if sides is not None else None
                     b = sides[1][k] if sides is not None else None
-                    enc = (self._pair_encoding(layout, a, b, add_special_tokens, trimmed)
+                    enc = (self._pair_encoding(layout, a, b, add_special_tokens, x if trimmed else None)
                            if layout is not None and a is not None and b is not None else None)
                     if enc is not None:
                         out.append(enc)
