@@ -4,9 +4,12 @@ pair)` on the same pairs of corpus lines (each cut to 300 characters), with trun
 at 128 tokens, ids read, wall clock, best of --repeat.  Both libraries use their default
 threads in the batch calls (this machine's cores).
 
+--kinds adds Hub-like files of bench_hf_unseen_pipelines.py (RoBERTa's trimming processor by
+default), truncation off there and at 50 tokens (the file's own).
+
 Usage:
     python benchmarks/bench_hf_pairs.py [--files minilm_bert_uncased gpt2 llama3 mistral_v1] [--pairs 2000]
-        [--calls batch fast encode]
+        [--calls batch fast encode] [--kinds roberta]
 """
 
 from __future__ import annotations
@@ -39,16 +42,21 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--calls", nargs="+", default=["batch", "fast", "encode"])
+    ap.add_argument("--kinds", nargs="*", default=["roberta"])
     args = ap.parse_args()
     lines = [ln for ln in corpus_text("en", 400_000).split("\n") if ln.strip()]
     pairs = [(lines[i][:300], lines[i + 1][:300]) for i in range(0, len(lines) - 1, 2)][:args.pairs]
-    for name in args.files:
-        path = str(MODELS / "hf" / f"{name}_tokenizer.json")
+    files = [(name, (MODELS / "hf" / f"{name}_tokenizer.json").read_text(encoding="utf-8"), 128) for name in args.files]
+    if args.kinds:
+        from bench_hf_unseen_pipelines import config
+
+        files += [(f"{kind} (Hub-like)", config(kind), 50) for kind in args.kinds]
+    for name, text, limit in files:
         for call in args.calls:
-            for truncation in (None, 128):
+            for truncation in (None, limit):
                 best = {}
-                for label, tok in (("tokenizers", tokenizers.Tokenizer.from_file(path)),
-                                   ("tokenforge", Tokenizer.from_file(path))):
+                for label, tok in (("tokenizers", tokenizers.Tokenizer.from_str(text)),
+                                   ("tokenforge", Tokenizer.from_str(text))):
                     tok.no_padding()
                     tok.no_truncation()
                     if truncation:

@@ -6,7 +6,7 @@ a template with the sequences swapped and a two-id special, against
 `tokenizers` on every field and on the position queries of both sequences, with and without
 special tokens, padding, and truncation that leaves the pairs whole (or cannot apply); and the
 same through `encode(text, pair)` and encode_batch_fast.  Truncation that cuts (the sides cut
-lazily, the windows from the general path) is checked on encode_batch with every window."""
+lazily, the windows from the general path) is checked the same three ways, every window."""
 
 from __future__ import annotations
 
@@ -100,6 +100,13 @@ def test_pair_layouts(name, kind):
                     for k, (x, y) in enumerate(zip(want, got)):
                         assert diff(x, y) is None, (name, kind, truncation, padded, special, k, diff(x, y))
                         assert _queries(x) == _queries(y), (name, kind, truncation, special, k)
+                    for k, (x, y) in enumerate(zip(ref.encode_batch_fast(pairs, add_special_tokens=special),
+                                                   ours.encode_batch_fast(pairs, add_special_tokens=special))):
+                        assert diff(x, y) is None, ("fast", name, kind, truncation, padded, special, k, diff(x, y))
+                    for k, (x0, x1) in enumerate(pairs[::4]):
+                        x, y = (ref.encode(x0, x1, add_special_tokens=special),
+                                ours.encode(x0, x1, add_special_tokens=special))
+                        assert diff(x, y) is None, ("encode", name, kind, truncation, padded, special, k, diff(x, y))
                     continue
                 want = ref.encode_batch(pairs, add_special_tokens=special)
                 got = ours.encode_batch(pairs, add_special_tokens=special)

@@ -2,13 +2,15 @@
 
 `Tokenizer.encode_batch` of (text, pair) tuples on a native path gets each side's Encoding
 from native threads (`Tokenizer._native_pair_sides`: documents whose lists are built only
-when read).  When truncation leaves both sides as they are, the post-processor's work is a
-fixed layout: special tokens and the two sides in the pair template's order, each with its
-type id.  :func:`pair_layout` reads that layout off the post-processor once;
-:class:`PairEncoding` holds the two sides and the layout, and makes each of its lists from
-theirs (list concatenation in C) the first time it is read, so a caller reading `ids` and
-`attention_mask` pays for nothing else.  Every field is what the general path
-(`Tokenizer._post_process`, then `processors.merge`) gives the same pair.
+when read).  The post-processor's work on them is then a fixed layout: special tokens and the
+two sides in the pair template's order, each with its type id.  :func:`pair_layout` reads that
+layout off the post-processor once; :class:`PairEncoding` holds the two sides and the layout,
+and makes each of its lists from theirs (list concatenation in C) the first time it is read, so
+a caller reading `ids` and `attention_mask` pays for nothing else.  Truncation cuts the sides
+first (`Tokenizer._pair_encoding`: DocEncoding.cut, as truncation.pair_keep says); the
+overflowing windows, read by few callers, come from the general path when first read.  Every
+field is what the general path (`Tokenizer._post_process`, then `processors.merge`) gives the
+same pair.
 
 Example:
     >>> from tokenforge.processors import from_dict
@@ -36,12 +38,13 @@ def _special(ids: list[int], tokens: list[str], type_id: int) -> tuple[None, dic
 def pair_layout(processor, add_special_tokens: bool, second_type: int = 1, trimmed: bool = False) -> tuple | None:
     """The segments a pair becomes under `processor`: (side, type id) for the first (0) or
     second (1) text, (None, fields) for special tokens; None for a processor whose work on a
-    pair is not such a layout (trimming offsets, two templates, a template without each
-    sequence exactly once).  As the general path: without a template the second text has
-    type id `second_type` (1, but 0 for encode_batch_fast without a post-processor); BertProcessing and RobertaProcessing frame as their templates do (RoBERTa's
-    type ids all 0), and without add_special_tokens leave the type ids as they were.  With
-    trimmed, the sides' offsets are already trimmed as the processor's one trimming step
-    (ByteLevel's or RoBERTa's) trims each sequence, so that step is taken as done."""
+    pair is not such a layout (offsets trimmed while the sides are not, two templates, a
+    template without each sequence exactly once).  As the general path: without a template
+    the second text has type id `second_type` (1, but 0 for encode_batch_fast without a
+    post-processor); BertProcessing and RobertaProcessing frame as their templates do
+    (RoBERTa's type ids all 0), and without add_special_tokens leave the type ids as they
+    were.  With trimmed, the sides' offsets are already trimmed as the processor's one
+    trimming step (ByteLevel's or RoBERTa's) trims each sequence, so that step is done."""
     steps = processor.processors if isinstance(processor, ProcSeq) else [] if processor is None else [processor]
     layout = None
     for p in steps:
@@ -87,8 +90,8 @@ def _joined(field: str, side):
 
 class PairEncoding(DocEncoding):
     """Two texts' Encodings (any kind, as a native path gives them before the post-processor)
-    laid out by :func:`pair_layout`; padding as :class:`DocEncoding`.  Not cut by truncation:
-    the tokenizer builds one only for a pair that truncation leaves whole."""
+    laid out by :func:`pair_layout`; padding as :class:`DocEncoding`.  Not cut again: the
+    tokenizer gives it sides already truncated, and its windows (`_pending`)."""
 
     __slots__ = ("_layout", "_sides", "_size")
 
@@ -106,7 +109,7 @@ class PairEncoding(DocEncoding):
     def frame_size(self) -> int:
         return sum(len(v["ids"]) for s, v in self._layout if s is None)
 
-    def cut(self, max_length: int, stride: int, direction: str) -> bool:
+    def cut(self, max_length: int, stride: int, direction: str, kept_only: bool = False) -> bool:
         return False
 
     ids = _joined("ids", lambda e, t, s: e.ids)

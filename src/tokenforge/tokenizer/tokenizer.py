@@ -455,8 +455,8 @@ class Tokenizer:
         if layout is None:
             return None
         (a,), (b,) = sides
-        enc = (self._pair_encoding(layout, a, b, add_special_tokens, x if trimmed else None)
-               if a is not None and b is not None else None)
+        again = self._encoded_again(x, add_special_tokens) if trimmed else None
+        enc = self._pair_encoding(layout, a, b, add_special_tokens, again) if a is not None and b is not None else None
         if enc is None:
             return None
         if self._padding is not None:
@@ -472,16 +472,16 @@ class Tokenizer:
         return layouts[key]
 
     def _pair_encoding(self, layout: tuple, a: Encoding, b: Encoding, add_special_tokens: bool,
-                       texts: tuple[str, str] | None = None) -> Encoding | None:
+                       again=None) -> Encoding | None:
         """The pair of native sides a, b (DocEncodings without a frame) as a PairEncoding,
         truncated as truncate_pair truncates them: copies of the sides cut lazily
         (DocEncoding.cut), the overflowing windows made when first read by the general path
-        (_post_process) from a and b, which stay as they are.  Trimmed sides (texts given,
-        _sides_trimmed) are not the general path's: their windows come from the texts
-        encoded again, and they are cut only where the kept window trims as the whole text
-        (cut from the right, or no prefix space for ByteLevel's first-token rule).  None when
-        the general path must take the pair (a side cut to nothing, a side that cannot be
-        cut so, a setting that raises)."""
+        (_post_process) from a and b, which stay as they are.  Sides the general path cannot
+        take (trimmed ones, _sides_trimmed; those without offsets) come with `again`, which
+        gives the pair's windows from its texts encoded anew; they are cut only where the
+        kept window is the whole text's (cut from the right, or no prefix space for
+        ByteLevel's first-token rule).  None when the general path must take the pair (a
+        side cut to nothing, a side that cannot be cut so, a setting that raises)."""
         t = self._truncation
         if t is None:
             return PairEncoding(layout, a, b)
@@ -491,34 +491,31 @@ class Tokenizer:
             return None  # (raised again by the general path)
         if keep is None:
             return PairEncoding(layout, a, b)
-        trimmed = texts is not None
-        if 0 in keep or (trimmed and t.direction == "left" and self._native_engine().plan[2]):
+        kept_only = again is not None
+        plan = getattr(self._native_engine(), "plan", None)
+        if 0 in keep or (kept_only and t.direction == "left" and plan is not None and plan[2]):
             return None
         cut = []
         for side, k in zip((a, b), keep):
             side = _slot_copy(side)
-            if k is not None and k < len(side) and not side.cut(k, t.stride, t.direction, kept_only=trimmed):
+            if k is not None and k < len(side) and not side.cut(k, t.stride, t.direction, kept_only=kept_only):
                 return None
             cut.append(side)
 
         def windows() -> list[Encoding]:
-            x, y = (a, b) if texts is None else (self._encode_one(texts[0], 0, False), self._encode_one(texts[1], 1, False))
-            y.type_ids = [1] * len(y)
-            return self._post_process(x, y, add_special_tokens).overflowing
+            if again is not None:
+                return again()
+            b.type_ids = [1] * len(b)
+            return self._post_process(a, b, add_special_tokens).overflowing
 
         enc = PairEncoding(layout, *cut)
         enc._pending = (windows, [])
         return enc
 
-    def _pair_whole(self, a: Encoding, b: Encoding, add_special_tokens: bool) -> bool:
-        """Whether truncation leaves both texts of a pair as they are (truncate_pair returns
-        without cutting): no truncation, a limit below the post-processor's own tokens, or
-        the two within the rest."""
-        t = self._truncation
-        if t is None:
-            return True
-        room = t.max_length - self._added_tokens(add_special_tokens, True)
-        return room < 0 or len(a) + len(b) <= room
+    def _encoded_again(self, x: tuple[str, str], add_special_tokens: bool):
+        """The `again` of _pair_encoding for trimmed sides: the pair's windows from the general path."""
+        return lambda: self._post_process(self._encode_one(x[0], 0, False), self._encode_one(x[1], 1, False),
+                                          add_special_tokens).overflowing
 
     def _untruncated(self, enc: Encoding, add_special_tokens: bool) -> bool:
         """Whether truncation would leave this finished single-text Encoding as it is, so that
@@ -636,7 +633,8 @@ class Tokenizer:
                 elif _is_pair(x, is_pretokenized):
                     a = sides[0][k] if sides is not None else None
                     b = sides[1][k] if sides is not None else None
-                    enc = (self._pair_encoding(layout, a, b, add_special_tokens, x if trimmed else None)
+                    enc = (self._pair_encoding(layout, a, b, add_special_tokens,
+                                               self._encoded_again(x, add_special_tokens) if trimmed else None)
                            if layout is not None and a is not None and b is not None else None)
                     if enc is not None:
                         out.append(enc)
@@ -688,19 +686,24 @@ class Tokenizer:
         out = []
         with gc_paused():  # many small lists per item, none of them cyclic
             for k, (x, ids) in enumerate(zip(inputs, ids_list)):
-                if layout is not None and sides[0][k] is not None and sides[1][k] is not None and \
-                        self._pair_whole(sides[0][k], sides[1][k], add_special_tokens):
-                    enc = PairEncoding(layout, sides[0][k], sides[1][k])
-                elif ids is not None:
+                enc = None
+                if layout is not None and sides[0][k] is not None and sides[1][k] is not None:
+                    enc = self._pair_encoding(layout, sides[0][k], sides[1][k], add_special_tokens,
+                                              self._fast_windows(x, add_special_tokens))
+                if enc is None and ids is not None:
                     enc = IdsEncoding(ids)
                     if self.post_processor is not None or self._truncation is not None:
                         enc = self._post_process(enc, None, add_special_tokens)
-                else:
+                elif enc is None:
                     enc = self._fast_fallback(x, is_pretokenized, add_special_tokens)
                 out.append(enc)
         if self._padding is not None:
             self._padding.pad(out)
         return out
+
+    def _fast_windows(self, x: tuple[str, str], add_special_tokens: bool):
+        """The `again` of _pair_encoding for sides without offsets: the windows _fast_fallback gives."""
+        return lambda: self._fast_fallback(x, False, add_special_tokens).overflowing
 
     def _fast_fallback(self, x, is_pretokenized: bool, add_special_tokens: bool) -> Encoding:
         """An encode_batch_fast item the native ids path did not take: encoded with offsets,
