@@ -72,6 +72,7 @@ def test_pair_layouts(name, kind):
     ref, ours = _pair(name, kind)
     texts = [ln[:200] for c in ("en", "multi", "code") for ln in lines(c, 6, seed=71)] + ["", " ", "a  b", "  two  spaces ", "\tx\n"]
     pairs = list(zip(texts, texts[2:] + texts[:2]))
+    pairs[1::2] = [list(p) for p in pairs[1::2]]  # a list of two texts is a pair too
     sides = ours._native_pair_sides(pairs, 1)  # None: this path has no native sides (the general path's)
     native = sides is not None and all(s is not None for side in sides for s in side) and \
         pair_layout(ours.post_processor, True, trimmed=ours._sides_trimmed()) is not None

@@ -424,14 +424,15 @@ class Tokenizer:
         return final(texts, add_special_tokens, threads) if final is not None else None
 
     def _native_pair_sides(self, inputs: list, threads: int, fast: bool = False) -> tuple[list, list] | None:
-        """For a batch of (text, text) pairs: each side's Encodings as the model gives them
-        (before truncation and the post-processor; None items: the Python path's), from the
-        native path's documents without a frame, on native threads, their lists built in C++
-        when read (with fast, without offsets); None for other batches.  A byte-level path
+        """For a batch of (text, text) pairs (tuples or lists, not pre-tokenized): each side's
+        Encodings as the model gives them (before truncation and the post-processor; None
+        items: the Python path's), from the native path's documents without a frame, on native
+        threads, their lists built in C++ when read (with fast, without offsets); None for
+        other batches.  A byte-level path
         whose documents trim offsets (_sides_trimmed) gives them trimmed: only a PairEncoding
         may take those (the general path would trim them again)."""
-        if not inputs or not all(type(x) is tuple and len(x) == 2 and isinstance(x[0], str) and isinstance(x[1], str)
-                                 for x in inputs):
+        if not inputs or not all(type(x) in (tuple, list) and len(x) == 2 and isinstance(x[0], str)
+                                 and isinstance(x[1], str) for x in inputs):
             return None
         firsts = self._native_final([x[0] for x in inputs], False, threads, fast)
         seconds = self._native_final([x[1] for x in inputs], False, threads, fast) if firsts is not None else None
