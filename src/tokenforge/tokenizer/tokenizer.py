@@ -428,9 +428,9 @@ class Tokenizer:
         Encodings as the model gives them (before truncation and the post-processor; None
         items: the Python path's), from the native path's documents without a frame, on native
         threads, their lists built in C++ when read (with fast, without offsets); None for
-        other batches.  A byte-level path
-        whose documents trim offsets (_sides_trimmed) gives them trimmed: only a PairEncoding
-        may take those (the general path would trim them again)."""
+        other batches.  A byte-level path whose documents trim offsets (_sides_trimmed) gives
+        them trimmed: only a PairEncoding may take those (the general path would trim them
+        again)."""
         if not inputs or not all(type(x) in (tuple, list) and len(x) == 2 and isinstance(x[0], str)
                                  and isinstance(x[1], str) for x in inputs):
             return None
