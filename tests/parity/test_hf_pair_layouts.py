@@ -6,14 +6,17 @@ a template with the sequences swapped and a two-id special, against
 `tokenizers` on every field and on the position queries of both sequences, with and without
 special tokens, padding, and truncation that leaves the pairs whole (or cannot apply); and the
 same through `encode(text, pair)` and encode_batch_fast.  Truncation that cuts (the sides cut
-lazily, the windows from the general path) is checked the same three ways, every window."""
+lazily, the windows from the general path) is checked the same three ways, every window; and
+five shared files as they are on Hypothesis pairs of any text."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from _hf_json import diff, lines
+from _hf_json import diff, lines, load_fresh
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from _shared import MODELS, need_shared
 
 BASES = ["llama3_tokenizer.json", "minilm_bert_uncased_tokenizer.json", "mistral_v1_tokenizer.json"]
@@ -125,3 +128,31 @@ def test_pair_layouts(name, kind):
                 for k, (x, y) in enumerate(zip(want, got)):
                     assert isinstance(y, PairEncoding) or not native, (name, kind, k)
                     assert diff(x, y) is None, ("fast", name, kind, truncation, padded, special, k, diff(x, y))
+
+
+_TEXT = (st.text(st.characters(blacklist_categories=("Cs",)), max_size=24)
+         | st.text("aAbB '\n\t 1234./-_\u00e9\u0301\u4e2d\u0915\u093e!?", max_size=24))
+
+
+@pytest.mark.parametrize("name", BASES + ["rut5_tokenizer.json", "deepseek_v3_tokenizer.json"])
+def test_pairs_of_any_text(name):
+    """Each file's own post-processor on Hypothesis pairs of any text: encode_batch, encode and
+    encode_batch_fast as tokenizers, truncation off and cutting (every window)."""
+    need_shared()
+    ref, ours = load_fresh(name)
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(a=_TEXT, b=_TEXT, cut=st.booleans())
+    def check(a, b, cut):
+        for t in (ref, ours):
+            t.no_truncation()
+            if cut:
+                t.enable_truncation(max_length=9, stride=2)
+        pairs = [(a, b), [b, a]]
+        for x, y in zip(ref.encode_batch(pairs), ours.encode_batch(pairs)):
+            assert diff(x, y) is None, (a, b, cut, diff(x, y))
+        for x, y in zip(ref.encode_batch_fast(pairs), ours.encode_batch_fast(pairs)):
+            assert diff(x, y) is None, ("fast", a, b, cut, diff(x, y))
+        assert diff(ref.encode(a, b), ours.encode(a, b)) is None, ("encode", a, b, cut)
+
+    check()
