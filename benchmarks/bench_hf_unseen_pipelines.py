@@ -6,7 +6,9 @@
 - roberta: GPT-2's with RoBERTa's post-processor (tokenizer/native.py's post_plan);
 - prefix_space: a lone ByteLevel adding its prefix space (native.py's _with_prefix_space);
 - tekken: Llama 3's vocabulary with Mistral's Tekken Split (the native Tekken scanner);
-- falcon: Punctuation, ByteLevel, Digits, Split (steps after ByteLevel: the Python pipeline).
+- falcon: Punctuation, ByteLevel, Digits, Split (steps after ByteLevel: the Python pipeline);
+- albert: ruT5's Unigram with ALBERT's normalizer (Replace, NFKD, StripAccents, Lowercase before
+  the charsmap: tokenizer/spm_prechain.py), [CLS]/[SEP] and a [MASK] that strips spaces.
 
 `Tokenizer.encode_batch` of ~4 KB documents, offsets read, wall clock (tokenizers on its own
 threads, tokenforge on its default threads), best of --repeat; with --python, also the readable
@@ -46,6 +48,23 @@ def _tekken() -> dict:
     return d
 
 
+def _albert() -> dict:
+    d = json.loads((MODELS / "hf" / "rut5_tokenizer.json").read_text(encoding="utf-8"))
+    charsmap = d["normalizer"]["normalizers"][0]
+    d["normalizer"] = {"type": "Sequence", "normalizers": [
+        {"type": "Replace", "pattern": {"String": "``"}, "content": "\""},
+        {"type": "Replace", "pattern": {"String": "''"}, "content": "\""}, {"type": "NFKD"},
+        {"type": "StripAccents"}, {"type": "Lowercase"}, charsmap,
+        {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]}
+    n = len(d["model"]["vocab"])
+    names = ["[CLS]", "[SEP]", "[MASK]"]
+    d["model"]["vocab"] += [[c, 0.0] for c in names]
+    d["added_tokens"] += [{"id": n + k, "content": c, "single_word": False, "lstrip": c == "[MASK]", "rstrip": False,
+                           "normalized": False, "special": True} for k, c in enumerate(names)]
+    d["post_processor"] = {"type": "BertProcessing", "sep": ["[SEP]", n + 1], "cls": ["[CLS]", n]}
+    return d
+
+
 PIPELINES = {  # name: (base file, fields replaced) or a function making the whole file
     "starcoder": ("gpt2", _pre([{"type": "Digits", "individual_digits": True}, _byte_level()])),
     "bloom": ("gpt2", _pre([_split(" ?[^(\\s|[.,!?…。，、।۔،])]+"), _byte_level(regex=False)])),
@@ -55,6 +74,7 @@ PIPELINES = {  # name: (base file, fields replaced) or a function making the who
     "tekken": _tekken,
     "falcon": ("gpt2", _pre([{"type": "Punctuation", "behavior": "Contiguous"}, _byte_level(),
                              {"type": "Digits", "individual_digits": False}, _split("[0-9][0-9][0-9]")])),
+    "albert": _albert,
 }
 
 

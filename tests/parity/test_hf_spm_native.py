@@ -60,6 +60,8 @@ def _variant(edit: str):
         d["model"]["fuse_unk"] = False
     elif edit == "lowercase":
         d["normalizer"]["normalizers"].insert(0, {"type": "Lowercase"})
+    elif edit == "strip":
+        d["normalizer"]["normalizers"].insert(0, {"type": "Strip", "strip_left": True, "strip_right": True})
     elif edit == "replace-only":
         d["normalizer"] = {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}
     elif edit == "no-merges":  # characters and byte tokens only (an empty merge table, once a UBSan report)
@@ -86,7 +88,8 @@ def test_which_pipelines_are_native():
 
     for name in SPM_NATIVE:  # charsmaps, whitespace removal, BPE and Unigram
         assert _is_native(Tokenizer.from_sentencepiece(MODELS / "sentencepiece" / name)), name
-    assert not _is_native(_variant("lowercase")[1])  # a normalizer it does not run
+    assert not _is_native(_variant("strip")[1])  # a normalizer it does not run
+    assert _is_native(_variant("lowercase")[1])  # run ahead of the encoder (spm_prechain.py)
 
 
 @pytest.mark.parametrize("corpus", ["en", "code", "multi", "mixed"])

@@ -49,11 +49,12 @@ from tokenforge.models.unigram import Unigram
 from tokenforge.normalizers import Precompiled, Prepend, Replace
 from tokenforge.normalizers import Sequence as NormSeq
 from tokenforge.pre_tokenizers.metaspace import SCHEMES, Metaspace
-from tokenforge.tokenizer.doc_encoding import DocEncoding, frame_args, frame_docs, single_template
+from tokenforge.tokenizer.doc_encoding import DocEncoding, frame_args, frame_docs, padded_field, single_template
 from tokenforge.tokenizer.encoding import Encoding, NativeEncoding
 from tokenforge.tokenizer.from_sentencepiece import _EDGE_SPACES as _EDGES
 from tokenforge.tokenizer.from_sentencepiece import _SPACE_RUNS as _RUNS
 from tokenforge.tokenizer.native import _check_surrogates
+from tokenforge.tokenizer.spm_prechain import PreChain, is_pre_step, through
 
 MARK = "\u2581"
 
@@ -63,10 +64,12 @@ def _marking(tok) -> dict | None:
     norm = tok.normalizer
     steps = norm.normalizers if isinstance(norm, NormSeq) else ([] if norm is None else [norm])
     out = {"charsmap": b"", "collapse_spaces": False, "strip_edges": False, "prepend": False,
-           "replace_spaces": False, "metaspace_prepend": 0, "split": False}
+           "replace_spaces": False, "metaspace_prepend": 0, "split": False, "pre": []}
     stage = 0  # 0: a charsmap may come, 1: space collapsing, 2: edge spaces, 3: only the ▁ steps
-    for n in steps:
-        if type(n) is Precompiled and stage == 0:
+    for k, n in enumerate(steps):
+        if stage == 0 and len(out["pre"]) == k and is_pre_step(n):
+            out["pre"].append(n)  # ahead of everything the encoder runs (spm_prechain.py)
+        elif type(n) is Precompiled and stage == 0:
             out["charsmap"] = base64.b64decode(n.precompiled_charsmap) if n.charsmap is not None else b""
             stage = 1
         elif type(n) is Replace and n.pattern == _RUNS and n.content == " " and stage <= 1:
@@ -114,8 +117,8 @@ def _model_args(model) -> dict | None:
 class NativeSpm:
     """The C++ pipeline of one tokenizer (module docstring)."""
 
-    def __init__(self, engine, template) -> None:
-        self.engine, self.template = engine, template
+    def __init__(self, engine, template, chain: PreChain | None = None) -> None:
+        self.engine, self.template, self.chain = engine, template, chain
         self._frames = {}  # add_special_tokens -> (the engine's frame, DocEncoding's shape)
         if template is not None:
             for special in (True, False):
@@ -130,14 +133,19 @@ class NativeSpm:
         args = _model_args(model) if marking is not None else None
         if args is None:
             return None
+        pre = marking.pop("pre")
         texts = dict(enumerate(p for p, _ in model.pieces)) if args["is_unigram"] else model.vocab_r
-        added = []
+        added, guarded = [], []
         for i, t in tok.added.tokens.items():
-            if t.normalized or t.lstrip or t.rstrip or t.single_word:
+            if t.normalized:
                 return None
+            if t.lstrip or t.rstrip or t.single_word:  # not matched by the encoder: a text with it takes Python
+                guarded.append(t.content)
+                continue
             if texts.get(i, t.content) != t.content:
                 return None
             added.append((t.content, i))
+        chain = PreChain(pre, guarded + ([c for c, _ in added] if pre else [])) if pre or guarded else None
         size = max([max(texts, default=-1), *(i for _, i in added)]) + 1
         strs = [""] * size
         for i, t in texts.items():
@@ -148,7 +156,7 @@ class NativeSpm:
             engine = _native.SpmStyleEncoder(**args, **marking, added=added, token_strs=strs)
         except ValueError:  # no unknown token and incomplete byte fallback, a broken charsmap
             return None
-        return cls(engine, single_template(tok.post_processor))
+        return cls(engine, single_template(tok.post_processor), chain)
 
     def encode_final(self, texts: list[str], add_special_tokens: bool, threads: int,
                      ids_only: bool = False) -> list[Encoding | None] | None:
@@ -162,8 +170,14 @@ class NativeSpm:
         """
         if self.template is None:
             return None
-        return frame_docs(self.engine.encode_docs, self.template, texts, add_special_tokens, threads,
-                          ids_only=ids_only)
+        if self.chain is None:
+            return frame_docs(self.engine.encode_docs, self.template, texts, add_special_tokens, threads,
+                              ids_only=ids_only)
+        prepared = [self.chain.prepare(t) for t in texts]
+        todo = [p[0] for p in prepared if p is not None]
+        docs = iter(frame_docs(self.engine.encode_docs, self.template, todo, add_special_tokens, threads,
+                               ids_only=ids_only))
+        return [None if p is None else _chained(next(docs), p[1], ids_only) for p in prepared]
 
     def encode_final_one(self, text: str, add_special_tokens: bool) -> Encoding | None:
         """encode_final of one text, without the batch machinery (Tokenizer.encode); None
@@ -174,9 +188,15 @@ class NativeSpm:
         """
         if self.template is None:
             return None
+        ns = None
+        if self.chain is not None:
+            prepared = self.chain.prepare(text)
+            if prepared is None:
+                return None
+            text, ns = prepared
         frame, shape = self._frames[bool(add_special_tokens)]
         doc = self.engine.encode_doc(text, frame)
-        return None if doc is None else DocEncoding(doc, shape)
+        return None if doc is None else DocEncoding(doc, shape) if ns is None else ChainedDocEncoding(doc, shape, ns)
 
     def encode_final_fast(self, texts: list[str], add_special_tokens: bool, threads: int) -> list | None:
         """encode_final without offsets (encode_batch_fast)."""
@@ -190,8 +210,17 @@ class NativeSpm:
             ValueError: a lone surrogate in the text.
         """
         _check_surrogates(text)
+        ns = None
+        if self.chain is not None:
+            prepared = self.chain.prepare(text)
+            if prepared is None:
+                return None
+            text, ns = prepared
         out = self.engine.encode(text)
-        return None if out is None else _encoding(*out, type_id)
+        if out is None:
+            return None
+        ids, tokens, offsets, words = out
+        return _encoding(ids, tokens, through(offsets, ns), words, type_id)
 
     def encode_batch(self, texts: list[str], threads: int) -> list[Encoding | None]:
         """Encodings of many texts, on native threads (None where the Python path must run).
@@ -199,11 +228,48 @@ class NativeSpm:
         Raises:
             ValueError: a lone surrogate in a text (found by the engine).
         """
-        return [None if x is None else _encoding(*x, 0) for x in self.engine.encode_batch(texts, threads)]
+        if self.chain is None:
+            return [None if x is None else _encoding(*x, 0) for x in self.engine.encode_batch(texts, threads)]
+        prepared = [self.chain.prepare(t) for t in texts]
+        done = iter(self.engine.encode_batch([p[0] for p in prepared if p is not None], threads))
+        out = []
+        for p in prepared:
+            x = next(done) if p is not None else None
+            out.append(None if x is None else _encoding(x[0], x[1], through(x[2], p[1]), x[3], 0))
+        return out
 
     def ids_batch(self, texts: list[str], threads: int) -> list[list[int] | None]:
         """Ids of many texts, on native threads (None where the Python path must run)."""
-        return self.engine.encode_ids_batch(texts, threads)
+        if self.chain is None:
+            return self.engine.encode_ids_batch(texts, threads)
+        prepared = [self.chain.prepare(t) for t in texts]
+        done = iter(self.engine.encode_ids_batch([p[0] for p in prepared if p is not None], threads))
+        return [next(done) if p is not None else None for p in prepared]
+
+
+class ChainedDocEncoding(DocEncoding):
+    """A DocEncoding of a text the pre-chain changed (spm_prechain.py): its text tokens'
+    offsets read back through the chain's alignment when read; not cut (the caller encodes
+    the text again for truncation)."""
+
+    __slots__ = ("_ns",)
+
+    def __init__(self, doc, shape, ns) -> None:
+        super().__init__(doc, shape)
+        self._ns = ns
+
+    offsets = padded_field("offsets", lambda self: through(self._doc.offsets(), self._ns, len(self._shape[0]),
+                                                           len(self._doc) - len(self._shape[2])))
+
+    def _can_cut(self, kept_only: bool) -> bool:
+        return False
+
+
+def _chained(doc, ns, ids_only: bool):
+    """The DocEncoding frame_docs made (None kept), over a chained text when ns is set."""
+    if doc is None or ns is None or ids_only:
+        return doc
+    return ChainedDocEncoding(doc._doc, doc._shape, ns)
 
 
 def _encoding(ids: list[int], tokens: list[str], offsets: list, words: list[int], type_id: int) -> Encoding:
