@@ -5,7 +5,9 @@ does.
 
 A file takes it when its pipeline is exactly:
 
-* normalizer: in this order, each optional: ``Precompiled`` (a charsmap), ``Replace`` of the
+* normalizer: in this order, each optional: steps that run ahead of the encoder in Python
+  (NFD/NFKD/NFC/NFKC, Lowercase, StripAccents, ``Replace`` of a plain string: ALBERT's and
+  XLNet's; :mod:`tokenforge.tokenizer.spm_prechain`), ``Precompiled`` (a charsmap), ``Replace`` of the
   regex ``" {2,}"`` by ``" "``, ``Replace`` of a space at either end by nothing (the regex
   :mod:`tokenforge.tokenizer.from_sentencepiece` writes), then ``Prepend("▁")`` and
   ``Replace(" " -> "▁")`` (either order: they commute) — alone or as a ``Sequence``;
@@ -14,8 +16,10 @@ A file takes it when its pipeline is exactly:
   ``ignore_merges``, whose characters are never dropped: an unknown token in the vocab, or
   ``byte_fallback`` with a ``<0xXX>`` token for each byte a character without a token needs;
   or ``Unigram`` with an ``unk_id`` and no ``byte_fallback`` or sampling (``alpha``);
-* added tokens: all matched in the raw text (``normalized: false``), none with ``lstrip``,
-  ``rstrip`` or ``single_word``, each spelled as its vocab entry when it has one.
+* added tokens: all matched in the raw text (``normalized: false``), each spelled as its vocab
+  entry when it has one.  Those with ``lstrip``, ``rstrip`` or ``single_word`` are not matched
+  by the encoder: a text holding one takes the Python pipeline, as does, with steps ahead of
+  the encoder, a text holding any added token (the encoder sees the text normalized).
 
 With a charsmap, the C++ applies it grapheme by grapheme as `tokenizers` does; only a text
 in which the charsmap deletes a character first in a stretch (or right after a replacement
@@ -28,8 +32,8 @@ built when first read (:mod:`tokenforge.tokenizer.doc_encoding`); padding applie
 any Encoding.  A pair's texts are encoded alone, unframed, and laid out by the pair template in
 :mod:`tokenforge.tokenizer.pair_encoding`; truncation cuts the documents (DocEncoding.cut).  Lone
 surrogates raise ValueError (the engine finds them in the batch paths).  Anything else —
-regex ``Replace`` of other patterns, ``Strip``, NFKC, other pre-tokenizers — runs on the Python
-pipeline.
+regex ``Replace`` of other patterns, ``Strip``, a Unicode form after the charsmap, other
+pre-tokenizers — runs on the Python pipeline.
 
 Example:
     >>> from tokenforge.models import BPE
