@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 EDGE = ["``Quoted'' TEXT", "a [MASK] b", "[MASK]", "  [MASK]x", "x<mask> y", "  <mask>", "ÀÉÎÕÜ straße ﬁne",
         "İstanbul ǅ Σ ΣΑΣ", "Ǆ\u0301 e\u0301", "  lead  trail  ", "", " ", "tab\tand\nnew", "１２３ ＡＢＣ", "[CLS] [SEP]",
-        "'' `` ''``", "MiXeD CaSe 123"]
+        "'' `` ''``", "MiXeD CaSe 123", "<PAD> </S> [cls] [Mask] <MASK>", "<UNK>x<Pad>"]
 
 
 def _albert(d: dict) -> dict:

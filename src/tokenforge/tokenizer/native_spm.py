@@ -157,7 +157,9 @@ class NativeSpm:
         for c, i in added:
             strs[i] = c
         try:
-            engine = _native.SpmStyleEncoder(**args, **marking, added=added, token_strs=strs)
+            # With steps ahead of it the encoder sees normalized text, where it must match no
+            # added token (tokenizers matches them in the original; a text holding one is guarded)
+            engine = _native.SpmStyleEncoder(**args, **marking, added=[] if pre else added, token_strs=strs)
         except ValueError:  # no unknown token and incomplete byte fallback, a broken charsmap
             return None
         return cls(engine, single_template(tok.post_processor), chain)

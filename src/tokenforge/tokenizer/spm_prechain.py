@@ -80,6 +80,8 @@ class PreChain:
         content in it)."""
         if self.guard is not None and self.guard.search(text):
             return None
+        if not self.steps:
+            return text, None
         if text.isascii():
             low = text.lower() if self.lower else text
             if not any(p in text or p in low for p in self.patterns):
