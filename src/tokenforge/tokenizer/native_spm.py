@@ -194,15 +194,18 @@ class NativeSpm:
         """
         if self.template is None:
             return None
-        ns = None
-        if self.chain is not None:
-            prepared = self.chain.prepare(text)
-            if prepared is None:
-                return None
-            text, ns = prepared
+        prepared = self._prepared(text)
+        if prepared is None:
+            return None
+        text, ns = prepared
         frame, shape = self._frames[bool(add_special_tokens)]
         doc = self.engine.encode_doc(text, frame)
         return None if doc is None else DocEncoding(doc, shape) if ns is None else ChainedDocEncoding(doc, shape, ns)
+
+    def _prepared(self, text: str):
+        """(the text the encoder takes, the alignment to read its offsets back or None), or
+        None for a text the Python pipeline must take (spm_prechain.PreChain.prepare)."""
+        return (text, None) if self.chain is None else self.chain.prepare(text)
 
     def encode_final_fast(self, texts: list[str], add_special_tokens: bool, threads: int) -> list | None:
         """encode_final without offsets (encode_batch_fast)."""
@@ -216,12 +219,10 @@ class NativeSpm:
             ValueError: a lone surrogate in the text.
         """
         _check_surrogates(text)
-        ns = None
-        if self.chain is not None:
-            prepared = self.chain.prepare(text)
-            if prepared is None:
-                return None
-            text, ns = prepared
+        prepared = self._prepared(text)
+        if prepared is None:
+            return None
+        text, ns = prepared
         out = self.engine.encode(text)
         if out is None:
             return None
