@@ -17,6 +17,7 @@ CHAINS = [
     [Lowercase()],
     [Replace({"String": "ab"}, ""), Replace({"String": "x"}, "XYZ"), NFD(), Lowercase()],
     [NFKD(), Replace({"String": "''"}, '"')],  # a Replace after a form: never character by character
+    [Replace({"String": "b"}, "c"), Replace({"String": "a"}, "b"), Lowercase()],  # each Replace once
 ]
 TEXT = (st.text(st.characters(blacklist_categories=("Cs",)), max_size=20)
         | st.text("`'abxXÀéİıǅΣςﬁ\u0301\u0323１ [M]", max_size=20))

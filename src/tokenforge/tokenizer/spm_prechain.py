@@ -129,9 +129,9 @@ class PreChain:
 
 
 class _CharTable(dict):
-    """ord -> the chain's result on that character alone, made when first asked; a character
-    whose result is not exactly one character, or that is a combining mark, joins the chain's
-    `unsafe` set (its text then takes the aligned path)."""
+    """ord -> the result of the chain's steps after its Replace steps on that character alone,
+    made when first asked; a character whose result is not exactly one character, or that is a
+    combining mark, joins the chain's `unsafe` set (its text then takes the aligned path)."""
 
     def __init__(self, chain: PreChain) -> None:
         super().__init__()
@@ -141,7 +141,8 @@ class _CharTable(dict):
         c = chr(code)
         ns = NormalizedString.from_text(c)
         for n in self.chain.steps:
-            n.normalize(ns)
+            if type(n) is not Replace:  # (done before the table: they come first, and only once)
+                n.normalize(ns)
         if len(ns.text) != 1 or unicodedata.combining(c):
             self.chain.unsafe.add(c)
         self[code] = ns.text
