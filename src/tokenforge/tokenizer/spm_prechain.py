@@ -14,6 +14,8 @@ with what is needed to read the encoder's offsets back to the original text:
   first met): again no offsets to map.  This holds for a chain of Lowercase, StripAccents,
   NFD/NFKD and plain-string Replace steps placed first whose patterns the text lacks; a
   character that is a combining mark, or that becomes none or several, sends the text on;
+* a text those Replace steps change has them done by slices, each content character aligned
+  with its match's last character as tokenizers aligns a replacement, and then the table;
 * any other text runs the readable normalizers on a
   :class:`~tokenforge.normalizers.normalized_string.NormalizedString`, whose per-character
   alignment maps each token's span back (`original_span`), as tokenizers composes its
@@ -100,7 +102,6 @@ class PreChain:
         for n in self.steps:
             n.normalize(ns)
         return ns.text, ns
-
 
     def _replaced(self, text: str) -> NormalizedString:
         """The text after the chain's Replace steps (which come first, by_char), aligned as
