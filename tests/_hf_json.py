@@ -64,3 +64,14 @@ def assert_same_encodings(ref, ours, text: str, pair: str) -> None:
         assert diff(ref.encode(text, add_special_tokens=special), ours.encode(text, add_special_tokens=special)) is None
         assert diff(ref.encode(text, pair, add_special_tokens=special),
                     ours.encode(text, pair, add_special_tokens=special)) is None
+
+
+def albert_normalizer(charsmap: dict) -> dict:
+    """ALBERT's and XLNet's normalizer (as transformers converts their .model files) around a
+    file's Precompiled step: quote pairs replaced, NFKD, accents stripped, lowercased, then the
+    charsmap and space runs collapsed."""
+    return {"type": "Sequence", "normalizers": [
+        {"type": "Replace", "pattern": {"String": "``"}, "content": "\""},
+        {"type": "Replace", "pattern": {"String": "''"}, "content": "\""}, {"type": "NFKD"},
+        {"type": "StripAccents"}, {"type": "Lowercase"}, charsmap,
+        {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]}

@@ -12,7 +12,7 @@ import copy
 import json
 
 import pytest
-from _hf_json import diff, lines
+from _hf_json import albert_normalizer, diff, lines
 from _shared import MODELS, need_shared
 
 
@@ -52,12 +52,7 @@ def _config(kind: str) -> dict:
         return d
     d = copy.deepcopy(_file("rut5"))
     if kind == "xlnet_like":
-        charsmap = d["normalizer"]["normalizers"][0]
-        d["normalizer"] = {"type": "Sequence", "normalizers": [
-            {"type": "Replace", "pattern": {"String": "``"}, "content": "\""},
-            {"type": "Replace", "pattern": {"String": "''"}, "content": "\""}, {"type": "NFKD"},
-            {"type": "StripAccents"}, {"type": "Lowercase"}, charsmap,
-            {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]}
+        d["normalizer"] = albert_normalizer(d["normalizer"]["normalizers"][0])
     else:  # t5: `$A </s>` and `$A </s> $B </s>`
         seq = lambda name: {"Sequence": {"id": name, "type_id": 0}}  # noqa: E731
         end = {"SpecialToken": {"id": "</s>", "type_id": 0}}

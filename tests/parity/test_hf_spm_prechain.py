@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from _hf_json import diff, lines
+from _hf_json import albert_normalizer, diff, lines
 from _shared import MODELS, need_shared
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -25,12 +25,7 @@ EDGE = ["``Quoted'' TEXT", "a [MASK] b", "[MASK]", "  [MASK]x", "x<mask> y", "  
 
 
 def _albert(d: dict) -> dict:
-    charsmap = d["normalizer"]["normalizers"][0]
-    d["normalizer"] = {"type": "Sequence", "normalizers": [
-        {"type": "Replace", "pattern": {"String": "``"}, "content": "\""},
-        {"type": "Replace", "pattern": {"String": "''"}, "content": "\""}, {"type": "NFKD"},
-        {"type": "StripAccents"}, {"type": "Lowercase"}, charsmap,
-        {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]}
+    d["normalizer"] = albert_normalizer(d["normalizer"]["normalizers"][0])
     n = len(d["model"]["vocab"])
     d["model"]["vocab"] += [["[CLS]", 0.0], ["[SEP]", 0.0], ["[MASK]", 0.0]]
     d["added_tokens"] += [{"id": n + k, "content": c, "single_word": False, "lstrip": c == "[MASK]", "rstrip": False,

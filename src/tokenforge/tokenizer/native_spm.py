@@ -179,11 +179,9 @@ class NativeSpm:
         if self.chain is None:
             return frame_docs(self.engine.encode_docs, self.template, texts, add_special_tokens, threads,
                               ids_only=ids_only)
-        prepared = [self.chain.prepare(t) for t in texts]
-        todo = [p[0] for p in prepared if p is not None]
-        docs = iter(frame_docs(self.engine.encode_docs, self.template, todo, add_special_tokens, threads,
-                               ids_only=ids_only))
-        return [None if p is None else _chained(next(docs), p[1], ids_only) for p in prepared]
+        done = self._through_chain(texts, lambda todo: frame_docs(
+            self.engine.encode_docs, self.template, todo, add_special_tokens, threads, ids_only=ids_only))
+        return [None if r is None else _chained(*r, ids_only) for r in done]
 
     def encode_final_one(self, text: str, add_special_tokens: bool) -> Encoding | None:
         """encode_final of one text, without the batch machinery (Tokenizer.encode); None
@@ -201,6 +199,13 @@ class NativeSpm:
         frame, shape = self._frames[bool(add_special_tokens)]
         doc = self.engine.encode_doc(text, frame)
         return None if doc is None else DocEncoding(doc, shape) if ns is None else ChainedDocEncoding(doc, shape, ns)
+
+    def _through_chain(self, texts: list[str], run) -> list:
+        """run(the texts the pre-chain hands on, as the encoder takes them) in one call; per
+        text (its result, the alignment or None), or None for a text the Python path takes."""
+        prepared = [self.chain.prepare(t) for t in texts]
+        done = iter(run([p[0] for p in prepared if p is not None]))
+        return [None if p is None else (next(done), p[1]) for p in prepared]
 
     def _prepared(self, text: str):
         """(the text the encoder takes, the alignment to read its offsets back or None), or
@@ -237,21 +242,16 @@ class NativeSpm:
         """
         if self.chain is None:
             return [None if x is None else _encoding(*x, 0) for x in self.engine.encode_batch(texts, threads)]
-        prepared = [self.chain.prepare(t) for t in texts]
-        done = iter(self.engine.encode_batch([p[0] for p in prepared if p is not None], threads))
-        out = []
-        for p in prepared:
-            x = next(done) if p is not None else None
-            out.append(None if x is None else _encoding(x[0], x[1], through(x[2], p[1]), x[3], 0))
-        return out
+        done = self._through_chain(texts, lambda todo: self.engine.encode_batch(todo, threads))
+        return [None if r is None or r[0] is None else _encoding(r[0][0], r[0][1], through(r[0][2], r[1]), r[0][3], 0)
+                for r in done]
 
     def ids_batch(self, texts: list[str], threads: int) -> list[list[int] | None]:
         """Ids of many texts, on native threads (None where the Python path must run)."""
         if self.chain is None:
             return self.engine.encode_ids_batch(texts, threads)
-        prepared = [self.chain.prepare(t) for t in texts]
-        done = iter(self.engine.encode_ids_batch([p[0] for p in prepared if p is not None], threads))
-        return [next(done) if p is not None else None for p in prepared]
+        return [None if r is None else r[0]
+                for r in self._through_chain(texts, lambda todo: self.engine.encode_ids_batch(todo, threads))]
 
 
 class ChainedDocEncoding(DocEncoding):

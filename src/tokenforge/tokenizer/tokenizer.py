@@ -451,13 +451,11 @@ class Tokenizer:
         if self._native_engine() is None:
             return None
         sides = self._native_pair_sides([x], 1)
-        trimmed = self._sides_trimmed()
-        layout = self._pair_layout(add_special_tokens, trimmed=trimmed) if sides is not None else None
-        if layout is None:
+        if sides is None:
             return None
+        trimmed = self._sides_trimmed()
         (a,), (b,) = sides
-        again = self._encoded_again(x, add_special_tokens) if trimmed else None
-        enc = self._pair_encoding(layout, a, b, add_special_tokens, again) if a is not None and b is not None else None
+        enc = self._laid_out(x, self._pair_layout(add_special_tokens, trimmed=trimmed), a, b, add_special_tokens, trimmed)
         if enc is None:
             return None
         if self._padding is not None:
@@ -478,7 +476,7 @@ class Tokenizer:
         truncated as truncate_pair truncates them: copies of the sides cut lazily
         (DocEncoding.cut), the overflowing windows made when first read by the general path
         (_post_process) from a and b, which stay as they are.  Sides the general path cannot
-        take (trimmed ones, _sides_trimmed; those without offsets) come with `again`, which
+        take (trimmed ones, see _laid_out; those without offsets) come with `again`, which
         gives the pair's windows from its texts encoded anew; they are cut only where the
         kept window is the whole text's (cut from the right, or no prefix space for
         ByteLevel's first-token rule).  None when the general path must take the pair (a
@@ -513,10 +511,19 @@ class Tokenizer:
         enc._pending = (windows, [])
         return enc
 
-    def _encoded_again(self, x: tuple[str, str], add_special_tokens: bool):
-        """The `again` of _pair_encoding for trimmed sides: the pair's windows from the general path."""
-        return lambda: self._post_process(self._encode_one(x[0], 0, False), self._encode_one(x[1], 1, False),
-                                          add_special_tokens).overflowing
+    def _laid_out(self, x, layout: tuple | None, a: Encoding | None, b: Encoding | None, add_special_tokens: bool,
+                  trimmed: bool) -> Encoding | None:
+        """_pair_encoding of the pair x from its native sides a, b (with offsets; trimmed ones
+        get their windows from the texts encoded again), or None for the general path (no
+        layout, a side the native path left, or _pair_encoding's None)."""
+        if layout is None or a is None or b is None:
+            return None
+
+        def again() -> list[Encoding]:
+            return self._post_process(self._encode_one(x[0], 0, False), self._encode_one(x[1], 1, False),
+                                      add_special_tokens).overflowing
+
+        return self._pair_encoding(layout, a, b, add_special_tokens, again if trimmed else None)
 
     def _untruncated(self, enc: Encoding, add_special_tokens: bool) -> bool:
         """Whether truncation would leave this finished single-text Encoding as it is, so that
@@ -634,9 +641,7 @@ class Tokenizer:
                 elif _is_pair(x, is_pretokenized):
                     a = sides[0][k] if sides is not None else None
                     b = sides[1][k] if sides is not None else None
-                    enc = (self._pair_encoding(layout, a, b, add_special_tokens,
-                                               self._encoded_again(x, add_special_tokens) if trimmed else None)
-                           if layout is not None and a is not None and b is not None else None)
+                    enc = self._laid_out(x, layout, a, b, add_special_tokens, trimmed)
                     if enc is not None:
                         out.append(enc)
                         continue
