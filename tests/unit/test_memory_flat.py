@@ -49,12 +49,20 @@ def test_table_names_every_entry_point(table):
     assert list(table[1]) == ENTRY_POINTS
 
 
-def assert_flat(bench, name: str, call, n: int) -> None:
-    """Two rounds of n calls: the first fills caches and the allocator's pools; the second must not grow."""
+def assert_flat(bench, name: str, call, n: int, rounds: int = 3) -> None:
+    """Rounds of n calls: the first fills caches and the allocator's pools; one of the next
+    `rounds` must not grow.  A leak grows in every round; a piece cache that was left nearly
+    full by earlier tests in this process (get_encoding's instance is shared) may be cleared
+    and refilled in one round, which shows as growth once."""
     bench.measure(call, n)
-    gc.collect()
-    start, _, end = bench.measure(call, n)
-    assert end - start < SLACK, f"{name}: RSS grew by {(end - start) >> 10} KB over {n} calls"
+    grown = []
+    for _ in range(rounds):
+        gc.collect()
+        start, _, end = bench.measure(call, n)
+        grown.append((end - start) >> 10)
+        if end - start < SLACK:
+            return
+    raise AssertionError(f"{name}: RSS grew in each of {rounds} rounds of {n} calls (KB: {grown})")
 
 
 @pytest.mark.parametrize("name", ENTRY_POINTS)
