@@ -6,7 +6,8 @@
 - roberta: GPT-2's with RoBERTa's post-processor (tokenizer/native.py's post_plan);
 - prefix_space: a lone ByteLevel adding its prefix space (native.py's _with_prefix_space);
 - tekken: Llama 3's vocabulary with Mistral's Tekken Split (the native Tekken scanner);
-- falcon: Punctuation, ByteLevel, Digits, Split (steps after ByteLevel: the Python pipeline);
+- falcon: Punctuation, ByteLevel, Digits, Split (the native scanner after the class cut, the steps
+  after ByteLevel in Python on each new piece: tokenizer/native_splits.py);
 - albert: ruT5's Unigram with ALBERT's normalizer (Replace, NFKD, StripAccents, Lowercase before
   the charsmap: tokenizer/spm_prechain.py), [CLS]/[SEP] and a [MASK] that strips spaces.
 

@@ -18,8 +18,13 @@ FixedLength; a lone Digits or Punctuation step ahead of a native scanner's regex
 files have, takes tokenizer/native_cut.py instead) cut with one regex class over tokenizers' own tables (Digits,
 Punctuation isolating or joining runs) or else with their own readable `split`, and a last
 ByteLevel with its regex adds GPT-2's split: the pieces still join to the text, so the native BPE
-and the offsets from token lengths serve.  Left out: normalizers (only none or an empty
-Sequence), steps that drop or change characters, ByteLevel's prefix space.
+and the offsets from token lengths serve.  Cutting steps may also follow the ByteLevel step
+(Falcon's Digits and Split of three digits): they see each piece as ByteLevel leaves it, one
+character per UTF-8 byte, so they cut its bytes, also inside a character where a byte's
+character is in their class (a continuation byte 0xB2 is ``²``, a digit to Digits), as
+tokenizers cuts them; such a piece goes to the BPE as bytes, and its tokens' offsets span the
+characters their bytes belong to.  Left out: normalizers (only none or an empty Sequence),
+steps that drop or change characters, ByteLevel's prefix space.
 
 Example:
     >>> NativeSplits.build(object()) is None
@@ -31,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from tokenforge import _native
+from tokenforge.formats.byte_map import BYTE_TO_CHAR
 from tokenforge.patterns import Scanner
 from tokenforge.normalizers.normalized_string import NormalizedString
 from tokenforge.pre_tokenizers import ByteLevel, Digits, FixedLength, Punctuation, Sequence, Split
@@ -47,18 +53,49 @@ def _keeps_text(step) -> bool:
 
 
 def split_steps(pre) -> list | None:
-    """The steps that cut the text of a Sequence of cutting steps (_keeps_text) ending in
-    ByteLevel without prefix space (with its regex: GPT-2's split, as a last step
-    `GPT2_STEP`), or None."""
+    """The steps that cut the text of a Sequence of cutting steps (_keeps_text) with one
+    ByteLevel without prefix space (with its regex: GPT-2's split, as a step `GPT2_STEP`), the
+    steps after it wrapped in `AfterBytes`; or None."""
     steps = pre.pretokenizers if isinstance(pre, Sequence) else []
-    if len(steps) < 2 or not isinstance(steps[-1], ByteLevel) or steps[-1].add_prefix_space:
+    at = [k for k, step in enumerate(steps) if isinstance(step, ByteLevel)]
+    if len(steps) < 2 or len(at) != 1 or steps[at[0]].add_prefix_space:
         return None
-    if not all(_keeps_text(step) for step in steps[:-1]):
+    k = at[0]
+    if not all(_keeps_text(step) for step in steps[:k] + steps[k + 1:]):
         return None
-    return list(steps[:-1]) + ([GPT2_STEP] if steps[-1].use_regex else [])
+    return list(steps[:k]) + ([GPT2_STEP] if steps[k].use_regex else []) + [AfterBytes(st) for st in steps[k + 1:]]
 
 
 GPT2_STEP = "ByteLevel's own regex"
+
+
+class AfterBytes:
+    """A cutting step after ByteLevel: it cuts a piece's bytes, each seen as its character."""
+
+    def __init__(self, step) -> None:
+        self.step = step
+
+
+_AFTER_CACHE_SIZE = 1 << 16  # pieces whose cut NativeSplits remembers (then it starts over)
+
+# str.translate tables between a piece's UTF-8 read as Latin-1 and ByteLevel's characters.
+_TO_BYTE_CHARS = {b: BYTE_TO_CHAR[b] for b in range(256)}
+_FROM_BYTE_CHARS = {ord(c): b for b, c in BYTE_TO_CHAR.items()}
+
+
+def after_bytes(data: bytes, splitters: list) -> list[bytes]:
+    """A piece's UTF-8 cut by the steps after ByteLevel (module docstring).
+
+    Example:
+        >>> import re
+        >>> after_bytes("x1234ò".encode(), [splitter(re.compile("[0-9²]+"))])
+        [b'x', b'1234', b'\xc3', b'\xb2']
+    """
+    chars = data.decode("latin-1").translate(_TO_BYTE_CHARS)
+    parts = pieces(chars, splitters)
+    if len(parts) == 1:
+        return [data]
+    return [part.translate(_FROM_BYTE_CHARS).encode("latin-1") for part in parts]
 
 
 def _isolated_splits(steps: list) -> list | None:
@@ -73,7 +110,7 @@ def split_regexes(pre) -> list | None:
     """The Split steps of a Sequence of Isolated regex Splits ending in ByteLevel without
     prefix space or regex (DeepSeek V3's form), or None."""
     steps = split_steps(pre)
-    if steps is None or GPT2_STEP in steps:
+    if steps is None or GPT2_STEP in steps or any(isinstance(st, AfterBytes) for st in steps):
         return None
     return _isolated_splits(steps)
 
@@ -204,12 +241,26 @@ def pieces(text: str, splitters: list) -> list[str]:
     return parts
 
 
+def _native_split_of(steps: list) -> tuple | None:
+    """(the CutClass or None,) when `steps` are GPT-2's split alone or after a class cut
+    (cut_of), which the native scanner does; else None."""
+    if len(steps) == 1 and steps[0] is GPT2_STEP:
+        return (None,)
+    cut = cut_of(steps[0]) if len(steps) == 2 and steps[1] is GPT2_STEP else None
+    return None if cut is None else (_native.CutClass(*cut),)
+
+
 class NativeSplits(NativeByteLevel):
     """Regex splits in Python, byte-level BPE in C++ (module docstring)."""
 
     def __init__(self, tok, steps: list, form: str, ranks: dict[bytes, int], specials: dict[str, int]) -> None:
         super().__init__(tok, int(Scanner.GPT2), form, ranks, specials)
+        after = [st for st in steps if isinstance(st, AfterBytes)]
+        steps = [st for st in steps if not isinstance(st, AfterBytes)]
         self.regexes = [step_splitter(step) for step in steps]
+        self.after = [step_splitter(st.step) for st in after]
+        self._after_cache: dict[bytes, list[bytes]] = {}
+        self.native_split = _native_split_of(steps)
         regexes = _isolated_splits(steps)
         fast = fast_regexes(regexes) if regexes is not None else None
         self.fast = None if fast is None else [splitter(rx) for rx in fast[0]]
@@ -262,13 +313,36 @@ class NativeSplits(NativeByteLevel):
             return pieces(seg, self.fast)
         return pieces(seg, self.regexes)
 
+    def _byte_pieces(self, seg: str) -> list[bytes]:
+        """The pieces of a stretch as UTF-8, cut further by the steps after ByteLevel (each
+        piece's cut remembered: words recur, and cutting one is several regex calls).  When
+        the steps before them are GPT-2's split, alone or after a class cut (Falcon's
+        Punctuation), the native scanner makes the pieces, as native_cut.py's engine does."""
+        if self.native_split is not None:
+            data = seg.encode("utf-8")
+            ends = _native._split(int(Scanner.GPT2), data, self.native_split[0])[0]
+            found = [data[a:b] for a, b in zip([0, *ends], ends)]
+        else:
+            found = [p.encode("utf-8") for p in self._pieces(seg)]
+        if not self.after:
+            return found
+        cache, out = self._after_cache, []
+        for p in found:
+            cut = cache.get(p)
+            if cut is None:
+                if len(cache) >= _AFTER_CACHE_SIZE:
+                    cache.clear()
+                cut = cache[p] = after_bytes(p, self.after)
+            out.extend(cut)
+        return out
+
     def _ids(self, text: str) -> list[int]:
         ids: list[int] = []
         for seg, sid in self._segments(text):
             if sid is not None:
                 ids.append(sid)
             else:
-                ids.extend(self.bpe.encode_pieces([p.encode("utf-8") for p in self._pieces(seg)]))
+                ids.extend(self.bpe.encode_pieces(self._byte_pieces(seg)))
         return ids
 
     def encode(self, text: str, type_id: int = 0) -> Encoding | None:
@@ -289,7 +363,7 @@ class NativeSplits(NativeByteLevel):
         ends: list[int] = []
         at = 0
         for seg, sid in self._segments(data.decode("utf-8")):
-            for p in ([seg] if sid is not None else self._pieces(seg)):
-                at += len(p.encode("utf-8"))
+            for p in ([seg.encode("utf-8")] if sid is not None else self._byte_pieces(seg)):
+                at += len(p)
                 ends.append(at)
         return np.searchsorted(np.array(ends, dtype=np.int64), starts, side="right").tolist()
