@@ -6,9 +6,10 @@ Isolated or Removed+invert) -> ByteLevel without prefix space -> BPE over all 25
 characters, whose merges produce tokens in increasing id order, is a rank table: the rank of a
 merged token is its id, so `tokenforge.Encoding` (the tiktoken engine, C++) gives its ids.
 Added tokens become its special tokens when none has lstrip/rstrip/single_word, none is a
-prefix of another (so leftmost-first and tokenizers' leftmost-longest agree), and no token
+prefix of another (so leftmost-first and tokenizers' leftmost-longest agree), no token
 matched in the raw text overlaps a `normalized` one (tokenizers matches the raw ones first, in
-a pass of their own: :func:`_passes_differ`).  With `encode_special_tokens` on, a file with
+a pass of their own: :func:`_passes_differ`), and the normalizer leaves each `normalized`
+one's content as it is (tokenizers matches a normalized token by its normalized content).  With `encode_special_tokens` on, a file with
 special tokens takes the Python pipeline.
 
 Whole Encodings of single texts (`encode`, `encode_batch`, `encode_batch_fast`, when the
@@ -608,13 +609,9 @@ def rank_tables(tok) -> tuple[str, dict[bytes, int], dict[str, int]] | None:
     for i, t in tok.added.tokens.items():
         if t.single_word or t.lstrip or t.rstrip:
             return None
-        if t.normalized and form:
-            return None
+        if t.normalized and form and _native.normalize_unicode(t.content, form) is not None:
+            return None  # tokenizers matches its normalized form, which the engine does not know
         specials[t.content] = i
-    contents = sorted(specials)
-    for a, b in zip(contents, contents[1:]):
-        if b.startswith(a):
-            return None
     if _passes_differ(tok.added.tokens.values()):
         return None
     ranks: dict[bytes, int] = {}
