@@ -8,6 +8,10 @@
 - tekken: Llama 3's vocabulary with Mistral's Tekken Split (the native Tekken scanner);
 - falcon: Punctuation, ByteLevel, Digits, Split (the native scanner after the class cut, the steps
   after ByteLevel in Python on each new piece: tokenizer/native_splits.py);
+- neox: GPT-NeoX's form: NFC, a lone ByteLevel, normalized added tokens of 2 to 24 spaces (each
+  a prefix of the next; native.py);
+- t5: ruT5's Unigram behind T5's (and DeBERTa's) pre-tokenizer, WhitespaceSplit then Metaspace
+  (native_spm.py: each word a stretch of its own);
 - albert: ruT5's Unigram with ALBERT's normalizer (Replace, NFKD, StripAccents, Lowercase before
   the charsmap: tokenizer/spm_prechain.py), [CLS]/[SEP] and a [MASK] that strips spaces.
 
@@ -66,6 +70,15 @@ def _albert() -> dict:
     return d
 
 
+def _neox() -> dict:
+    d = json.loads((MODELS / "hf" / "gpt2_tokenizer.json").read_text(encoding="utf-8"))
+    d["normalizer"] = {"type": "NFC"}
+    d["pre_tokenizer"] = _byte_level()
+    d["added_tokens"] += [{"id": 50257 + k, "content": " " * n, "single_word": False, "lstrip": False, "rstrip": False,
+                           "normalized": True, "special": False} for k, n in enumerate(range(24, 1, -1))]
+    return d
+
+
 PIPELINES = {  # name: (base file, fields replaced) or a function making the whole file
     "starcoder": ("gpt2", _pre([{"type": "Digits", "individual_digits": True}, _byte_level()])),
     "bloom": ("gpt2", _pre([_split(" ?[^(\\s|[.,!?…。，、।۔،])]+"), _byte_level(regex=False)])),
@@ -76,6 +89,9 @@ PIPELINES = {  # name: (base file, fields replaced) or a function making the who
     "falcon": ("gpt2", _pre([{"type": "Punctuation", "behavior": "Contiguous"}, _byte_level(),
                              {"type": "Digits", "individual_digits": False}, _split("[0-9][0-9][0-9]")])),
     "albert": _albert,
+    "neox": _neox,
+    "t5": ("rut5", _pre([{"type": "WhitespaceSplit"},
+                         {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True}])),
 }
 
 

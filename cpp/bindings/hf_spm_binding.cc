@@ -254,7 +254,8 @@ void bind_hf_spm(nb::module_& m) {
           [](HfSpm* self, const std::vector<std::string>& vocab, nb::bytes merges, int64_t unk_id, bool fuse_unk,
              bool byte_fallback, std::vector<std::pair<std::string, double>> unigram, bool is_unigram,
              nb::bytes charsmap, bool prepend, bool replace_spaces, int metaspace_prepend, bool split,
-             bool collapse_spaces, bool strip_edges, std::vector<std::pair<std::string, uint32_t>> added, nb::list token_strs) {
+             bool collapse_spaces, bool strip_edges, bool whitespace_split,
+             std::vector<std::pair<std::string, uint32_t>> added, nb::list token_strs) {
             std::string error;
             std::unique_ptr<hf::MergeRankBpe> bpe;
             std::unique_ptr<hf::ViterbiUnigram> uni;
@@ -274,7 +275,8 @@ void bind_hf_spm(nb::module_& m) {
               cm = std::make_unique<hf::CharsmapShortest>();
               if (!cm->init(std::string_view(charsmap.c_str(), charsmap.size()), &error)) value_error(error);
             }
-            hf::SpaceMarking marking{prepend, replace_spaces, metaspace_prepend, split, collapse_spaces, strip_edges};
+            hf::SpaceMarking marking{prepend,         replace_spaces, metaspace_prepend, split,
+                                     collapse_spaces, strip_edges,    whitespace_split};
             for (nb::handle s : token_strs) {
               if (!PyUnicode_Check(s.ptr())) throw nb::type_error("token_strs must hold strs");
             }
@@ -284,7 +286,7 @@ void bind_hf_spm(nb::module_& m) {
           nb::arg("vocab"), nb::arg("merges"), nb::arg("unk_id"), nb::arg("fuse_unk"), nb::arg("byte_fallback"),
           nb::arg("unigram"), nb::arg("is_unigram"), nb::arg("charsmap"), nb::arg("prepend"),
           nb::arg("replace_spaces"), nb::arg("metaspace_prepend"), nb::arg("split"), nb::arg("collapse_spaces"),
-          nb::arg("strip_edges"),           nb::arg("added"), nb::arg("token_strs"),
+          nb::arg("strip_edges"), nb::arg("whitespace_split"), nb::arg("added"), nb::arg("token_strs"),
           "BPE (vocab: id -> token text, '' for none; merges: (left, right, merged) uint32 triples in rank "
           "order) or, with is_unigram, Unigram (unigram: id -> (piece, score)); charsmap: a Precompiled blob "
           "or b''; added: (content, id) matched in the raw text; token_strs: id -> the str reported as the token.")

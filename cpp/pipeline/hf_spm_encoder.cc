@@ -182,6 +182,41 @@ size_t SpmStyleEncoder::marked_size(const uint8_t* text, size_t n) const {
 bool SpmStyleEncoder::encode_stretch(const uint8_t* text, size_t n, const uint32_t* of, uint32_t first,
                                      uint32_t* word, HfEncoded* out, bool ids_only, Scratch& scratch,
                                      std::string* error) const {
+  if (!marking_.whitespace_split) return encode_marked(text, n, of, first, word, out, ids_only, scratch, error);
+  // WhitespaceSplit: each run of non-White_Space characters on its own; `first` for a word is
+  // its first character in the original text (Metaspace's "first" scheme asks if it is 0).
+  const uint8_t* end = text + n;
+  size_t i = 0;
+  uint32_t c = first;  // the character at text[i] when `of` is null
+  auto white_at = [&](size_t at, int* len) {
+    const uint32_t cp = text[at] < 0x80 ? text[at] : decode_utf8(text + at, end, len);
+    if (text[at] < 0x80) *len = 1;
+    return char_class(cp) == kSpace;
+  };
+  while (i < n) {
+    int len = 1;
+    if (white_at(i, &len)) {
+      i += static_cast<size_t>(len);
+      ++c;
+      continue;
+    }
+    const size_t start = i;
+    const uint32_t start_char = of != nullptr ? of[start] : c;
+    do {
+      i += static_cast<size_t>(len);
+      ++c;
+    } while (i < n && !white_at(i, &len));
+    if (!encode_marked(text + start, i - start, of != nullptr ? of + start : nullptr, start_char, word, out,
+                       ids_only, scratch, error)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool SpmStyleEncoder::encode_marked(const uint8_t* text, size_t n, const uint32_t* of, uint32_t first,
+                                    uint32_t* word, HfEncoded* out, bool ids_only, Scratch& scratch,
+                                    std::string* error) const {
   if (n == 0) return true;
   // Normalized positions (HfToken, the models' base) are 32-bit.  The buffers take at most
   // 3 bytes per input byte (a space becomes ▁) and two ▁ in front; where that bound passes

@@ -7,6 +7,7 @@
 //      Replace(" {2,}" -> " ") and the removal of a space at either end; Prepend("▁") and/or
 //      Replace(" " -> "▁"); optionally
 //      Metaspace (spaces -> ▁, ▁ prepended unless present, split before each ▁)
+//      (optionally each run without whitespace alone, WhitespaceSplit's words)
 //   -> MergeRankBpe or ViterbiUnigram
 //
 // Each normalized byte keeps the index of the original character it came from (a prepended
@@ -50,6 +51,10 @@ struct SpaceMarking {
   bool split = false;           // Metaspace's split: a piece (word) starts at each ▁
   bool collapse_spaces = false;  // Replace(" {2,}" -> " "), after the charsmap
   bool strip_edges = false;      // then one U+0020 dropped at each end (from_sentencepiece's regex)
+  // WhitespaceSplit ahead of Metaspace (T5's and DeBERTa's files): each run of characters
+  // without White_Space is a stretch of its own, the whitespace dropped (with none of the
+  // normalizer's ▁ steps, which would run before it).
+  bool whitespace_split = false;
 };
 
 // The tokens of one text: ids, character offsets into the text, word index; and the texts
@@ -98,6 +103,9 @@ class SpmStyleEncoder {
   // (of == nullptr: counted from `first`).  False (and *error set) past the limit.
   bool encode_stretch(const uint8_t* text, size_t n, const uint32_t* of, uint32_t first, uint32_t* word,
                       HfEncoded* out, bool ids_only, Scratch& scratch, std::string* error) const;
+  // encode_stretch's work on one stretch (a word of it with whitespace_split).
+  bool encode_marked(const uint8_t* text, size_t n, const uint32_t* of, uint32_t first, uint32_t* word,
+                     HfEncoded* out, bool ids_only, Scratch& scratch, std::string* error) const;
   // The size of encode_stretch's normalized form of n bytes (before Metaspace's ▁).
   size_t marked_size(const uint8_t* text, size_t n) const;
 

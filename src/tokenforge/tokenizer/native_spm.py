@@ -11,7 +11,9 @@ A file takes it when its pipeline is exactly:
   regex ``" {2,}"`` by ``" "``, ``Replace`` of a space at either end by nothing (the regex
   :mod:`tokenforge.tokenizer.from_sentencepiece` writes), then ``Prepend("▁")`` and
   ``Replace(" " -> "▁")`` (either order: they commute) — alone or as a ``Sequence``;
-* pre-tokenizer: none, or ``Metaspace`` with replacement ``▁`` (any prepend scheme, split or not);
+* pre-tokenizer: none, or ``Metaspace`` with replacement ``▁`` (any prepend scheme, split or not),
+  alone or after ``WhitespaceSplit`` (T5's and DeBERTa's files: each run without White_Space
+  a stretch of its own) when the normalizer has no ``▁`` step;
 * model: ``BPE`` without dropout, ``continuing_subword_prefix``, ``end_of_word_suffix`` or
   ``ignore_merges``, whose characters are never dropped: an unknown token in the vocab, or
   ``byte_fallback`` with a ``<0xXX>`` token for each byte a character without a token needs;
@@ -52,6 +54,8 @@ from tokenforge.models.bpe import BPE
 from tokenforge.models.unigram import Unigram
 from tokenforge.normalizers import Precompiled, Prepend, Replace
 from tokenforge.normalizers import Sequence as NormSeq
+from tokenforge.pre_tokenizers import Sequence as PreSeq
+from tokenforge.pre_tokenizers import WhitespaceSplit
 from tokenforge.pre_tokenizers.metaspace import SCHEMES, Metaspace
 from tokenforge.tokenizer.doc_encoding import DocEncoding, frame_args, frame_docs, padded_field, single_template
 from tokenforge.tokenizer.encoding import Encoding, NativeEncoding
@@ -68,7 +72,7 @@ def _marking(tok) -> dict | None:
     norm = tok.normalizer
     steps = norm.normalizers if isinstance(norm, NormSeq) else ([] if norm is None else [norm])
     out = {"charsmap": b"", "collapse_spaces": False, "strip_edges": False, "prepend": False,
-           "replace_spaces": False, "metaspace_prepend": 0, "split": False, "pre": []}
+           "replace_spaces": False, "metaspace_prepend": 0, "split": False, "whitespace_split": False, "pre": []}
     stage = 0  # 0: a charsmap may come, 1: space collapsing, 2: edge spaces, 3: only the ▁ steps
     for k, n in enumerate(steps):
         if stage == 0 and len(out["pre"]) == k and is_pre_step(n):
@@ -87,6 +91,11 @@ def _marking(tok) -> dict | None:
         else:
             return None
     pre = tok.pre_tokenizer
+    if type(pre) is PreSeq and len(pre.pretokenizers) == 2 and type(pre.pretokenizers[0]) is WhitespaceSplit:
+        if out["prepend"] or out["replace_spaces"]:
+            return None  # the normalizer's ▁ steps run before the split: no whitespace is left to split at
+        out["whitespace_split"] = True  # T5's and DeBERTa's: each word alone, then Metaspace
+        pre = pre.pretokenizers[1]
     if pre is not None:
         if type(pre) is not Metaspace or pre.replacement != MARK:
             return None
