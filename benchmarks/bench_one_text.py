@@ -2,7 +2,8 @@
 
 tokenforge spreads one long `encode_ordinary` over the usable cores (issue 30), and so does
 fastokens; tiktoken stays on one thread.  Each repetition gets a fresh instance warmed on
-other text (400 kB of mixed.txt), best of --repeat; ids are checked against tiktoken's.
+other text (400 kB of mixed.txt), best of --repeat, the tools taking turns within each
+repetition; ids are checked against tiktoken's.
 
     python benchmarks/bench_one_text.py FILE_OR_CORPUS [...] [--encodings cl100k_base o200k_base]
                                         [--repeat 3] [--mb 4]
@@ -16,8 +17,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 
-from _common import MODELS, best_of, corpus_text
+from _common import MODELS, corpus_text
 
 import tokenforge
 from bench_encode import PATTERN_FOR_FASTOKENS
@@ -83,17 +85,23 @@ def rows(encodings: list[str], texts: list[str], repeat: int, mb_limit: float) -
             text = load(label, mb_limit)
             mb = len(text.encode()) / 1e6
             want = ref.encode_ordinary(text)
-            speed = {}
             for tool, factory in tools.items():
-                def setup(factory=factory):
+                fn = factory()
+                fn(warm)
+                if list(fn(text)) != want:
+                    print(f"  {tool}: ids differ from tiktoken's on {label}")
+            # Each repetition runs every tool once, in turn, each on a fresh instance warmed on
+            # other text: a load that comes and goes then falls on all of them alike (all of
+            # one tool's repetitions back to back could meet a quiet or a busy phase alone).
+            best = dict.fromkeys(tools, float("inf"))
+            for _ in range(repeat):
+                for tool, factory in tools.items():
                     fn = factory()
                     fn(warm)
-                    return fn
-
-                got = setup()(text)
-                if list(got) != want:
-                    print(f"  {tool}: ids differ from tiktoken's on {label}")
-                speed[tool] = mb / best_of(repeat, lambda fn: fn(text), setup)
+                    t0 = time.perf_counter()
+                    fn(text)
+                    best[tool] = min(best[tool], time.perf_counter() - t0)
+            speed = {tool: mb / t for tool, t in best.items()}
             row = "  ".join(f"{t} {v:.1f}" for t, v in speed.items())
             ratios = f"vs fastokens {speed['tokenforge'] / speed['fastokens']:.2f}x, " if "fastokens" in speed else ""
             print(f"{name} {os.path.basename(label)} ({mb:.1f} MB) MB/s: {row}  |  tokenforge {ratios}"
