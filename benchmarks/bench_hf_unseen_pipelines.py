@@ -12,6 +12,8 @@
   a prefix of the next; native.py);
 - t5: ruT5's Unigram behind T5's (and DeBERTa's) pre-tokenizer, WhitespaceSplit then Metaspace
   (native_spm.py: each word a stretch of its own);
+- quicktour: a BPE trained here as tokenizers' quicktour trains one (Whitespace, [UNK]), with
+  NFD/Lowercase/StripAccents (native_spm.py: the word classes split in C++);
 - albert: ruT5's Unigram with ALBERT's normalizer (Replace, NFKD, StripAccents, Lowercase before
   the charsmap: tokenizer/spm_prechain.py), [CLS]/[SEP] and a [MASK] that strips spaces.
 
@@ -79,6 +81,19 @@ def _neox() -> dict:
     return d
 
 
+def _quicktour() -> dict:
+    """A BPE trained by tokenizers as its quicktour trains one (Whitespace pre-tokenizer, an
+    unknown token), with the NFD/Lowercase/StripAccents normalizer of its docs' examples."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+    tok.normalizer = normalizers.Sequence([normalizers.NFD(), normalizers.Lowercase(), normalizers.StripAccents()])
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator(corpus_text("en", 2_000_000).splitlines(),
+                            trainers.BpeTrainer(vocab_size=8000, special_tokens=["[UNK]", "[CLS]", "[SEP]"]))
+    return json.loads(tok.to_str())
+
+
 PIPELINES = {  # name: (base file, fields replaced) or a function making the whole file
     "starcoder": ("gpt2", _pre([{"type": "Digits", "individual_digits": True}, _byte_level()])),
     "bloom": ("gpt2", _pre([_split(" ?[^(\\s|[.,!?…。，、।۔،])]+"), _byte_level(regex=False)])),
@@ -90,6 +105,7 @@ PIPELINES = {  # name: (base file, fields replaced) or a function making the who
                              {"type": "Digits", "individual_digits": False}, _split("[0-9][0-9][0-9]")])),
     "albert": _albert,
     "neox": _neox,
+    "quicktour": _quicktour,
     "t5": ("rut5", _pre([{"type": "WhitespaceSplit"},
                          {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True}])),
 }

@@ -182,30 +182,37 @@ size_t SpmStyleEncoder::marked_size(const uint8_t* text, size_t n) const {
 bool SpmStyleEncoder::encode_stretch(const uint8_t* text, size_t n, const uint32_t* of, uint32_t first,
                                      uint32_t* word, HfEncoded* out, bool ids_only, Scratch& scratch,
                                      std::string* error) const {
-  if (!marking_.whitespace_split) return encode_marked(text, n, of, first, word, out, ids_only, scratch, error);
-  // WhitespaceSplit: each run of non-White_Space characters on its own; `first` for a word is
-  // its first character in the original text (Metaspace's "first" scheme asks if it is 0).
+  if (marking_.split_words == 0) return encode_marked(text, n, of, first, word, out, ids_only, scratch, error);
+  // Words: each maximal run of one kind of character, whitespace dropped (WhitespaceSplit:
+  // one kind besides whitespace; Whitespace: word characters and the others).  `first` for
+  // a word is its first character in the original text (Metaspace's "first" scheme asks if
+  // it is 0).
   const uint8_t* end = text + n;
+  const bool classes = marking_.split_words == 2;
+  auto kind_at = [&](size_t at, int* len) {  // 0 whitespace, 1 a word character, 2 other
+    *len = 1;
+    const uint32_t cp = text[at] < 0x80 ? text[at] : decode_utf8(text + at, end, len);
+    if (!classes) return char_class(cp) == kSpace ? 0 : 1;
+    return space_->contains(cp) ? 0 : word_->contains(cp) ? 1 : 2;
+  };
   size_t i = 0;
   uint32_t c = first;  // the character at text[i] when `of` is null
-  auto white_at = [&](size_t at, int* len) {
-    const uint32_t cp = text[at] < 0x80 ? text[at] : decode_utf8(text + at, end, len);
-    if (text[at] < 0x80) *len = 1;
-    return char_class(cp) == kSpace;
-  };
+  int len = 1;
+  int kind = n > 0 ? kind_at(0, &len) : 0;
   while (i < n) {
-    int len = 1;
-    if (white_at(i, &len)) {
+    if (kind == 0) {
       i += static_cast<size_t>(len);
       ++c;
+      if (i < n) kind = kind_at(i, &len);
       continue;
     }
     const size_t start = i;
     const uint32_t start_char = of != nullptr ? of[start] : c;
+    const int word_kind = kind;
     do {
       i += static_cast<size_t>(len);
       ++c;
-    } while (i < n && !white_at(i, &len));
+    } while (i < n && (kind = kind_at(i, &len)) == word_kind);
     if (!encode_marked(text + start, i - start, of != nullptr ? of + start : nullptr, start_char, word, out,
                        ids_only, scratch, error)) {
       return false;

@@ -41,6 +41,7 @@
 #include "normalize/charsmap_memo.h"
 #include "normalize/hf_charsmap.h"
 #include "pipeline/special_matcher.h"
+#include "pretokenize/cut_class.h"
 
 namespace tf::hf {
 
@@ -51,10 +52,12 @@ struct SpaceMarking {
   bool split = false;           // Metaspace's split: a piece (word) starts at each ▁
   bool collapse_spaces = false;  // Replace(" {2,}" -> " "), after the charsmap
   bool strip_edges = false;      // then one U+0020 dropped at each end (from_sentencepiece's regex)
-  // WhitespaceSplit ahead of Metaspace (T5's and DeBERTa's files): each run of characters
-  // without White_Space is a stretch of its own, the whitespace dropped (with none of the
-  // normalizer's ▁ steps, which would run before it).
-  bool whitespace_split = false;
+  // Words cut out before the ▁ steps of Metaspace (with none of the normalizer's ▁ steps,
+  // which would run before it): 0 none; 1 WhitespaceSplit (T5's and DeBERTa's files), each
+  // run of characters without White_Space a stretch of its own, the whitespace dropped;
+  // 2 Whitespace (`\w+|[^\w\s]+`, the Rust regex crate's classes: the encoder's word and
+  // space sets), each run of word characters and each run of others a stretch.
+  int split_words = 0;
 };
 
 // The tokens of one text: ids, character offsets into the text, word index; and the texts
@@ -80,13 +83,16 @@ class SpmStyleEncoder {
   // One of bpe/unigram; charsmap may be null.
   SpmStyleEncoder(std::unique_ptr<MergeRankBpe> bpe, std::unique_ptr<ViterbiUnigram> unigram,
                   std::unique_ptr<CharsmapShortest> charsmap, SpaceMarking marking,
-                  std::vector<std::pair<std::string, uint32_t>> added)
+                  std::vector<std::pair<std::string, uint32_t>> added,
+                  std::shared_ptr<const CutClass> word = nullptr, std::shared_ptr<const CutClass> space = nullptr)
       : bpe_(std::move(bpe)),
         unigram_(std::move(unigram)),
         charsmap_(std::move(charsmap)),
         charsmap_memo_(charsmap_ != nullptr),
         marking_(marking),
-        added_(std::move(added)) {}
+        added_(std::move(added)),
+        word_(std::move(word)),
+        space_(std::move(space)) {}
 
   // Appends the tokens of `text` (valid UTF-8) to *out; with ids_only, only out->ids.
   // Returns false (out partly filled) for text the charsmap step cannot take (above), with
@@ -103,7 +109,7 @@ class SpmStyleEncoder {
   // (of == nullptr: counted from `first`).  False (and *error set) past the limit.
   bool encode_stretch(const uint8_t* text, size_t n, const uint32_t* of, uint32_t first, uint32_t* word,
                       HfEncoded* out, bool ids_only, Scratch& scratch, std::string* error) const;
-  // encode_stretch's work on one stretch (a word of it with whitespace_split).
+  // encode_stretch's work on one stretch (a word of it with split_words).
   bool encode_marked(const uint8_t* text, size_t n, const uint32_t* of, uint32_t first, uint32_t* word,
                      HfEncoded* out, bool ids_only, Scratch& scratch, std::string* error) const;
   // The size of encode_stretch's normalized form of n bytes (before Metaspace's ▁).
@@ -115,6 +121,7 @@ class SpmStyleEncoder {
   CharsmapMemo charsmap_memo_;
   SpaceMarking marking_;
   SpecialMatcher added_;
+  std::shared_ptr<const CutClass> word_, space_;  // Whitespace's classes (split_words 2)
 };
 
 }  // namespace tf::hf

@@ -17,7 +17,7 @@ CutClass::CutClass(std::vector<Range> ranges, bool runs) : bmp_(0x10000 / 64, 0)
   std::sort(astral_.begin(), astral_.end());
 }
 
-bool CutClass::has(uint32_t cp) const {
+bool CutClass::contains(uint32_t cp) const {
   if (cp < 0x10000) return (bmp_[cp >> 6] >> (cp & 63)) & 1;
   auto it = std::upper_bound(astral_.begin(), astral_.end(), Range{cp, 0xFFFFFFFFu});
   return it != astral_.begin() && std::prev(it)->second >= cp;
@@ -25,7 +25,7 @@ bool CutClass::has(uint32_t cp) const {
 
 const uint8_t* CutClass::stretch_end(const uint8_t* p, const uint8_t* end) const {
   int len;
-  const bool inside = has(decode_utf8(p, end, &len));
+  const bool inside = contains(decode_utf8(p, end, &len));
   p += len;
   if (inside && !runs_) return p;
   while (p < end) {
@@ -34,7 +34,7 @@ const uint8_t* CutClass::stretch_end(const uint8_t* p, const uint8_t* end) const
       ++p;
       continue;
     }
-    if (has(decode_utf8(p, end, &len)) != inside) return p;
+    if (contains(decode_utf8(p, end, &len)) != inside) return p;
     p += len;
   }
   return p;

@@ -13,7 +13,9 @@ A file takes it when its pipeline is exactly:
   ``Replace(" " -> "▁")`` (either order: they commute) — alone or as a ``Sequence``;
 * pre-tokenizer: none, or ``Metaspace`` with replacement ``▁`` (any prepend scheme, split or not),
   alone or after ``WhitespaceSplit`` (T5's and DeBERTa's files: each run without White_Space
-  a stretch of its own) when the normalizer has no ``▁`` step;
+  a stretch of its own) when the normalizer has no ``▁`` step; or ``Whitespace`` (the
+  `tokenizers` quicktour's: each run of word characters and each run of other non-space
+  characters a stretch) without ``▁`` steps;
 * model: ``BPE`` without dropout, ``continuing_subword_prefix``, ``end_of_word_suffix`` or
   ``ignore_merges``, whose characters are never dropped: an unknown token in the vocab, or
   ``byte_fallback`` with a ``<0xXX>`` token for each byte a character without a token needs;
@@ -55,7 +57,7 @@ from tokenforge.models.unigram import Unigram
 from tokenforge.normalizers import Precompiled, Prepend, Replace
 from tokenforge.normalizers import Sequence as NormSeq
 from tokenforge.pre_tokenizers import Sequence as PreSeq
-from tokenforge.pre_tokenizers import WhitespaceSplit
+from tokenforge.pre_tokenizers import Whitespace, WhitespaceSplit
 from tokenforge.pre_tokenizers.metaspace import SCHEMES, Metaspace
 from tokenforge.tokenizer.doc_encoding import DocEncoding, frame_args, frame_docs, padded_field, single_template
 from tokenforge.tokenizer.encoding import Encoding, NativeEncoding
@@ -72,7 +74,7 @@ def _marking(tok) -> dict | None:
     norm = tok.normalizer
     steps = norm.normalizers if isinstance(norm, NormSeq) else ([] if norm is None else [norm])
     out = {"charsmap": b"", "collapse_spaces": False, "strip_edges": False, "prepend": False,
-           "replace_spaces": False, "metaspace_prepend": 0, "split": False, "whitespace_split": False, "pre": []}
+           "replace_spaces": False, "metaspace_prepend": 0, "split": False, "split_words": 0, "pre": []}
     stage = 0  # 0: a charsmap may come, 1: space collapsing, 2: edge spaces, 3: only the ▁ steps
     for k, n in enumerate(steps):
         if stage == 0 and len(out["pre"]) == k and is_pre_step(n):
@@ -94,8 +96,13 @@ def _marking(tok) -> dict | None:
     if type(pre) is PreSeq and len(pre.pretokenizers) == 2 and type(pre.pretokenizers[0]) is WhitespaceSplit:
         if out["prepend"] or out["replace_spaces"]:
             return None  # the normalizer's ▁ steps run before the split: no whitespace is left to split at
-        out["whitespace_split"] = True  # T5's and DeBERTa's: each word alone, then Metaspace
+        out["split_words"] = 1  # T5's and DeBERTa's: each word alone, then Metaspace
         pre = pre.pretokenizers[1]
+    elif type(pre) is Whitespace:
+        if out["prepend"] or out["replace_spaces"]:
+            return None
+        out["split_words"] = 2  # the tokenizers quicktour's: runs of word characters, runs of others
+        pre = None
     if pre is not None:
         if type(pre) is not Metaspace or pre.replacement != MARK:
             return None
@@ -103,6 +110,16 @@ def _marking(tok) -> dict | None:
         out["metaspace_prepend"] = {"never": 0, "always": 1, "first": 2}[pre.prepend_scheme]
         out["split"] = bool(pre.split_)
     return out
+
+
+def _word_classes(split_words: int) -> dict:
+    """The word and space classes the encoder splits with for the Whitespace pre-tokenizer (the
+    Rust regex crate's, as tokenizers has them), or none."""
+    if split_words != 2:
+        return {"word_ranges": [], "space_ranges": []}
+    from tokenforge.normalizers.hf_unicode_tables import RUST_SPACE, RUST_WORD
+
+    return {"word_ranges": list(RUST_WORD), "space_ranges": list(RUST_SPACE)}
 
 
 def _model_args(model) -> dict | None:
@@ -168,7 +185,8 @@ class NativeSpm:
         try:
             # With steps ahead of it the encoder sees normalized text, where it must match no
             # added token (tokenizers matches them in the original; a text holding one is guarded)
-            engine = _native.SpmStyleEncoder(**args, **marking, added=[] if pre else added, token_strs=strs)
+            engine = _native.SpmStyleEncoder(**args, **marking, **_word_classes(marking["split_words"]),
+                                             added=[] if pre else added, token_strs=strs)
         except ValueError:  # no unknown token and incomplete byte fallback, a broken charsmap
             return None
         return cls(engine, single_template(tok.post_processor), chain)
