@@ -17,8 +17,13 @@ struct BertEncoder::Scratch {
 };
 
 BertEncoder::BertEncoder(std::shared_ptr<const WordPiece> model, std::shared_ptr<const BertCharTable> table,
-                         std::vector<std::pair<std::string, uint32_t>> added)
-    : model_(std::move(model)), table_(std::move(table)), added_(std::move(added)) {}
+                         std::vector<std::pair<std::string, uint32_t>> added, std::shared_ptr<const CutClass> word,
+                         std::shared_ptr<const CutClass> space)
+    : model_(std::move(model)),
+      table_(std::move(table)),
+      added_(std::move(added)),
+      word_(std::move(word)),
+      space_(std::move(space)) {}
 
 namespace {
 
@@ -142,16 +147,27 @@ bool BertEncoder::stretch(const uint8_t* p, size_t n, uint32_t char_base, uint32
     out.ends.reserve(m / 3);
     out.words.reserve(m / 3);
   }
+  // Whitespace's kinds of character: 0 space, 1 word, 2 other.
+  auto kind = [&](uint32_t cp) { return space_->contains(cp) ? 0 : word_->contains(cp) ? 1 : 2; };
   size_t i = 0;
   while (i < m) {
-    const uint8_t f = t.flags(s.norm[i]);
-    if (f & kSpace) {
-      ++i;
-      continue;
-    }
     size_t j = i + 1;
-    if (!(f & kPunct)) {
-      while (j < m && !(t.flags(s.norm[j]) & (kSpace | kPunct))) ++j;
+    if (word_ != nullptr) {  // Whitespace: a run of one kind
+      const int k = kind(s.norm[i]);
+      if (k == 0) {
+        ++i;
+        continue;
+      }
+      while (j < m && kind(s.norm[j]) == k) ++j;
+    } else {  // BertPreTokenizer: a run between spaces and punctuation, or one punctuation mark
+      const uint8_t f = t.flags(s.norm[i]);
+      if (f & kSpace) {
+        ++i;
+        continue;
+      }
+      if (!(f & kPunct)) {
+        while (j < m && !(t.flags(s.norm[j]) & (kSpace | kPunct))) ++j;
+      }
     }
     if (*word >= hf_text_limit()) {  // word ids are 32-bit
       out.error = "a text of more than " + std::to_string(*word) + " words is longer than 32-bit word ids allow";

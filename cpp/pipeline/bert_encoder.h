@@ -1,5 +1,6 @@
 // BertEncoder: a BERT tokenizer.json pipeline in one pass — added tokens, BertNormalizer,
-// BertPreTokenizer, WordPiece — giving ids, character offsets and word ids as `tokenizers`.
+// BertPreTokenizer (or Whitespace), WordPiece — giving ids, character offsets and word ids
+// as `tokenizers`.
 //
 // Added tokens (none normalized, no lstrip/rstrip/single_word: the caller checks) are found
 // leftmost-longest in the raw text (pipeline/special_matcher.h); each stretch between them
@@ -26,6 +27,7 @@
 #include "models/wordpiece/wordpiece.h"
 #include "normalize/bert_chars.h"
 #include "pipeline/special_matcher.h"
+#include "pretokenize/cut_class.h"
 
 namespace tf::wordpiece {
 
@@ -48,8 +50,12 @@ struct BertResult {
 
 class BertEncoder {
  public:
+  // With `word` and `space`, the pre-tokenizer is Whitespace (`\w+|[^\w\s]+` over those
+  // classes: each run of word characters and each run of other non-space characters a word)
+  // instead of BertPreTokenizer.
   BertEncoder(std::shared_ptr<const WordPiece> model, std::shared_ptr<const BertCharTable> table,
-              std::vector<std::pair<std::string, uint32_t>> added);
+              std::vector<std::pair<std::string, uint32_t>> added, std::shared_ptr<const CutClass> word = nullptr,
+              std::shared_ptr<const CutClass> space = nullptr);
 
   // Encodes UTF-8 `text` into `out` (cleared first).  Thread-safe.
   void encode(std::string_view text, BertResult& out) const;
@@ -65,6 +71,7 @@ class BertEncoder {
   std::shared_ptr<const WordPiece> model_;
   std::shared_ptr<const BertCharTable> table_;
   SpecialMatcher added_;
+  std::shared_ptr<const CutClass> word_, space_;  // Whitespace's classes, or none (BertPreTokenizer)
 };
 
 }  // namespace tf::wordpiece

@@ -53,7 +53,7 @@ def _index(cp: int) -> int | None:
     return cp - 0x800 - (_GAP[1] - _GAP[0])
 
 
-def compose(c: str, clean_text: bool, cjk: bool, strip: bool, lowercase: bool) -> tuple[str, int]:
+def compose(c: str, clean_text: bool, cjk: bool, strip: bool, lowercase: bool, is_mark=is_bert_mark) -> tuple[str, int]:
     """The normalizer's output for one character and its REORDER/DROPPED flags (readable steps).
 
     Example:
@@ -67,7 +67,7 @@ def compose(c: str, clean_text: bool, cjk: bool, strip: bool, lowercase: bool) -
     if cjk and s == c and is_cjk(c):
         s = " " + c + " "
     if strip:
-        s = "".join(ch for ch in _nfd(s) if not is_bert_mark(ch))
+        s = "".join(ch for ch in _nfd(s) if not is_mark(ch))
         if any(_combining(ch) for ch in s):
             f |= REORDER
     if lowercase:
@@ -86,9 +86,16 @@ def _combining(ch: str) -> int:
 
 @functools.lru_cache(maxsize=8)
 def bert_tables(clean_text: bool, handle_chinese_chars: bool, strip_accents: bool | None,
-                lowercase: bool) -> tuple[bytes, dict[int, str]]:
+                lowercase: bool, marks_of: str = "bert") -> tuple[bytes, dict[int, str]]:
     """(flags, map): one flag byte per code point and the output of every changed one that
-    is not `DROPPED` or a plain `CJK` ideograph (those two the encoder handles by flag)."""
+    is not `DROPPED` or a plain `CJK` ideograph (those two the encoder handles by flag).
+    `marks_of`: whose marks accent stripping drops, BertNormalizer's ("bert") or the
+    StripAccents normalizer's ("strip_accents", another table)."""
+    from tokenforge.normalizers.hf_unicode import is_stripped_mark
+    from tokenforge.normalizers.hf_unicode_tables import STRIP_ACCENTS_MARKS
+
+    is_mark, mark_ranges = ((is_bert_mark, BERT_MARKS) if marks_of == "bert"
+                            else (is_stripped_mark, STRIP_ACCENTS_MARKS))
     strip = bool(strip_accents if strip_accents is not None else lowercase)
     flags = bytearray(_LIMIT)
     mapped: dict[int, str] = {}
@@ -105,7 +112,7 @@ def bert_tables(clean_text: bool, handle_chinese_chars: bool, strip_accents: boo
         for cp in changing[bisect.bisect_left(changing, a):bisect.bisect_right(changing, b)]:
             i = _index(cp)
             decomps[i], combining[i] = "", 0
-    marks = {c for a, b in BERT_MARKS for c in range(a, b + 1)}
+    marks = {c for a, b in mark_ranges for c in range(a, b + 1)}
     cjk = bytearray(_LIMIT)
     for a, b in _CJK:
         cjk[a:b + 1] = b"\x01" * (b + 1 - a)
@@ -123,7 +130,7 @@ def bert_tables(clean_text: bool, handle_chinese_chars: bool, strip_accents: boo
             flags[cp] = DROPPED
             continue
         f = (SPACE if c in WHITE_SPACE else 0) | (PUNCT if is_punctuation(c) else 0)
-        s, g = compose(c, clean_text, handle_chinese_chars, strip, lowercase)
+        s, g = compose(c, clean_text, handle_chinese_chars, strip, lowercase, is_mark)
         f |= g
         if handle_chinese_chars and s == " " + c + " " and is_cjk(c):
             f |= CJK

@@ -1,6 +1,7 @@
 """The native path for BERT files: BertNormalizer -> BertPreTokenizer -> WordPiece in C++.
 
-A tokenizer.json whose pipeline is (BertNormalizer or none) -> BertPreTokenizer -> WordPiece,
+A tokenizer.json whose pipeline is (BertNormalizer, none, or the tokenizers docs'
+NFD/Lowercase/StripAccents: :func:`bert_options`) -> (BertPreTokenizer or Whitespace) -> WordPiece,
 with added tokens that are matched in the raw text (no `normalized`, `lstrip`, `rstrip` or
 `single_word`), runs in `tokenforge._native.BertEncoder` (cpp/pipeline/bert_encoder.h): one
 pass gives ids, character offsets and word ids, as the readable pipeline
@@ -25,7 +26,9 @@ import numpy as np
 from tokenforge import _native
 from tokenforge.models.wordpiece import WordPiece
 from tokenforge.normalizers.bert import BertNormalizer
-from tokenforge.pre_tokenizers.simple import BertPreTokenizer
+from tokenforge.normalizers import NFD, Lowercase, StripAccents
+from tokenforge.normalizers import Sequence as NormSeq
+from tokenforge.pre_tokenizers.simple import BertPreTokenizer, Whitespace
 from tokenforge.tokenizer.bert_chars import bert_tables
 from tokenforge.tokenizer.doc_encoding import DocEncoding, frame_args, frame_docs, single_template
 from tokenforge.tokenizer.encoding import Encoding
@@ -42,6 +45,34 @@ def wordpiece_model(model: WordPiece) -> "_native.WordPieceModel | None":
                                   model.max_input_chars_per_word)
 
 
+def bert_options(norm) -> tuple | None:
+    """bert_tables' arguments — BertNormalizer's (clean_text, handle_chinese_chars, strip_accents,
+    lowercase) and whose marks stripping drops — that do what `norm` does, or None: a
+    BertNormalizer, none, or a Sequence of Lowercase and of NFD followed (not necessarily next)
+    by StripAccents, as the tokenizers docs build a BERT tokenizer.
+
+    Example:
+        >>> from tokenforge.normalizers import NFD, Lowercase, Sequence, StripAccents
+        >>> bert_options(Sequence([NFD(), Lowercase(), StripAccents()]))
+        (False, False, True, True, 'strip_accents')
+        >>> bert_options(Sequence([StripAccents(), NFD()])) is None  # accents stripped before NFD
+        True
+    """
+    if norm is None:
+        return False, False, False, False, "bert"
+    if type(norm) is BertNormalizer:
+        return norm.clean_text, norm.handle_chinese_chars, norm.strip_accents, norm.lowercase, "bert"
+    if type(norm) is not NormSeq:
+        return None
+    kinds = [type(n) for n in norm.normalizers]
+    if any(k not in (NFD, Lowercase, StripAccents) for k in kinds) or len(set(kinds)) != len(kinds):
+        return None
+    strip = StripAccents in kinds
+    if strip != (NFD in kinds) or (strip and kinds.index(NFD) > kinds.index(StripAccents)):
+        return None  # NFD alone keeps the marks; StripAccents before NFD strips only precomposed ones
+    return False, False, strip, Lowercase in kinds, "strip_accents"
+
+
 class NativeBert:
     """The native BERT encoder and the id -> token table (module docstring)."""
 
@@ -54,17 +85,13 @@ class NativeBert:
     def build(cls, tok) -> "NativeBert | None":
         """The native path for `tok`, or None when its pipeline is not a BERT one."""
         model = getattr(tok, "model", None)
-        if type(model) is not WordPiece or type(tok.pre_tokenizer) is not BertPreTokenizer:
+        if type(model) is not WordPiece or type(tok.pre_tokenizer) not in (BertPreTokenizer, Whitespace):
             return None
-        norm = tok.normalizer
-        if norm is None:
-            flags, mapped, nfd = bert_tables(False, False, False, False) + (False,)
-        elif type(norm) is BertNormalizer:
-            strip = norm.strip_accents if norm.strip_accents is not None else norm.lowercase
-            flags, mapped = bert_tables(norm.clean_text, norm.handle_chinese_chars, norm.strip_accents, norm.lowercase)
-            nfd = bool(strip)
-        else:
+        options = bert_options(tok.normalizer)
+        if options is None:
             return None
+        flags, mapped = bert_tables(*options)
+        nfd = bool(options[2] if options[2] is not None else options[3])
         added = []
         tokens = dict(model.vocab_r)
         for i, t in tok.added.tokens.items():
@@ -80,7 +107,13 @@ class NativeBert:
         table = np.empty(max(tokens) + 1, dtype=object)
         for i, s in tokens.items():
             table[i] = s
-        return cls(_native.BertEncoder(wp, flags, mapped, nfd, added), table, single_template(tok.post_processor))
+        classes = {}
+        if type(tok.pre_tokenizer) is Whitespace:
+            from tokenforge.normalizers.hf_unicode_tables import RUST_SPACE, RUST_WORD
+
+            classes = {"word_ranges": list(RUST_WORD), "space_ranges": list(RUST_SPACE)}
+        return cls(_native.BertEncoder(wp, flags, mapped, nfd, added, **classes), table,
+                   single_template(tok.post_processor))
 
     def _encoding(self, r, type_id: int) -> Encoding | None:
         if r is None:
