@@ -1,9 +1,10 @@
-"""WordPiece files built as the `tokenizers` docs build a BERT tokenizer — the Whitespace
+"""WordPiece (and WordLevel) files built as the `tokenizers` docs build a BERT tokenizer — the Whitespace
 pre-tokenizer (`\\w+|[^\\w\\s]+`) and a Sequence of NFD, Lowercase and StripAccents — on the
 native BERT path (tokenforge.tokenizer.native_bert: the Sequence as a per-code-point table
 with StripAccents' marks, which are not BertNormalizer's; the word classes split in C++).
-A WordPiece trained here by `tokenizers` on corpus lines, under each accepted normalizer and
-both pre-tokenizers, against `tokenizers` on marks of every kind (nonspacing, spacing,
+(WordLevel runs as a WordPiece that never continues a word.)  A WordPiece and a WordLevel
+trained here by `tokenizers` on corpus lines, under each accepted normalizer and both
+pre-tokenizers, against `tokenizers` on marks of every kind (nonspacing, spacing,
 enclosing), letters whose case or decomposition is special, whitespace that is and is not
 White_Space, added tokens and random code points: single texts with and without special
 tokens, pairs, batches and decodes."""
@@ -40,19 +41,24 @@ CASES = {
 }
 
 
-@functools.lru_cache(maxsize=1)
-def _trained() -> dict:
+@functools.lru_cache(maxsize=2)
+def _trained(kind: str) -> dict:
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
 
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    specials = ["[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    if kind == "wordpiece":
+        tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+        trainer = trainers.WordPieceTrainer(vocab_size=1500, special_tokens=specials)
+    else:
+        tok = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+        trainer = trainers.WordLevelTrainer(vocab_size=1500, special_tokens=specials)
     tok.normalizer = normalizers.Sequence([normalizers.NFD(), normalizers.Lowercase(), normalizers.StripAccents()])
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.train_from_iterator([ln for c in ("en", "multi") for ln in lines(c, 400, seed=5)],
-                            trainers.WordPieceTrainer(vocab_size=1500, special_tokens=["[UNK]", "[CLS]", "[SEP]", "[MASK]"]))
+    tok.train_from_iterator([ln for c in ("en", "multi") for ln in lines(c, 400, seed=5)], trainer)
     return json.loads(tok.to_str())
 
 
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("case", [*CASES, "wordlevel_docs", "wordlevel_bert_pre"])
 def test_wordpiece_docs_pipeline_native_as_tokenizers(case):
     need_shared()
     import tokenizers
@@ -60,8 +66,8 @@ def test_wordpiece_docs_pipeline_native_as_tokenizers(case):
     from tokenforge.tokenizer import Tokenizer
     from tokenforge.tokenizer.native_bert import NativeBert
 
-    d = dict(_trained())
-    d["normalizer"], pre = CASES[case]
+    d = dict(_trained("wordlevel" if case.startswith("wordlevel") else "wordpiece"))
+    d["normalizer"], pre = CASES[{"wordlevel_docs": "docs", "wordlevel_bert_pre": "docs_bert_pre"}.get(case, case)]
     d["pre_tokenizer"] = {"type": pre}
     text = json.dumps(d)
     ref, ours = tokenizers.Tokenizer.from_str(text), Tokenizer.from_str(text)

@@ -1,7 +1,8 @@
 """The native path for BERT files: BertNormalizer -> BertPreTokenizer -> WordPiece in C++.
 
 A tokenizer.json whose pipeline is (BertNormalizer, none, or the tokenizers docs'
-NFD/Lowercase/StripAccents: :func:`bert_options`) -> (BertPreTokenizer or Whitespace) -> WordPiece,
+NFD/Lowercase/StripAccents: :func:`bert_options`) -> (BertPreTokenizer or Whitespace) -> WordPiece
+(or WordLevel, run as a WordPiece that never continues a word: :func:`wordlevel_model`),
 with added tokens that are matched in the raw text (no `normalized`, `lstrip`, `rstrip` or
 `single_word`), runs in `tokenforge._native.BertEncoder` (cpp/pipeline/bert_encoder.h): one
 pass gives ids, character offsets and word ids, as the readable pipeline
@@ -24,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from tokenforge import _native
-from tokenforge.models.wordpiece import WordPiece
+from tokenforge.models.wordpiece import WordLevel, WordPiece
 from tokenforge.normalizers.bert import BertNormalizer
 from tokenforge.normalizers import NFD, Lowercase, StripAccents
 from tokenforge.normalizers import Sequence as NormSeq
@@ -73,6 +74,20 @@ def bert_options(norm) -> tuple | None:
     return False, False, strip, Lowercase in kinds, "strip_accents"
 
 
+def wordlevel_model(model: WordLevel) -> "_native.WordPieceModel | None":
+    """A WordLevel model as a native WordPiece that never continues a word — a continuing
+    prefix no token starts with, no length limit — so each word is its own token or, not in
+    the vocab, the unknown one; None when its vocab cannot be one."""
+    vocab = model.vocab
+    unk = vocab.get(model.unk_token)
+    if unk is None or len(model.vocab_r) != len(vocab) or "" in vocab or any(i < 0 for i in vocab.values()):
+        return None
+    prefix = "\x00##"
+    while any(t.startswith(prefix) for t in vocab):
+        prefix += "\x00"
+    return _native.WordPieceModel(list(vocab.items()), unk, prefix, 1 << 62)
+
+
 class NativeBert:
     """The native BERT encoder and the id -> token table (module docstring)."""
 
@@ -85,7 +100,7 @@ class NativeBert:
     def build(cls, tok) -> "NativeBert | None":
         """The native path for `tok`, or None when its pipeline is not a BERT one."""
         model = getattr(tok, "model", None)
-        if type(model) is not WordPiece or type(tok.pre_tokenizer) not in (BertPreTokenizer, Whitespace):
+        if type(model) not in (WordPiece, WordLevel) or type(tok.pre_tokenizer) not in (BertPreTokenizer, Whitespace):
             return None
         options = bert_options(tok.normalizer)
         if options is None:
@@ -101,7 +116,7 @@ class NativeBert:
                 return None  # the id stands for two strings: tokens could not follow ids
             tokens[i] = t.content
             added.append((t.content, i))
-        wp = wordpiece_model(model)
+        wp = wordpiece_model(model) if type(model) is WordPiece else wordlevel_model(model)
         if wp is None:
             return None
         table = np.empty(max(tokens) + 1, dtype=object)
