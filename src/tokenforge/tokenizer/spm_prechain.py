@@ -16,6 +16,8 @@ with what is needed to read the encoder's offsets back to the original text:
   character that is a combining mark, or that becomes none or several, sends the text on;
 * a text those Replace steps change has them done by slices, each content character aligned
   with its match's last character as tokenizers aligns a replacement, and then the table;
+* a chain of one Unicode form runs it natively (``_native.normalize_unicode``, `tokenizers`'
+  Unicode 11.0 data and alignment, as :mod:`tokenforge.tokenizer.native` runs it);
 * any other text runs the readable normalizers on a
   :class:`~tokenforge.normalizers.normalized_string.NormalizedString`, whose per-character
   alignment maps each token's span back (`original_span`), as tokenizers composes its
@@ -42,6 +44,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from tokenforge import _native
 from tokenforge.normalizers import NFC, NFD, NFKC, NFKD, Lowercase, Replace, StripAccents
 from tokenforge.normalizers.normalized_string import NormalizedString
 
@@ -77,8 +80,10 @@ class PreChain:
                         and kinds == sorted(kinds, reverse=True))
         self.unsafe: set[str] = set()  # characters the table must not map (see module docstring)
         self.table = _CharTable(self)
+        # A lone Unicode form runs natively, with tokenizers' alignment (as native.py runs it)
+        self.form = type(steps[0]).__name__ if len(steps) == 1 and type(steps[0]) in (NFC, NFD, NFKC, NFKD) else None
 
-    def prepare(self, text: str) -> tuple[str, NormalizedString | None] | None:
+    def prepare(self, text: str) -> tuple[str, NormalizedString | _Aligned | None] | None:
         """The text the encoder takes and, when its offsets need mapping back, the aligned
         normalized string; None for a text the Python pipeline must take (an added token's
         content in it)."""
@@ -86,6 +91,9 @@ class PreChain:
             return None
         if not self.steps:
             return text, None
+        if self.form is not None:
+            found = _native.normalize_unicode(text, self.form)
+            return (text, None) if found is None else (found[0], _Aligned(found[1], found[2]))
         if text.isascii():
             low = text.lower() if self.lower else text
             if not any(p in text or p in low for p in self.patterns):
@@ -151,6 +159,18 @@ class PreChain:
                 spans += align[prev:]
                 text, align = "".join(parts), spans
         return NormalizedString(text, align, 0, size)
+
+
+class _Aligned:
+    """A text under a Unicode form, as `_native.normalize_unicode` aligns it: each normalized
+    character's original start and end (native uint32 bytes); reads spans back as
+    NormalizedString.original_span does for the spans of tokens (never empty)."""
+
+    def __init__(self, starts: bytes, ends: bytes) -> None:
+        self.starts, self.ends = memoryview(starts).cast("I"), memoryview(ends).cast("I")
+
+    def original_span(self, a: int, b: int) -> tuple[int, int]:
+        return self.starts[a], self.ends[b - 1]
 
 
 class _CharTable(dict):
