@@ -353,9 +353,9 @@ class BertEncoder:
     tf::wordpiece::BertEncoder: added tokens, BertNormalizer, BertPreTokenizer, WordPiece.
     """
 
-    def __init__(self, model: WordPieceModel, flags: bytes, mapped: dict, nfd: bool, added: Sequence[tuple[str, int]]) -> None:
+    def __init__(self, model: WordPieceModel, flags: bytes, mapped: dict, nfd: bool, added: Sequence[tuple[str, int]], word_ranges: Sequence[tuple[int, int]] = [], space_ranges: Sequence[tuple[int, int]] = []) -> None:
         """
-        Tables from tokenforge.tokenizer.bert_chars; added: (content, id) of raw-text added tokens.
+        Tables from tokenforge.tokenizer.bert_chars; added: (content, id) of raw-text added tokens; with word_ranges and space_ranges (inclusive code point ranges), Whitespace's split instead of BertPreTokenizer's.
         """
 
     def encode(self, text: str) -> object:
@@ -424,9 +424,9 @@ class SpmStyleEncoder:
     A SentencePiece-style tokenizer.json pipeline in C++ (tokenforge.tokenizer.native_spm).
     """
 
-    def __init__(self, vocab: Sequence[str], merges: bytes, unk_id: int, fuse_unk: bool, byte_fallback: bool, unigram: Sequence[tuple[str, float]], is_unigram: bool, charsmap: bytes, prepend: bool, replace_spaces: bool, metaspace_prepend: int, split: bool, collapse_spaces: bool, strip_edges: bool, added: Sequence[tuple[str, int]], token_strs: list) -> None:
+    def __init__(self, vocab: Sequence[str], merges: bytes, unk_id: int, fuse_unk: bool, byte_fallback: bool, unigram: Sequence[tuple[str, float]], is_unigram: bool, charsmap: bytes, prepend: bool, replace_spaces: bool, metaspace_prepend: int, split: bool, collapse_spaces: bool, strip_edges: bool, split_words: int, word_ranges: Sequence[tuple[int, int]], space_ranges: Sequence[tuple[int, int]], added: Sequence[tuple[str, int]], token_strs: list) -> None:
         """
-        BPE (vocab: id -> token text, '' for none; merges: (left, right, merged) uint32 triples in rank order) or, with is_unigram, Unigram (unigram: id -> (piece, score)); charsmap: a Precompiled blob or b''; added: (content, id) matched in the raw text; token_strs: id -> the str reported as the token.
+        BPE (vocab: id -> token text, '' for none; merges: (left, right, merged) uint32 triples in rank order) or, with is_unigram, Unigram (unigram: id -> (piece, score)); charsmap: a Precompiled blob or b''; split_words: 0, 1 (WhitespaceSplit) or 2 (Whitespace, with the word and space classes as inclusive code point ranges); added: (content, id) matched in the raw text; token_strs: id -> the str reported as the token.
         """
 
     def encode(self, text: str) -> object:
