@@ -14,6 +14,10 @@
   (native_spm.py: each word a stretch of its own);
 - quicktour: a BPE trained here as tokenizers' quicktour trains one (Whitespace, [UNK]), with
   NFD/Lowercase/StripAccents (native_spm.py: the word classes split in C++);
+  quicktour_wordpiece, quicktour_wordlevel: the same form with WordPiece and WordLevel
+  (native_bert.py);
+- spm_bpe_class: what tokenizers' SentencePieceBPETokenizer trains (NFKC, Metaspace, BPE;
+  spm_prechain.py runs the form natively);
 - albert: ruT5's Unigram with ALBERT's normalizer (Replace, NFKD, StripAccents, Lowercase before
   the charsmap: tokenizer/spm_prechain.py), [CLS]/[SEP] and a [MASK] that strips spaces.
 
@@ -81,16 +85,31 @@ def _neox() -> dict:
     return d
 
 
-def _quicktour() -> dict:
-    """A BPE trained by tokenizers as its quicktour trains one (Whitespace pre-tokenizer, an
-    unknown token), with the NFD/Lowercase/StripAccents normalizer of its docs' examples."""
+def _quicktour(model: str = "bpe") -> dict:
+    """A model trained by tokenizers as its quicktour and docs train one (Whitespace
+    pre-tokenizer, an unknown token, the NFD/Lowercase/StripAccents normalizer): BPE,
+    WordPiece or WordLevel."""
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
 
-    tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+    specials = ["[UNK]", "[CLS]", "[SEP]"]
+    tok, trainer = {
+        "bpe": (models.BPE, trainers.BpeTrainer),
+        "wordpiece": (models.WordPiece, trainers.WordPieceTrainer),
+        "wordlevel": (models.WordLevel, trainers.WordLevelTrainer),
+    }[model]
+    tok = Tokenizer(tok(unk_token="[UNK]"))
     tok.normalizer = normalizers.Sequence([normalizers.NFD(), normalizers.Lowercase(), normalizers.StripAccents()])
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.train_from_iterator(corpus_text("en", 2_000_000).splitlines(),
-                            trainers.BpeTrainer(vocab_size=8000, special_tokens=["[UNK]", "[CLS]", "[SEP]"]))
+    tok.train_from_iterator(corpus_text("en", 2_000_000).splitlines(), trainer(vocab_size=8000, special_tokens=specials))
+    return json.loads(tok.to_str())
+
+
+def _spm_bpe_class() -> dict:
+    """What tokenizers' SentencePieceBPETokenizer trains: NFKC, Metaspace, BPE."""
+    from tokenizers.implementations import SentencePieceBPETokenizer
+
+    tok = SentencePieceBPETokenizer()
+    tok.train_from_iterator(corpus_text("multi", 2_000_000).splitlines(), vocab_size=8000, special_tokens=["<unk>"])
     return json.loads(tok.to_str())
 
 
@@ -106,6 +125,9 @@ PIPELINES = {  # name: (base file, fields replaced) or a function making the who
     "albert": _albert,
     "neox": _neox,
     "quicktour": _quicktour,
+    "quicktour_wordpiece": lambda: _quicktour("wordpiece"),
+    "quicktour_wordlevel": lambda: _quicktour("wordlevel"),
+    "spm_bpe_class": _spm_bpe_class,
     "t5": ("rut5", _pre([{"type": "WhitespaceSplit"},
                          {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True}])),
 }
