@@ -16,8 +16,9 @@
   NFD/Lowercase/StripAccents (native_spm.py: the word classes split in C++);
   quicktour_wordpiece, quicktour_wordlevel: the same form with WordPiece and WordLevel
   (native_bert.py);
-- spm_bpe_class: what tokenizers' SentencePieceBPETokenizer trains (NFKC, Metaspace, BPE;
-  spm_prechain.py runs the form natively);
+- spm_bpe_class, spm_unigram_class: what tokenizers' SentencePieceBPETokenizer (NFKC, Metaspace,
+  BPE) and SentencePieceUnigramTokenizer (Nmt, NFKC, space runs collapsed, Metaspace, Unigram)
+  train (spm_prechain.py runs Nmt and the form natively);
 - albert: ruT5's Unigram with ALBERT's normalizer (Replace, NFKD, StripAccents, Lowercase before
   the charsmap: tokenizer/spm_prechain.py), [CLS]/[SEP] and a [MASK] that strips spaces.
 
@@ -104,12 +105,18 @@ def _quicktour(model: str = "bpe") -> dict:
     return json.loads(tok.to_str())
 
 
-def _spm_bpe_class() -> dict:
-    """What tokenizers' SentencePieceBPETokenizer trains: NFKC, Metaspace, BPE."""
-    from tokenizers.implementations import SentencePieceBPETokenizer
+def _spm_class(kind: str = "bpe") -> dict:
+    """What tokenizers' SentencePieceBPETokenizer (NFKC, Metaspace, BPE) or
+    SentencePieceUnigramTokenizer (Nmt, NFKC, space runs collapsed, Metaspace, Unigram) trains."""
+    from tokenizers.implementations import SentencePieceBPETokenizer, SentencePieceUnigramTokenizer
 
-    tok = SentencePieceBPETokenizer()
-    tok.train_from_iterator(corpus_text("multi", 2_000_000).splitlines(), vocab_size=8000, special_tokens=["<unk>"])
+    lines = corpus_text("multi", 2_000_000).splitlines()
+    if kind == "bpe":
+        tok = SentencePieceBPETokenizer()
+        tok.train_from_iterator(lines, vocab_size=8000, special_tokens=["<unk>"])
+    else:
+        tok = SentencePieceUnigramTokenizer()
+        tok.train_from_iterator(lines, vocab_size=8000, special_tokens=["<unk>"], unk_token="<unk>")
     return json.loads(tok.to_str())
 
 
@@ -127,7 +134,8 @@ PIPELINES = {  # name: (base file, fields replaced) or a function making the who
     "quicktour": _quicktour,
     "quicktour_wordpiece": lambda: _quicktour("wordpiece"),
     "quicktour_wordlevel": lambda: _quicktour("wordlevel"),
-    "spm_bpe_class": _spm_bpe_class,
+    "spm_bpe_class": _spm_class,
+    "spm_unigram_class": lambda: _spm_class("unigram"),
     "t5": ("rut5", _pre([{"type": "WhitespaceSplit"},
                          {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True}])),
 }

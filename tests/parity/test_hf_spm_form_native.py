@@ -1,4 +1,4 @@
-"""SentencePiece-style files whose normalizer is one Unicode form (tokenizers'
+"""SentencePiece-style files whose normalizer is one Unicode form, alone or after Nmt (tokenizers'
 SentencePieceBPETokenizer writes NFKC before Metaspace): the form runs natively ahead of the
 encoder (tokenforge.tokenizer.spm_prechain, `_native.normalize_unicode` with tokenizers'
 Unicode 11.0 data and alignment).  A BPE and a Unigram trained here by `tokenizers`, under
@@ -67,3 +67,47 @@ def test_one_form_ahead_of_the_encoder_as_tokenizers(kind, form):
     assert [e.ids for e in ref.encode_batch_fast(samples)] == [e.ids for e in ours.encode_batch_fast(samples)]
     with pytest.raises(ValueError, match="surrogate"):
         ours.encode("a\ud800b")
+
+
+@functools.lru_cache(maxsize=1)
+def _unigram_class() -> dict:
+    from tokenizers.implementations import SentencePieceUnigramTokenizer
+
+    tok = SentencePieceUnigramTokenizer()
+    tok.train_from_iterator([ln for c in ("en", "multi") for ln in lines(c, 400, seed=8)], vocab_size=1000,
+                            special_tokens=["<unk>", "<s>"], unk_token="<unk>")
+    return json.loads(tok.to_str())
+
+
+NMT_ATOMS = ["a", "Hello", " ", "  ", "   ", "\t", "\n", "\r\n", "\x01", "\x0b", "\x7f", "\x8f", "\u200b", "\u200e", "\u2028",
+             "\u2581", "\ufeff", "\ufffd", "\u1680", "é", "e\u0301", "ﬁ", "中文", "😀", "½", "Ⅻ", "Å", "ｶﾞ", "가", "<s>", "▁▁"]
+
+
+@pytest.mark.parametrize("steps", [None, ["Nmt", "NFC"], ["Nmt"], ["Nmt", "Lowercase"], ["Lowercase", "Nmt", "NFKC"]])
+def test_nmt_ahead_of_the_encoder_as_tokenizers(steps):
+    """tokenizers' SentencePieceUnigramTokenizer writes Nmt, NFKC and Replace(" {2,}", " "):
+    Nmt then a form runs natively when the text holds no character Nmt drops; other chains
+    with Nmt run the readable steps."""
+    need_shared()
+    import tokenizers
+
+    from tokenforge.tokenizer import Tokenizer
+    from tokenforge.tokenizer.native_spm import NativeSpm
+
+    d = dict(_unigram_class())
+    if steps is not None:
+        d["normalizer"] = {"type": "Sequence", "normalizers": [{"type": s} for s in steps]}
+    text = json.dumps(d)
+    ref, ours = tokenizers.Tokenizer.from_str(text), Tokenizer.from_str(text)
+    assert type(ours._native_engine()) is NativeSpm
+    r = random.Random(str(steps))
+    samples = ["".join(r.choice(NMT_ATOMS) for _ in range(r.randint(0, 12))) for _ in range(300)]
+    samples += ["".join(chr(r.randint(0x1, 0x33FF)) for _ in range(r.randint(0, 10))) for _ in range(200)]
+    for a, b in zip(samples, samples[1:]):
+        for special in (True, False):
+            got = ours.encode(a, add_special_tokens=special)
+            assert diff(ref.encode(a, add_special_tokens=special), got) is None, a
+        assert diff(ref.encode(a, b), ours.encode(a, b)) is None, (a, b)
+    for x, y in zip(ref.encode_batch(samples), ours.encode_batch(samples)):
+        assert diff(x, y) is None
+    assert [e.ids for e in ref.encode_batch_fast(samples)] == [e.ids for e in ours.encode_batch_fast(samples)]

@@ -17,7 +17,9 @@ with what is needed to read the encoder's offsets back to the original text:
 * a text those Replace steps change has them done by slices, each content character aligned
   with its match's last character as tokenizers aligns a replacement, and then the table;
 * a chain of one Unicode form runs it natively (``_native.normalize_unicode``, `tokenizers`'
-  Unicode 11.0 data and alignment, as :mod:`tokenforge.tokenizer.native` runs it);
+  Unicode 11.0 data and alignment, as :mod:`tokenforge.tokenizer.native` runs it); so does Nmt
+  then a form (`tokenizers`' SentencePieceUnigramTokenizer), Nmt's spaces put in character for
+  character first, unless the text holds a character Nmt drops;
 * any other text runs the readable normalizers on a
   :class:`~tokenforge.normalizers.normalized_string.NormalizedString`, whose per-character
   alignment maps each token's span back (`original_span`), as tokenizers composes its
@@ -45,19 +47,21 @@ import re
 import unicodedata
 
 from tokenforge import _native
-from tokenforge.normalizers import NFC, NFD, NFKC, NFKD, Lowercase, Replace, StripAccents
+from tokenforge.normalizers import NFC, NFD, NFKC, NFKD, Lowercase, Nmt, Replace, StripAccents
+from tokenforge.normalizers.text import _NMT_DROP, _NMT_SPACE
 from tokenforge.normalizers.normalized_string import NormalizedString
 
 MARK = "\u2581"
 _NON_ASCII = re.compile("[^\x00-\x7f]")
+_NMT_SPACES = {ord(c): " " for c in _NMT_SPACE}  # str.translate table of Nmt's spaces
 _FEW = 8  # distinct non-ASCII characters a text may have for PreChain._mapped's replace passes
 
 
 def is_pre_step(n) -> bool:
-    """Whether a normalizer step may run ahead of the native encoder: a Unicode form,
+    """Whether a normalizer step may run ahead of the native encoder: a Unicode form, Nmt,
     Lowercase, StripAccents, or a Replace of a plain string (not the space-to-▁ step the encoder
     runs itself)."""
-    if type(n) in (NFC, NFD, NFKC, NFKD, Lowercase, StripAccents):
+    if type(n) in (NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Nmt):
         return True
     return (type(n) is Replace and isinstance(n.pattern, dict) and bool(n.pattern.get("String"))
             and not (n.pattern["String"] == " " and n.content == MARK))
@@ -80,8 +84,14 @@ class PreChain:
                         and kinds == sorted(kinds, reverse=True))
         self.unsafe: set[str] = set()  # characters the table must not map (see module docstring)
         self.table = _CharTable(self)
-        # A lone Unicode form runs natively, with tokenizers' alignment (as native.py runs it)
-        self.form = type(steps[0]).__name__ if len(steps) == 1 and type(steps[0]) in (NFC, NFD, NFKC, NFKD) else None
+        # A Unicode form, alone or after Nmt, runs natively with tokenizers' alignment (as
+        # native.py runs it); Nmt elsewhere in a chain takes the readable steps for every text
+        # (it changes ASCII, which the faster routes below assume unchanged).
+        forms = (NFC, NFD, NFKC, NFKD)
+        self.nmt = any(type(n) is Nmt for n in steps)
+        lone = len(steps) == 1 and type(steps[0]) in forms
+        after_nmt = len(steps) == 2 and type(steps[0]) is Nmt and type(steps[1]) in forms
+        self.form = type(steps[-1]).__name__ if lone or after_nmt else None
 
     def prepare(self, text: str) -> tuple[str, NormalizedString | _Aligned | None] | None:
         """The text the encoder takes and, when its offsets need mapping back, the aligned
@@ -91,9 +101,13 @@ class PreChain:
             return None
         if not self.steps:
             return text, None
-        if self.form is not None:
+        if self.form is not None and not (self.nmt and not _NMT_DROP.isdisjoint(text)):
+            if self.nmt:  # character for character (no character dropped): the alignment stays the form's
+                text = text.translate(_NMT_SPACES)
             found = _native.normalize_unicode(text, self.form)
             return (text, None) if found is None else (found[0], _Aligned(found[1], found[2]))
+        if self.nmt:
+            return self._readable(text)
         if text.isascii():
             low = text.lower() if self.lower else text
             if not any(p in text or p in low for p in self.patterns):
@@ -108,6 +122,10 @@ class PreChain:
             if self.unsafe.isdisjoint(ns.text):
                 ns.text = mapped
                 return mapped, ns
+        return self._readable(text)
+
+    def _readable(self, text: str) -> tuple[str, NormalizedString]:
+        """The readable normalizers on the text, with their alignment."""
         ns = NormalizedString.from_text(text)
         for n in self.steps:
             n.normalize(ns)
