@@ -66,6 +66,24 @@ def assert_same_encodings(ref, ours, text: str, pair: str) -> None:
                     ours.encode(text, pair, add_special_tokens=special)) is None
 
 
+def assert_same_on(ref, ours, samples: list[str], decodes: int = 100) -> None:
+    """ours == tokenizers on each sample with and without special tokens, on each with the next
+    as its pair, on the samples as one batch (with offsets, and ids only), and the decodes of
+    the first `decodes` samples' ids (special tokens skipped or kept)."""
+    for a, b in zip(samples, samples[1:]):
+        for special in (True, False):
+            got = ours.encode(a, add_special_tokens=special)
+            assert diff(ref.encode(a, add_special_tokens=special), got) is None, (a, diff(ref.encode(a), got))
+        assert diff(ref.encode(a, b), ours.encode(a, b)) is None, (a, b)
+    for x, y in zip(ref.encode_batch(samples), ours.encode_batch(samples)):
+        assert diff(x, y) is None
+    assert [e.ids for e in ref.encode_batch_fast(samples)] == [e.ids for e in ours.encode_batch_fast(samples)]
+    for a in samples[:decodes]:
+        ids = ref.encode(a).ids
+        for skip in (True, False):
+            assert ours.decode(ids, skip_special_tokens=skip) == ref.decode(ids, skip_special_tokens=skip), a
+
+
 def albert_normalizer(charsmap: dict) -> dict:
     """ALBERT's and XLNet's normalizer (as transformers converts their .model files) around a
     file's Precompiled step: quote pairs replaced, NFKD, accents stripped, lowercased, then the
