@@ -19,6 +19,8 @@
 - spm_bpe_class, spm_unigram_class: what tokenizers' SentencePieceBPETokenizer (NFKC, Metaspace,
   BPE) and SentencePieceUnigramTokenizer (Nmt, NFKC, space runs collapsed, Metaspace, Unigram)
   train (spm_prechain.py runs Nmt and the form natively);
+- char_bpe_class: what tokenizers' CharBPETokenizer trains (BertNormalizer, BertPreTokenizer, BPE
+  with the suffix "</w>"; native_bert.py merges it word by word in C++);
 - albert: ruT5's Unigram with ALBERT's normalizer (Replace, NFKD, StripAccents, Lowercase before
   the charsmap: tokenizer/spm_prechain.py), [CLS]/[SEP] and a [MASK] that strips spaces.
 
@@ -120,6 +122,16 @@ def _spm_class(kind: str = "bpe") -> dict:
     return json.loads(tok.to_str())
 
 
+def _char_bpe_class() -> dict:
+    """What tokenizers' CharBPETokenizer trains (BertNormalizer, BertPreTokenizer, BPE with the
+    end-of-word suffix "</w>", as openai-gpt's file has)."""
+    from tokenizers.implementations import CharBPETokenizer
+
+    tok = CharBPETokenizer()
+    tok.train_from_iterator(corpus_text("en", 2_000_000).splitlines(), vocab_size=8000)
+    return json.loads(tok.to_str())
+
+
 PIPELINES = {  # name: (base file, fields replaced) or a function making the whole file
     "starcoder": ("gpt2", _pre([{"type": "Digits", "individual_digits": True}, _byte_level()])),
     "bloom": ("gpt2", _pre([_split(" ?[^(\\s|[.,!?…。，、।۔،])]+"), _byte_level(regex=False)])),
@@ -136,6 +148,7 @@ PIPELINES = {  # name: (base file, fields replaced) or a function making the who
     "quicktour_wordlevel": lambda: _quicktour("wordlevel"),
     "spm_bpe_class": _spm_class,
     "spm_unigram_class": lambda: _spm_class("unigram"),
+    "char_bpe_class": _char_bpe_class,
     "t5": ("rut5", _pre([{"type": "WhitespaceSplit"},
                          {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True}])),
 }

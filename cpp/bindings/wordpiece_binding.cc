@@ -21,6 +21,7 @@
 #include "bindings/batch.h"
 #include "bindings/common.h"
 #include "bindings/doc_lists.h"
+#include "models/wordpiece/word_bpe.h"
 #include "models/wordpiece/wordpiece.h"
 #include "normalize/bert_chars.h"
 #include "pipeline/bert_encoder.h"
@@ -32,10 +33,12 @@ using tf::wordpiece::BertCharTable;
 using tf::wordpiece::BertEncoder;
 using tf::wordpiece::BertResult;
 using tf::wordpiece::SubwordSpan;
+using tf::wordpiece::WordBpe;
+using tf::wordpiece::WordModel;
 using tf::wordpiece::WordPiece;
 
-struct WordPieceHandle {
-  std::shared_ptr<const WordPiece> model;
+struct WordPieceHandle {  // a WordPiece, or (WordPieceModel.bpe) a BPE of words
+  std::shared_ptr<const WordModel> model;
 };
 
 // The id -> token table, made once per set_tokens: the list holds the references, the
@@ -223,6 +226,24 @@ void bind_wordpiece(nb::module_& m) {
           },
           nb::arg("vocab"), nb::arg("unk_id"), nb::arg("prefix"), nb::arg("max_chars"),
           "vocab: (token, id) pairs; words over max_chars characters, or with no match, give unk_id.")
+      .def_static(
+          "bpe",
+          [](std::vector<std::pair<std::string, int32_t>> vocab, nb::bytes merges, int32_t unk_id, bool fuse_unk,
+             std::string prefix, std::string suffix) {
+            for (const auto& [tok, id] : vocab) {
+              if (tok.empty()) throw nb::value_error("WordPieceModel.bpe: empty token in the vocab");
+              if (id < 0) throw nb::value_error("WordPieceModel.bpe: negative id in the vocab");
+            }
+            if (merges.size() % 12 != 0) throw nb::value_error("WordPieceModel.bpe: merges must be uint32 triples");
+            std::vector<WordBpe::Merge> ms(merges.size() / 12);
+            if (!ms.empty()) std::memcpy(ms.data(), merges.c_str(), merges.size());
+            return WordPieceHandle{std::make_shared<WordBpe>(vocab, ms, unk_id, fuse_unk, std::move(prefix),
+                                                             std::move(suffix))};
+          },
+          nb::arg("vocab"), nb::arg("merges"), nb::arg("unk_id"), nb::arg("fuse_unk"), nb::arg("prefix"),
+          nb::arg("suffix"),
+          "A BPE of words (word_bpe.h) in this model's place: merges as (left, right, merged) uint32 triples in "
+          "rank order; unk_id -1 for none; prefix/suffix: the continuing-subword prefix and end-of-word suffix.")
       .def(
           "tokenize",
           [](const WordPieceHandle& self, nb::str word) {

@@ -16,7 +16,7 @@ struct BertEncoder::Scratch {
   std::vector<SubwordSpan> pieces;
 };
 
-BertEncoder::BertEncoder(std::shared_ptr<const WordPiece> model, std::shared_ptr<const BertCharTable> table,
+BertEncoder::BertEncoder(std::shared_ptr<const WordModel> model, std::shared_ptr<const BertCharTable> table,
                          std::vector<std::pair<std::string, uint32_t>> added, std::shared_ptr<const CutClass> word,
                          std::shared_ptr<const CutClass> space)
     : model_(std::move(model)),

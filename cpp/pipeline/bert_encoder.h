@@ -1,5 +1,5 @@
 // BertEncoder: a BERT tokenizer.json pipeline in one pass — added tokens, BertNormalizer,
-// BertPreTokenizer (or Whitespace), WordPiece — giving ids, character offsets and word ids
+// BertPreTokenizer (or Whitespace), WordPiece (or a BPE of words: word_model.h) — giving ids, character offsets and word ids
 // as `tokenizers`.
 //
 // Added tokens (none normalized, no lstrip/rstrip/single_word: the caller checks) are found
@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/wordpiece/wordpiece.h"
+#include "models/wordpiece/word_model.h"
 #include "normalize/bert_chars.h"
 #include "pipeline/special_matcher.h"
 #include "pretokenize/cut_class.h"
@@ -53,7 +53,7 @@ class BertEncoder {
   // With `word` and `space`, the pre-tokenizer is Whitespace (`\w+|[^\w\s]+` over those
   // classes: each run of word characters and each run of other non-space characters a word)
   // instead of BertPreTokenizer.
-  BertEncoder(std::shared_ptr<const WordPiece> model, std::shared_ptr<const BertCharTable> table,
+  BertEncoder(std::shared_ptr<const WordModel> model, std::shared_ptr<const BertCharTable> table,
               std::vector<std::pair<std::string, uint32_t>> added, std::shared_ptr<const CutClass> word = nullptr,
               std::shared_ptr<const CutClass> space = nullptr);
 
@@ -68,7 +68,7 @@ class BertEncoder {
   // False (and out.error set) for a word too long for 32-bit byte spans.
   bool word_pieces(size_t a, size_t b, uint32_t word, BertResult& out, Scratch& s) const;
 
-  std::shared_ptr<const WordPiece> model_;
+  std::shared_ptr<const WordModel> model_;
   std::shared_ptr<const BertCharTable> table_;
   SpecialMatcher added_;
   std::shared_ptr<const CutClass> word_, space_;  // Whitespace's classes, or none (BertPreTokenizer)

@@ -17,23 +17,18 @@
 #include <vector>
 
 #include "common/piece_trie.h"
+#include "models/wordpiece/word_model.h"
 
 namespace tf::wordpiece {
 
-struct SubwordSpan {
-  int32_t id;
-  uint32_t start;  // bytes of the word
-  uint32_t end;
-};
-
-class WordPiece {
+class WordPiece : public WordModel {
  public:
   // vocab: (token, id) pairs, tokens distinct and non-empty; unk_id must be one of the ids.
   WordPiece(std::vector<std::pair<std::string, int32_t>> vocab, int32_t unk_id, std::string prefix,
             size_t max_chars);
 
   // Appends the pieces of `word` (valid UTF-8, `chars` characters) to `out`.
-  void tokenize(std::string_view word, size_t chars, std::vector<SubwordSpan>& out) const;
+  void tokenize(std::string_view word, size_t chars, std::vector<SubwordSpan>& out) const override;
 
   int32_t unk_id() const { return unk_id_; }
 

@@ -2,7 +2,9 @@
 
 A tokenizer.json whose pipeline is (BertNormalizer, none, or the tokenizers docs'
 NFD/Lowercase/StripAccents: :func:`bert_options`) -> (BertPreTokenizer or Whitespace) -> WordPiece
-(or WordLevel, run as a WordPiece that never continues a word: :func:`wordlevel_model`),
+(or WordLevel, run as a WordPiece that never continues a word: :func:`wordlevel_model`; or a
+BPE with a continuing-subword prefix or an end-of-word suffix, merged word by word:
+:func:`word_bpe_model`),
 with added tokens that are matched in the raw text (no `normalized`, `lstrip`, `rstrip` or
 `single_word`), runs in `tokenforge._native.BertEncoder` (cpp/pipeline/bert_encoder.h): one
 pass gives ids, character offsets and word ids, as the readable pipeline
@@ -25,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from tokenforge import _native
+from tokenforge.models.bpe import BPE
 from tokenforge.models.wordpiece import WordLevel, WordPiece
 from tokenforge.normalizers.bert import BertNormalizer
 from tokenforge.normalizers import NFD, Lowercase, StripAccents
@@ -88,6 +91,25 @@ def wordlevel_model(model: WordLevel) -> "_native.WordPieceModel | None":
     return _native.WordPieceModel(list(vocab.items()), unk, prefix, 1 << 62)
 
 
+def word_bpe_model(model: BPE) -> "_native.WordPieceModel | None":
+    """A BPE model over the characters of each word (openai-gpt's, HerBERT's, CharBPETokenizer's:
+    a continuing-subword prefix or an end-of-word suffix, which the byte-level and
+    SentencePiece-style engines do not take) as the BERT path's word model, or None: dropout,
+    byte fallback, ignore_merges, or no unknown token in the vocab (without one, tokenizers drops
+    an unknown character and counts the offsets of the tokens after it without its bytes)."""
+    if model.dropout or model.byte_fallback or model.ignore_merges or model.unk_token is None:
+        return None
+    vocab = model.vocab
+    unk = vocab.get(model.unk_token, -1)
+    if unk < 0:
+        return None  # tokenizers fails on the first unknown character: the Python path says so
+    if "" in vocab or any(i < 0 for i in vocab.values()):
+        return None
+    triples = np.ascontiguousarray(np.array(model.merge_ids, dtype=np.uint32).T)  # rows (left, right, merged)
+    return _native.WordPieceModel.bpe(list(vocab.items()), triples.tobytes(), unk, model.fuse_unk,
+                                      model.continuing_subword_prefix or "", model.end_of_word_suffix or "")
+
+
 class NativeBert:
     """The native BERT encoder and the id -> token table (module docstring)."""
 
@@ -100,7 +122,9 @@ class NativeBert:
     def build(cls, tok) -> "NativeBert | None":
         """The native path for `tok`, or None when its pipeline is not a BERT one."""
         model = getattr(tok, "model", None)
-        if type(model) not in (WordPiece, WordLevel) or type(tok.pre_tokenizer) not in (BertPreTokenizer, Whitespace):
+        word_bpe = type(model) is BPE and bool(model.end_of_word_suffix or model.continuing_subword_prefix)
+        if (type(model) not in (WordPiece, WordLevel) and not word_bpe) or type(tok.pre_tokenizer) not in (
+                BertPreTokenizer, Whitespace):
             return None
         options = bert_options(tok.normalizer)
         if options is None:
@@ -116,7 +140,8 @@ class NativeBert:
                 return None  # the id stands for two strings: tokens could not follow ids
             tokens[i] = t.content
             added.append((t.content, i))
-        wp = wordpiece_model(model) if type(model) is WordPiece else wordlevel_model(model)
+        wp = (word_bpe_model(model) if word_bpe else wordpiece_model(model) if type(model) is WordPiece
+              else wordlevel_model(model))
         if wp is None:
             return None
         table = np.empty(max(tokens) + 1, dtype=object)
