@@ -342,6 +342,12 @@ class WordPieceModel:
         vocab: (token, id) pairs; words over max_chars characters, or with no match, give unk_id.
         """
 
+    @staticmethod
+    def bpe(vocab: Sequence[tuple[str, int]], merges: bytes, unk_id: int, fuse_unk: bool, prefix: str, suffix: str) -> WordPieceModel:
+        """
+        A BPE of words (word_bpe.h) in this model's place: merges as (left, right, merged) uint32 triples in rank order; unk_id -1 for none; prefix/suffix: the continuing-subword prefix and end-of-word suffix.
+        """
+
     def tokenize(self, word: str) -> list:
         """(id, char start, char end) per piece of one word."""
 
