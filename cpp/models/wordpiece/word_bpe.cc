@@ -1,6 +1,7 @@
 // WordBpe's symbols and merges (word_bpe.h).
 #include "models/wordpiece/word_bpe.h"
 
+#include <atomic>
 #include <functional>
 #include <queue>
 #include <tuple>
@@ -10,6 +11,8 @@ namespace tf::wordpiece {
 WordBpe::WordBpe(const std::vector<std::pair<std::string, int32_t>>& vocab, const std::vector<Merge>& merges,
                  int32_t unk_id, bool fuse_unk, std::string prefix, std::string suffix)
     : unk_id_(unk_id), fuse_unk_(fuse_unk), prefix_(std::move(prefix)), suffix_(std::move(suffix)) {
+  static std::atomic<uint64_t> next_serial{1};
+  serial_ = next_serial.fetch_add(1, std::memory_order_relaxed);
   vocab_.reserve(vocab.size());
   for (const auto& [token, id] : vocab) vocab_.emplace(token, id);
   merges_.reserve(merges.size());
@@ -25,7 +28,36 @@ int32_t WordBpe::lookup(const std::string& s) const {
   return it == vocab_.end() ? -1 : it->second;
 }
 
-void WordBpe::tokenize(std::string_view word, size_t /*chars*/, std::vector<SubwordSpan>& out) const {
+namespace {
+
+// A thread's words of one model (the last one it used), with their tokens.
+struct WordCache {
+  static constexpr size_t kMaxWords = size_t{1} << 16;
+  uint64_t owner = 0;
+  std::unordered_map<std::string, std::vector<SubwordSpan>> words;
+};
+
+}  // namespace
+
+void WordBpe::tokenize(std::string_view word, size_t chars, std::vector<SubwordSpan>& out) const {
+  thread_local WordCache cache;
+  if (cache.owner != serial_) {
+    cache.words.clear();
+    cache.owner = serial_;
+  }
+  std::string key(word);
+  const auto hit = cache.words.find(key);
+  if (hit != cache.words.end()) {
+    out.insert(out.end(), hit->second.begin(), hit->second.end());
+    return;
+  }
+  const size_t first = out.size();
+  merge(word, chars, out);
+  if (cache.words.size() >= WordCache::kMaxWords) cache.words.clear();
+  cache.words.emplace(std::move(key), std::vector<SubwordSpan>(out.begin() + static_cast<std::ptrdiff_t>(first), out.end()));
+}
+
+void WordBpe::merge(std::string_view word, size_t /*chars*/, std::vector<SubwordSpan>& out) const {
   struct Sym {
     int32_t id;
     uint32_t start, end;

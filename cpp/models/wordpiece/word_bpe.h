@@ -6,7 +6,9 @@
 // it is dropped, though tokenizers then also shifts the offsets after it, which this does not:
 // the caller keeps such models on the readable pipeline); then the adjacent pair of lowest merge rank, leftmost on ties, is
 // merged until no pair has a merge.  A heap of candidate pairs, checked when taken, keeps a
-// word of n characters O(n log n).  No dropout, byte fallback or ignore_merges (the caller
+// word of n characters O(n log n); a word seen before on the thread is answered from a
+// per-thread cache (bounded: cleared when full; keyed to the model by a serial number, so a
+// model freed and another made at its address never reads the old one's words).  No dropout, byte fallback or ignore_merges (the caller
 // leaves those files to the readable pipeline).  Immutable once built: shared by threads.
 #pragma once
 
@@ -35,12 +37,15 @@ class WordBpe : public WordModel {
 
  private:
   int32_t lookup(const std::string& s) const;
+  // tokenize() without the cache.
+  void merge(std::string_view word, size_t chars, std::vector<SubwordSpan>& out) const;
 
   std::unordered_map<std::string, int32_t> vocab_;
   U64Map<uint64_t> merges_;  // (left, right) -> (rank << 32) | merged
   int32_t unk_id_;
   bool fuse_unk_;
   std::string prefix_, suffix_;
+  uint64_t serial_;  // this model's number, for the per-thread word cache
 };
 
 }  // namespace tf::wordpiece
