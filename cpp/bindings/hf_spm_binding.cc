@@ -18,6 +18,7 @@
 
 #include "bindings/batch.h"
 #include "bindings/common.h"
+#include "bindings/cut_class_handle.h"
 #include "bindings/doc_lists.h"
 #include "pipeline/hf_spm_encoder.h"
 
@@ -254,9 +255,7 @@ void bind_hf_spm(nb::module_& m) {
           [](HfSpm* self, const std::vector<std::string>& vocab, nb::bytes merges, int64_t unk_id, bool fuse_unk,
              bool byte_fallback, std::vector<std::pair<std::string, double>> unigram, bool is_unigram,
              nb::bytes charsmap, bool prepend, bool replace_spaces, int metaspace_prepend, bool split,
-             bool collapse_spaces, bool strip_edges, int split_words,
-             const std::vector<std::pair<uint32_t, uint32_t>>& word_ranges,
-             const std::vector<std::pair<uint32_t, uint32_t>>& space_ranges,
+             bool collapse_spaces, bool strip_edges, int split_words, const WhitespaceClassesHandle* whitespace,
              std::vector<std::pair<std::string, uint32_t>> added, nb::list token_strs) {
             std::string error;
             std::unique_ptr<hf::MergeRankBpe> bpe;
@@ -280,32 +279,23 @@ void bind_hf_spm(nb::module_& m) {
             if (split_words < 0 || split_words > 2) value_error("split_words must be 0, 1 or 2");
             hf::SpaceMarking marking{prepend,         replace_spaces, metaspace_prepend, split,
                                      collapse_spaces, strip_edges,    split_words};
-            std::shared_ptr<const CutClass> word, space;
-            if (split_words == 2) {  // Whitespace's classes
-              for (const auto* ranges : {&word_ranges, &space_ranges}) {
-                for (const auto& r : *ranges) {
-                  if (r.first > r.second || r.second > 0x10FFFF) value_error("a class range out of order or past U+10FFFF");
-                }
-              }
-              word = std::make_shared<const CutClass>(word_ranges, false);
-              space = std::make_shared<const CutClass>(space_ranges, false);
-            }
+            if ((split_words == 2) != (whitespace != nullptr)) value_error("split_words 2 takes the Whitespace classes, and only it");
             for (nb::handle s : token_strs) {
               if (!PyUnicode_Check(s.ptr())) throw nb::type_error("token_strs must hold strs");
             }
             new (self) HfSpm{SpmStyleEncoder(std::move(bpe), std::move(uni), std::move(cm), marking, std::move(added),
-                                             std::move(word), std::move(space)),
+                                             whitespace != nullptr ? whitespace->classes : nullptr),
                              token_strs, token_strs.size()};
           },
           nb::arg("vocab"), nb::arg("merges"), nb::arg("unk_id"), nb::arg("fuse_unk"), nb::arg("byte_fallback"),
           nb::arg("unigram"), nb::arg("is_unigram"), nb::arg("charsmap"), nb::arg("prepend"),
           nb::arg("replace_spaces"), nb::arg("metaspace_prepend"), nb::arg("split"), nb::arg("collapse_spaces"),
-          nb::arg("strip_edges"), nb::arg("split_words"), nb::arg("word_ranges"), nb::arg("space_ranges"),
-          nb::arg("added"), nb::arg("token_strs"),
+          nb::arg("strip_edges"), nb::arg("split_words"), nb::arg("whitespace").none(), nb::arg("added"),
+          nb::arg("token_strs"),
           "BPE (vocab: id -> token text, '' for none; merges: (left, right, merged) uint32 triples in rank "
           "order) or, with is_unigram, Unigram (unigram: id -> (piece, score)); charsmap: a Precompiled blob "
-          "or b''; split_words: 0, 1 (WhitespaceSplit) or 2 (Whitespace, with the word and space classes as inclusive "
-          "code point ranges); added: (content, id) matched in the raw text; token_strs: id -> the str reported as "
+          "or b''; split_words: 0, 1 (WhitespaceSplit) or 2 (Whitespace, with `whitespace` its WhitespaceClasses, "
+          "else None); added: (content, id) matched in the raw text; token_strs: id -> the str reported as "
           "the token.")
       .def(
           "encode",

@@ -1,6 +1,7 @@
 // tokenforge._native._split: the piece ends a native split scanner produces for a text
 // (encode_with_unstable splits with it; the scanner tests compare it with the regex), and
-// _native.CutClass, the class that cuts a text before the scanner splits it (cut_class.h).
+// _native.CutClass, the class that cuts a text before the scanner splits it (cut_class.h), and
+// _native.WhitespaceClasses, the Whitespace pre-tokenizer's (whitespace_classes.h).
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 
@@ -15,13 +16,22 @@ void bind_pretokenize(nb::module_& m) {
       .def(
           "__init__",
           [](CutClassHandle* self, const std::vector<std::pair<uint32_t, uint32_t>>& ranges, bool runs) {
-            for (const auto& r : ranges) {
-              if (r.first > r.second || r.second > 0x10FFFF) value_error("CutClass: a range out of order or past U+10FFFF");
-            }
+            check_ranges(ranges, "CutClass");
             new (self) CutClassHandle{std::make_shared<const CutClass>(ranges, runs)};
           },
           nb::arg("ranges"), nb::arg("runs"),
           "Inclusive (first, last) code point ranges; with `runs`, a run of them is one stretch, else each is.");
+  nb::class_<WhitespaceClassesHandle>(m, "WhitespaceClasses",
+                                      "The Whitespace pre-tokenizer's word and space classes (whitespace_classes.h).")
+      .def(
+          "__init__",
+          [](WhitespaceClassesHandle* self, const std::vector<std::pair<uint32_t, uint32_t>>& word,
+             const std::vector<std::pair<uint32_t, uint32_t>>& space) {
+            check_ranges(word, "WhitespaceClasses");
+            check_ranges(space, "WhitespaceClasses");
+            new (self) WhitespaceClassesHandle{std::make_shared<const WhitespaceClasses>(word, space)};
+          },
+          nb::arg("word"), nb::arg("space"), "Inclusive (first, last) code point ranges of `\\w` and of `\\s`.");
   m.def(
       "_split",
       [](int pattern, nb::bytes text, const CutClassHandle* cut) {

@@ -20,6 +20,7 @@
 
 #include "bindings/batch.h"
 #include "bindings/common.h"
+#include "bindings/cut_class_handle.h"
 #include "bindings/doc_lists.h"
 #include "models/wordpiece/word_bpe.h"
 #include "models/wordpiece/wordpiece.h"
@@ -294,9 +295,7 @@ void bind_wordpiece(nb::module_& m) {
       .def(
           "__init__",
           [](BertHandle* self, const WordPieceHandle& model, nb::bytes flags, nb::dict mapped, bool nfd,
-             std::vector<std::pair<std::string, uint32_t>> added,
-             const std::vector<std::pair<uint32_t, uint32_t>>& word_ranges,
-             const std::vector<std::pair<uint32_t, uint32_t>>& space_ranges) {
+             std::vector<std::pair<std::string, uint32_t>> added, const WhitespaceClassesHandle* whitespace) {
             std::vector<std::pair<uint32_t, std::vector<uint32_t>>> maps;
             for (auto [k, v] : mapped) {
               const uint32_t cp = nb::cast<uint32_t>(k);
@@ -310,27 +309,13 @@ void bind_wordpiece(nb::module_& m) {
             std::string f(static_cast<const char*>(flags.c_str()), flags.size());
             if (f.size() != BertCharTable::kLimit) throw nb::value_error("BertEncoder: flags must hold 0x110000 bytes");
             auto table = std::make_shared<BertCharTable>(std::move(f), maps, nfd);
-            std::shared_ptr<const CutClass> word, space;
-            if (!word_ranges.empty()) {  // the Whitespace pre-tokenizer
-              for (const auto* ranges : {&word_ranges, &space_ranges}) {
-                for (const auto& r : *ranges) {
-                  if (r.first > r.second || r.second > 0x10FFFF) {
-                    throw nb::value_error("BertEncoder: a class range out of order or past U+10FFFF");
-                  }
-                }
-              }
-              word = std::make_shared<const CutClass>(word_ranges, false);
-              space = std::make_shared<const CutClass>(space_ranges, false);
-            }
             new (self) BertHandle{std::make_unique<BertEncoder>(model.model, std::move(table), std::move(added),
-                                                                std::move(word), std::move(space))};
+                                                                whitespace != nullptr ? whitespace->classes : nullptr)};
           },
           nb::arg("model"), nb::arg("flags"), nb::arg("mapped"), nb::arg("nfd"), nb::arg("added"),
-          nb::arg("word_ranges") = std::vector<std::pair<uint32_t, uint32_t>>{},
-          nb::arg("space_ranges") = std::vector<std::pair<uint32_t, uint32_t>>{},
+          nb::arg("whitespace").none() = nb::none(),
           "Tables from tokenforge.tokenizer.bert_chars; added: (content, id) of raw-text added tokens; with "
-          "word_ranges and space_ranges (inclusive code point ranges), Whitespace's split instead of "
-          "BertPreTokenizer's.")
+          "`whitespace` (a WhitespaceClasses), Whitespace's split instead of BertPreTokenizer's.")
       .def(
           "encode",
           [](const BertHandle& self, nb::str text) {

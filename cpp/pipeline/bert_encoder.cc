@@ -17,13 +17,9 @@ struct BertEncoder::Scratch {
 };
 
 BertEncoder::BertEncoder(std::shared_ptr<const WordModel> model, std::shared_ptr<const BertCharTable> table,
-                         std::vector<std::pair<std::string, uint32_t>> added, std::shared_ptr<const CutClass> word,
-                         std::shared_ptr<const CutClass> space)
-    : model_(std::move(model)),
-      table_(std::move(table)),
-      added_(std::move(added)),
-      word_(std::move(word)),
-      space_(std::move(space)) {}
+                         std::vector<std::pair<std::string, uint32_t>> added,
+                         std::shared_ptr<const WhitespaceClasses> whitespace)
+    : model_(std::move(model)), table_(std::move(table)), added_(std::move(added)), whitespace_(std::move(whitespace)) {}
 
 namespace {
 
@@ -147,18 +143,16 @@ bool BertEncoder::stretch(const uint8_t* p, size_t n, uint32_t char_base, uint32
     out.ends.reserve(m / 3);
     out.words.reserve(m / 3);
   }
-  // Whitespace's kinds of character: 0 space, 1 word, 2 other.
-  auto kind = [&](uint32_t cp) { return space_->contains(cp) ? 0 : word_->contains(cp) ? 1 : 2; };
   size_t i = 0;
   while (i < m) {
     size_t j = i + 1;
-    if (word_ != nullptr) {  // Whitespace: a run of one kind
-      const int k = kind(s.norm[i]);
-      if (k == 0) {
+    if (whitespace_ != nullptr) {  // Whitespace: a run of one kind
+      const int k = whitespace_->kind(s.norm[i]);
+      if (k == WhitespaceClasses::kBlank) {
         ++i;
         continue;
       }
-      while (j < m && kind(s.norm[j]) == k) ++j;
+      while (j < m && whitespace_->kind(s.norm[j]) == k) ++j;
     } else {  // BertPreTokenizer: a run between spaces and punctuation, or one punctuation mark
       const uint8_t f = t.flags(s.norm[i]);
       if (f & kSpace) {

@@ -27,7 +27,7 @@
 #include "models/wordpiece/word_model.h"
 #include "normalize/bert_chars.h"
 #include "pipeline/special_matcher.h"
-#include "pretokenize/cut_class.h"
+#include "pretokenize/whitespace_classes.h"
 
 namespace tf::wordpiece {
 
@@ -50,12 +50,11 @@ struct BertResult {
 
 class BertEncoder {
  public:
-  // With `word` and `space`, the pre-tokenizer is Whitespace (`\w+|[^\w\s]+` over those
-  // classes: each run of word characters and each run of other non-space characters a word)
-  // instead of BertPreTokenizer.
+  // With `whitespace`, the pre-tokenizer is Whitespace (each run of word characters and each
+  // run of other non-space characters a word) instead of BertPreTokenizer.
   BertEncoder(std::shared_ptr<const WordModel> model, std::shared_ptr<const BertCharTable> table,
-              std::vector<std::pair<std::string, uint32_t>> added, std::shared_ptr<const CutClass> word = nullptr,
-              std::shared_ptr<const CutClass> space = nullptr);
+              std::vector<std::pair<std::string, uint32_t>> added,
+              std::shared_ptr<const WhitespaceClasses> whitespace = nullptr);
 
   // Encodes UTF-8 `text` into `out` (cleared first).  Thread-safe.
   void encode(std::string_view text, BertResult& out) const;
@@ -71,7 +70,7 @@ class BertEncoder {
   std::shared_ptr<const WordModel> model_;
   std::shared_ptr<const BertCharTable> table_;
   SpecialMatcher added_;
-  std::shared_ptr<const CutClass> word_, space_;  // Whitespace's classes, or none (BertPreTokenizer)
+  std::shared_ptr<const WhitespaceClasses> whitespace_;  // or none (BertPreTokenizer)
 };
 
 }  // namespace tf::wordpiece

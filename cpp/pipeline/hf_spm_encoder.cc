@@ -189,18 +189,18 @@ bool SpmStyleEncoder::encode_stretch(const uint8_t* text, size_t n, const uint32
   // it is 0).
   const uint8_t* end = text + n;
   const bool classes = marking_.split_words == 2;
-  auto kind_at = [&](size_t at, int* len) {  // 0 whitespace, 1 a word character, 2 other
+  auto kind_at = [&](size_t at, int* len) {  // WhitespaceClasses' kinds (WhitespaceSplit: blank or a word's)
     *len = 1;
     const uint32_t cp = text[at] < 0x80 ? text[at] : decode_utf8(text + at, end, len);
-    if (!classes) return char_class(cp) == kSpace ? 0 : 1;
-    return space_->contains(cp) ? 0 : word_->contains(cp) ? 1 : 2;
+    if (!classes) return char_class(cp) == kSpace ? WhitespaceClasses::kBlank : WhitespaceClasses::kWordChar;
+    return whitespace_->kind(cp);
   };
   size_t i = 0;
   uint32_t c = first;  // the character at text[i] when `of` is null
   int len = 1;
-  int kind = n > 0 ? kind_at(0, &len) : 0;
+  int kind = n > 0 ? kind_at(0, &len) : WhitespaceClasses::kBlank;
   while (i < n) {
-    if (kind == 0) {
+    if (kind == WhitespaceClasses::kBlank) {
       i += static_cast<size_t>(len);
       ++c;
       if (i < n) kind = kind_at(i, &len);

@@ -41,7 +41,7 @@
 #include "normalize/charsmap_memo.h"
 #include "normalize/hf_charsmap.h"
 #include "pipeline/special_matcher.h"
-#include "pretokenize/cut_class.h"
+#include "pretokenize/whitespace_classes.h"
 
 namespace tf::hf {
 
@@ -55,8 +55,8 @@ struct SpaceMarking {
   // Words cut out before the ▁ steps of Metaspace (with none of the normalizer's ▁ steps,
   // which would run before it): 0 none; 1 WhitespaceSplit (T5's and DeBERTa's files), each
   // run of characters without White_Space a stretch of its own, the whitespace dropped;
-  // 2 Whitespace (`\w+|[^\w\s]+`, the Rust regex crate's classes: the encoder's word and
-  // space sets), each run of word characters and each run of others a stretch.
+  // 2 Whitespace (`\w+|[^\w\s]+`: the encoder's WhitespaceClasses), each run of word
+  // characters and each run of others a stretch.
   int split_words = 0;
 };
 
@@ -84,15 +84,14 @@ class SpmStyleEncoder {
   SpmStyleEncoder(std::unique_ptr<MergeRankBpe> bpe, std::unique_ptr<ViterbiUnigram> unigram,
                   std::unique_ptr<CharsmapShortest> charsmap, SpaceMarking marking,
                   std::vector<std::pair<std::string, uint32_t>> added,
-                  std::shared_ptr<const CutClass> word = nullptr, std::shared_ptr<const CutClass> space = nullptr)
+                  std::shared_ptr<const WhitespaceClasses> whitespace = nullptr)
       : bpe_(std::move(bpe)),
         unigram_(std::move(unigram)),
         charsmap_(std::move(charsmap)),
         charsmap_memo_(charsmap_ != nullptr),
         marking_(marking),
         added_(std::move(added)),
-        word_(std::move(word)),
-        space_(std::move(space)) {}
+        whitespace_(std::move(whitespace)) {}
 
   // Appends the tokens of `text` (valid UTF-8) to *out; with ids_only, only out->ids.
   // Returns false (out partly filled) for text the charsmap step cannot take (above), with
@@ -121,7 +120,7 @@ class SpmStyleEncoder {
   CharsmapMemo charsmap_memo_;
   SpaceMarking marking_;
   SpecialMatcher added_;
-  std::shared_ptr<const CutClass> word_, space_;  // Whitespace's classes (split_words 2)
+  std::shared_ptr<const WhitespaceClasses> whitespace_;  // Whitespace's classes (split_words 2)
 };
 
 }  // namespace tf::hf

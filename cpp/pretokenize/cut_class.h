@@ -29,11 +29,10 @@ class CutClass {
   // outside the set, or one character of it (with `runs`, a run of them).
   const uint8_t* stretch_end(const uint8_t* p, const uint8_t* end) const;
 
-  // Whether cp is in the set (SpmStyleEncoder also asks it of Whitespace's classes).
+  // Whether cp is in the set (WhitespaceClasses asks it of its two).
   bool contains(uint32_t cp) const;
 
  private:
-
   uint64_t ascii_[2] = {0, 0};
   std::vector<uint64_t> bmp_;   // a bit per code point below U+10000
   std::vector<Range> astral_;   // sorted ranges above

@@ -257,6 +257,14 @@ class CutClass:
         Inclusive (first, last) code point ranges; with `runs`, a run of them is one stretch, else each is.
         """
 
+class WhitespaceClasses:
+    """
+    The Whitespace pre-tokenizer's word and space classes (whitespace_classes.h).
+    """
+
+    def __init__(self, word: Sequence[tuple[int, int]], space: Sequence[tuple[int, int]]) -> None:
+        """Inclusive (first, last) code point ranges of `\\w` and of `\\s`."""
+
 class SpmSentenceCounter:
     def __init__(self, charsmap: bytes, normalizer: tuple, max_sentence_length: int, split_by_whitespace: bool, allow_whitespace_only_pieces: bool, meta_pieces: Sequence[str]) -> None: ...
 
@@ -359,9 +367,9 @@ class BertEncoder:
     tf::wordpiece::BertEncoder: added tokens, BertNormalizer, BertPreTokenizer, WordPiece.
     """
 
-    def __init__(self, model: WordPieceModel, flags: bytes, mapped: dict, nfd: bool, added: Sequence[tuple[str, int]], word_ranges: Sequence[tuple[int, int]] = [], space_ranges: Sequence[tuple[int, int]] = []) -> None:
+    def __init__(self, model: WordPieceModel, flags: bytes, mapped: dict, nfd: bool, added: Sequence[tuple[str, int]], whitespace: WhitespaceClasses | None = None) -> None:
         """
-        Tables from tokenforge.tokenizer.bert_chars; added: (content, id) of raw-text added tokens; with word_ranges and space_ranges (inclusive code point ranges), Whitespace's split instead of BertPreTokenizer's.
+        Tables from tokenforge.tokenizer.bert_chars; added: (content, id) of raw-text added tokens; with `whitespace` (a WhitespaceClasses), Whitespace's split instead of BertPreTokenizer's.
         """
 
     def encode(self, text: str) -> object:
@@ -430,9 +438,9 @@ class SpmStyleEncoder:
     A SentencePiece-style tokenizer.json pipeline in C++ (tokenforge.tokenizer.native_spm).
     """
 
-    def __init__(self, vocab: Sequence[str], merges: bytes, unk_id: int, fuse_unk: bool, byte_fallback: bool, unigram: Sequence[tuple[str, float]], is_unigram: bool, charsmap: bytes, prepend: bool, replace_spaces: bool, metaspace_prepend: int, split: bool, collapse_spaces: bool, strip_edges: bool, split_words: int, word_ranges: Sequence[tuple[int, int]], space_ranges: Sequence[tuple[int, int]], added: Sequence[tuple[str, int]], token_strs: list) -> None:
+    def __init__(self, vocab: Sequence[str], merges: bytes, unk_id: int, fuse_unk: bool, byte_fallback: bool, unigram: Sequence[tuple[str, float]], is_unigram: bool, charsmap: bytes, prepend: bool, replace_spaces: bool, metaspace_prepend: int, split: bool, collapse_spaces: bool, strip_edges: bool, split_words: int, whitespace: WhitespaceClasses | None, added: Sequence[tuple[str, int]], token_strs: list) -> None:
         """
-        BPE (vocab: id -> token text, '' for none; merges: (left, right, merged) uint32 triples in rank order) or, with is_unigram, Unigram (unigram: id -> (piece, score)); charsmap: a Precompiled blob or b''; split_words: 0, 1 (WhitespaceSplit) or 2 (Whitespace, with the word and space classes as inclusive code point ranges); added: (content, id) matched in the raw text; token_strs: id -> the str reported as the token.
+        BPE (vocab: id -> token text, '' for none; merges: (left, right, merged) uint32 triples in rank order) or, with is_unigram, Unigram (unigram: id -> (piece, score)); charsmap: a Precompiled blob or b''; split_words: 0, 1 (WhitespaceSplit) or 2 (Whitespace, with `whitespace` its WhitespaceClasses, else None); added: (content, id) matched in the raw text; token_strs: id -> the str reported as the token.
         """
 
     def encode(self, text: str) -> object:

@@ -36,6 +36,13 @@ from tokenforge.pre_tokenizers.simple import BertPreTokenizer, Whitespace
 from tokenforge.tokenizer.bert_chars import bert_tables
 from tokenforge.tokenizer.doc_encoding import DocEncoding, frame_args, frame_docs, single_template
 from tokenforge.tokenizer.encoding import Encoding
+from tokenforge.tokenizer.native_spm import merge_triples
+from tokenforge.tokenizer.native_splits import whitespace_classes
+
+
+def _plain_vocab(vocab: dict[str, int]) -> bool:
+    """Whether the native word models take the vocab: no empty token, no negative id."""
+    return "" not in vocab and all(i >= 0 for i in vocab.values())
 
 
 def wordpiece_model(model: WordPiece) -> "_native.WordPieceModel | None":
@@ -43,7 +50,7 @@ def wordpiece_model(model: WordPiece) -> "_native.WordPieceModel | None":
     entry, two tokens with one id)."""
     vocab = model.vocab
     unk = vocab.get(model.unk_token)
-    if unk is None or len(model.vocab_r) != len(vocab) or "" in vocab or any(i < 0 for i in vocab.values()):
+    if unk is None or len(model.vocab_r) != len(vocab) or not _plain_vocab(vocab):
         return None
     return _native.WordPieceModel(list(vocab.items()), unk, model.continuing_subword_prefix,
                                   model.max_input_chars_per_word)
@@ -83,7 +90,7 @@ def wordlevel_model(model: WordLevel) -> "_native.WordPieceModel | None":
     the vocab, the unknown one; None when its vocab cannot be one."""
     vocab = model.vocab
     unk = vocab.get(model.unk_token)
-    if unk is None or len(model.vocab_r) != len(vocab) or "" in vocab or any(i < 0 for i in vocab.values()):
+    if unk is None or len(model.vocab_r) != len(vocab) or not _plain_vocab(vocab):
         return None
     prefix = "\x00##"
     while any(t.startswith(prefix) for t in vocab):
@@ -103,10 +110,9 @@ def word_bpe_model(model: BPE) -> "_native.WordPieceModel | None":
     unk = vocab.get(model.unk_token, -1)
     if unk < 0:
         return None  # tokenizers fails on the first unknown character: the Python path says so
-    if "" in vocab or any(i < 0 for i in vocab.values()):
+    if not _plain_vocab(vocab):
         return None
-    triples = np.ascontiguousarray(np.array(model.merge_ids, dtype=np.uint32).T)  # rows (left, right, merged)
-    return _native.WordPieceModel.bpe(list(vocab.items()), triples.tobytes(), unk, model.fuse_unk,
+    return _native.WordPieceModel.bpe(list(vocab.items()), merge_triples(model), unk, model.fuse_unk,
                                       model.continuing_subword_prefix or "", model.end_of_word_suffix or "")
 
 
@@ -147,12 +153,8 @@ class NativeBert:
         table = np.empty(max(tokens) + 1, dtype=object)
         for i, s in tokens.items():
             table[i] = s
-        classes = {}
-        if type(tok.pre_tokenizer) is Whitespace:
-            from tokenforge.normalizers.hf_unicode_tables import RUST_SPACE, RUST_WORD
-
-            classes = {"word_ranges": list(RUST_WORD), "space_ranges": list(RUST_SPACE)}
-        return cls(_native.BertEncoder(wp, flags, mapped, nfd, added, **classes), table,
+        whitespace = whitespace_classes() if type(tok.pre_tokenizer) is Whitespace else None
+        return cls(_native.BertEncoder(wp, flags, mapped, nfd, added, whitespace), table,
                    single_template(tok.post_processor))
 
     def _encoding(self, r, type_id: int) -> Encoding | None:

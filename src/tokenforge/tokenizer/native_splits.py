@@ -33,6 +33,8 @@ Example:
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from tokenforge import _native
@@ -133,6 +135,15 @@ def cut_of(step) -> tuple[list[tuple[int, int]], bool] | None:
     if isinstance(step, Punctuation) and step.behavior in ("Isolated", "Contiguous"):
         return tables.PUNCTUATION, step.behavior == "Contiguous"
     return None
+
+
+@functools.cache
+def whitespace_classes() -> _native.WhitespaceClasses:
+    """The Whitespace pre-tokenizer's classes (the Rust regex crate's `\\w` and `\\s`, as
+    tokenizers has them) for the native encoders that split with them; made once."""
+    from tokenforge.normalizers.hf_unicode_tables import RUST_SPACE, RUST_WORD
+
+    return _native.WhitespaceClasses(list(RUST_WORD), list(RUST_SPACE))
 
 
 def _class_of(step):

@@ -64,6 +64,7 @@ from tokenforge.tokenizer.encoding import Encoding, NativeEncoding
 from tokenforge.tokenizer.from_sentencepiece import _EDGE_SPACES as _EDGES
 from tokenforge.tokenizer.from_sentencepiece import _SPACE_RUNS as _RUNS
 from tokenforge.tokenizer.native import _check_surrogates
+from tokenforge.tokenizer.native_splits import whitespace_classes
 from tokenforge.tokenizer.spm_prechain import PreChain, is_pre_step, through
 
 MARK = "\u2581"
@@ -112,14 +113,10 @@ def _marking(tok) -> dict | None:
     return out
 
 
-def _word_classes(split_words: int) -> dict:
-    """The word and space classes the encoder splits with for the Whitespace pre-tokenizer (the
-    Rust regex crate's, as tokenizers has them), or none."""
-    if split_words != 2:
-        return {"word_ranges": [], "space_ranges": []}
-    from tokenforge.normalizers.hf_unicode_tables import RUST_SPACE, RUST_WORD
-
-    return {"word_ranges": list(RUST_WORD), "space_ranges": list(RUST_SPACE)}
+def merge_triples(model: BPE) -> bytes:
+    """A BPE model's merges as the native engines take them: (left, right, merged) uint32
+    triples in rank order."""
+    return np.ascontiguousarray(np.array(model.merge_ids, dtype=np.uint32).T).tobytes()
 
 
 def _model_args(model) -> dict | None:
@@ -139,8 +136,7 @@ def _model_args(model) -> dict | None:
     vocab = [""] * (max(model.vocab_r, default=-1) + 1)
     for i, t in model.vocab_r.items():
         vocab[i] = t
-    triples = np.ascontiguousarray(np.array(model.merge_ids, dtype=np.uint32).T)  # rows (left, right, merged)
-    return {"vocab": vocab, "merges": triples.tobytes(), "unk_id": unk, "fuse_unk": model.fuse_unk,
+    return {"vocab": vocab, "merges": merge_triples(model), "unk_id": unk, "fuse_unk": model.fuse_unk,
             "byte_fallback": model.byte_fallback, "unigram": [], "is_unigram": False}
 
 
@@ -185,8 +181,9 @@ class NativeSpm:
         try:
             # With steps ahead of it the encoder sees normalized text, where it must match no
             # added token (tokenizers matches them in the original; a text holding one is guarded)
-            engine = _native.SpmStyleEncoder(**args, **marking, **_word_classes(marking["split_words"]),
-                                             added=[] if pre else added, token_strs=strs)
+            whitespace = whitespace_classes() if marking["split_words"] == 2 else None
+            engine = _native.SpmStyleEncoder(**args, **marking, whitespace=whitespace, added=[] if pre else added,
+                                             token_strs=strs)
         except ValueError:  # no unknown token and incomplete byte fallback, a broken charsmap
             return None
         return cls(engine, single_template(tok.post_processor), chain)
