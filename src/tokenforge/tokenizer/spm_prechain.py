@@ -52,9 +52,7 @@ from tokenforge.normalizers.text import _NMT_DROP, _NMT_SPACE
 from tokenforge.normalizers.normalized_string import NormalizedString
 
 MARK = "\u2581"
-_NON_ASCII = re.compile("[^\x00-\x7f]")
 _NMT_SPACES = {ord(c): " " for c in _NMT_SPACE}  # str.translate table of Nmt's spaces
-_FEW = 8  # distinct non-ASCII characters a text may have for PreChain._mapped's replace passes
 
 
 def is_pre_step(n) -> bool:
@@ -113,8 +111,8 @@ class PreChain:
             if not any(p in text or p in low for p in self.patterns):
                 return low, None
         elif self.by_char and not any(p in text for p in self.patterns):
-            mapped = self._mapped(text)
-            if mapped is not None:
+            mapped = text.translate(self.table)
+            if self.unsafe.isdisjoint(text):
                 return mapped, None
         if self.by_char:
             ns = self._replaced(text)
@@ -130,28 +128,6 @@ class PreChain:
         for n in self.steps:
             n.normalize(ns)
         return ns.text, ns
-
-    def _mapped(self, text: str) -> str | None:
-        """The text through the table, or None when it holds an unsafe character.  A text with
-        few distinct non-ASCII characters (English with a few quotes and accents) has each of
-        them replaced, then the whole lowercased (what the steps do to ASCII): a few passes in
-        C where the table's translate is a dictionary lookup per character."""
-        table = self.table
-        others: set[str] = set()
-        for match in _NON_ASCII.finditer(text):
-            others.add(match.group())
-            if len(others) > _FEW:
-                mapped = text.translate(table)
-                return mapped if self.unsafe.isdisjoint(text) else None
-        mapped = [table[ord(c)] for c in others]  # fills the table, and `unsafe`
-        if not self.unsafe.isdisjoint(others):
-            return None
-        if any(m.lower() != m for m in mapped):
-            return text.translate(table)
-        for c, m in zip(others, mapped):
-            if m != c:
-                text = text.replace(c, m)
-        return text.lower() if self.lower else text
 
     def _replaced(self, text: str) -> NormalizedString:
         """The text after the chain's Replace steps (which come first, by_char), aligned as
